@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Build and run the Open MPI point-to-point baseline (pingpong.c) on 2 ranks.
+#
+# Usage: bench/ompi/run.sh latency|bw|bibw [--sizes a,b,c] [--iters N] [--warmup N]
+#                          [--bind-to core|none|...]
+#
+# Environment:
+#   OMPI_BTL=vader|tcp     shared-memory (default: self,vader) or loopback TCP (self,tcp)
+#   OMPI_BIND=core         same as --bind-to (default: Open MPI's own, which is core for -np 2)
+#   OMPI_SINGLE_COPY=cma|none|xpmem|knem|emulated   btl_vader_single_copy_mechanism
+#   MPIRUN_EXTRA="..."     extra mpirun arguments, word-split
+#   MPICC_FLAGS            compiler flags (default: -O2)
+#
+# Exits 0 with a SKIPPED message when mpicc or mpirun is not installed
+# (apt-get install -y openmpi-bin libopenmpi-dev).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+build="$here/build"
+
+usage() {
+    echo "usage: $0 latency|bw|bibw [--sizes a,b,c] [--iters N] [--warmup N] [--bind-to core]" >&2
+    exit 2
+}
+
+[[ $# -ge 1 ]] || usage
+case "$1" in latency|bw|bibw) ;; *) usage ;; esac
+
+for tool in mpicc mpirun; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "SKIPPED: $tool not found (install with: apt-get install -y openmpi-bin libopenmpi-dev)"
+        exit 0
+    fi
+done
+
+# Split our own option (--bind-to) from the ones passed to the program.
+bind="${OMPI_BIND:-}"
+prog_args=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --bind-to) [[ $# -ge 2 ]] || usage; bind="$2"; shift 2 ;;
+        --bind-to=*) bind="${1#--bind-to=}"; shift ;;
+        *) prog_args+=("$1"); shift ;;
+    esac
+done
+
+mkdir -p "$build"
+bin="$build/pingpong"
+if [[ ! -x "$bin" || "$here/pingpong.c" -nt "$bin" ]]; then
+    # shellcheck disable=SC2086
+    mpicc ${MPICC_FLAGS:--O2} -Wall -Wextra -std=c11 -o "$bin" "$here/pingpong.c"
+fi
+
+case "${OMPI_BTL:-vader}" in
+    vader|sm) btl="self,vader" ;;
+    tcp) btl="self,tcp" ;;
+    *) echo "OMPI_BTL must be vader or tcp" >&2; exit 2 ;;
+esac
+
+cmd=(mpirun --allow-run-as-root -np 2 --mca btl "$btl")
+[[ "$btl" == "self,tcp" ]] && cmd+=(--mca btl_tcp_if_include lo)
+[[ -n "$bind" ]] && cmd+=(--bind-to "$bind")
+[[ -n "${OMPI_SINGLE_COPY:-}" ]] && cmd+=(--mca btl_vader_single_copy_mechanism "$OMPI_SINGLE_COPY")
+# shellcheck disable=SC2206
+[[ -n "${MPIRUN_EXTRA:-}" ]] && cmd+=($MPIRUN_EXTRA)
+cmd+=("$bin" "${prog_args[@]}")
+
+echo "# command: ${cmd[*]}"
+exec "${cmd[@]}"

@@ -1,0 +1,149 @@
+package io.tutti;
+
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Settings of the point-to-point engine. Each value comes from, in rising priority: the default
+ * here, the environment ({@code TUTTI_EAGER_LIMIT}), a system property ({@code tutti.eager.limit}).
+ * The README's configuration table lists them all.
+ *
+ * @param eagerLimit        largest message sent eagerly through the receiver's inbound ring (bytes)
+ * @param ringCapacity      data capacity of each rank's inbound ring (bytes, power of two)
+ * @param exchangeChunk     chunk size of the pairwise data-exchange rings (bytes, multiple of 64)
+ * @param exchangeSlots     chunks per data-exchange ring
+ * @param singleCopy        copy large messages once, process to process, where the OS allows it
+ * @param spinTries         progress polls before a blocked rank starts yielding its core
+ * @param yieldTries        yields before it starts parking
+ * @param maxParkMicros     longest park of a blocked rank, in microseconds
+ * @param livenessMillis    how often a blocked rank checks that its peers are alive
+ * @param rendezvousSeconds how long start-up waits for every rank to arrive
+ */
+public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int exchangeSlots, boolean singleCopy,
+                     int spinTries, int yieldTries, int maxParkMicros, int livenessMillis, int rendezvousSeconds) {
+
+    public static final String EAGER_LIMIT = "tutti.eager.limit";
+    public static final int EAGER_LIMIT_DEFAULT = 16 * 1024;
+    public static final String RING_CAPACITY = "tutti.shm.ring.capacity";
+    public static final int RING_CAPACITY_DEFAULT = 1 << 20;
+    public static final String EXCHANGE_CHUNK = "tutti.shm.exchange.chunk";
+    public static final int EXCHANGE_CHUNK_DEFAULT = 64 * 1024;
+    public static final String EXCHANGE_SLOTS = "tutti.shm.exchange.slots";
+    public static final int EXCHANGE_SLOTS_DEFAULT = 8;
+    public static final String SINGLE_COPY = "tutti.shm.single.copy";
+    public static final boolean SINGLE_COPY_DEFAULT = true;
+    public static final String SPIN_TRIES = "tutti.idle.spin";
+    public static final int SPIN_TRIES_DEFAULT = 2000;
+    public static final String YIELD_TRIES = "tutti.idle.yield";
+    public static final int YIELD_TRIES_DEFAULT = 200;
+    public static final String MAX_PARK_MICROS = "tutti.idle.park.max.us";
+    public static final int MAX_PARK_MICROS_DEFAULT = 200;
+    public static final String LIVENESS_MILLIS = "tutti.liveness.ms";
+    public static final int LIVENESS_MILLIS_DEFAULT = 100;
+    public static final String RENDEZVOUS_SECONDS = "tutti.rendezvous.timeout.s";
+    public static final int RENDEZVOUS_SECONDS_DEFAULT = 60;
+
+    public Config {
+        if (ringCapacity < 4096 || Integer.bitCount(ringCapacity) != 1) {
+            throw new TuttiException.InvalidArgument(RING_CAPACITY + " must be a power of two >= 4096, got "
+                    + ringCapacity);
+        }
+        if (eagerLimit < 0 || eagerLimit > ringCapacity / 4 - 256) {
+            throw new TuttiException.InvalidArgument(EAGER_LIMIT + " must be between 0 and a quarter of "
+                    + RING_CAPACITY + " less 256 (" + (ringCapacity / 4 - 256) + "), got " + eagerLimit);
+        }
+        if (exchangeChunk < 4096 || exchangeChunk % 64 != 0) {
+            throw new TuttiException.InvalidArgument(EXCHANGE_CHUNK + " must be a multiple of 64 >= 4096, got "
+                    + exchangeChunk);
+        }
+        if (exchangeSlots < 2) {
+            throw new TuttiException.InvalidArgument(EXCHANGE_SLOTS + " must be >= 2, got " + exchangeSlots);
+        }
+        if (spinTries < 0 || yieldTries < 0 || maxParkMicros < 1 || livenessMillis < 1 || rendezvousSeconds < 1) {
+            throw new TuttiException.InvalidArgument("idle, liveness and rendezvous settings must be positive");
+        }
+    }
+
+    /** Defaults only. */
+    public static Config defaults() {
+        return from(Map.of(), new Properties());
+    }
+
+    /** Defaults, then the given environment, then the given properties. */
+    public static Config from(Map<String, String> env, Properties props) {
+        return new Config(
+                integer(env, props, EAGER_LIMIT, EAGER_LIMIT_DEFAULT),
+                integer(env, props, RING_CAPACITY, RING_CAPACITY_DEFAULT),
+                integer(env, props, EXCHANGE_CHUNK, EXCHANGE_CHUNK_DEFAULT),
+                integer(env, props, EXCHANGE_SLOTS, EXCHANGE_SLOTS_DEFAULT),
+                bool(env, props, SINGLE_COPY, SINGLE_COPY_DEFAULT),
+                integer(env, props, SPIN_TRIES, SPIN_TRIES_DEFAULT),
+                integer(env, props, YIELD_TRIES, YIELD_TRIES_DEFAULT),
+                integer(env, props, MAX_PARK_MICROS, MAX_PARK_MICROS_DEFAULT),
+                integer(env, props, LIVENESS_MILLIS, LIVENESS_MILLIS_DEFAULT),
+                integer(env, props, RENDEZVOUS_SECONDS, RENDEZVOUS_SECONDS_DEFAULT));
+    }
+
+    /** The environment variable for a property: {@code tutti.eager.limit} is {@code TUTTI_EAGER_LIMIT}. */
+    public static String envName(String property) {
+        return property.toUpperCase(java.util.Locale.ROOT).replace('.', '_');
+    }
+
+    private static String raw(Map<String, String> env, Properties props, String name) {
+        String v = props.getProperty(name);
+        return v != null ? v : env.get(envName(name));
+    }
+
+    private static int integer(Map<String, String> env, Properties props, String name, int fallback) {
+        String v = raw(env, props, name);
+        if (v == null || v.isBlank()) {
+            return fallback;
+        }
+        try {
+            return parseSize(v.trim());
+        } catch (NumberFormatException e) {
+            throw new TuttiException.InvalidArgument(name + " (or " + envName(name) + ") must be a whole number"
+                    + " (suffixes k, m allowed), got '" + v + "'");
+        }
+    }
+
+    private static boolean bool(Map<String, String> env, Properties props, String name, boolean fallback) {
+        String v = raw(env, props, name);
+        if (v == null || v.isBlank()) {
+            return fallback;
+        }
+        return switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "true", "1", "yes", "on" -> true;
+            case "false", "0", "no", "off" -> false;
+            default -> throw new TuttiException.InvalidArgument(name + " (or " + envName(name)
+                    + ") must be true or false, got '" + v + "'");
+        };
+    }
+
+    static int parseSize(String v) {
+        char last = Character.toLowerCase(v.charAt(v.length() - 1));
+        long mult = switch (last) {
+            case 'k' -> 1024;
+            case 'm' -> 1024 * 1024;
+            default -> 1;
+        };
+        String digits = mult == 1 ? v : v.substring(0, v.length() - 1);
+        long value = Long.parseLong(digits) * mult;
+        if (value > Integer.MAX_VALUE) {
+            throw new NumberFormatException(v);
+        }
+        return (int) value;
+    }
+
+    /** A copy with another eager limit. */
+    public Config withEagerLimit(int limit) {
+        return new Config(limit, ringCapacity, exchangeChunk, exchangeSlots, singleCopy, spinTries, yieldTries,
+                maxParkMicros, livenessMillis, rendezvousSeconds);
+    }
+
+    /** A copy with single copy switched on or off. */
+    public Config withSingleCopy(boolean on) {
+        return new Config(eagerLimit, ringCapacity, exchangeChunk, exchangeSlots, on, spinTries, yieldTries,
+                maxParkMicros, livenessMillis, rendezvousSeconds);
+    }
+}

@@ -1,0 +1,73 @@
+package io.tutti;
+
+/**
+ * A nonblocking operation in flight. Complete it with {@link #waitFor()} or poll it with
+ * {@link #test()}; a request belongs to the rank (thread) that started it.
+ */
+public interface Request {
+    /** Drives progress until the operation completes; throws its error, if any. */
+    Status waitFor();
+
+    /** Drives progress once; true when the operation has completed (its error is thrown then). */
+    boolean test();
+
+    /** Whether the operation has completed, without driving progress. */
+    boolean isDone();
+
+    /** The status of a completed receive (source, tag, length); for a send, the destination and tag. */
+    Status status();
+
+    /** Waits for every request; the first error is thrown after all have completed or failed. */
+    static void waitAll(Request... requests) {
+        TuttiException first = null;
+        for (Request r : requests) {
+            if (r == null) {
+                continue;
+            }
+            try {
+                r.waitFor();
+            } catch (TuttiException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /** Tests every request once; true if all have completed. */
+    static boolean testAll(Request... requests) {
+        boolean all = true;
+        for (Request r : requests) {
+            if (r != null && !r.test()) {
+                all = false;
+            }
+        }
+        return all;
+    }
+
+    /**
+     * Waits until one of the requests completes and returns its index; -1 if the array holds no
+     * request.
+     */
+    static int waitAny(Request... requests) {
+        boolean any = false;
+        for (Request r : requests) {
+            any |= r != null;
+        }
+        if (!any) {
+            return -1;
+        }
+        while (true) {
+            for (int i = 0; i < requests.length; i++) {
+                Request r = requests[i];
+                if (r != null && r.test()) {
+                    return i;
+                }
+            }
+            Thread.onSpinWait();
+        }
+    }
+}

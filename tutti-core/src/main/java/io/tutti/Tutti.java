@@ -1,0 +1,105 @@
+package io.tutti;
+
+import io.tutti.bootstrap.Bootstrap;
+import io.tutti.bootstrap.JobInfo;
+import io.tutti.bootstrap.LaunchEnvironment;
+import io.tutti.p2p.Engine;
+
+/**
+ * Entry point: {@code Tutti.init(args)} joins the job the process (or thread) was started in, and
+ * {@link #close()} leaves it (MPI_Init and MPI_Finalize). Works under {@code tutti run}, Slurm,
+ * Open MPI's and MPICH's launchers (with {@code TUTTI_KVS_DIR}), or alone as a job of one rank.
+ *
+ * <pre>{@code
+ * try (Tutti tutti = Tutti.init(args)) {
+ *     Communicator world = tutti.world();
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class Tutti implements AutoCloseable {
+    private final Engine engine;
+    private final Communicator world;
+    private final JobInfo job;
+    private int nextContext = 2;
+
+    private Tutti(JobInfo job, Config config) {
+        this.job = job;
+        this.engine = new Engine(job, config);
+        int[] all = new int[job.size()];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = i;
+        }
+        this.world = new Communicator(this, engine, 0, all);
+    }
+
+    /** Joins the job with the configuration from the environment and system properties. */
+    public static Tutti init(String[] args) {
+        return init(Config.from(LaunchEnvironment.current(), System.getProperties()));
+    }
+
+    /** Joins the job with the given configuration. */
+    public static Tutti init(Config config) {
+        JobInfo job;
+        try {
+            job = Bootstrap.detect(LaunchEnvironment.current());
+        } catch (IllegalStateException e) {
+            throw new TuttiException.Startup(e.getMessage(), e);
+        }
+        return new Tutti(job, config);
+    }
+
+    /** All ranks of the job. */
+    public Communicator world() {
+        checkOpen();
+        return world;
+    }
+
+    /** What the launcher said about this job (rank, size, node, launcher kind). */
+    public JobInfo job() {
+        return job;
+    }
+
+    /** Drives communication once without blocking; useful in compute loops with requests in flight. */
+    public int progress() {
+        checkOpen();
+        return engine.progress();
+    }
+
+    /** Leaves the job: flushes queued messages, unmaps and removes this rank's shared memory. */
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    /** The same as {@link #close()}, under MPI's name. */
+    public void finish() {
+        close();
+    }
+
+    /** Whether {@link #close()} has run. */
+    public boolean isClosed() {
+        return engine.isClosed();
+    }
+
+    /** The engine, for the benchmark and test harnesses. */
+    public Engine engine() {
+        return engine;
+    }
+
+    int nextContext() {
+        return nextContext;
+    }
+
+    void contextUsed(int context) {
+        nextContext = Math.max(nextContext, context + 2);
+    }
+
+    private void checkOpen() {
+        if (engine.isClosed()) {
+            throw new TuttiException.NotActive("Tutti has been closed on rank " + job.rank()
+                    + "; create a new instance with Tutti.init to communicate again");
+        }
+    }
+
+}

@@ -1,0 +1,50 @@
+package io.tutti;
+
+/**
+ * Base of every error Tutti reports. Messages say what went wrong and what to do about it.
+ * Unchecked, like MPI's default error handler: a failed communication is rarely recoverable locally.
+ */
+public class TuttiException extends RuntimeException {
+    public TuttiException(String message) {
+        super(message);
+    }
+
+    public TuttiException(String message, Throwable cause) {
+        super(message, cause);
+    }
+
+    /** A bad argument: rank, tag, count, buffer or option out of range. */
+    public static class InvalidArgument extends TuttiException {
+        public InvalidArgument(String message) {
+            super(message);
+        }
+    }
+
+    /** A message was longer than the buffer posted to receive it (MPI_ERR_TRUNCATE). */
+    public static class Truncation extends TuttiException {
+        public Truncation(String message) {
+            super(message);
+        }
+    }
+
+    /** A peer this operation needs has exited, was killed, or the job is being torn down. */
+    public static class PeerFailed extends TuttiException {
+        public PeerFailed(String message) {
+            super(message);
+        }
+    }
+
+    /** A call after {@link Tutti#close()} or before {@link Tutti#init}. */
+    public static class NotActive extends TuttiException {
+        public NotActive(String message) {
+            super(message);
+        }
+    }
+
+    /** Start-up failed: the launch environment, the rendezvous or shared memory could not be set up. */
+    public static class Startup extends TuttiException {
+        public Startup(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package io.tutti.bootstrap;
+
+import io.tutti.transport.shm.ShmFiles;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Finds out who this rank is: from {@code tutti run}, Slurm, Open MPI or MPICH/Hydra, or alone
+ * (a singleton of size 1). Launchers other than {@code tutti run} do not provide a rendezvous, so
+ * for those the ranks meet in a shared directory named by {@code TUTTI_KVS_DIR}.
+ */
+public final class Bootstrap {
+    private Bootstrap() {
+    }
+
+    public static JobInfo detect(Map<String, String> env) {
+        if (env.containsKey(LaunchEnvironment.RANK)) {
+            return fromTutti(env);
+        }
+        if (env.containsKey("SLURM_PROCID") && env.containsKey("SLURM_NTASKS")) {
+            String job = "slurm-" + env.getOrDefault("SLURM_JOB_ID", "0") + "." + env.getOrDefault("SLURM_STEP_ID", "0");
+            return foreign(JobInfo.Launcher.SLURM, env, job, integer(env, "SLURM_PROCID"), integer(env, "SLURM_NTASKS"),
+                    integer(env, "SLURM_LOCALID", 0), integerOr(env, "SLURM_NTASKS_PER_NODE", -1),
+                    integer(env, "SLURM_NODEID", 0));
+        }
+        if (env.containsKey("OMPI_COMM_WORLD_RANK")) {
+            String job = "ompi-" + env.getOrDefault("OMPI_MCA_ess_base_jobid", env.getOrDefault("PMIX_NAMESPACE", "0"));
+            return foreign(JobInfo.Launcher.OPEN_MPI, env, job, integer(env, "OMPI_COMM_WORLD_RANK"),
+                    integer(env, "OMPI_COMM_WORLD_SIZE"), integer(env, "OMPI_COMM_WORLD_LOCAL_RANK", 0),
+                    integerOr(env, "OMPI_COMM_WORLD_LOCAL_SIZE", -1), 0);
+        }
+        if (env.containsKey("PMI_RANK") && env.containsKey("PMI_SIZE")) {
+            String job = "mpich-" + env.getOrDefault("PMI_KVSNAME", env.getOrDefault("PMI_ID", "0"));
+            return foreign(JobInfo.Launcher.MPICH, env, job, integer(env, "PMI_RANK"), integer(env, "PMI_SIZE"),
+                    integer(env, "MPI_LOCALRANKID", 0), integerOr(env, "MPI_LOCALNRANKS", -1), 0);
+        }
+        String job = "single-" + ProcessHandle.current().pid();
+        Path dir = ShmFiles.defaultRoot().resolve("tutti-" + job);
+        return new JobInfo(JobInfo.Launcher.SINGLETON, job, 0, 1, 0, 1, 0, dir, dir.resolve("kvs"), null, -1, false);
+    }
+
+    private static JobInfo fromTutti(Map<String, String> env) {
+        String job = require(env, LaunchEnvironment.JOB_ID, "tutti run sets it for every rank");
+        int rank = integer(env, LaunchEnvironment.RANK);
+        int size = integer(env, LaunchEnvironment.SIZE);
+        Path jobDir = Path.of(require(env, LaunchEnvironment.JOB_DIR, "tutti run sets it for every rank"));
+        String secret = env.get(LaunchEnvironment.SECRET_FILE);
+        return checked(new JobInfo(JobInfo.Launcher.TUTTI, job, rank, size,
+                integer(env, LaunchEnvironment.LOCAL_RANK, rank), integer(env, LaunchEnvironment.LOCAL_SIZE, size),
+                integer(env, LaunchEnvironment.NODE_ID, 0), jobDir,
+                Path.of(env.getOrDefault(LaunchEnvironment.KVS_DIR, jobDir.resolve("kvs").toString())),
+                secret == null ? null : Path.of(secret),
+                Long.parseLong(env.getOrDefault(LaunchEnvironment.LAUNCHER_PID, "-1")),
+                "1".equals(env.get(LaunchEnvironment.THREADS))));
+    }
+
+    private static JobInfo foreign(JobInfo.Launcher launcher, Map<String, String> env, String job, int rank, int size,
+                                   int localRank, int localSize, int nodeId) {
+        String kvs = env.get(LaunchEnvironment.KVS_DIR);
+        if (kvs == null && size > 1) {
+            throw new IllegalStateException("this job was started by " + launcher + " with " + size
+                    + " ranks, which gives Tutti no rendezvous: set " + LaunchEnvironment.KVS_DIR
+                    + " to an empty directory that every rank can reach (or start the job with 'tutti run')");
+        }
+        String safeJob = job.replaceAll("[^A-Za-z0-9._-]", "_");
+        Path jobDir = ShmFiles.defaultRoot().resolve("tutti-" + safeJob);
+        Path kvsDir = kvs == null ? jobDir.resolve("kvs") : Path.of(kvs);
+        return checked(new JobInfo(launcher, safeJob, rank, size, localRank, localSize < 0 ? size : localSize, nodeId,
+                jobDir, kvsDir, null, -1, false));
+    }
+
+    private static JobInfo checked(JobInfo info) {
+        if (info.size() < 1 || info.rank() < 0 || info.rank() >= info.size()) {
+            throw new IllegalStateException("inconsistent launch environment: rank " + info.rank() + " of size "
+                    + info.size());
+        }
+        return info;
+    }
+
+    private static String require(Map<String, String> env, String name, String why) {
+        String v = env.get(name);
+        if (v == null || v.isEmpty()) {
+            throw new IllegalStateException("environment variable " + name + " is missing (" + why + ")");
+        }
+        return v;
+    }
+
+    private static int integer(Map<String, String> env, String name) {
+        return parse(name, require(env, name, "the launcher sets it"));
+    }
+
+    private static int integer(Map<String, String> env, String name, int fallback) {
+        String v = env.get(name);
+        return v == null || v.isEmpty() ? fallback : parse(name, v);
+    }
+
+    private static int integerOr(Map<String, String> env, String name, int fallback) {
+        String v = env.get(name);
+        if (v == null || v.isEmpty()) {
+            return fallback;
+        }
+        // Slurm writes e.g. "4(x2)" for per-node counts; the first number is ours
+        int end = 0;
+        while (end < v.length() && Character.isDigit(v.charAt(end))) {
+            end++;
+        }
+        return end == 0 ? fallback : parse(name, v.substring(0, end));
+    }
+
+    private static int parse(String name, String v) {
+        try {
+            return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException("environment variable " + name + " is not a number: '" + v + "'");
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package io.tutti.bootstrap;
+
+import java.nio.file.Path;
+
+/**
+ * What a rank learns about its job at start-up.
+ *
+ * @param launcher   who started the job
+ * @param jobId      identifies the job; names its shared-memory directory
+ * @param rank       rank in the world communicator
+ * @param size       number of ranks
+ * @param localRank  rank among the ranks on this node
+ * @param localSize  number of ranks on this node
+ * @param nodeId     index of this node
+ * @param jobDir     the job's shared-memory directory (owner-only)
+ * @param kvsDir     directory of the file-based rendezvous store
+ * @param secretFile the per-job secret (owner-only), or null where none was handed over
+ * @param launcherPid pid of {@code tutti run}, or -1
+ * @param threads    whether the ranks are threads of one JVM
+ */
+public record JobInfo(Launcher launcher, String jobId, int rank, int size, int localRank, int localSize, int nodeId,
+                      Path jobDir, Path kvsDir, Path secretFile, long launcherPid, boolean threads) {
+
+    /** The launch environments Tutti recognises. */
+    public enum Launcher { TUTTI, SLURM, OPEN_MPI, MPICH, SINGLETON }
+
+    /** A 32-bit id carried in every packet header, derived from the job id. */
+    public int wireJobId() {
+        return jobId.hashCode() * 0x9E3779B1;
+    }
+}

@@ -1,0 +1,33 @@
+package io.tutti.bootstrap;
+
+import java.util.Map;
+
+/**
+ * The environment variables {@code tutti run} hands to every rank, and the one place that reads the
+ * environment: ranks started as threads of one JVM see their own variables through a scoped binding.
+ */
+public final class LaunchEnvironment {
+    public static final String JOB_ID = "TUTTI_JOB_ID";
+    public static final String RANK = "TUTTI_RANK";
+    public static final String SIZE = "TUTTI_SIZE";
+    public static final String LOCAL_RANK = "TUTTI_LOCAL_RANK";
+    public static final String LOCAL_SIZE = "TUTTI_LOCAL_SIZE";
+    public static final String NODE_ID = "TUTTI_NODE_ID";
+    public static final String JOB_DIR = "TUTTI_JOB_DIR";
+    public static final String KVS_DIR = "TUTTI_KVS_DIR";
+    public static final String SECRET_FILE = "TUTTI_SECRET_FILE";
+    public static final String LAUNCHER_PID = "TUTTI_LAUNCHER_PID";
+    /** Set by the launcher when ranks run as threads of its JVM. */
+    public static final String THREADS = "TUTTI_THREADS";
+
+    /** Per-rank environment for ranks that run as threads; unbound in ordinary processes. */
+    public static final ScopedValue<Map<String, String>> RANK_ENVIRONMENT = ScopedValue.newInstance();
+
+    private LaunchEnvironment() {
+    }
+
+    /** The environment of the calling rank. */
+    public static Map<String, String> current() {
+        return RANK_ENVIRONMENT.isBound() ? RANK_ENVIRONMENT.get() : System.getenv();
+    }
+}

@@ -1,0 +1,129 @@
+package io.tutti.bootstrap;
+
+import io.tutti.transport.shm.ShmFiles;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Runs the ranks of a job as threads of this JVM, each with its own launch environment, for tests
+ * and small jobs ({@code tutti run --threads}). When a rank fails, the job is aborted so that the
+ * others' blocked calls end with an error rather than wait forever.
+ */
+public final class ThreadLauncher {
+    /** The code one rank runs. */
+    @FunctionalInterface
+    public interface RankBody {
+        void run(int rank) throws Exception;
+    }
+
+    /** How one rank ended: {@code failure} is null for success. */
+    public record RankResult(int rank, Throwable failure) {
+    }
+
+    /** The outcome of a job; {@code timedOut} when some rank was still running at the deadline. */
+    public record Outcome(List<RankResult> results, boolean timedOut, List<Integer> stillRunning) {
+        public boolean succeeded() {
+            return !timedOut && results.stream().allMatch(r -> r.failure() == null);
+        }
+
+        /** The first failure, in rank order, or null. */
+        public RankResult firstFailure() {
+            return results.stream().filter(r -> r.failure() != null).findFirst().orElse(null);
+        }
+    }
+
+    private ThreadLauncher() {
+    }
+
+    /** The environment of every rank of a thread job of {@code size} ranks in {@code jobDir}. */
+    public static Map<String, String> environment(String jobId, Path jobDir, int rank, int size) {
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.put(LaunchEnvironment.JOB_ID, jobId);
+        env.put(LaunchEnvironment.RANK, Integer.toString(rank));
+        env.put(LaunchEnvironment.SIZE, Integer.toString(size));
+        env.put(LaunchEnvironment.LOCAL_RANK, Integer.toString(rank));
+        env.put(LaunchEnvironment.LOCAL_SIZE, Integer.toString(size));
+        env.put(LaunchEnvironment.NODE_ID, "0");
+        env.put(LaunchEnvironment.JOB_DIR, jobDir.toString());
+        env.put(LaunchEnvironment.KVS_DIR, jobDir.resolve("kvs").toString());
+        env.put(LaunchEnvironment.THREADS, "1");
+        return env;
+    }
+
+    /**
+     * Runs {@code size} ranks and waits for all of them, at most {@code timeout}. The job directory
+     * is created under the shared-memory root and removed afterwards.
+     */
+    public static Outcome run(int size, Duration timeout, RankBody body) {
+        String jobId = "t" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        Path jobDir = ShmFiles.defaultRoot().resolve("tutti-" + jobId);
+        return run(jobId, jobDir, size, timeout, body, (rank, env) -> { });
+    }
+
+    /** As {@link #run(int, Duration, RankBody)}, with extra variables set per rank by {@code extraEnv}. */
+    public static Outcome run(String jobId, Path jobDir, int size, Duration timeout, RankBody body,
+                              java.util.function.BiConsumer<Integer, Map<String, String>> extraEnv) {
+        JobControl.reset();
+        ShmFiles.createJobDirectory(jobDir);
+        Throwable[] failures = new Throwable[size];
+        Thread[] threads = new Thread[size];
+        try {
+            for (int r = 0; r < size; r++) {
+                final int rank = r;
+                Map<String, String> env = environment(jobId, jobDir, rank, size);
+                extraEnv.accept(rank, env);
+                Map<String, String> frozen = Map.copyOf(env);
+                threads[r] = Thread.ofPlatform().name("tutti-rank-" + rank).unstarted(() ->
+                        ScopedValue.where(LaunchEnvironment.RANK_ENVIRONMENT, frozen).run(() -> {
+                            try {
+                                body.run(rank);
+                            } catch (Throwable t) {
+                                failures[rank] = t;
+                                JobControl.abort("rank " + rank + " failed: " + t);
+                            }
+                        }));
+            }
+            for (Thread t : threads) {
+                t.start();
+            }
+            long deadline = System.nanoTime() + timeout.toNanos();
+            for (Thread t : threads) {
+                long left = deadline - System.nanoTime();
+                if (left > 0) {
+                    t.join(Duration.ofNanos(left));
+                }
+            }
+            List<Integer> running = new ArrayList<>();
+            for (int r = 0; r < size; r++) {
+                if (threads[r].isAlive()) {
+                    running.add(r);
+                }
+            }
+            if (!running.isEmpty()) {
+                JobControl.abort("the job timed out after " + timeout.toMillis() + " ms");
+                for (int r : running) {
+                    threads[r].interrupt();
+                }
+                for (int r : running) {
+                    threads[r].join(2000);
+                }
+            }
+            List<RankResult> results = new ArrayList<>();
+            for (int r = 0; r < size; r++) {
+                results.add(new RankResult(r, failures[r]));
+            }
+            return new Outcome(results, !running.isEmpty(), running);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            JobControl.abort("the launcher was interrupted");
+            throw new IllegalStateException("interrupted while waiting for the ranks", e);
+        } finally {
+            ShmFiles.deleteTree(jobDir);
+        }
+    }
+}

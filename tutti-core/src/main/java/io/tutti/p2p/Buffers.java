@@ -1,0 +1,93 @@
+package io.tutti.p2p;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Copies between user buffers (primitive arrays or segments) and shared memory without allocating:
+ * arrays are copied element-wise by the {@link MemorySegment} bulk copies, which take the array itself.
+ */
+final class Buffers {
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
+    private static final ValueLayout.OfChar CHAR = ValueLayout.JAVA_CHAR_UNALIGNED;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    private static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+
+    private Buffers() {
+    }
+
+    /** Element size of a primitive array, or 0 if it is not one Tutti accepts. */
+    static int elementSize(Object array) {
+        return switch (array) {
+            case byte[] a -> 1;
+            case short[] a -> 2;
+            case char[] a -> 2;
+            case int[] a -> 4;
+            case float[] a -> 4;
+            case long[] a -> 8;
+            case double[] a -> 8;
+            default -> 0;
+        };
+    }
+
+    static MemorySegment ofArray(Object array) {
+        return switch (array) {
+            case byte[] a -> MemorySegment.ofArray(a);
+            case short[] a -> MemorySegment.ofArray(a);
+            case char[] a -> MemorySegment.ofArray(a);
+            case int[] a -> MemorySegment.ofArray(a);
+            case float[] a -> MemorySegment.ofArray(a);
+            case long[] a -> MemorySegment.ofArray(a);
+            case double[] a -> MemorySegment.ofArray(a);
+            default -> throw new IllegalArgumentException("not a primitive array: " + array.getClass());
+        };
+    }
+
+    /** Copies {@code n} bytes of the buffer, from {@code at} bytes into it, to {@code dst}. */
+    static void copyOut(Object array, MemorySegment segment, long at, MemorySegment dst, long dstOffset, long n) {
+        if (n == 0) {
+            return;
+        }
+        if (array == null) {
+            MemorySegment.copy(segment, at, dst, dstOffset, n);
+            return;
+        }
+        switch (array) {
+            case byte[] a -> MemorySegment.copy(a, (int) at, dst, ValueLayout.JAVA_BYTE, dstOffset, (int) n);
+            case int[] a when aligned(at, n, 4) -> MemorySegment.copy(a, (int) (at >> 2), dst, INT, dstOffset, (int) (n >> 2));
+            case long[] a when aligned(at, n, 8) -> MemorySegment.copy(a, (int) (at >> 3), dst, LONG, dstOffset, (int) (n >> 3));
+            case double[] a when aligned(at, n, 8) -> MemorySegment.copy(a, (int) (at >> 3), dst, DOUBLE, dstOffset, (int) (n >> 3));
+            case float[] a when aligned(at, n, 4) -> MemorySegment.copy(a, (int) (at >> 2), dst, FLOAT, dstOffset, (int) (n >> 2));
+            case short[] a when aligned(at, n, 2) -> MemorySegment.copy(a, (int) (at >> 1), dst, SHORT, dstOffset, (int) (n >> 1));
+            case char[] a when aligned(at, n, 2) -> MemorySegment.copy(a, (int) (at >> 1), dst, CHAR, dstOffset, (int) (n >> 1));
+            default -> MemorySegment.copy(ofArray(array), at, dst, dstOffset, n);
+        }
+    }
+
+    /** Copies {@code n} bytes from {@code src} into the buffer, {@code at} bytes into it. */
+    static void copyIn(MemorySegment src, long srcOffset, Object array, MemorySegment segment, long at, long n) {
+        if (n == 0) {
+            return;
+        }
+        if (array == null) {
+            MemorySegment.copy(src, srcOffset, segment, at, n);
+            return;
+        }
+        switch (array) {
+            case byte[] a -> MemorySegment.copy(src, ValueLayout.JAVA_BYTE, srcOffset, a, (int) at, (int) n);
+            case int[] a when aligned(at, n, 4) -> MemorySegment.copy(src, INT, srcOffset, a, (int) (at >> 2), (int) (n >> 2));
+            case long[] a when aligned(at, n, 8) -> MemorySegment.copy(src, LONG, srcOffset, a, (int) (at >> 3), (int) (n >> 3));
+            case double[] a when aligned(at, n, 8) -> MemorySegment.copy(src, DOUBLE, srcOffset, a, (int) (at >> 3), (int) (n >> 3));
+            case float[] a when aligned(at, n, 4) -> MemorySegment.copy(src, FLOAT, srcOffset, a, (int) (at >> 2), (int) (n >> 2));
+            case short[] a when aligned(at, n, 2) -> MemorySegment.copy(src, SHORT, srcOffset, a, (int) (at >> 1), (int) (n >> 1));
+            case char[] a when aligned(at, n, 2) -> MemorySegment.copy(src, CHAR, srcOffset, a, (int) (at >> 1), (int) (n >> 1));
+            default -> MemorySegment.copy(src, srcOffset, ofArray(array), at, n);
+        }
+    }
+
+    private static boolean aligned(long at, long n, int size) {
+        return ((at | n) & (size - 1)) == 0;
+    }
+}

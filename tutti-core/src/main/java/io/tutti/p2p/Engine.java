@@ -1,0 +1,917 @@
+package io.tutti.p2p;
+
+import static io.tutti.wire.MessageHeaderDescriptor.*;
+
+import io.tutti.Config;
+import io.tutti.Status;
+import io.tutti.TuttiException;
+import io.tutti.bootstrap.FileKeyValueStore;
+import io.tutti.bootstrap.JobControl;
+import io.tutti.bootstrap.JobInfo;
+import io.tutti.bootstrap.KeyValueStore;
+import io.tutti.transport.shm.ExchangeRing;
+import io.tutti.transport.shm.ExchangeRingDescriptor;
+import io.tutti.transport.shm.InboundRing;
+import io.tutti.transport.shm.InboundRingDescriptor;
+import io.tutti.transport.shm.ShmFiles;
+import io.tutti.transport.shm.SingleCopy;
+import io.tutti.wire.MessageHeaderDescriptor;
+import io.tutti.wire.MessageType;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The point-to-point engine of one rank: matching of (context, source, tag) with MPI's
+ * non-overtaking order, the eager and rendezvous protocols over shared memory, and progress.
+ *
+ * <p>Threading: one thread at a time drives an engine (the rank's application thread, or whoever
+ * it hands the communicator to with a happens-before edge). Everything here runs on that thread;
+ * shared memory is the only thing other processes touch, through the rings' own ordering rules.
+ *
+ * <p>Protocols. A message of at most {@link Config#eagerLimit()} bytes goes whole into the
+ * receiver's inbound ring (EAGER) and is copied out into the posted buffer or, if none is posted
+ * yet, into a pooled buffer (unexpected). A longer one sends an RTS; when the receive is matched the
+ * receiver either copies the data once straight from the sender (the sender's buffer is off-heap:
+ * RTS carries its address, the receiver answers FIN), asks the sender to write it once into its own
+ * off-heap buffer (CTS with the address, the sender answers FIN), or asks for the two-copy pipeline
+ * through the pair's exchange ring (CTS), which both sides fill and drain at the same time.
+ */
+public final class Engine implements AutoCloseable {
+    /** Wildcard source and tag as seen by the engine. */
+    public static final int ANY = -1;
+
+    private static final int READ_BATCH = 64;
+
+    private final JobInfo job;
+    private final Config config;
+    private final int rank;
+    private final int size;
+    private final int wireJobId;
+    private final Arena arena = Arena.ofShared();
+    private final InboundRing inbound;
+    private final InboundRing[] peers;
+    private final ExchangeRing[] outExchange;
+    private final ExchangeRing[] inExchange;
+    private final int[] pids;
+    private final SingleCopy singleCopy;
+    private final boolean singleCopyOn;
+    private final RequestTable table = new RequestTable();
+    private final KeyValueStore kvs;
+
+    // posted receives in posting order
+    private Operation postedHead;
+    private Operation postedTail;
+    // unexpected messages in arrival order
+    private Unexpected unexpectedHead;
+    private Unexpected unexpectedTail;
+    private Unexpected unexpectedFree;
+    private final ArrayDeque<MemorySegment>[] bufferPool;
+
+    // per destination: packets that found the ring full, in order; and pipelined sends in CTS order
+    private final ArrayDeque<Object>[] pendingOut;
+    private int pendingOutCount;
+    private final ArrayDeque<Operation>[] pipelineOut;
+    private int pipelineOutCount;
+    private final int[] pipelineIn;
+    private int pipelineInCount;
+    private final ArrayDeque<Control> controlFree = new ArrayDeque<>();
+
+    private final Operation blockingSend;
+    private final Operation blockingRecv;
+    private final InboundRing.RecordHandler handler = this::onRecord;
+
+    private long droppedPackets;
+    private long lastLivenessNanos = System.nanoTime();
+    private boolean closed;
+
+    @SuppressWarnings("unchecked")
+    public Engine(JobInfo job, Config config) {
+        this.job = job;
+        this.config = config;
+        this.rank = job.rank();
+        this.size = job.size();
+        this.wireJobId = job.wireJobId();
+        this.peers = new InboundRing[size];
+        this.outExchange = new ExchangeRing[size];
+        this.inExchange = new ExchangeRing[size];
+        this.pids = new int[size];
+        this.pendingOut = new ArrayDeque[size];
+        this.pipelineOut = new ArrayDeque[size];
+        this.pipelineIn = new int[size];
+        for (int i = 0; i < size; i++) {
+            pendingOut[i] = new ArrayDeque<>();
+            pipelineOut[i] = new ArrayDeque<>();
+        }
+        int classes = 64 - Long.numberOfLeadingZeros(Math.max(64, config.eagerLimit())) + 1;
+        this.bufferPool = new ArrayDeque[classes];
+        for (int i = 0; i < classes; i++) {
+            bufferPool[i] = new ArrayDeque<>();
+        }
+        this.blockingSend = new Operation(this);
+        this.blockingRecv = new Operation(this);
+
+        try {
+            ShmFiles.createJobDirectory(job.jobDir());
+            Path ringFile = job.jobDir().resolve(ShmFiles.inboundRingName(rank));
+            Files.deleteIfExists(ringFile);
+            this.inbound = new InboundRing(ShmFiles.createAndMap(ringFile,
+                    InboundRingDescriptor.fileLength(config.ringCapacity()), arena));
+            this.kvs = new FileKeyValueStore(job.kvsDir(), rank, size,
+                    Duration.ofSeconds(config.rendezvousSeconds()), () -> JobControl.abortReason() != null);
+            String host = hostName();
+            kvs.put("rank-" + rank, ProcessHandle.current().pid() + " " + host);
+            kvs.fence();
+            for (int r = 0; r < size; r++) {
+                String[] info = kvs.get("rank-" + r).split(" ", 2);
+                pids[r] = Integer.parseInt(info[0]);
+                if (!info[1].equals(host)) {
+                    throw new TuttiException.Startup("rank " + r + " runs on host " + info[1] + " and rank " + rank
+                            + " on " + host + ": this build connects ranks of one host only (shared memory)", null);
+                }
+                peers[r] = r == rank ? inbound : new InboundRing(mapRequired(ShmFiles.inboundRingName(r)));
+            }
+        } catch (TimeoutException e) {
+            arena.close();
+            throw new TuttiException.Startup("start-up rendezvous failed: " + e.getMessage(), e);
+        } catch (TuttiException e) {
+            arena.close();
+            throw e;
+        } catch (RuntimeException | java.io.IOException e) {
+            arena.close();
+            throw new TuttiException.Startup("cannot set up shared memory in " + job.jobDir() + ": " + e.getMessage(), e);
+        }
+        boolean copyOn = config.singleCopy() && SingleCopy.platformSupported();
+        SingleCopy sc = null;
+        if (copyOn) {
+            SingleCopy.allowPeers();
+            sc = new SingleCopy();
+        }
+        this.singleCopy = sc;
+        this.singleCopyOn = copyOn;
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return "localhost";
+        }
+    }
+
+    private MemorySegment mapRequired(String name) {
+        MemorySegment s = ShmFiles.mapExisting(job.jobDir().resolve(name), arena);
+        if (s == null) {
+            throw new TuttiException.Startup("shared-memory file " + name + " is missing in " + job.jobDir()
+                    + " although its owner has passed the start-up fence", null);
+        }
+        return s;
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public JobInfo job() {
+        return job;
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    /** Packets rejected by the decoder since start. */
+    public long droppedPackets() {
+        return droppedPackets;
+    }
+
+    /** Whether large messages between off-heap buffers are copied once. */
+    public boolean singleCopyEnabled() {
+        return singleCopyOn;
+    }
+
+    // ------------------------------------------------------------------ sends
+
+    /** Starts a send; the returned operation completes when the buffer may be reused. */
+    public Operation isend(int context, int dest, int tag, Object array, MemorySegment segment, long offset,
+                           long length) {
+        Operation op = new Operation(this);
+        startSend(op, context, dest, tag, array, segment, offset, length);
+        return op;
+    }
+
+    /** Blocking send. */
+    public void send(int context, int dest, int tag, Object array, MemorySegment segment, long offset, long length) {
+        checkOpen();
+        if (length <= config.eagerLimit() && pendingOut[dest].isEmpty()
+                && writeEager(dest, context, tag, array, segment, offset, (int) length)) {
+            return;
+        }
+        Operation op = blockingSend;
+        startSend(op, context, dest, tag, array, segment, offset, length);
+        await(op);
+    }
+
+    private void startSend(Operation op, int context, int dest, int tag, Object array, MemorySegment segment,
+                           long offset, long length) {
+        checkOpen();
+        op.reset(Operation.SEND, context, dest, tag, array, segment, offset, length, null);
+        if (length <= config.eagerLimit()) {
+            if (pendingOut[dest].isEmpty() && writeEager(dest, context, tag, array, segment, offset, (int) length)) {
+                op.complete(dest, tag, length);
+            } else {
+                enqueue(dest, op);
+            }
+            return;
+        }
+        if (outExchange[dest] == null) {
+            outExchange[dest] = createExchange(dest);
+        }
+        op.handle = table.register(op);
+        if (pendingOut[dest].isEmpty() && writeRts(op)) {
+            return;
+        }
+        enqueue(dest, op);
+    }
+
+    private ExchangeRing createExchange(int dest) {
+        Path file = job.jobDir().resolve(ShmFiles.exchangeRingName(rank, dest));
+        try {
+            Files.deleteIfExists(file);
+        } catch (java.io.IOException e) {
+            throw new TuttiException("cannot replace " + file + ": " + e.getMessage(), e);
+        }
+        MemorySegment s = ShmFiles.createAndMap(file,
+                ExchangeRingDescriptor.fileLength(config.exchangeSlots(), config.exchangeChunk()), arena);
+        ExchangeRing.format(s, config.exchangeSlots(), config.exchangeChunk());
+        return new ExchangeRing(s);
+    }
+
+    private boolean writeEager(int dest, int context, int tag, Object array, MemorySegment segment, long offset,
+                               int length) {
+        InboundRing ring = peers[dest];
+        long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH + length);
+        if (position < 0) {
+            return false;
+        }
+        MemorySegment s = ring.segment();
+        long at = ring.bodyOffset(position);
+        MessageHeaderDescriptor.write(s, at, MessageType.EAGER, (short) 0, wireJobId, context, rank, dest, tag, length,
+                0, 0, 0, length);
+        Buffers.copyOut(array, segment, offset, s, at + MessageHeaderDescriptor.LENGTH, length);
+        ring.commit(position);
+        return true;
+    }
+
+    private boolean writeRts(Operation op) {
+        boolean address = singleCopyOn && op.isNative();
+        return writeControl(op.peer, MessageType.RTS, address ? FLAG_HAS_ADDRESS : 0, op.context, op.tag, op.handle,
+                0, address ? op.segment.address() + op.offset : 0, op.length);
+    }
+
+    private boolean writeControl(int dest, byte type, short flags, int context, int tag, long handle, long peerHandle,
+                                 long address, long total) {
+        InboundRing ring = peers[dest];
+        long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH);
+        if (position < 0) {
+            return false;
+        }
+        MessageHeaderDescriptor.write(ring.segment(), ring.bodyOffset(position), type, flags, wireJobId, context, rank,
+                dest, tag, 0, handle, peerHandle, address, total);
+        ring.commit(position);
+        return true;
+    }
+
+    private void control(int dest, byte type, short flags, int context, int tag, long handle, long peerHandle,
+                         long address, long total) {
+        if (pendingOut[dest].isEmpty() && writeControl(dest, type, flags, context, tag, handle, peerHandle, address,
+                total)) {
+            return;
+        }
+        Control c = controlFree.isEmpty() ? new Control() : controlFree.poll();
+        c.set(type, flags, context, tag, handle, peerHandle, address, total);
+        enqueue(dest, c);
+    }
+
+    private void enqueue(int dest, Object item) {
+        pendingOut[dest].add(item);
+        pendingOutCount++;
+    }
+
+    private int drivePendingOut() {
+        int work = 0;
+        for (int dest = 0; dest < size && pendingOutCount > 0; dest++) {
+            ArrayDeque<Object> q = pendingOut[dest];
+            Object item;
+            while ((item = q.peek()) != null) {
+                boolean written;
+                if (item instanceof Operation op) {
+                    if (op.length <= config.eagerLimit()) {
+                        written = writeEager(dest, op.context, op.tag, op.array, op.segment, op.offset, (int) op.length);
+                        if (written) {
+                            op.complete(dest, op.tag, op.length);
+                        }
+                    } else {
+                        written = writeRts(op);
+                    }
+                } else {
+                    Control c = (Control) item;
+                    written = writeControl(dest, c.type, c.flags, c.context, c.tag, c.handle, c.peerHandle, c.address,
+                            c.total);
+                    if (written) {
+                        controlFree.add(c);
+                    }
+                }
+                if (!written) {
+                    break;
+                }
+                q.poll();
+                pendingOutCount--;
+                work++;
+            }
+        }
+        return work;
+    }
+
+    // ------------------------------------------------------------------ receives
+
+    /** Starts a receive into the buffer; {@code source} and {@code tag} may be {@link #ANY}. */
+    public Operation irecv(int context, int source, int tag, Object array, MemorySegment segment, long offset,
+                           long length, int[] worldToComm) {
+        Operation op = new Operation(this);
+        startRecv(op, context, source, tag, array, segment, offset, length, worldToComm);
+        return op;
+    }
+
+    /** Blocking receive; fills {@code status} if it is not null. */
+    public void recv(int context, int source, int tag, Object array, MemorySegment segment, long offset, long length,
+                     int[] worldToComm, Status status) {
+        Operation op = blockingRecv;
+        startRecv(op, context, source, tag, array, segment, offset, length, worldToComm);
+        await(op);
+        op.fill(status);
+    }
+
+    private void startRecv(Operation op, int context, int source, int tag, Object array, MemorySegment segment,
+                           long offset, long length, int[] worldToComm) {
+        checkOpen();
+        op.reset(Operation.RECV, context, source, tag, array, segment, offset, length, worldToComm);
+        Unexpected u = findUnexpected(context, source, tag, true);
+        if (u != null) {
+            if (u.type == MessageType.EAGER) {
+                deliverEager(op, u.source, u.tag, u.data, 0, u.dataLength);
+                freeUnexpected(u);
+            } else {
+                startRendezvousRecv(op, u.source, u.tag, u.handle, u.flags, u.address, u.total);
+                freeUnexpected(u);
+            }
+            return;
+        }
+        // not there yet: post it, then look once more at what has arrived
+        if (postedTail == null) {
+            postedHead = op;
+        } else {
+            postedTail.next = op;
+            op.prev = postedTail;
+        }
+        postedTail = op;
+        progress();
+    }
+
+    private Operation matchPosted(int context, int source, int tag) {
+        for (Operation op = postedHead; op != null; op = op.next) {
+            if (op.context == context && (op.peer == ANY || op.peer == source) && (op.tag == ANY || op.tag == tag)) {
+                Operation p = op.prev;
+                Operation n = op.next;
+                if (p == null) {
+                    postedHead = n;
+                } else {
+                    p.next = n;
+                }
+                if (n == null) {
+                    postedTail = p;
+                } else {
+                    n.prev = p;
+                }
+                op.next = null;
+                op.prev = null;
+                return op;
+            }
+        }
+        return null;
+    }
+
+    private void deliverEager(Operation op, int source, int tag, MemorySegment from, long at, int length) {
+        if (length > op.length) {
+            op.statusSource = source;
+            op.statusTag = tag;
+            op.statusBytes = length;
+            op.fail(new TuttiException.Truncation("message of " + length + " bytes from rank " + commRank(op, source)
+                    + " (tag " + tag + ") does not fit the receive buffer of " + op.length
+                    + " bytes: post a larger buffer, or probe first to learn the size"));
+            return;
+        }
+        Buffers.copyIn(from, at, op.array, op.segment, op.offset, length);
+        op.complete(source, tag, length);
+    }
+
+    private static int commRank(Operation op, int worldRank) {
+        Status s = new Status();
+        int saved = op.statusSource;
+        op.statusSource = worldRank;
+        op.fill(s);
+        op.statusSource = saved;
+        return s.source();
+    }
+
+    private void startRendezvousRecv(Operation op, int source, int tag, long senderHandle, short flags, long address,
+                                     long total) {
+        op.statusSource = source;
+        op.statusTag = tag;
+        op.statusBytes = total;
+        if (total > op.length) {
+            control(source, MessageType.CTS, FLAG_TRUNCATED, op.context, tag, senderHandle, 0, 0, total);
+            op.fail(new TuttiException.Truncation("message of " + total + " bytes from rank " + commRank(op, source)
+                    + " (tag " + tag + ") does not fit the receive buffer of " + op.length
+                    + " bytes: post a larger buffer, or probe first to learn the size"));
+            return;
+        }
+        op.total = total;
+        if ((flags & FLAG_HAS_ADDRESS) != 0 && singleCopyOn) {
+            int errno = singleCopy.read(pids[source], address, op.view(), total);
+            if (errno != 0) {
+                throw singleCopyFailed(errno, source);
+            }
+            control(source, MessageType.FIN, (short) 0, op.context, tag, senderHandle, 0, 0, total);
+            op.complete(source, tag, total);
+            return;
+        }
+        op.handle = table.register(op);
+        if (singleCopyOn && op.isNative()) {
+            control(source, MessageType.CTS, FLAG_SENDER_WRITES, op.context, tag, senderHandle, op.handle,
+                    op.segment.address() + op.offset, total);
+            return;
+        }
+        if (inExchange[source] == null) {
+            inExchange[source] = new ExchangeRing(mapRequired(ShmFiles.exchangeRingName(source, rank)));
+        }
+        if (pipelineIn[source]++ == 0) {
+            pipelineInCount++;
+        }
+        control(source, MessageType.CTS, FLAG_PIPELINE, op.context, tag, senderHandle, op.handle, 0, total);
+    }
+
+    private TuttiException singleCopyFailed(int errno, int peer) {
+        return new TuttiException("single copy with rank " + peer + " (pid " + pids[peer] + ") failed with errno "
+                + errno + " (the kernel refused access to the peer's memory); set TUTTI_SHM_SINGLE_COPY=false"
+                + " to use the two-copy path");
+    }
+
+    // ------------------------------------------------------------------ probe
+
+    /** Non-blocking probe: fills {@code status} and returns true if a matching message has arrived. */
+    public boolean iprobe(int context, int source, int tag, Status status, int[] worldToComm) {
+        checkOpen();
+        progress();
+        Unexpected u = findUnexpected(context, source, tag, false);
+        if (u == null) {
+            return false;
+        }
+        if (status != null) {
+            int s = worldToComm == null ? u.source : worldToComm[u.source];
+            status.set(s, u.tag, u.type == MessageType.EAGER ? u.dataLength : u.total);
+        }
+        return true;
+    }
+
+    /** Blocking probe. */
+    public void probe(int context, int source, int tag, Status status, int[] worldToComm) {
+        int round = 0;
+        while (!iprobe(context, source, tag, status, worldToComm)) {
+            round = idle(round, source);
+        }
+    }
+
+    private Unexpected findUnexpected(int context, int source, int tag, boolean remove) {
+        Unexpected prev = null;
+        for (Unexpected u = unexpectedHead; u != null; prev = u, u = u.next) {
+            if (u.context == context && (source == ANY || u.source == source) && (tag == ANY || u.tag == tag)) {
+                if (remove) {
+                    if (prev == null) {
+                        unexpectedHead = u.next;
+                    } else {
+                        prev.next = u.next;
+                    }
+                    if (unexpectedTail == u) {
+                        unexpectedTail = prev;
+                    }
+                    u.next = null;
+                }
+                return u;
+            }
+        }
+        return null;
+    }
+
+    private Unexpected newUnexpected() {
+        Unexpected u = unexpectedFree;
+        if (u != null) {
+            unexpectedFree = u.next;
+            u.next = null;
+            return u;
+        }
+        return new Unexpected();
+    }
+
+    private void appendUnexpected(Unexpected u) {
+        if (unexpectedTail == null) {
+            unexpectedHead = u;
+        } else {
+            unexpectedTail.next = u;
+        }
+        unexpectedTail = u;
+    }
+
+    private void freeUnexpected(Unexpected u) {
+        if (u.data != null) {
+            bufferPool[poolClass(u.data.byteSize())].add(u.data);
+            u.data = null;
+        }
+        u.next = unexpectedFree;
+        unexpectedFree = u;
+    }
+
+    private static int poolClass(long capacity) {
+        return 64 - Long.numberOfLeadingZeros(Math.max(64, capacity) - 1);
+    }
+
+    private MemorySegment pooledBuffer(int length) {
+        int cls = poolClass(length);
+        MemorySegment s = bufferPool[cls].poll();
+        return s != null ? s : MemorySegment.ofArray(new byte[1 << cls]);
+    }
+
+    // ------------------------------------------------------------------ progress
+
+    /** Makes progress on everything in flight; returns the amount of work done (0 = idle). */
+    public int progress() {
+        int work = inbound.read(handler, READ_BATCH);
+        if (pendingOutCount > 0) {
+            work += drivePendingOut();
+        }
+        if (pipelineOutCount > 0) {
+            work += drivePipelineOut();
+        }
+        if (pipelineInCount > 0) {
+            work += drivePipelineIn();
+        }
+        return work;
+    }
+
+    private void onRecord(MemorySegment s, long at, int length) {
+        if (length < MessageHeaderDescriptor.LENGTH || version(s, at) != CURRENT_VERSION || jobId(s, at) != wireJobId
+                || dest(s, at) != rank) {
+            droppedPackets++;
+            return;
+        }
+        byte type = type(s, at);
+        int source = source(s, at);
+        int payload = payloadLength(s, at);
+        if (source < 0 || source >= size || payload < 0 || payload > length - MessageHeaderDescriptor.LENGTH
+                || type < MessageType.EAGER || type > MessageType.MAX) {
+            droppedPackets++;
+            return;
+        }
+        int context = context(s, at);
+        int tag = tag(s, at);
+        switch (type) {
+            case MessageType.EAGER -> {
+                Operation op = matchPosted(context, source, tag);
+                if (op != null) {
+                    deliverEager(op, source, tag, s, at + MessageHeaderDescriptor.LENGTH, payload);
+                } else {
+                    Unexpected u = newUnexpected();
+                    u.set(MessageType.EAGER, context, source, tag, (short) 0, 0, 0, payload);
+                    u.data = pooledBuffer(payload);
+                    u.dataLength = payload;
+                    MemorySegment.copy(s, at + MessageHeaderDescriptor.LENGTH, u.data, 0, payload);
+                    appendUnexpected(u);
+                }
+            }
+            case MessageType.RTS -> {
+                long total = totalLength(s, at);
+                if (total <= 0) {
+                    droppedPackets++;
+                    return;
+                }
+                Operation op = matchPosted(context, source, tag);
+                if (op != null) {
+                    startRendezvousRecv(op, source, tag, handle(s, at), flags(s, at), address(s, at), total);
+                } else {
+                    Unexpected u = newUnexpected();
+                    u.set(MessageType.RTS, context, source, tag, flags(s, at), handle(s, at), address(s, at), total);
+                    appendUnexpected(u);
+                }
+            }
+            case MessageType.CTS -> onCts(source, flags(s, at), handle(s, at), peerHandle(s, at), address(s, at));
+            case MessageType.FIN -> {
+                Operation op = table.lookup(handle(s, at));
+                if (op == null) {
+                    droppedPackets++;
+                    return;
+                }
+                table.release(op.handle);
+                op.complete(op.kind == Operation.SEND ? op.peer : source, op.kind == Operation.SEND ? op.tag : tag,
+                        op.kind == Operation.SEND ? op.length : op.total);
+            }
+            default -> droppedPackets++;
+        }
+    }
+
+    private void onCts(int source, short flags, long handle, long receiverHandle, long address) {
+        Operation op = table.lookup(handle);
+        if (op == null || op.kind != Operation.SEND || op.peer != source) {
+            droppedPackets++;
+            return;
+        }
+        if ((flags & FLAG_TRUNCATED) != 0) {
+            table.release(handle);
+            op.complete(op.peer, op.tag, op.length);
+        } else if ((flags & FLAG_SENDER_WRITES) != 0) {
+            int errno = singleCopy.write(pids[source], address, op.view(), op.length);
+            if (errno != 0) {
+                throw singleCopyFailed(errno, source);
+            }
+            control(source, MessageType.FIN, (short) 0, op.context, op.tag, receiverHandle, 0, 0, op.length);
+            table.release(handle);
+            op.complete(op.peer, op.tag, op.length);
+        } else {
+            table.release(handle);
+            op.peerHandle = receiverHandle;
+            op.transferred = 0;
+            pipelineOut[source].add(op);
+            pipelineOutCount++;
+        }
+    }
+
+    private int drivePipelineOut() {
+        int work = 0;
+        for (int dest = 0; dest < size; dest++) {
+            ArrayDeque<Operation> q = pipelineOut[dest];
+            Operation op = q.peek();
+            if (op == null) {
+                continue;
+            }
+            ExchangeRing ring = outExchange[dest];
+            int chunk = ring.chunk();
+            long slot;
+            while ((slot = ring.tryAcquireSlot()) >= 0) {
+                long n = Math.min(chunk, op.length - op.transferred);
+                Buffers.copyOut(op.array, op.segment, op.offset + op.transferred, ring.segment(),
+                        ExchangeRing.dataOffset(slot), n);
+                ring.publish(slot, op.peerHandle, op.transferred, (int) n);
+                op.transferred += n;
+                work++;
+                if (op.transferred == op.length) {
+                    q.poll();
+                    pipelineOutCount--;
+                    op.complete(op.peer, op.tag, op.length);
+                    op = q.peek();
+                    if (op == null) {
+                        break;
+                    }
+                }
+            }
+        }
+        return work;
+    }
+
+    private int drivePipelineIn() {
+        int work = 0;
+        for (int source = 0; source < size; source++) {
+            if (pipelineIn[source] == 0) {
+                continue;
+            }
+            ExchangeRing ring = inExchange[source];
+            long slot;
+            while ((slot = ring.peekSlot()) >= 0) {
+                Operation op = table.lookup(ring.slotHandle(slot));
+                long at = ring.slotOffset(slot);
+                int n = ring.slotDataLength(slot);
+                if (op == null || op.kind != Operation.RECV || at < 0 || n < 0 || at + n > op.total) {
+                    ring.release();
+                    droppedPackets++;
+                    continue;
+                }
+                Buffers.copyIn(ring.segment(), ExchangeRing.dataOffset(slot), op.array, op.segment, op.offset + at, n);
+                ring.release();
+                op.transferred += n;
+                work++;
+                if (op.transferred == op.total) {
+                    table.release(op.handle);
+                    op.complete(op.statusSource, op.statusTag, op.total);
+                    if (--pipelineIn[source] == 0) {
+                        pipelineInCount--;
+                        break;
+                    }
+                }
+            }
+        }
+        return work;
+    }
+
+    // ------------------------------------------------------------------ waiting
+
+    /** Drives progress until {@code op} completes; throws its error. */
+    void await(Operation op) {
+        int round = 0;
+        while (!op.done) {
+            if (progress() > 0) {
+                round = 0;
+                continue;
+            }
+            if (op.done) {
+                break;
+            }
+            round = idle(round, op.peer);
+        }
+        if (op.error != null) {
+            throw op.error;
+        }
+    }
+
+    /** One progress step on behalf of {@link Operation#test()}. */
+    void progressFor(Operation op) {
+        checkOpen();
+        if (progress() == 0 && !op.done) {
+            long now = System.nanoTime();
+            if (now - lastLivenessNanos > config.livenessMillis() * 1_000_000L) {
+                lastLivenessNanos = now;
+                checkLiveness(op.peer);
+            }
+        }
+    }
+
+    /**
+     * Backs off while nothing happens: spin, then yield the core, then park for growing periods, so
+     * that more ranks than cores still make progress. Checks peer liveness now and then.
+     *
+     * @return the next round number
+     */
+    private int idle(int round, int peer) {
+        if (round < config.spinTries()) {
+            Thread.onSpinWait();
+            return round + 1;
+        }
+        long now = System.nanoTime();
+        if (now - lastLivenessNanos > config.livenessMillis() * 1_000_000L) {
+            lastLivenessNanos = now;
+            checkLiveness(peer);
+        }
+        if (round < config.spinTries() + config.yieldTries()) {
+            Thread.yield();
+            return round + 1;
+        }
+        int exponent = Math.min(round - config.spinTries() - config.yieldTries(), 20);
+        long park = Math.min(1_000L << exponent, config.maxParkMicros() * 1_000L);
+        LockSupport.parkNanos(park);
+        return round + 1;
+    }
+
+    private void checkLiveness(int peer) {
+        String abort = JobControl.abortReason();
+        if (abort != null) {
+            throw new TuttiException.PeerFailed("the job is being stopped: " + abort);
+        }
+        if (job.threads()) {
+            return;
+        }
+        if (peer >= 0) {
+            checkAlive(peer);
+        } else {
+            for (int r = 0; r < size; r++) {
+                checkAlive(r);
+            }
+        }
+    }
+
+    private void checkAlive(int r) {
+        if (r == rank) {
+            return;
+        }
+        boolean alive = ProcessHandle.of(pids[r]).map(ProcessHandle::isAlive).orElse(false);
+        if (!alive) {
+            throw new TuttiException.PeerFailed("rank " + r + " (pid " + pids[r] + ") has exited or was killed;"
+                    + " communication with it is impossible (the launcher reports why it ended)");
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new TuttiException.NotActive("Tutti has been closed (finalized) on rank " + rank
+                    + "; no communication is possible after close()");
+        }
+    }
+
+    /** Whether {@link #close()} has run. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Flushes what is queued for other ranks, then unmaps and removes this rank's files. Sends that
+     * were started but never waited for are completed first when their receivers are alive.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            int round = 0;
+            while ((pendingOutCount > 0 || pipelineOutCount > 0) && JobControl.abortReason() == null) {
+                if (progress() == 0) {
+                    round = idle(round, ANY);
+                }
+            }
+        } catch (TuttiException e) {
+            // a peer is gone: nothing more can be delivered to it
+        } finally {
+            closed = true;
+            if (singleCopy != null) {
+                singleCopy.close();
+            }
+            arena.close();
+            try {
+                Files.deleteIfExists(job.jobDir().resolve(ShmFiles.inboundRingName(rank)));
+                for (int d = 0; d < size; d++) {
+                    Files.deleteIfExists(job.jobDir().resolve(ShmFiles.exchangeRingName(rank, d)));
+                }
+                if (job.launcher() == JobInfo.Launcher.SINGLETON) {
+                    ShmFiles.deleteTree(job.jobDir());
+                }
+            } catch (java.io.IOException ignored) {
+                // the launcher removes the whole job directory at the end anyway
+            }
+        }
+    }
+
+    /** A control packet (CTS, FIN) that found its receiver's ring full. */
+    private static final class Control {
+        byte type;
+        short flags;
+        int context;
+        int tag;
+        long handle;
+        long peerHandle;
+        long address;
+        long total;
+
+        void set(byte type, short flags, int context, int tag, long handle, long peerHandle, long address, long total) {
+            this.type = type;
+            this.flags = flags;
+            this.context = context;
+            this.tag = tag;
+            this.handle = handle;
+            this.peerHandle = peerHandle;
+            this.address = address;
+            this.total = total;
+        }
+    }
+
+    /** A message that arrived before its receive was posted: an eager payload copy, or an RTS. */
+    private static final class Unexpected {
+        byte type;
+        int context;
+        int source;
+        int tag;
+        short flags;
+        long handle;
+        long address;
+        long total;
+        MemorySegment data;
+        int dataLength;
+        Unexpected next;
+
+        void set(byte type, int context, int source, int tag, short flags, long handle, long address, long total) {
+            this.type = type;
+            this.context = context;
+            this.source = source;
+            this.tag = tag;
+            this.flags = flags;
+            this.handle = handle;
+            this.address = address;
+            this.total = total;
+        }
+    }
+}

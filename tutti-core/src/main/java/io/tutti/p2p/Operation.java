@@ -1,0 +1,145 @@
+package io.tutti.p2p;
+
+import io.tutti.Request;
+import io.tutti.Status;
+import io.tutti.TuttiException;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One send or receive in flight: the user's buffer, the match fields, the protocol state and the
+ * completion. Owned by one engine; only its thread reads or writes it.
+ */
+public final class Operation implements Request {
+    static final int SEND = 1;
+    static final int RECV = 2;
+
+    final Engine engine;
+    int kind;
+    boolean done;
+    TuttiException error;
+
+    // the buffer: a primitive array (byte offset from its first element) or a segment
+    Object array;
+    MemorySegment segment;
+    long offset;
+    long length;
+
+    // matching: context, peer (world rank or ANY), tag (or ANY) as posted
+    int context;
+    int peer;
+    int tag;
+
+    // completion status in world ranks; the communicator view is computed on demand
+    int statusSource;
+    int statusTag;
+    long statusBytes;
+    private int[] worldToComm;
+
+    // rendezvous state
+    long handle;
+    long peerHandle;
+    long transferred;
+    long total;
+
+    // intrusive list links (posted receives)
+    Operation next;
+    Operation prev;
+
+    Operation(Engine engine) {
+        this.engine = engine;
+    }
+
+    void reset(int kind, int context, int peer, int tag, Object array, MemorySegment segment, long offset, long length,
+               int[] worldToComm) {
+        this.kind = kind;
+        this.done = false;
+        this.error = null;
+        this.array = array;
+        this.segment = segment;
+        this.offset = offset;
+        this.length = length;
+        this.context = context;
+        this.peer = peer;
+        this.tag = tag;
+        this.statusSource = -1;
+        this.statusTag = -1;
+        this.statusBytes = 0;
+        this.worldToComm = worldToComm;
+        this.handle = 0;
+        this.peerHandle = 0;
+        this.transferred = 0;
+        this.total = 0;
+        this.next = null;
+        this.prev = null;
+    }
+
+    void complete(int source, int tag, long bytes) {
+        this.statusSource = source;
+        this.statusTag = tag;
+        this.statusBytes = bytes;
+        this.done = true;
+    }
+
+    void fail(TuttiException e) {
+        this.error = e;
+        this.done = true;
+    }
+
+    /** A segment over the whole user buffer region (allocates for arrays: large messages only). */
+    MemorySegment view() {
+        if (array == null) {
+            return segment.asSlice(offset, length);
+        }
+        return Buffers.ofArray(array).asSlice(offset, length);
+    }
+
+    boolean isNative() {
+        return array == null && segment.isNative();
+    }
+
+    @Override
+    public Status waitFor() {
+        engine.await(this);
+        return status();
+    }
+
+    /** Waits and fills {@code into} instead of allocating a status. */
+    public void waitFor(Status into) {
+        engine.await(this);
+        fill(into);
+    }
+
+    @Override
+    public boolean test() {
+        if (!done) {
+            engine.progressFor(this);
+        }
+        if (done && error != null) {
+            throw error;
+        }
+        return done;
+    }
+
+    @Override
+    public boolean isDone() {
+        return done;
+    }
+
+    @Override
+    public Status status() {
+        Status s = new Status();
+        fill(s);
+        return s;
+    }
+
+    void fill(Status into) {
+        if (into == null) {
+            return;
+        }
+        int source = statusSource;
+        if (source >= 0 && worldToComm != null) {
+            source = worldToComm[source];
+        }
+        into.set(source, statusTag, statusBytes);
+    }
+}

@@ -1,0 +1,169 @@
+package io.tutti.transport.shm;
+
+import static io.tutti.transport.shm.InboundRingDescriptor.*;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Multi-producer, single-consumer ring of variable-length records over shared memory
+ * (layout in {@link InboundRingDescriptor}).
+ *
+ * <p>Producers: {@link #tryClaim} reserves space with a CAS on the tail, the caller writes the body,
+ * then {@link #commit} publishes it with a release store of the stamp. Producers may run in any
+ * process or thread. Consumer: {@link #read} is called by one thread only; it reads stamps with
+ * acquire loads and hands each body to the handler in place, then releases the space by a release
+ * store of the head.
+ */
+public final class InboundRing {
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    /** Receives one record body, in place; it must not keep a reference past the call. */
+    @FunctionalInterface
+    public interface RecordHandler {
+        void onRecord(MemorySegment segment, long bodyOffset, int bodyLength);
+    }
+
+    private final MemorySegment segment;
+    private final int capacity;
+    private final int mask;
+    private final int maxBodyLength;
+    private final long tailAt;
+    private final long headCacheAt;
+    private final long headAt;
+    /** Consumer-local copy of the head; only the consumer touches it. */
+    private long head;
+
+    public InboundRing(MemorySegment segment) {
+        long capacityLong = segment.byteSize() - TRAILER_LENGTH;
+        if (capacityLong <= 0 || capacityLong > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("segment of " + segment.byteSize() + " bytes is not an inbound ring");
+        }
+        this.capacity = (int) capacityLong;
+        checkCapacity(capacity);
+        this.segment = segment;
+        this.mask = capacity - 1;
+        this.maxBodyLength = capacity / 4 - RECORD_HEADER_LENGTH;
+        this.tailAt = capacity + TAIL_POSITION_OFFSET;
+        this.headCacheAt = capacity + HEAD_CACHE_POSITION_OFFSET;
+        this.headAt = capacity + HEAD_POSITION_OFFSET;
+        this.head = (long) LONG.getVolatile(segment, headAt);
+    }
+
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    /** The largest body one record may carry (a quarter of the capacity, so producers never starve). */
+    public int maxBodyLength() {
+        return maxBodyLength;
+    }
+
+    /**
+     * Reserves a record for a body of {@code bodyLength} bytes. Thread-safe (CAS on the tail).
+     *
+     * @return the record's position, or -1 if the ring has no room now; the body starts at
+     *     {@link #bodyOffset(long)}
+     */
+    public long tryClaim(int bodyLength) {
+        if (bodyLength < 0 || bodyLength > maxBodyLength) {
+            throw new IllegalArgumentException("record body of " + bodyLength + " bytes exceeds the ring's limit of "
+                    + maxBodyLength + " bytes");
+        }
+        final int recordLength = RECORD_HEADER_LENGTH + bodyLength;
+        final int required = align(recordLength);
+        long headCache = (long) LONG.getOpaque(segment, headCacheAt);
+        long tail;
+        int padding;
+        do {
+            tail = (long) LONG.getVolatile(segment, tailAt);
+            final int tailIndex = (int) tail & mask;
+            final int toEnd = capacity - tailIndex;
+            padding = required > toEnd ? toEnd : 0;
+            final long needed = (long) required + padding;
+            if (needed > capacity - (tail - headCache)) {
+                headCache = (long) LONG.getVolatile(segment, headAt);
+                if (needed > capacity - (tail - headCache)) {
+                    return -1;
+                }
+                LONG.setOpaque(segment, headCacheAt, headCache);
+            }
+        } while (!LONG.compareAndSet(segment, tailAt, tail, tail + padding + required));
+
+        if (padding != 0) {
+            final long at = tail & mask;
+            segment.set(ValueLayout.JAVA_INT, at + LENGTH_OFFSET, padding);
+            segment.set(ValueLayout.JAVA_INT, at + TYPE_OFFSET, TYPE_PADDING);
+            LONG.setRelease(segment, at + STAMP_OFFSET, stampOf(tail));
+            tail += padding;
+        }
+        final long at = tail & mask;
+        segment.set(ValueLayout.JAVA_INT, at + LENGTH_OFFSET, recordLength);
+        segment.set(ValueLayout.JAVA_INT, at + TYPE_OFFSET, TYPE_MESSAGE);
+        return tail;
+    }
+
+    /** Offset in {@link #segment()} of the body of the record claimed at {@code position}. */
+    public long bodyOffset(long position) {
+        return (position & mask) + RECORD_HEADER_LENGTH;
+    }
+
+    /** Publishes a claimed record: release store of its stamp, after the body writes. */
+    public void commit(long position) {
+        LONG.setRelease(segment, (position & mask) + STAMP_OFFSET, stampOf(position));
+    }
+
+    /**
+     * Consumer only: hands up to {@code limit} visible records to the handler in ring order, then
+     * releases their space.
+     *
+     * @return the number of messages handled
+     */
+    public int read(RecordHandler handler, int limit) {
+        long position = head;
+        int handled = 0;
+        try {
+            while (handled < limit) {
+                final long at = position & mask;
+                if ((long) LONG.getAcquire(segment, at + STAMP_OFFSET) != stampOf(position)) {
+                    break;
+                }
+                final int length = segment.get(ValueLayout.JAVA_INT, at + LENGTH_OFFSET);
+                final int type = segment.get(ValueLayout.JAVA_INT, at + TYPE_OFFSET);
+                if (length < RECORD_HEADER_LENGTH || length > capacity - at) {
+                    throw new IllegalStateException("inbound ring corrupt at position " + position + ": length " + length);
+                }
+                if (type == TYPE_MESSAGE) {
+                    // advance first so that a handler which throws does not see the record again
+                    position += align(length);
+                    head = position;
+                    handled++;
+                    handler.onRecord(segment, at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);
+                } else {
+                    position += align(length);
+                    head = position;
+                }
+            }
+        } finally {
+            if (head != (long) LONG.getOpaque(segment, headAt)) {
+                LONG.setRelease(segment, headAt, head);
+            }
+        }
+        return handled;
+    }
+
+    /** The stamp of a record at {@code position}: never 0, so fresh zeroed memory holds no record. */
+    static long stampOf(long position) {
+        return ~position;
+    }
+
+    /** Consumer only: whether a record is visible at the head. */
+    public boolean hasRecord() {
+        return (long) LONG.getAcquire(segment, (head & mask) + STAMP_OFFSET) == stampOf(head);
+    }
+}

@@ -1,0 +1,66 @@
+package io.tutti.transport.shm;
+
+/**
+ * Layout of a rank's inbound ring: the system channel, many producers (every local peer and the
+ * network receive path) and one consumer (the owning rank).
+ *
+ * <pre>
+ *  +------------------------------------------------------------+
+ *  |  data: capacity bytes (a power of two), records below       |
+ *  +------------------------------------------------------------+
+ *  |  trailer, each field on its own 128-byte line:              |
+ *  |    +0    tail position   i64  producers claim with CAS      |
+ *  |    +128  head cache      i64  producers' hint of the head   |
+ *  |    +256  head position   i64  written by the consumer only  |
+ *  |    +384  consumer state  i32  (reserved for a doorbell)     |
+ *  +------------------------------------------------------------+
+ *
+ *  record (aligned to 16 bytes):
+ *  +------------------------------------------------------------+
+ *  |  stamp  i64: ~position of the record; stored last (release) |  0
+ *  |  length i32: header + body, unaligned                       |  8
+ *  |  type   i32: MESSAGE or PADDING                             | 12
+ *  |  body ...  (a wire message: header and payload)             | 16
+ *  +------------------------------------------------------------+
+ * </pre>
+ *
+ * A record is visible once its stamp equals the complement of its position. Stale bytes from an
+ * earlier lap carry an older position and fresh memory holds 0, so the consumer never zeroes what
+ * it has read.
+ */
+public final class InboundRingDescriptor {
+    public static final int ALIGNMENT = 16;
+    public static final int RECORD_HEADER_LENGTH = 16;
+    public static final int STAMP_OFFSET = 0;
+    public static final int LENGTH_OFFSET = 8;
+    public static final int TYPE_OFFSET = 12;
+
+    public static final int TYPE_PADDING = 1;
+    public static final int TYPE_MESSAGE = 2;
+
+    public static final int TAIL_POSITION_OFFSET = 0;
+    public static final int HEAD_CACHE_POSITION_OFFSET = 128;
+    public static final int HEAD_POSITION_OFFSET = 256;
+    public static final int CONSUMER_STATE_OFFSET = 384;
+    public static final int TRAILER_LENGTH = 512;
+
+    private InboundRingDescriptor() {
+    }
+
+    /** File size for a ring of the given data capacity. */
+    public static long fileLength(int capacity) {
+        checkCapacity(capacity);
+        return (long) capacity + TRAILER_LENGTH;
+    }
+
+    public static void checkCapacity(int capacity) {
+        if (capacity < 4096 || Integer.bitCount(capacity) != 1) {
+            throw new IllegalArgumentException(
+                    "inbound ring capacity must be a power of two of at least 4096 bytes, got " + capacity);
+        }
+    }
+
+    public static int align(int length) {
+        return (length + ALIGNMENT - 1) & -ALIGNMENT;
+    }
+}

@@ -1,0 +1,57 @@
+package io.tutti.wire;
+
+/**
+ * The packet types of the wire format. The first five carry point-to-point traffic; the others are
+ * reserved for the network rails, RMA, the offload engine and in-network computing.
+ */
+public final class MessageType {
+    /** Small message, payload inline; matched at the receiver or queued as unexpected. */
+    public static final byte EAGER = 1;
+    /** Request to send a large message; carries its length and, for a single copy, the buffer address. */
+    public static final byte RTS = 2;
+    /** Clear to send: the receiver matched an RTS and says how the data is to move. */
+    public static final byte CTS = 3;
+    /** A fragment of a large message. */
+    public static final byte DATA = 4;
+    /** The data of a single-copy transfer is in place; completes the request named by the handle. */
+    public static final byte FIN = 5;
+    public static final byte PUT = 6;
+    public static final byte GET = 7;
+    public static final byte GET_REPLY = 8;
+    public static final byte ACK = 9;
+    public static final byte NAK = 10;
+    public static final byte CNTR_ADD = 11;
+    public static final byte NIC_REDUCE = 12;
+    public static final byte INC_CTRL = 13;
+    public static final byte INC_DATA = 14;
+    public static final byte HEARTBEAT = 15;
+    public static final byte HELLO = 16;
+    /** Highest type number a decoder accepts. */
+    public static final byte MAX = HELLO;
+
+    private MessageType() {
+    }
+
+    /** Human-readable name for logs and error messages. */
+    public static String name(byte type) {
+        return switch (type) {
+            case EAGER -> "EAGER";
+            case RTS -> "RTS";
+            case CTS -> "CTS";
+            case DATA -> "DATA";
+            case FIN -> "FIN";
+            case PUT -> "PUT";
+            case GET -> "GET";
+            case GET_REPLY -> "GET_REPLY";
+            case ACK -> "ACK";
+            case NAK -> "NAK";
+            case CNTR_ADD -> "CNTR_ADD";
+            case NIC_REDUCE -> "NIC_REDUCE";
+            case INC_CTRL -> "INC_CTRL";
+            case INC_DATA -> "INC_DATA";
+            case HEARTBEAT -> "HEARTBEAT";
+            case HELLO -> "HELLO";
+            default -> "UNKNOWN(" + type + ")";
+        };
+    }
+}
