@@ -19,6 +19,7 @@ rm -rf "$out"; mkdir -p "$out"
 LAT_SIZES=8,64,1024,16384,65536,1048576
 BW_SIZES=8,1024,65536,1048576,4194304
 
+steal0=$(awk '/^cpu /{print $9}' /proc/stat)
 "$run" latency --sizes "$LAT_SIZES" >/dev/null   # discarded warm-up round
 for r in $(seq 1 "$rounds"); do
     "$run" latency --sizes "$LAT_SIZES" > "$out/latency.$r"
@@ -47,6 +48,8 @@ summary() {
         { if (NR > 1 && $1 != size) { flush(); cnt = 0 } size = $1; v[++cnt] = $2 }
         END { if (cnt) flush() }'
 }
+steal1=$(awk '/^cpu /{print $9}' /proc/stat)
+echo "# hypervisor steal time during the runs: $((steal1 - steal0)) ticks of 1/$(getconf CLK_TCK) s (all CPUs)"
 for f in latency bw bibw tcp-latency tcp-bw sc-cma-latency sc-none-latency sc-cma-bw sc-none-bw; do
     summary "$f"
 done

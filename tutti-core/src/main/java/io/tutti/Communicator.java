@@ -97,6 +97,20 @@ public final class Communicator {
                 (long) count << 0);
     }
 
+    /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
+    public Request sendInit(byte[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return engine.sendInit(context, worldDest(dest), checkTag(tag), buf, null, (long) offset << 0,
+                (long) count << 0);
+    }
+
+    /** A persistent receive into this region: {@link Request#start()} posts it again. */
+    public Request recvInit(byte[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return engine.recvInit(context, worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 0,
+                (long) count << 0, worldToComm);
+    }
+
     /** Nonblocking receive. */
     public Request irecv(byte[] buf, int offset, int count, int source, int tag) {
         checkArray(buf, buf.length, offset, count);
@@ -129,6 +143,20 @@ public final class Communicator {
         checkArray(buf, buf.length, offset, count);
         return engine.isend(context, worldDest(dest), checkTag(tag), buf, null, (long) offset << 1,
                 (long) count << 1);
+    }
+
+    /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
+    public Request sendInit(short[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return engine.sendInit(context, worldDest(dest), checkTag(tag), buf, null, (long) offset << 1,
+                (long) count << 1);
+    }
+
+    /** A persistent receive into this region: {@link Request#start()} posts it again. */
+    public Request recvInit(short[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return engine.recvInit(context, worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 1,
+                (long) count << 1, worldToComm);
     }
 
     /** Nonblocking receive. */
@@ -165,6 +193,20 @@ public final class Communicator {
                 (long) count << 2);
     }
 
+    /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
+    public Request sendInit(int[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return engine.sendInit(context, worldDest(dest), checkTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2);
+    }
+
+    /** A persistent receive into this region: {@link Request#start()} posts it again. */
+    public Request recvInit(int[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return engine.recvInit(context, worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2, worldToComm);
+    }
+
     /** Nonblocking receive. */
     public Request irecv(int[] buf, int offset, int count, int source, int tag) {
         checkArray(buf, buf.length, offset, count);
@@ -197,6 +239,20 @@ public final class Communicator {
         checkArray(buf, buf.length, offset, count);
         return engine.isend(context, worldDest(dest), checkTag(tag), buf, null, (long) offset << 3,
                 (long) count << 3);
+    }
+
+    /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
+    public Request sendInit(long[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return engine.sendInit(context, worldDest(dest), checkTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3);
+    }
+
+    /** A persistent receive into this region: {@link Request#start()} posts it again. */
+    public Request recvInit(long[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return engine.recvInit(context, worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3, worldToComm);
     }
 
     /** Nonblocking receive. */
@@ -233,6 +289,20 @@ public final class Communicator {
                 (long) count << 2);
     }
 
+    /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
+    public Request sendInit(float[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return engine.sendInit(context, worldDest(dest), checkTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2);
+    }
+
+    /** A persistent receive into this region: {@link Request#start()} posts it again. */
+    public Request recvInit(float[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return engine.recvInit(context, worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2, worldToComm);
+    }
+
     /** Nonblocking receive. */
     public Request irecv(float[] buf, int offset, int count, int source, int tag) {
         checkArray(buf, buf.length, offset, count);
@@ -265,6 +335,20 @@ public final class Communicator {
         checkArray(buf, buf.length, offset, count);
         return engine.isend(context, worldDest(dest), checkTag(tag), buf, null, (long) offset << 3,
                 (long) count << 3);
+    }
+
+    /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
+    public Request sendInit(double[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return engine.sendInit(context, worldDest(dest), checkTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3);
+    }
+
+    /** A persistent receive into this region: {@link Request#start()} posts it again. */
+    public Request recvInit(double[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return engine.recvInit(context, worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3, worldToComm);
     }
 
     /** Nonblocking receive. */
@@ -300,6 +384,17 @@ public final class Communicator {
 
     public Request irecv(MemorySegment buf, int source, int tag) {
         return engine.irecv(context, worldSource(source), checkRecvTag(tag), null, checkSegment(buf), 0,
+                buf.byteSize(), worldToComm);
+    }
+
+    /** A persistent send of the whole segment. */
+    public Request sendInit(MemorySegment buf, int dest, int tag) {
+        return engine.sendInit(context, worldDest(dest), checkTag(tag), null, checkSegment(buf), 0, buf.byteSize());
+    }
+
+    /** A persistent receive into the segment. */
+    public Request recvInit(MemorySegment buf, int source, int tag) {
+        return engine.recvInit(context, worldSource(source), checkRecvTag(tag), null, checkSegment(buf), 0,
                 buf.byteSize(), worldToComm);
     }
 

@@ -5,8 +5,22 @@ package io.tutti;
  * {@link #test()}; a request belongs to the rank (thread) that started it.
  */
 public interface Request {
+    /**
+     * Starts a persistent request (from {@code sendInit}/{@code recvInit}) again; it must have
+     * completed. Persistent requests are the allocation-free way to repeat an exchange.
+     */
+    default void start() {
+        throw new TuttiException.InvalidArgument("only persistent requests (sendInit, recvInit) can be started");
+    }
+
     /** Drives progress until the operation completes; throws its error, if any. */
     Status waitFor();
+
+    /**
+     * Drives progress until the operation completes and fills {@code into} (may be null) instead of
+     * allocating a status: the allocation-free form for loops.
+     */
+    void waitFor(Status into);
 
     /** Drives progress once; true when the operation has completed (its error is thrown then). */
     boolean test();

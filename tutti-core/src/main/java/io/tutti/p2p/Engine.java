@@ -343,6 +343,45 @@ public final class Engine implements AutoCloseable {
         return work;
     }
 
+    /** A persistent send: inactive until {@link Operation#start()}. */
+    public Operation sendInit(int context, int dest, int tag, Object array, MemorySegment segment, long offset,
+                              long length) {
+        checkOpen();
+        Operation op = new Operation(this);
+        op.reset(0, context, dest, tag, array, segment, offset, length, null);
+        persist(op, Operation.SEND, dest, tag, offset, length);
+        return op;
+    }
+
+    /** A persistent receive: inactive until {@link Operation#start()}. */
+    public Operation recvInit(int context, int source, int tag, Object array, MemorySegment segment, long offset,
+                              long length, int[] worldToComm) {
+        checkOpen();
+        Operation op = new Operation(this);
+        op.reset(0, context, source, tag, array, segment, offset, length, worldToComm);
+        persist(op, Operation.RECV, source, tag, offset, length);
+        return op;
+    }
+
+    private static void persist(Operation op, int kind, int peer, int tag, long offset, long length) {
+        op.persistent = true;
+        op.initPeer = peer;
+        op.initTag = tag;
+        op.initOffset = offset;
+        op.initLength = length;
+        op.persistentKind = kind;
+        op.done = true;
+    }
+
+    void restart(Operation op) {
+        if (op.persistentKind == Operation.SEND) {
+            startSend(op, op.context, op.initPeer, op.initTag, op.array, op.segment, op.initOffset, op.initLength);
+        } else {
+            startRecv(op, op.context, op.initPeer, op.initTag, op.array, op.segment, op.initOffset, op.initLength,
+                    op.worldToComm());
+        }
+    }
+
     // ------------------------------------------------------------------ receives
 
     /** Starts a receive into the buffer; {@code source} and {@code tag} may be {@link #ANY}. */

@@ -41,6 +41,14 @@ public final class Operation implements Request {
     long transferred;
     long total;
 
+    // persistent requests: the arguments start() replays
+    boolean persistent;
+    int persistentKind;
+    int initPeer;
+    int initTag;
+    long initOffset;
+    long initLength;
+
     // intrusive list links (posted receives)
     Operation next;
     Operation prev;
@@ -98,12 +106,24 @@ public final class Operation implements Request {
     }
 
     @Override
+    public void start() {
+        if (!persistent) {
+            Request.super.start();
+        }
+        if (!done) {
+            throw new TuttiException.InvalidArgument("this persistent request is still active: wait for it before"
+                    + " starting it again");
+        }
+        engine.restart(this);
+    }
+
+    @Override
     public Status waitFor() {
         engine.await(this);
         return status();
     }
 
-    /** Waits and fills {@code into} instead of allocating a status. */
+    @Override
     public void waitFor(Status into) {
         engine.await(this);
         fill(into);
@@ -130,6 +150,10 @@ public final class Operation implements Request {
         Status s = new Status();
         fill(s);
         return s;
+    }
+
+    int[] worldToComm() {
+        return worldToComm;
     }
 
     void fill(Status into) {

@@ -3,6 +3,7 @@ package io.tutti.p2p;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.tutti.Communicator;
+import io.tutti.Config;
 import io.tutti.Request;
 import io.tutti.Status;
 import io.tutti.Tutti;
@@ -72,8 +73,9 @@ class PointToPointTest {
     void largeMessagesTakeEverySingleCopyRoute(String route) {
         int bytes = 5_000_003;
         job(2, rank -> {
-            try (Tutti t = Tutti.init(new String[0]); Arena arena = Arena.ofConfined()) {
+            try (Tutti t = Tutti.init(Config.defaults().withSingleCopy(true)); Arena arena = Arena.ofConfined()) {
                 Communicator w = t.world();
+                assertEquals(io.tutti.transport.shm.SingleCopy.platformSupported(), t.engine().singleCopyEnabled());
                 boolean nativeHere = rank == 0 ? route.startsWith("native") : route.endsWith("native");
                 MemorySegment buf = nativeHere ? arena.allocate(bytes) : MemorySegment.ofArray(new byte[bytes]);
                 if (rank == 0) {

@@ -111,9 +111,10 @@ public final class SingleCopy implements AutoCloseable {
     private int vm(MethodHandle call, int pid, long localAddress, long remoteAddress, long length) throws Throwable {
         long done = 0;
         while (done < length) {
-            local.set(ValueLayout.ADDRESS, 0, MemorySegment.ofAddress(localAddress + done));
+            // raw addresses as longs: no segment object per call
+            local.set(ValueLayout.JAVA_LONG, 0, localAddress + done);
             local.set(ValueLayout.JAVA_LONG, 8, length - done);
-            remote.set(ValueLayout.ADDRESS, 0, MemorySegment.ofAddress(remoteAddress + done));
+            remote.set(ValueLayout.JAVA_LONG, 0, remoteAddress + done);
             remote.set(ValueLayout.JAVA_LONG, 8, length - done);
             long n = (long) call.invokeExact(callState, pid, local, 1L, remote, 1L, 0L);
             if (n <= 0) {

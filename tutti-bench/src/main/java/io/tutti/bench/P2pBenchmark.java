@@ -1,0 +1,362 @@
+package io.tutti.bench;
+
+import io.tutti.Communicator;
+import io.tutti.Request;
+import io.tutti.Status;
+import io.tutti.Tutti;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Locale;
+import org.HdrHistogram.Histogram;
+
+/**
+ * OSU-style point-to-point benchmarks between ranks 0 and 1 (other ranks wait): {@code latency}
+ * (one-way, half the round trip of a ping-pong; the figure is the median, with min and p99),
+ * {@code bw} (a window of 64 sends, then an acknowledgement; MB/s with MB = 10^6 bytes) and
+ * {@code bibw} (both directions at once). Run by {@code tutti bench}; rank 0 prints.
+ *
+ * <p>The timed loops use blocking calls or persistent requests only, so they allocate nothing; the
+ * allocation per message is measured (thread allocated bytes) and reported.
+ */
+public final class P2pBenchmark {
+    static final int WINDOW = 64;
+    static final int TAG = 1;
+    static final int ACK_TAG = 2;
+
+    private P2pBenchmark() {
+    }
+
+    /** The parsed command line. */
+    record Options(String mode, long[] sizes, int iters, int warmup, boolean json, boolean segment) {
+        static Options parse(String[] args) {
+            if (args.length == 0) {
+                throw new IllegalArgumentException("usage: P2pBenchmark latency|bw|bibw [--sizes LIST] [--iters N]"
+                        + " [--warmup N] [--json] [--buffer array|segment]");
+            }
+            String mode = args[0];
+            if (!List.of("latency", "bw", "bibw").contains(mode)) {
+                throw new IllegalArgumentException("unknown benchmark '" + mode + "': use latency, bw or bibw");
+            }
+            long[] sizes = null;
+            int iters = -1;
+            int warmup = -1;
+            boolean json = false;
+            boolean segment = true;
+            for (int i = 1; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--sizes" -> sizes = parseSizes(value(args, ++i, "--sizes"));
+                    case "--iters" -> iters = Integer.parseInt(value(args, ++i, "--iters"));
+                    case "--warmup" -> warmup = Integer.parseInt(value(args, ++i, "--warmup"));
+                    case "--json" -> json = true;
+                    case "--buffer" -> {
+                        String b = value(args, ++i, "--buffer");
+                        if (!b.equals("array") && !b.equals("segment")) {
+                            throw new IllegalArgumentException("--buffer takes array or segment, not '" + b + "'");
+                        }
+                        segment = b.equals("segment");
+                    }
+                    default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
+                }
+            }
+            if (sizes == null) {
+                sizes = mode.equals("latency")
+                        ? new long[] {0, 1, 8, 64, 512, 1024, 4096, 16384, 65536, 262144, 1048576}
+                        : new long[] {8, 1024, 16384, 65536, 262144, 1048576, 4194304};
+            }
+            return new Options(mode, sizes, iters, warmup, json, segment);
+        }
+
+        private static String value(String[] args, int i, String option) {
+            if (i >= args.length) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            return args[i];
+        }
+
+        static long[] parseSizes(String list) {
+            String[] parts = list.split(",");
+            long[] out = new long[parts.length];
+            for (int i = 0; i < parts.length; i++) {
+                String p = parts[i].trim().toLowerCase(Locale.ROOT);
+                long mult = 1;
+                if (p.endsWith("k")) {
+                    mult = 1024;
+                    p = p.substring(0, p.length() - 1);
+                } else if (p.endsWith("m")) {
+                    mult = 1024 * 1024;
+                    p = p.substring(0, p.length() - 1);
+                }
+                out[i] = Long.parseLong(p) * mult;
+                if (out[i] < 0 || out[i] > Integer.MAX_VALUE) {
+                    throw new IllegalArgumentException("size out of range: " + parts[i]);
+                }
+            }
+            return out;
+        }
+
+        int itersFor(long size) {
+            if (iters > 0) {
+                return iters;
+            }
+            boolean lat = mode.equals("latency");
+            if (size <= 16384) {
+                return lat ? 20000 : 400;
+            }
+            return (int) Math.max(lat ? 100 : 20, (lat ? 20000 : 400) * 16384 / size);
+        }
+
+        int warmupFor(long size) {
+            return warmup >= 0 ? warmup : Math.max(10, itersFor(size) / 10);
+        }
+    }
+
+    public static void main(String[] args) {
+        Options o = Options.parse(args);
+        try (Tutti tutti = Tutti.init(args); Arena arena = Arena.ofShared()) {
+            Communicator world = tutti.world();
+            if (world.size() < 2) {
+                throw new IllegalArgumentException("point-to-point benchmarks need at least 2 ranks (run with -n 2)");
+            }
+            int rank = world.rank();
+            if (rank == 0) {
+                header(o, world, tutti);
+            }
+            if (rank < 2) {
+                warmUp(world, arena, o.segment());
+            }
+            for (long size : o.sizes()) {
+                Buffers b = new Buffers(o.segment(), (int) size, arena);
+                if (rank < 2) {
+                    Row row = switch (o.mode()) {
+                        case "latency" -> latency(world, b, size, o.itersFor(size), o.warmupFor(size));
+                        case "bw" -> bandwidth(world, b, size, o.itersFor(size), o.warmupFor(size), false);
+                        default -> bandwidth(world, b, size, o.itersFor(size), o.warmupFor(size), true);
+                    };
+                    if (rank == 0) {
+                        print(o, row);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs every code path the measurement will take (eager and pipelined, ping-pong and window)
+     * until the JIT has compiled it, so the first size is not measured in the interpreter.
+     */
+    static void warmUp(Communicator c, Arena arena, boolean segment) {
+        Buffers small = new Buffers(segment, 8, arena);
+        Buffers large = new Buffers(segment, 256 * 1024, arena);
+        latency(c, small, 8, 30_000, 0);
+        latency(c, large, 256 * 1024, 300, 0);
+        bandwidth(c, small, 8, 300, 0, false);
+        bandwidth(c, large, 256 * 1024, 20, 0, false);
+    }
+
+    /** A send and a receive buffer of one kind and size, and a window of each for bandwidth. */
+    static final class Buffers {
+        final Object sendArray;
+        final Object recvArray;
+        final MemorySegment sendSegment;
+        final MemorySegment recvSegment;
+
+        Buffers(boolean segment, int size, Arena arena) {
+            if (segment) {
+                sendSegment = arena.allocate(Math.max(1, size), 64).asSlice(0, size);
+                recvSegment = arena.allocate(Math.max(1, size), 64).asSlice(0, size);
+                sendSegment.fill((byte) 1);
+                sendArray = null;
+                recvArray = null;
+            } else {
+                byte[] s = new byte[size];
+                java.util.Arrays.fill(s, (byte) 1);
+                sendArray = s;
+                recvArray = new byte[size];
+                sendSegment = null;
+                recvSegment = null;
+            }
+        }
+
+        void send(Communicator c, int dest, int tag) {
+            if (sendSegment != null) {
+                c.send(sendSegment, dest, tag);
+            } else {
+                byte[] a = (byte[]) sendArray;
+                c.send(a, 0, a.length, dest, tag);
+            }
+        }
+
+        void recv(Communicator c, int source, int tag, Status s) {
+            if (recvSegment != null) {
+                c.recv(recvSegment, source, tag, s);
+            } else {
+                byte[] a = (byte[]) recvArray;
+                c.recv(a, 0, a.length, source, tag, s);
+            }
+        }
+
+        Request sendInit(Communicator c, int dest, int tag) {
+            if (sendSegment != null) {
+                return c.sendInit(sendSegment, dest, tag);
+            }
+            byte[] a = (byte[]) sendArray;
+            return c.sendInit(a, 0, a.length, dest, tag);
+        }
+
+        Request recvInit(Communicator c, int source, int tag) {
+            if (recvSegment != null) {
+                return c.recvInit(recvSegment, source, tag);
+            }
+            byte[] a = (byte[]) recvArray;
+            return c.recvInit(a, 0, a.length, source, tag);
+        }
+    }
+
+    /** One result row. */
+    record Row(long size, double figure, double min, double p99, double allocPerMessage, String unit) {
+    }
+
+    static Row latency(Communicator c, Buffers b, long size, int iters, int warmup) {
+        int peer = 1 - c.rank();
+        Status st = new Status();
+        Histogram h = new Histogram(3_600_000_000_000L, 3);
+        boolean first = c.rank() == 0;
+        for (int i = 0; i < warmup; i++) {
+            pingPong(c, b, peer, first, st);
+        }
+        long allocBefore = allocated();
+        for (int i = 0; i < iters; i++) {
+            long t0 = System.nanoTime();
+            pingPong(c, b, peer, first, st);
+            long rtt = System.nanoTime() - t0;
+            h.recordValue(Math.max(1, rtt));
+        }
+        long alloc = allocated() - allocBefore;
+        // one-way latency = half the round trip
+        return new Row(size, h.getValueAtPercentile(50) / 2000.0, h.getMinValue() / 2000.0,
+                h.getValueAtPercentile(99) / 2000.0, Math.max(0, alloc) / (2.0 * iters), "us");
+    }
+
+    private static void pingPong(Communicator c, Buffers b, int peer, boolean first, Status st) {
+        if (first) {
+            b.send(c, peer, TAG);
+            b.recv(c, peer, TAG, st);
+        } else {
+            b.recv(c, peer, TAG, st);
+            b.send(c, peer, TAG);
+        }
+    }
+
+    static Row bandwidth(Communicator c, Buffers b, long size, int iters, int warmup, boolean bidirectional) {
+        int peer = 1 - c.rank();
+        boolean sender = c.rank() == 0;
+        Request[] sends = new Request[WINDOW];
+        Request[] recvs = new Request[WINDOW];
+        for (int w = 0; w < WINDOW; w++) {
+            sends[w] = b.sendInit(c, peer, TAG);
+            recvs[w] = b.recvInit(c, peer, TAG);
+        }
+        byte[] ack = new byte[4];
+        Request ackSend = c.sendInit(ack, 0, 4, peer, ACK_TAG);
+        Request ackRecv = c.recvInit(ack, 0, 4, peer, ACK_TAG);
+        for (int i = 0; i < warmup; i++) {
+            window(sender, bidirectional, sends, recvs, ackSend, ackRecv);
+        }
+        long allocBefore = allocated();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < iters; i++) {
+            window(sender, bidirectional, sends, recvs, ackSend, ackRecv);
+        }
+        long elapsed = System.nanoTime() - t0;
+        long alloc = allocated() - allocBefore;
+        double bytes = (double) size * WINDOW * iters * (bidirectional ? 2 : 1);
+        double mbps = bytes / (elapsed / 1e9) / 1e6;
+        return new Row(size, mbps, Double.NaN, Double.NaN, Math.max(0, alloc) / ((double) WINDOW * iters), "MB/s");
+    }
+
+    private static void window(boolean sender, boolean bidirectional, Request[] sends, Request[] recvs,
+                               Request ackSend, Request ackRecv) {
+        if (sender || bidirectional) {
+            if (bidirectional) {
+                for (Request r : recvs) {
+                    r.start();
+                }
+            }
+            for (Request r : sends) {
+                r.start();
+            }
+            for (Request r : sends) {
+                r.waitFor(null);
+            }
+            if (bidirectional) {
+                for (Request r : recvs) {
+                    r.waitFor(null);
+                }
+            }
+            if (sender) {
+                ackRecv.start();
+                ackRecv.waitFor(null);
+            } else {
+                ackSend.start();
+                ackSend.waitFor(null);
+            }
+        } else {
+            for (Request r : recvs) {
+                r.start();
+            }
+            for (Request r : recvs) {
+                r.waitFor(null);
+            }
+            ackSend.start();
+            ackSend.waitFor(null);
+        }
+    }
+
+    private static long allocated() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
+    }
+
+    private static void header(Options o, Communicator world, Tutti tutti) {
+        if (o.json()) {
+            return;
+        }
+        String title = switch (o.mode()) {
+            case "latency" -> "# Tutti one-way latency (median of ping-pong round trips / 2)";
+            case "bw" -> "# Tutti bandwidth (window of " + WINDOW + " messages)";
+            default -> "# Tutti bidirectional bandwidth (window of " + WINDOW + " messages each way)";
+        };
+        System.out.println(title);
+        System.out.println("# ranks " + world.size() + ", buffers " + (o.segment() ? "off-heap segments" : "Java arrays")
+                + ", eager limit " + tutti.engine().config().eagerLimit() + " B, single copy "
+                + (tutti.engine().singleCopyEnabled() ? "on" : "off") + ", java " + Runtime.version());
+        if (o.mode().equals("latency")) {
+            System.out.printf("# %-10s %12s %12s %12s %14s%n", "Size", "Median(us)", "Min(us)", "P99(us)", "Alloc(B/msg)");
+        } else {
+            System.out.printf("# %-10s %12s %14s%n", "Size", "MB/s", "Alloc(B/msg)");
+        }
+    }
+
+    private static void print(Options o, Row r) {
+        if (o.json()) {
+            StringBuilder sb = new StringBuilder();
+            sb.append("{\"benchmark\":\"").append(o.mode()).append("\",\"buffer\":\"")
+                    .append(o.segment() ? "segment" : "array").append("\",\"size\":").append(r.size());
+            if (o.mode().equals("latency")) {
+                sb.append(String.format(Locale.ROOT, ",\"median_us\":%.3f,\"min_us\":%.3f,\"p99_us\":%.3f",
+                        r.figure(), r.min(), r.p99()));
+            } else {
+                sb.append(String.format(Locale.ROOT, ",\"mb_per_s\":%.1f", r.figure()));
+            }
+            sb.append(String.format(Locale.ROOT, ",\"alloc_bytes_per_msg\":%.2f}", r.allocPerMessage()));
+            System.out.println(sb);
+        } else if (o.mode().equals("latency")) {
+            System.out.printf(Locale.ROOT, "%-12d %12.2f %12.2f %12.2f %14.2f%n", r.size(), r.figure(), r.min(), r.p99(),
+                    r.allocPerMessage());
+        } else {
+            System.out.printf(Locale.ROOT, "%-12d %12.1f %14.2f%n", r.size(), r.figure(), r.allocPerMessage());
+        }
+        System.out.flush();
+    }
+}
