@@ -13,7 +13,8 @@ import java.util.Properties;
  * @param exchangeChunk     chunk size of the pairwise data-exchange rings (bytes, multiple of 64)
  * @param exchangeSlots     chunks per data-exchange ring
  * @param singleCopy        copy large messages once, process to process, where the OS allows it
- * @param spinTries         progress polls before a blocked rank starts yielding its core
+ * @param spinTries         progress polls before a blocked rank starts yielding its core; -1 = automatic
+ *                          (2000 when every local rank has a core of its own, 20 when oversubscribed)
  * @param yieldTries        yields before it starts parking
  * @param maxParkMicros     longest park of a blocked rank, in microseconds
  * @param livenessMillis    how often a blocked rank checks that its peers are alive
@@ -38,7 +39,7 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
      */
     public static final boolean SINGLE_COPY_DEFAULT = false;
     public static final String SPIN_TRIES = "tutti.idle.spin";
-    public static final int SPIN_TRIES_DEFAULT = 2000;
+    public static final int SPIN_TRIES_DEFAULT = -1;
     public static final String YIELD_TRIES = "tutti.idle.yield";
     public static final int YIELD_TRIES_DEFAULT = 200;
     public static final String MAX_PARK_MICROS = "tutti.idle.park.max.us";
@@ -64,7 +65,7 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
         if (exchangeSlots < 2) {
             throw new TuttiException.InvalidArgument(EXCHANGE_SLOTS + " must be >= 2, got " + exchangeSlots);
         }
-        if (spinTries < 0 || yieldTries < 0 || maxParkMicros < 1 || livenessMillis < 1 || rendezvousSeconds < 1) {
+        if (spinTries < -1 || yieldTries < 0 || maxParkMicros < 1 || livenessMillis < 1 || rendezvousSeconds < 1) {
             throw new TuttiException.InvalidArgument("idle, liveness and rendezvous settings must be positive");
         }
     }
@@ -138,6 +139,14 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
             throw new NumberFormatException(v);
         }
         return (int) value;
+    }
+
+    /** The spin budget for {@code localRanks} ranks sharing this machine's cores. */
+    public int effectiveSpinTries(int localRanks) {
+        if (spinTries >= 0) {
+            return spinTries;
+        }
+        return localRanks <= Runtime.getRuntime().availableProcessors() ? 2000 : 20;
     }
 
     /** A copy with another eager limit. */

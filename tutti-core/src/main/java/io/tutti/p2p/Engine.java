@@ -60,9 +60,12 @@ public final class Engine implements AutoCloseable {
     private final ExchangeRing[] outExchange;
     private final ExchangeRing[] inExchange;
     private final int[] pids;
+    /** Looked up once: ProcessHandle.of allocates, isAlive on a held handle does not. */
+    private final ProcessHandle[] peerProcesses;
     private final SingleCopy singleCopy;
     private final boolean singleCopyOn;
     private final RequestTable table = new RequestTable();
+    private final int spinTries;
     private final KeyValueStore kvs;
 
     // posted receives in posting order
@@ -98,10 +101,12 @@ public final class Engine implements AutoCloseable {
         this.rank = job.rank();
         this.size = job.size();
         this.wireJobId = job.wireJobId();
+        this.spinTries = config.effectiveSpinTries(job.localSize());
         this.peers = new InboundRing[size];
         this.outExchange = new ExchangeRing[size];
         this.inExchange = new ExchangeRing[size];
         this.pids = new int[size];
+        this.peerProcesses = new ProcessHandle[size];
         this.pendingOut = new ArrayDeque[size];
         this.pipelineOut = new ArrayDeque[size];
         this.pipelineIn = new int[size];
@@ -136,6 +141,7 @@ public final class Engine implements AutoCloseable {
                             + " on " + host + ": this build connects ranks of one host only (shared memory)", null);
                 }
                 peers[r] = r == rank ? inbound : new InboundRing(mapRequired(ShmFiles.inboundRingName(r)));
+                peerProcesses[r] = ProcessHandle.of(pids[r]).orElse(null);
             }
         } catch (TimeoutException e) {
             arena.close();
@@ -808,7 +814,7 @@ public final class Engine implements AutoCloseable {
      * @return the next round number
      */
     private int idle(int round, int peer) {
-        if (round < config.spinTries()) {
+        if (round < spinTries) {
             Thread.onSpinWait();
             return round + 1;
         }
@@ -817,11 +823,11 @@ public final class Engine implements AutoCloseable {
             lastLivenessNanos = now;
             checkLiveness(peer);
         }
-        if (round < config.spinTries() + config.yieldTries()) {
+        if (round < spinTries + config.yieldTries()) {
             Thread.yield();
             return round + 1;
         }
-        int exponent = Math.min(round - config.spinTries() - config.yieldTries(), 20);
+        int exponent = Math.min(round - spinTries - config.yieldTries(), 20);
         long park = Math.min(1_000L << exponent, config.maxParkMicros() * 1_000L);
         LockSupport.parkNanos(park);
         return round + 1;
@@ -848,7 +854,7 @@ public final class Engine implements AutoCloseable {
         if (r == rank) {
             return;
         }
-        boolean alive = ProcessHandle.of(pids[r]).map(ProcessHandle::isAlive).orElse(false);
+        boolean alive = peerProcesses[r] != null && peerProcesses[r].isAlive();
         if (!alive) {
             throw new TuttiException.PeerFailed("rank " + r + " (pid " + pids[r] + ") has exited or was killed;"
                     + " communication with it is impossible (the launcher reports why it ended)");

@@ -125,7 +125,8 @@ public final class InboundRing {
      * @return the number of messages handled
      */
     public int read(RecordHandler handler, int limit) {
-        long position = head;
+        final long start = head;
+        long position = start;
         int handled = 0;
         try {
             while (handled < limit) {
@@ -150,7 +151,8 @@ public final class InboundRing {
                 }
             }
         } finally {
-            if (head != (long) LONG.getOpaque(segment, headAt)) {
+            // only the consumer writes the head, so no store (and no cache-line traffic) when idle
+            if (head != start) {
                 LONG.setRelease(segment, headAt, head);
             }
         }
