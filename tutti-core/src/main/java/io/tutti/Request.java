@@ -25,6 +25,12 @@ public interface Request {
     /** Drives progress once; true when the operation has completed (its error is thrown then). */
     boolean test();
 
+    /**
+     * False for a persistent request that has not been started, or whose completion a wait or test
+     * has already reported (MPI's inactive state); always true for other requests.
+     */
+    boolean isActive();
+
     /** Whether the operation has completed, without driving progress. */
     boolean isDone();
 
@@ -64,24 +70,31 @@ public interface Request {
 
     /**
      * Waits until one of the requests completes and returns its index; -1 if the array holds no
-     * request.
+     * active request (null and inactive persistent requests are skipped, as in MPI).
      */
     static int waitAny(Request... requests) {
         boolean any = false;
         for (Request r : requests) {
-            any |= r != null;
+            any |= r != null && r.isActive();
         }
         if (!any) {
             return -1;
         }
-        while (true) {
+        for (int round = 0; ; round++) {
             for (int i = 0; i < requests.length; i++) {
                 Request r = requests[i];
-                if (r != null && r.test()) {
+                if (r != null && r.isActive() && r.test()) {
                     return i;
                 }
             }
-            Thread.onSpinWait();
+            // back off like a blocked call, so ranks sharing a core are not starved
+            if (round < 1000) {
+                Thread.onSpinWait();
+            } else if (round < 2000) {
+                Thread.yield();
+            } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+            }
         }
     }
 }

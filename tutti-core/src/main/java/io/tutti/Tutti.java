@@ -46,7 +46,29 @@ public final class Tutti implements AutoCloseable {
         } catch (IllegalStateException e) {
             throw new TuttiException.Startup(e.getMessage(), e);
         }
-        return new Tutti(job, config);
+        Tutti tutti = new Tutti(job, config);
+        watchLauncher(job);
+        return tutti;
+    }
+
+    /**
+     * A rank whose launcher has died (killed with SIGKILL, so it could not stop its ranks) ends
+     * itself: nobody else would, and its peers are being stopped or are gone already.
+     */
+    private static void watchLauncher(JobInfo job) {
+        if (job.threads() || job.launcherPid() <= 0) {
+            return;
+        }
+        ProcessHandle.of(job.launcherPid()).ifPresentOrElse(
+                launcher -> launcher.onExit().thenRun(() -> orphaned(job)),
+                () -> orphaned(job));
+    }
+
+    private static void orphaned(JobInfo job) {
+        System.err.println("tutti: rank " + job.rank() + " stops: its launcher (pid " + job.launcherPid()
+                + ") has died");
+        System.err.flush();
+        Runtime.getRuntime().halt(1);
     }
 
     /** All ranks of the job. */

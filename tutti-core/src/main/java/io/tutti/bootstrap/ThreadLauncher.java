@@ -18,11 +18,15 @@ public final class ThreadLauncher {
     /** The code one rank runs. */
     @FunctionalInterface
     public interface RankBody {
-        void run(int rank) throws Exception;
+        void run(int rank) throws Throwable;
     }
 
-    /** How one rank ended: {@code failure} is null for success. */
-    public record RankResult(int rank, Throwable failure) {
+    /**
+     * How one rank ended: {@code failure} is null for success; {@code failedAtNanos} is when it
+     * failed ({@link System#nanoTime()}), {@code afterTimeout} whether that was a consequence of
+     * the launcher aborting the job at its deadline.
+     */
+    public record RankResult(int rank, Throwable failure, long failedAtNanos, boolean afterTimeout) {
     }
 
     /** The outcome of a job; {@code timedOut} when some rank was still running at the deadline. */
@@ -31,9 +35,19 @@ public final class ThreadLauncher {
             return !timedOut && results.stream().allMatch(r -> r.failure() == null);
         }
 
-        /** The first failure, in rank order, or null. */
+        /**
+         * The failure that happened first, or null. Ranks whose peers failed then fail too
+         * ({@code PeerFailed}); the earliest one is the cause.
+         */
         public RankResult firstFailure() {
-            return results.stream().filter(r -> r.failure() != null).findFirst().orElse(null);
+            return results.stream().filter(r -> r.failure() != null)
+                    .min(java.util.Comparator.comparingLong(RankResult::failedAtNanos)).orElse(null);
+        }
+
+        /** The first failure that was not caused by the timeout, or null. */
+        public RankResult firstOwnFailure() {
+            RankResult f = firstFailure();
+            return f == null || f.afterTimeout() ? null : f;
         }
     }
 
@@ -56,8 +70,8 @@ public final class ThreadLauncher {
     }
 
     /**
-     * Runs {@code size} ranks and waits for all of them, at most {@code timeout}. The job directory
-     * is created under the shared-memory root and removed afterwards.
+     * Runs {@code size} ranks and waits for all of them, at most {@code timeout} (null: no limit).
+     * The job directory is created under the shared-memory root and removed afterwards.
      */
     public static Outcome run(int size, Duration timeout, RankBody body) {
         String jobId = "t" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
@@ -71,6 +85,8 @@ public final class ThreadLauncher {
         JobControl.reset();
         ShmFiles.createJobDirectory(jobDir);
         Throwable[] failures = new Throwable[size];
+        long[] failedAt = new long[size];
+        long[] timeoutAbortAt = {Long.MAX_VALUE};
         Thread[] threads = new Thread[size];
         try {
             for (int r = 0; r < size; r++) {
@@ -83,6 +99,7 @@ public final class ThreadLauncher {
                             try {
                                 body.run(rank);
                             } catch (Throwable t) {
+                                failedAt[rank] = System.nanoTime();
                                 failures[rank] = t;
                                 JobControl.abort("rank " + rank + " failed: " + t);
                             }
@@ -91,8 +108,12 @@ public final class ThreadLauncher {
             for (Thread t : threads) {
                 t.start();
             }
-            long deadline = System.nanoTime() + timeout.toNanos();
+            long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
             for (Thread t : threads) {
+                if (timeout == null) {
+                    t.join();
+                    continue;
+                }
                 long left = deadline - System.nanoTime();
                 if (left > 0) {
                     t.join(Duration.ofNanos(left));
@@ -105,6 +126,7 @@ public final class ThreadLauncher {
                 }
             }
             if (!running.isEmpty()) {
+                timeoutAbortAt[0] = System.nanoTime();
                 JobControl.abort("the job timed out after " + timeout.toMillis() + " ms");
                 for (int r : running) {
                     threads[r].interrupt();
@@ -115,7 +137,8 @@ public final class ThreadLauncher {
             }
             List<RankResult> results = new ArrayList<>();
             for (int r = 0; r < size; r++) {
-                results.add(new RankResult(r, failures[r]));
+                results.add(new RankResult(r, failures[r], failedAt[r],
+                        failures[r] != null && failedAt[r] - timeoutAbortAt[0] >= 0));
             }
             return new Outcome(results, !running.isEmpty(), running);
         } catch (InterruptedException e) {

@@ -66,6 +66,8 @@ public final class Engine implements AutoCloseable {
     private final boolean singleCopyOn;
     private final RequestTable table = new RequestTable();
     private final int spinTries;
+    /** Per destination: our eager limit, capped by what the destination's ring can hold. */
+    private final int[] eagerTo;
     private final KeyValueStore kvs;
 
     // posted receives in posting order
@@ -107,17 +109,13 @@ public final class Engine implements AutoCloseable {
         this.inExchange = new ExchangeRing[size];
         this.pids = new int[size];
         this.peerProcesses = new ProcessHandle[size];
+        this.eagerTo = new int[size];
         this.pendingOut = new ArrayDeque[size];
         this.pipelineOut = new ArrayDeque[size];
         this.pipelineIn = new int[size];
         for (int i = 0; i < size; i++) {
             pendingOut[i] = new ArrayDeque<>();
             pipelineOut[i] = new ArrayDeque<>();
-        }
-        int classes = 64 - Long.numberOfLeadingZeros(Math.max(64, config.eagerLimit())) + 1;
-        this.bufferPool = new ArrayDeque[classes];
-        for (int i = 0; i < classes; i++) {
-            bufferPool[i] = new ArrayDeque<>();
         }
         this.blockingSend = new Operation(this);
         this.blockingRecv = new Operation(this);
@@ -128,6 +126,12 @@ public final class Engine implements AutoCloseable {
             Files.deleteIfExists(ringFile);
             this.inbound = new InboundRing(ShmFiles.createAndMap(ringFile,
                     InboundRingDescriptor.fileLength(config.ringCapacity()), arena));
+            // sized by what can arrive, not by our own eager limit: a peer may be configured otherwise
+            int classes = poolClass(inbound.maxBodyLength()) + 1;
+            this.bufferPool = new ArrayDeque[classes];
+            for (int i = 0; i < classes; i++) {
+                bufferPool[i] = new ArrayDeque<>();
+            }
             this.kvs = new FileKeyValueStore(job.kvsDir(), rank, size,
                     Duration.ofSeconds(config.rendezvousSeconds()), () -> JobControl.abortReason() != null);
             String host = hostName();
@@ -142,7 +146,10 @@ public final class Engine implements AutoCloseable {
                 }
                 peers[r] = r == rank ? inbound : new InboundRing(mapRequired(ShmFiles.inboundRingName(r)));
                 peerProcesses[r] = ProcessHandle.of(pids[r]).orElse(null);
+                eagerTo[r] = Math.min(config.eagerLimit(), peers[r].maxBodyLength() - MessageHeaderDescriptor.LENGTH);
             }
+            // a rank may close (and remove its ring) only after every rank has mapped every ring
+            kvs.fence();
         } catch (TimeoutException e) {
             arena.close();
             throw new TuttiException.Startup("start-up rendezvous failed: " + e.getMessage(), e);
@@ -219,7 +226,7 @@ public final class Engine implements AutoCloseable {
     /** Blocking send. */
     public void send(int context, int dest, int tag, Object array, MemorySegment segment, long offset, long length) {
         checkOpen();
-        if (length <= config.eagerLimit() && pendingOut[dest].isEmpty()
+        if (length <= eagerTo[dest] && pendingOut[dest].isEmpty()
                 && writeEager(dest, context, tag, array, segment, offset, (int) length)) {
             return;
         }
@@ -232,7 +239,7 @@ public final class Engine implements AutoCloseable {
                            long offset, long length) {
         checkOpen();
         op.reset(Operation.SEND, context, dest, tag, array, segment, offset, length, null);
-        if (length <= config.eagerLimit()) {
+        if (length <= eagerTo[dest]) {
             if (pendingOut[dest].isEmpty() && writeEager(dest, context, tag, array, segment, offset, (int) length)) {
                 op.complete(dest, tag, length);
             } else {
@@ -322,7 +329,7 @@ public final class Engine implements AutoCloseable {
             while ((item = q.peek()) != null) {
                 boolean written;
                 if (item instanceof Operation op) {
-                    if (op.length <= config.eagerLimit()) {
+                    if (op.length <= eagerTo[dest]) {
                         written = writeEager(dest, op.context, op.tag, op.array, op.segment, op.offset, (int) op.length);
                         if (written) {
                             op.complete(dest, op.tag, op.length);

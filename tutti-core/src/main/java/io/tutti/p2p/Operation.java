@@ -44,6 +44,8 @@ public final class Operation implements Request {
     // persistent requests: the arguments start() replays
     boolean persistent;
     int persistentKind;
+    /** Persistent only: started and its completion not yet observed by wait or test. */
+    boolean started;
     int initPeer;
     int initTag;
     long initOffset;
@@ -115,17 +117,25 @@ public final class Operation implements Request {
                     + " starting it again");
         }
         engine.restart(this);
+        started = true;
+    }
+
+    @Override
+    public boolean isActive() {
+        return !persistent || started;
     }
 
     @Override
     public Status waitFor() {
         engine.await(this);
+        started = false;
         return status();
     }
 
     @Override
     public void waitFor(Status into) {
         engine.await(this);
+        started = false;
         fill(into);
     }
 
@@ -134,8 +144,11 @@ public final class Operation implements Request {
         if (!done) {
             engine.progressFor(this);
         }
-        if (done && error != null) {
-            throw error;
+        if (done) {
+            started = false;
+            if (error != null) {
+                throw error;
+            }
         }
         return done;
     }

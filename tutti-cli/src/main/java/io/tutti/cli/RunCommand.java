@@ -1,0 +1,84 @@
+package io.tutti.cli;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code tutti run}: starts a job of N ranks on this machine; see {@link Launcher}. */
+@Command(name = "run", mixinStandardHelpOptions = true, usageHelpAutoWidth = true, versionProvider = Main.Version.class,
+        sortOptions = false,
+        description = {
+            "Runs N ranks of a Java program that uses Tutti on this machine.",
+            "",
+            "Options end at MAIN_CLASS: everything after it is passed to the program unchanged.",
+        },
+        footer = {
+            "",
+            "Each rank is a JVM started with --enable-native-access=ALL-UNNAMED and the serial GC, then the"
+                + " options in $TUTTI_JVM_OPTS (split on spaces), then the --jvm-opt options. Its class path is"
+                + " --cp followed by the Tutti jars. Ranks learn about their job (rank, size, job directory in"
+                + " /dev/shm, secret file) from TUTTI_* environment variables, which Tutti.init reads.",
+            "",
+            "When a rank exits with a non-zero code or is killed, the other ranks are stopped (SIGTERM, then"
+                + " SIGKILL after 2 s) and tutti run exits with that rank's code (128 + signal for a signal).",
+            "",
+            "Exit codes: 0 every rank succeeded; 124 timed out; 2 bad request; 1 the job could not be set up"
+                + " or a rank thread threw (--threads); otherwise the code of the first rank that failed.",
+            "",
+            "With --threads, System.exit in any rank ends the whole JVM, and so every rank: return from main"
+                + " instead, or throw to report a failure. Each rank loads the program's classes through a"
+                + " class loader of its own, so statics are per rank, as with processes.",
+            "",
+            "Examples:",
+            "  tutti run -n 4 --cp build/classes com.example.Ring --rounds 10",
+            "  tutti run -n 2 --timeout 30s --tag-output app.jar",
+        })
+public final class RunCommand implements Callable<Integer> {
+    @Option(names = "-n", paramLabel = "N", description = "Number of ranks to start (required, at least 1).")
+    Integer ranks;
+
+    @Option(names = "--threads", description = "Run the ranks as threads of this JVM instead of as"
+            + " processes (quick start; for tests and small jobs).")
+    boolean threads;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = Durations.class,
+            description = "Stop the job and exit with 124 after this long: 30s, 2m, 500ms, 1h, or seconds.")
+    Duration timeout;
+
+    @Option(names = "--tag-output", description = "Prefix every line a rank prints with '[rank] '.")
+    boolean tagOutput;
+
+    @Option(names = {"--cp", "-cp", "--class-path"}, paramLabel = "CLASSPATH",
+            description = "Where the program's classes are, as for java -cp (default: the current directory).")
+    String classpath;
+
+    @Option(names = "--jvm-opt", paramLabel = "OPT", description = "An option for every rank JVM, e.g."
+            + " --jvm-opt=-Xmx2g (repeat for more; ignored with --threads).")
+    List<String> jvmOptions = new ArrayList<>();
+
+    @Option(names = {"-v", "--verbose"}, description = "Print the job id, its directory and the ranks' pids.")
+    boolean verbose;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "MAIN_CLASS|JAR",
+            description = "The program: a fully qualified class name, or a jar with a Main-Class.")
+    String target;
+
+    @Parameters(index = "1..*", paramLabel = "ARGS", description = "Arguments for the program.")
+    List<String> args = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        if (ranks == null) {
+            System.err.println("tutti run: give the number of ranks with -n N, e.g. tutti run -n 4 "
+                    + (target == null ? "com.example.Main" : target) + "; see 'tutti run --help'");
+            return Launcher.EXIT_USAGE;
+        }
+        Launcher.Options options = new Launcher.Options(ranks, threads, timeout, tagOutput, classpath, jvmOptions,
+                target, args, verbose);
+        return new Launcher().run(options);
+    }
+}

@@ -1,0 +1,45 @@
+package io.tutti.systest;
+
+import io.tutti.Communicator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+/**
+ * Helpers for the programs the system tests run as ranks: they tell the test their pids through
+ * files (the test process has no other way to learn them) and synchronise with a hand-made barrier,
+ * so the programs exercise nothing but point-to-point.
+ */
+final class Ranks {
+    private Ranks() {
+    }
+
+    /** Writes {@code rank-R.NAME} in {@code dir} holding this process's pid, atomically. */
+    static void mark(Path dir, int rank, String name) {
+        try {
+            Path tmp = dir.resolve(".rank-" + rank + "." + name + ".tmp");
+            Files.writeString(tmp, Long.toString(ProcessHandle.current().pid()));
+            Files.move(tmp, dir.resolve("rank-" + rank + "." + name), StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Everyone reports to rank 0, which releases everyone: a barrier from sends and receives. */
+    static void barrier(Communicator world) {
+        byte[] token = new byte[1];
+        if (world.rank() == 0) {
+            for (int r = 1; r < world.size(); r++) {
+                world.recv(token, 0, 1, r, 900);
+            }
+            for (int r = 1; r < world.size(); r++) {
+                world.send(token, 0, 1, r, 901);
+            }
+        } else {
+            world.send(token, 0, 1, 0, 900);
+            world.recv(token, 0, 1, 0, 901);
+        }
+    }
+}
