@@ -20,8 +20,7 @@ public final class Bootstrap {
         if (env.containsKey("SLURM_PROCID") && env.containsKey("SLURM_NTASKS")) {
             String job = "slurm-" + env.getOrDefault("SLURM_JOB_ID", "0") + "." + env.getOrDefault("SLURM_STEP_ID", "0");
             return foreign(JobInfo.Launcher.SLURM, env, job, integer(env, "SLURM_PROCID"), integer(env, "SLURM_NTASKS"),
-                    integer(env, "SLURM_LOCALID", 0), integerOr(env, "SLURM_NTASKS_PER_NODE", -1),
-                    integer(env, "SLURM_NODEID", 0));
+                    integer(env, "SLURM_LOCALID", 0), slurmLocalSize(env), integer(env, "SLURM_NODEID", 0));
         }
         if (env.containsKey("OMPI_COMM_WORLD_RANK")) {
             String job = "ompi-" + env.getOrDefault("OMPI_MCA_ess_base_jobid", env.getOrDefault("PMIX_NAMESPACE", "0"));
@@ -67,6 +66,45 @@ public final class Bootstrap {
         Path kvsDir = kvs == null ? jobDir.resolve("kvs") : Path.of(kvs);
         return checked(new JobInfo(launcher, safeJob, rank, size, localRank, localSize < 0 ? size : localSize, nodeId,
                 jobDir, kvsDir, null, -1, false));
+    }
+
+    /**
+     * This node's task count. Slurm lists the counts of all nodes of the step in compressed form
+     * ({@code 4(x2),3}: two nodes with 4, one with 3) in SLURM_STEP_TASKS_PER_NODE (or
+     * SLURM_TASKS_PER_NODE); SLURM_NTASKS_PER_NODE exists only when the user asked for it.
+     * Returns -1 when none can be read.
+     */
+    static int slurmLocalSize(Map<String, String> env) {
+        int node = integer(env, "SLURM_NODEID", 0);
+        for (String name : new String[] {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"}) {
+            String list = env.get(name);
+            if (list == null || list.isBlank()) {
+                continue;
+            }
+            int count = nodeCount(list.trim(), node);
+            if (count > 0) {
+                return count;
+            }
+        }
+        // the requested count per node, the same for every node
+        return integerOr(env, "SLURM_NTASKS_PER_NODE", -1);
+    }
+
+    private static int nodeCount(String list, int node) {
+        int seen = 0;
+        for (String item : list.split(",")) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(?:\\(x(\\d+)\\))?").matcher(item.trim());
+            if (!m.matches()) {
+                return -1;
+            }
+            int tasks = Integer.parseInt(m.group(1));
+            int repeat = m.group(2) == null ? 1 : Integer.parseInt(m.group(2));
+            if (node < seen + repeat) {
+                return tasks;
+            }
+            seen += repeat;
+        }
+        return -1;
     }
 
     private static JobInfo checked(JobInfo info) {

@@ -82,7 +82,7 @@ public final class FileKeyValueStore implements KeyValueStore {
             }
             if (System.nanoTime() > deadline) {
                 throw new TimeoutException("no rank published '" + key + "' in " + dir + " within "
-                        + timeout.toSeconds() + " s; did every rank start?");
+                        + timeout.toMillis() + " ms; did every rank start?");
             }
             LockSupport.parkNanos(sleep);
             sleep = Math.min(sleep * 2, 5_000_000);

@@ -38,12 +38,16 @@ public final class ExchangeRing {
     public ExchangeRing(MemorySegment segment) {
         this.segment = segment;
         long total = segment.byteSize();
+        if (total < TRAILER_LENGTH) {
+            throw new IllegalStateException("exchange ring of " + total + " bytes is shorter than its "
+                    + TRAILER_LENGTH + "-byte trailer");
+        }
         // the geometry is stored in the trailer, which sits at the end of the file
         long trailer = total - TRAILER_LENGTH;
         VarHandle.acquireFence();
         this.slots = segment.get(ValueLayout.JAVA_INT, trailer + SLOTS_OFFSET);
         this.chunk = segment.get(ValueLayout.JAVA_INT, trailer + CHUNK_OFFSET);
-        if (slots < 2 || chunk <= 0 || slots * slotLength(chunk) != trailer) {
+        if (slots < 2 || chunk <= 0 || chunk % 64 != 0 || slots * slotLength(chunk) != trailer) {
             throw new IllegalStateException("exchange ring of " + total + " bytes has a bad geometry: "
                     + slots + " slots of " + chunk + " bytes");
         }

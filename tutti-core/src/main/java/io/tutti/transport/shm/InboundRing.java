@@ -32,6 +32,8 @@ public final class InboundRing {
     private final long tailAt;
     private final long headCacheAt;
     private final long headAt;
+    /** Source of {@link #zero}: a copy from it is a plain memset, with no slice object per record. */
+    private final MemorySegment zeros;
     /** Consumer-local copy of the head; only the consumer touches it. */
     private long head;
 
@@ -49,6 +51,7 @@ public final class InboundRing {
         this.headCacheAt = capacity + HEAD_CACHE_POSITION_OFFSET;
         this.headAt = capacity + HEAD_POSITION_OFFSET;
         this.head = (long) LONG.getVolatile(segment, headAt);
+        this.zeros = MemorySegment.ofArray(new byte[capacity / 4]);
     }
 
     public MemorySegment segment() {
@@ -139,15 +142,19 @@ public final class InboundRing {
                 if (length < RECORD_HEADER_LENGTH || length > capacity - at) {
                     throw new IllegalStateException("inbound ring corrupt at position " + position + ": length " + length);
                 }
+                final int aligned = align(length);
+                // advance first so that a handler which throws does not see the record again
+                position += aligned;
+                head = position;
                 if (type == TYPE_MESSAGE) {
-                    // advance first so that a handler which throws does not see the record again
-                    position += align(length);
-                    head = position;
                     handled++;
-                    handler.onRecord(segment, at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);
+                    try {
+                        handler.onRecord(segment, at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);
+                    } finally {
+                        zero(at, aligned);
+                    }
                 } else {
-                    position += align(length);
-                    head = position;
+                    zero(at, aligned);
                 }
             }
         } finally {
@@ -157,6 +164,14 @@ public final class InboundRing {
             }
         }
         return handled;
+    }
+
+    /**
+     * Clears consumed space before it is released: a later record may start anywhere in it, and
+     * stale bytes there (a payload, say) must never read as that record's stamp.
+     */
+    private void zero(long at, int length) {
+        MemorySegment.copy(zeros, 0, segment, at, length);
     }
 
     /** The stamp of a record at {@code position}: never 0, so fresh zeroed memory holds no record. */

@@ -24,9 +24,10 @@ package io.tutti.transport.shm;
  *  +------------------------------------------------------------+
  * </pre>
  *
- * A record is visible once its stamp equals the complement of its position. Stale bytes from an
- * earlier lap carry an older position and fresh memory holds 0, so the consumer never zeroes what
- * it has read.
+ * A record is visible once its stamp equals the complement of its position (so the zeros of a
+ * fresh file are never a record). The consumer zeroes what it has read before it releases the space:
+ * a later record may start at any 16-byte line of it, and a stale payload there must not pass for
+ * that record's stamp.
  */
 public final class InboundRingDescriptor {
     public static final int ALIGNMENT = 16;
