@@ -24,7 +24,7 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
                      int spinTries, int yieldTries, int maxParkMicros, int livenessMillis, int rendezvousSeconds) {
 
     public static final String EAGER_LIMIT = "tutti.eager.limit";
-    public static final int EAGER_LIMIT_DEFAULT = 16 * 1024;
+    public static final int EAGER_LIMIT_DEFAULT = 32 * 1024;
     public static final String RING_CAPACITY = "tutti.shm.ring.capacity";
     public static final int RING_CAPACITY_DEFAULT = 1 << 20;
     public static final String EXCHANGE_CHUNK = "tutti.shm.exchange.chunk";

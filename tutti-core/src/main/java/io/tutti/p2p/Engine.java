@@ -618,6 +618,10 @@ public final class Engine implements AutoCloseable {
     /** Makes progress on everything in flight; returns the amount of work done (0 = idle). */
     public int progress() {
         int work = inbound.read(handler, READ_BATCH);
+        if (work == 0) {
+            // nothing arrived: a good moment to hand consumed ring space back to the producers
+            inbound.release();
+        }
         if (pendingOutCount > 0) {
             work += drivePendingOut();
         }

@@ -13,8 +13,8 @@ import java.lang.invoke.VarHandle;
  * <p>Producers: {@link #tryClaim} reserves space with a CAS on the tail, the caller writes the body,
  * then {@link #commit} publishes it with a release store of the stamp. Producers may run in any
  * process or thread. Consumer: {@link #read} is called by one thread only; it reads stamps with
- * acquire loads and hands each body to the handler in place, then releases the space by a release
- * store of the head.
+ * acquire loads and hands each body to the handler in place; {@link #release} later clears the space
+ * and hands it back by a release store of the head.
  */
 public final class InboundRing {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -32,10 +32,14 @@ public final class InboundRing {
     private final long tailAt;
     private final long headCacheAt;
     private final long headAt;
-    /** Source of {@link #zero}: a copy from it is a plain memset, with no slice object per record. */
+    /** Source of the clearing copies: a plain memset, with no slice object per record. */
     private final MemorySegment zeros;
-    /** Consumer-local copy of the head; only the consumer touches it. */
+    /** Consumer only: everything before this position has been read. */
     private long head;
+    /** Consumer only: everything before this position has been cleared and handed back. */
+    private long released;
+    /** Read but unreleased bytes beyond which {@link #read} releases at once. */
+    private final int releaseThreshold;
 
     public InboundRing(MemorySegment segment) {
         long capacityLong = segment.byteSize() - TRAILER_LENGTH;
@@ -51,6 +55,8 @@ public final class InboundRing {
         this.headCacheAt = capacity + HEAD_CACHE_POSITION_OFFSET;
         this.headAt = capacity + HEAD_POSITION_OFFSET;
         this.head = (long) LONG.getVolatile(segment, headAt);
+        this.released = head;
+        this.releaseThreshold = capacity / 8;
         this.zeros = MemorySegment.ofArray(new byte[capacity / 4]);
     }
 
@@ -122,14 +128,14 @@ public final class InboundRing {
     }
 
     /**
-     * Consumer only: hands up to {@code limit} visible records to the handler in ring order, then
-     * releases their space.
+     * Consumer only: hands up to {@code limit} visible records to the handler in ring order. Their
+     * space is released later, by {@link #release()} or once a sizeable part of the ring is held,
+     * so that clearing it does not delay the delivery of a message.
      *
      * @return the number of messages handled
      */
     public int read(RecordHandler handler, int limit) {
-        final long start = head;
-        long position = start;
+        long position = head;
         int handled = 0;
         try {
             while (handled < limit) {
@@ -142,36 +148,46 @@ public final class InboundRing {
                 if (length < RECORD_HEADER_LENGTH || length > capacity - at) {
                     throw new IllegalStateException("inbound ring corrupt at position " + position + ": length " + length);
                 }
-                final int aligned = align(length);
                 // advance first so that a handler which throws does not see the record again
-                position += aligned;
+                position += align(length);
                 head = position;
                 if (type == TYPE_MESSAGE) {
                     handled++;
-                    try {
-                        handler.onRecord(segment, at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);
-                    } finally {
-                        zero(at, aligned);
-                    }
-                } else {
-                    zero(at, aligned);
+                    handler.onRecord(segment, at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);
                 }
             }
         } finally {
-            // only the consumer writes the head, so no store (and no cache-line traffic) when idle
-            if (head != start) {
-                LONG.setRelease(segment, headAt, head);
+            if (head - released > releaseThreshold) {
+                release();
             }
         }
         return handled;
     }
 
     /**
-     * Clears consumed space before it is released: a later record may start anywhere in it, and
-     * stale bytes there (a payload, say) must never read as that record's stamp.
+     * Consumer only: clears the space of the records read so far and hands it back to the
+     * producers (release store of the head). Cheap when there is nothing to release; the engine
+     * calls it whenever it is idle.
+     *
+     * @return whether anything was released
      */
-    private void zero(long at, int length) {
-        MemorySegment.copy(zeros, 0, segment, at, length);
+    public boolean release() {
+        final long from = released;
+        final long to = head;
+        if (from == to) {
+            return false;
+        }
+        // a later record may start at any 16-byte line of this space, and stale bytes there (a
+        // payload, say) must never read as that record's stamp
+        for (long p = from; p < to; ) {
+            final long index = p & mask;
+            final long n = Math.min(Math.min(to - p, capacity - index), zeros.byteSize());
+            MemorySegment.copy(zeros, 0, segment, index, n);
+            p += n;
+        }
+        released = to;
+        LONG.setRelease(segment, headAt, to);
+        return true;
     }
 
     /** The stamp of a record at {@code position}: never 0, so fresh zeroed memory holds no record. */
