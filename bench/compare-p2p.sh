@@ -23,15 +23,15 @@ fi
 configs=(
     "tutti-seg-lat|$root/tutti bench latency -n 2 --buffer segment --sizes 8,1048576"
     "tutti-arr-lat|$root/tutti bench latency -n 2 --buffer array --sizes 8,1048576"
-    "tutti-seg-bw|$root/tutti bench bw -n 2 --buffer segment --sizes 1048576"
-    "tutti-arr-bw|$root/tutti bench bw -n 2 --buffer array --sizes 1048576"
+    "tutti-seg-bw|$root/tutti bench bw -n 2 --buffer segment --sizes 8,1048576"
+    "tutti-arr-bw|$root/tutti bench bw -n 2 --buffer array --sizes 8,1048576"
 )
 if [ "$have_ompi" = 1 ]; then
     configs+=(
         "ompi-lat|$here/ompi/run.sh latency --sizes 8,1048576"
-        "ompi-bw|$here/ompi/run.sh bw --sizes 1048576"
+        "ompi-bw|$here/ompi/run.sh bw --sizes 8,1048576"
         "ompi-none-lat|env OMPI_SINGLE_COPY=none $here/ompi/run.sh latency --sizes 8,1048576"
-        "ompi-none-bw|env OMPI_SINGLE_COPY=none $here/ompi/run.sh bw --sizes 1048576"
+        "ompi-none-bw|env OMPI_SINGLE_COPY=none $here/ompi/run.sh bw --sizes 8,1048576"
     )
 fi
 

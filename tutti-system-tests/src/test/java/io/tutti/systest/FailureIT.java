@@ -87,6 +87,29 @@ class FailureIT {
     }
 
     @Test
+    void ranksEndWhenTheirLauncherIsKilled() throws Exception {
+        Launch.Running launcher = Launch.start(work, "run", "--verbose", "-n", "2", "--timeout", "40s",
+                "--cp", Launch.testClasses(), "io.tutti.systest.Blocker", work.toString(), "-1");
+        for (int rank = 0; rank < 2; rank++) {
+            Launch.awaitFile(launcher, work.resolve("rank-" + rank + ".ready"), Duration.ofSeconds(30));
+        }
+        List<Long> pids = Launch.pids(work, 2);
+        launcher.process().destroyForcibly(); // SIGKILL: the launcher cannot stop anything itself
+        Launch.Result killed = launcher.await(Duration.ofSeconds(10));
+        // nobody else would end the orphans: each rank watches its launcher
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (pids.stream().anyMatch(Launch::alive) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        Launch.assertAllDead(pids);
+        // the dead job's directory is removed by the next launcher that starts
+        Launch.Result next = Launch.run(work, Duration.ofSeconds(40), "run", "-n", "1", "--timeout", "30s",
+                "--cp", Launch.testClasses(), "io.tutti.systest.Hello");
+        assertExit(0, next);
+        killed.assertNoJobDirectory();
+    }
+
+    @Test
     void aRankThreadThatThrowsIsReported() throws Exception {
         Launch.Result r = Launch.run(work, Duration.ofSeconds(40), "run", "--verbose", "-n", "3", "--threads",
                 "--timeout", "30s", "--cp", Launch.testClasses(), "io.tutti.systest.Boom");
