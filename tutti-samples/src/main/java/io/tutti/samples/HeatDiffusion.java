@@ -251,6 +251,11 @@ public final class HeatDiffusion {
         Status st = new Status();
         if (rank == 0) {
             System.out.println("ping-pong between ranks 0 and 1 (shared memory):");
+            if (world.size() > Runtime.getRuntime().availableProcessors()) {
+                System.out.println("  (" + world.size() + " ranks share " + Runtime.getRuntime().availableProcessors()
+                        + " cores, so a waiting rank yields its core at once; 'tutti bench latency -n 2' measures"
+                        + " two ranks alone)");
+            }
             System.out.printf("  %10s %14s %14s%n", "bytes", "latency (us)", "MB/s");
         }
         for (int size : sizes) {
