@@ -23,7 +23,16 @@ public final class Communicator {
     /** The largest tag a message may carry. */
     public static final int MAX_TAG = Integer.MAX_VALUE;
 
-    private static final int INTERNAL_TAG_SPLIT = 1;
+    /** Stands for the receive buffer as the send buffer of a collective (MPI_IN_PLACE). */
+    public static final Object IN_PLACE = new Object() {
+        @Override
+        public String toString() {
+            return "IN_PLACE";
+        }
+    };
+
+    /** Above every collective's wire tags (see {@link io.tutti.coll.HostExecutor}). */
+    private static final int INTERNAL_TAG_SPLIT = 1 << 30;
 
     private final Tutti tutti;
     private final Engine engine;
@@ -31,6 +40,9 @@ public final class Communicator {
     private final int rank;
     private final int[] group;
     private final int[] worldToComm;
+    private final java.util.Map<String, io.tutti.coll.Schedule> schedules = new java.util.HashMap<>();
+    private final java.util.function.IntSupplier sequence = this::nextSequence;
+    private int collectiveSequence;
     private ByteBuffer lastBuffer;
     private MemorySegment lastBufferSegment;
     private int lastPosition;
@@ -480,6 +492,182 @@ public final class Communicator {
     public Status iprobe(int source, int tag) {
         Status s = new Status();
         return engine.iprobe(context, worldSource(source), checkRecvTag(tag), s, worldToComm) ? s : null;
+    }
+
+    // ------------------------------------------------------------ collectives
+    //
+    // Buffers are a primitive array matching the datatype (int[] for INT and INT2, ...) or a
+    // MemorySegment; counts are in elements (pairs for the pair types). Every rank of the
+    // communicator must call the same collectives in the same order.
+
+    /** Returns once every rank of the communicator has entered the barrier. */
+    public void barrier() {
+        barrierRequest(false).waitFor(null);
+    }
+
+    /** A nonblocking barrier. */
+    public Request ibarrier() {
+        return barrierRequest(false);
+    }
+
+    /** A persistent barrier: {@link Request#start()} runs it again. */
+    public Request barrierInit() {
+        return barrierRequest(true);
+    }
+
+    private io.tutti.coll.CollectiveRequest barrierRequest(boolean persistent) {
+        io.tutti.coll.Schedule s = schedules.computeIfAbsent("barrier",
+                k -> tutti.algorithms().barrier(rank, size()));
+        return request(s, Datatype.BYTE, null, null, MemorySegment.NULL, MemorySegment.NULL, persistent);
+    }
+
+    /** Sends {@code count} elements of {@code buf} from {@code root} to every rank's {@code buf}. */
+    public void bcast(Object buf, int count, Datatype type, int root) {
+        bcastRequest(buf, count, type, root, false).waitFor(null);
+    }
+
+    public Request ibcast(Object buf, int count, Datatype type, int root) {
+        return bcastRequest(buf, count, type, root, false);
+    }
+
+    public Request bcastInit(Object buf, int count, Datatype type, int root) {
+        return bcastRequest(buf, count, type, root, true);
+    }
+
+    private io.tutti.coll.CollectiveRequest bcastRequest(Object buf, int count, Datatype type, int root,
+                                                         boolean persistent) {
+        checkRank(root, "root");
+        MemorySegment b = view(buf, count, type, "buffer");
+        long bytes = b.byteSize();
+        io.tutti.coll.Schedule s = schedules.computeIfAbsent("bcast/" + bytes + "/" + root,
+                k -> tutti.algorithms().bcast(rank, size(), bytes, root));
+        return request(s, type, null, null, b, b, persistent);
+    }
+
+    /**
+     * Combines {@code count} elements from every rank with {@code op} into {@code recv} at
+     * {@code root} ({@code recv} is ignored elsewhere and may be null). {@code send} may be
+     * {@link #IN_PLACE} at the root.
+     */
+    public void reduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op, int root) {
+        reduceRequest(send, recv, count, type, op, null, root, false).waitFor(null);
+    }
+
+    /** Reduction with a user-defined operation. */
+    public void reduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op, int root) {
+        reduceRequest(send, recv, count, type, null, op, root, false).waitFor(null);
+    }
+
+    public Request ireduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op, int root) {
+        return reduceRequest(send, recv, count, type, op, null, root, false);
+    }
+
+    public Request reduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op,
+                              int root) {
+        return reduceRequest(send, recv, count, type, op, null, root, true);
+    }
+
+    private io.tutti.coll.CollectiveRequest reduceRequest(Object send, Object recv, int count, Datatype type,
+                                                          io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp,
+                                                          int root, boolean persistent) {
+        checkRank(root, "root");
+        checkOp(op, userOp, type);
+        boolean inPlace = send == IN_PLACE;
+        if (inPlace && rank != root) {
+            throw new TuttiException.InvalidArgument("IN_PLACE is the root's send buffer only in reduce");
+        }
+        MemorySegment r = rank == root ? view(recv, count, type, "receive buffer") : MemorySegment.NULL;
+        MemorySegment snd = inPlace ? r : view(send, count, type, "send buffer");
+        long bytes = snd.byteSize();
+        boolean commutative = userOp == null ? op.commutative() : userOp.commutative();
+        io.tutti.coll.Schedule s = schedules.computeIfAbsent("reduce/" + bytes + "/" + root + "/" + inPlace + "/"
+                + commutative, k -> tutti.algorithms().reduce(rank, size(), bytes, root, inPlace, commutative));
+        return request(s, type, op, userOp, snd, r, persistent);
+    }
+
+    /** Combines {@code count} elements from every rank with {@code op} into every rank's {@code recv}. */
+    public void allreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        allreduceRequest(send, recv, count, type, op, null, false).waitFor(null);
+    }
+
+    /** Allreduce with a user-defined operation. */
+    public void allreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+        allreduceRequest(send, recv, count, type, null, op, false).waitFor(null);
+    }
+
+    public Request iallreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        return allreduceRequest(send, recv, count, type, op, null, false);
+    }
+
+    public Request allreduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        return allreduceRequest(send, recv, count, type, op, null, true);
+    }
+
+    private io.tutti.coll.CollectiveRequest allreduceRequest(Object send, Object recv, int count, Datatype type,
+                                                             io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp,
+                                                             boolean persistent) {
+        checkOp(op, userOp, type);
+        boolean inPlace = send == IN_PLACE;
+        MemorySegment r = view(recv, count, type, "receive buffer");
+        MemorySegment snd = inPlace ? r : view(send, count, type, "send buffer");
+        long bytes = r.byteSize();
+        io.tutti.coll.Schedule s = schedules.computeIfAbsent("allreduce/" + bytes + "/" + inPlace,
+                k -> tutti.algorithms().allreduce(rank, size(), bytes, inPlace));
+        return request(s, type, op, userOp, snd, r, persistent);
+    }
+
+    private io.tutti.coll.CollectiveRequest request(io.tutti.coll.Schedule s, Datatype type, io.tutti.coll.ReduceOp op,
+                                                    io.tutti.coll.UserOp userOp, MemorySegment send,
+                                                    MemorySegment recv, boolean persistent) {
+        io.tutti.coll.HostExecutor x = new io.tutti.coll.HostExecutor(engine, s, context + 1, group, type, op, userOp);
+        return new io.tutti.coll.CollectiveRequest(engine, x, send, recv, sequence, persistent);
+    }
+
+    private int nextSequence() {
+        return collectiveSequence++;
+    }
+
+    private static void checkOp(io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp, Datatype type) {
+        if (type == null) {
+            throw new TuttiException.InvalidArgument("datatype is null");
+        }
+        if (op == null && userOp == null) {
+            throw new TuttiException.InvalidArgument("reduction operation is null");
+        }
+        if (op != null && !op.supports(type)) {
+            throw new TuttiException.InvalidArgument(op + " is not defined for " + type
+                    + (type.isPair() ? ": pair types take MAXLOC and MINLOC" : ""));
+        }
+    }
+
+    /** A byte view of {@code count} elements of {@code type} at the start of {@code buf}. */
+    private static MemorySegment view(Object buf, int count, Datatype type, String what) {
+        if (type == null) {
+            throw new TuttiException.InvalidArgument("datatype is null");
+        }
+        if (count < 0) {
+            throw new TuttiException.InvalidArgument("count must not be negative, got " + count);
+        }
+        long bytes = (long) count * type.size() * (type.isPair() ? 2 : 1);
+        MemorySegment s = switch (buf) {
+            case null -> throw new TuttiException.InvalidArgument(what + " is null");
+            case MemorySegment m -> m;
+            case byte[] a when type.base() == Datatype.BYTE -> MemorySegment.ofArray(a);
+            case short[] a when type.base() == Datatype.SHORT -> MemorySegment.ofArray(a);
+            case char[] a when type.base() == Datatype.CHAR -> MemorySegment.ofArray(a);
+            case int[] a when type.base() == Datatype.INT -> MemorySegment.ofArray(a);
+            case long[] a when type.base() == Datatype.LONG -> MemorySegment.ofArray(a);
+            case float[] a when type.base() == Datatype.FLOAT -> MemorySegment.ofArray(a);
+            case double[] a when type.base() == Datatype.DOUBLE -> MemorySegment.ofArray(a);
+            default -> throw new TuttiException.InvalidArgument(what + " of type " + buf.getClass().getSimpleName()
+                    + " does not hold " + type + " elements (use a " + type.base().name().toLowerCase(
+                    java.util.Locale.ROOT) + "[] or a MemorySegment)");
+        };
+        if (s.byteSize() < bytes) {
+            throw new TuttiException.InvalidArgument(what + " holds " + s.byteSize() + " bytes, fewer than the "
+                    + count + " " + type + " elements (" + bytes + " bytes) of this call");
+        }
+        return s.asSlice(0, bytes);
     }
 
     // ------------------------------------------------------------ communicators

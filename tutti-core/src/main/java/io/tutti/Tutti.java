@@ -21,10 +21,12 @@ public final class Tutti implements AutoCloseable {
     private final Engine engine;
     private final Communicator world;
     private final JobInfo job;
+    private final io.tutti.coll.Algorithms algorithms;
     private int nextContext = 2;
 
     private Tutti(JobInfo job, Config config) {
         this.job = job;
+        this.algorithms = new io.tutti.coll.Algorithms(java.util.Map.copyOf(LaunchEnvironment.current()));
         this.engine = new Engine(job, config);
         int[] all = new int[job.size()];
         for (int i = 0; i < all.length; i++) {
@@ -107,6 +109,10 @@ public final class Tutti implements AutoCloseable {
     /** The engine, for the benchmark and test harnesses. */
     public Engine engine() {
         return engine;
+    }
+
+    io.tutti.coll.Algorithms algorithms() {
+        return algorithms;
     }
 
     int nextContext() {

@@ -806,6 +806,25 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /** Work that advances as messages complete, such as a running collective schedule. */
+    public interface Task {
+        /** Advances what it can; true when the task has finished. */
+        boolean poll();
+    }
+
+    /** Drives progress until {@code task} reports it has finished, backing off while idle. */
+    public void await(Task task) {
+        checkOpen();
+        int round = 0;
+        while (!task.poll()) {
+            if (progress() > 0) {
+                round = 0;
+                continue;
+            }
+            round = idle(round, ANY);
+        }
+    }
+
     /** One progress step on behalf of {@link Operation#test()}. */
     void progressFor(Operation op) {
         checkOpen();

@@ -1,0 +1,96 @@
+package io.tutti.coll;
+
+import io.tutti.Request;
+import io.tutti.Status;
+import io.tutti.TuttiException;
+import io.tutti.p2p.Engine;
+import java.lang.foreign.MemorySegment;
+import java.util.function.IntSupplier;
+
+/**
+ * A nonblocking or persistent collective: its {@link HostExecutor} advances while the owner waits,
+ * tests or drives progress. A persistent one keeps its executor (and scratch memory) across
+ * {@link #start()} calls; each start takes a new sequence number from the communicator so that
+ * its messages never match another call's.
+ */
+public final class CollectiveRequest implements Request {
+    private final Engine engine;
+    private final HostExecutor executor;
+    private final MemorySegment send;
+    private final MemorySegment recv;
+    private final IntSupplier sequence;
+    private final boolean persistent;
+    private boolean started;
+
+    public CollectiveRequest(Engine engine, HostExecutor executor, MemorySegment send, MemorySegment recv,
+                             IntSupplier sequence, boolean persistent) {
+        this.engine = engine;
+        this.executor = executor;
+        this.send = send;
+        this.recv = recv;
+        this.sequence = sequence;
+        this.persistent = persistent;
+        if (!persistent) {
+            begin();
+        }
+    }
+
+    private void begin() {
+        executor.start(send, recv, sequence.getAsInt());
+        started = true;
+    }
+
+    @Override
+    public void start() {
+        if (!persistent) {
+            Request.super.start();
+        }
+        if (started && !executor.isDone()) {
+            throw new TuttiException.InvalidArgument("this persistent collective is still running: wait for it"
+                    + " before starting it again");
+        }
+        begin();
+    }
+
+    @Override
+    public Status waitFor() {
+        waitFor(null);
+        return new Status();
+    }
+
+    @Override
+    public void waitFor(Status into) {
+        engine.await(executor);
+        started = !persistent;
+    }
+
+    @Override
+    public boolean test() {
+        engine.progress();
+        boolean done = executor.poll();
+        if (done && persistent) {
+            started = false;
+        }
+        return done;
+    }
+
+    @Override
+    public boolean isActive() {
+        return !persistent || started;
+    }
+
+    @Override
+    public boolean isDone() {
+        return executor.isDone();
+    }
+
+    @Override
+    public Status status() {
+        return new Status();
+    }
+
+    /** The schedule this request runs, for reports. */
+    public Schedule schedule() {
+        return executor.schedule();
+    }
+}

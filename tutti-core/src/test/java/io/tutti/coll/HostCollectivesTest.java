@@ -1,0 +1,220 @@
+package io.tutti.coll;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.tutti.Communicator;
+import io.tutti.Datatype;
+import io.tutti.Request;
+import io.tutti.Tutti;
+import io.tutti.bootstrap.ThreadLauncher;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Barrier, broadcast, reduce and allreduce run by the host executor, against sequential references. */
+@Timeout(120)
+class HostCollectivesTest {
+
+    static void job(int n, ThreadLauncher.RankBody body) {
+        ThreadLauncher.Outcome o = ThreadLauncher.run(n, Duration.ofSeconds(90), body);
+        if (!o.succeeded()) {
+            ThreadLauncher.RankResult f = o.firstFailure();
+            AssertionError e = new AssertionError(f != null ? "rank " + f.rank() + " failed" : "timed out: "
+                    + o.stillRunning());
+            if (f != null) {
+                e.initCause(f.failure());
+            }
+            throw e;
+        }
+    }
+
+    static long value(int rank, int i) {
+        return (rank + 1) * 1_000_003L + i * 7L;
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
+    void everyOperationMatchesTheReference(int n) {
+        job(n, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                for (int count : new int[] {0, 1, 3, 1000, 40_000}) {
+                    // allreduce SUM on longs, separate and in place
+                    long[] mine = new long[count];
+                    for (int i = 0; i < count; i++) {
+                        mine[i] = value(rank, i);
+                    }
+                    long[] sum = new long[count];
+                    w.allreduce(mine, sum, count, Datatype.LONG, ReduceOp.SUM);
+                    long[] inPlace = mine.clone();
+                    w.allreduce(Communicator.IN_PLACE, inPlace, count, Datatype.LONG, ReduceOp.SUM);
+                    for (int i = 0; i < count; i++) {
+                        long expected = 0;
+                        for (int r = 0; r < n; r++) {
+                            expected += value(r, i);
+                        }
+                        assertEquals(expected, sum[i], "allreduce element " + i);
+                        assertEquals(expected, inPlace[i], "in-place allreduce element " + i);
+                    }
+                    // reduce MAX on doubles to every root; bcast from every root
+                    for (int rt = 0; rt < n; rt++) {
+                        final int root = rt;
+                        double[] d = new double[count];
+                        for (int i = 0; i < count; i++) {
+                            d[i] = Math.sin(rank * 31 + i);
+                        }
+                        double[] max = new double[count];
+                        w.reduce(d, rank == root ? max : null, count, Datatype.DOUBLE, ReduceOp.MAX, root);
+                        if (rank == root) {
+                            for (int i = 0; i < count; i++) {
+                                double e = Double.NEGATIVE_INFINITY;
+                                for (int r = 0; r < n; r++) {
+                                    e = Math.max(e, Math.sin(r * 31 + i));
+                                }
+                                assertEquals(e, max[i], "reduce element " + i + " at root " + root);
+                            }
+                        }
+                        int[] b = new int[count];
+                        if (rank == root) {
+                            Arrays.setAll(b, i -> i * 3 + root);
+                        }
+                        w.bcast(b, count, Datatype.INT, root);
+                        for (int i = 0; i < count; i++) {
+                            assertEquals(i * 3 + root, b[i], "bcast element " + i + " from root " + root);
+                        }
+                    }
+                    w.barrier();
+                }
+            }
+        });
+    }
+
+    /** 2x2 matrix product on longs: associative, not commutative. */
+    static final UserOp MATMUL = new UserOp() {
+        @Override
+        public void apply(MemorySegment inout, long inoutOffset, MemorySegment in, long inOffset, long count,
+                          Datatype type) {
+            for (long m = 0; m + 4 <= count; m += 4) {
+                long[] a = read(in, inOffset + m * 8);
+                long[] b = read(inout, inoutOffset + m * 8);
+                long[] c = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+                    a[2] * b[1] + a[3] * b[3]};
+                for (int k = 0; k < 4; k++) {
+                    inout.set(ValueLayout.JAVA_LONG_UNALIGNED, inoutOffset + (m + k) * 8, c[k]);
+                }
+            }
+        }
+
+        @Override
+        public boolean commutative() {
+            return false;
+        }
+
+        private long[] read(MemorySegment s, long at) {
+            long[] x = new long[4];
+            for (int k = 0; k < 4; k++) {
+                x[k] = s.get(ValueLayout.JAVA_LONG_UNALIGNED, at + k * 8L);
+            }
+            return x;
+        }
+    };
+
+    static long[] matrix(int rank) {
+        return new long[] {rank + 2, 1, rank, 1};
+    }
+
+    static long[] product(int n) {
+        long[] acc = matrix(0);
+        for (int r = 1; r < n; r++) {
+            long[] b = matrix(r);
+            long[] a = acc;
+            acc = new long[] {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+                a[2] * b[1] + a[3] * b[3]};
+        }
+        return acc;
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3, 5, 6, 8})
+    void nonCommutativeUserOpsReduceInRankOrder(int n) {
+        job(n, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                long[] expected = product(n);
+                long[] out = new long[4];
+                w.allreduce(matrix(rank), out, 4, Datatype.LONG, MATMUL);
+                assertArrayEquals(expected, out, "allreduce in rank order");
+                for (int root = 0; root < n; root++) {
+                    long[] r = new long[4];
+                    w.reduce(matrix(rank), r, 4, Datatype.LONG, MATMUL, root);
+                    if (rank == root) {
+                        assertArrayEquals(expected, r, "reduce to " + root + " in rank order");
+                    }
+                }
+            }
+        });
+    }
+
+    @Test
+    void nonblockingAndPersistentCollectivesOverlapAndRepeat() {
+        job(4, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                int[] a = {rank};
+                int[] sumA = new int[1];
+                double[] b = {rank * 0.5};
+                double[] maxB = new double[1];
+                // several collectives in flight on one communicator at once
+                Request r1 = w.iallreduce(a, sumA, 1, Datatype.INT, ReduceOp.SUM);
+                Request r2 = w.iallreduce(b, maxB, 1, Datatype.DOUBLE, ReduceOp.MAX);
+                Request r3 = w.ibarrier();
+                Request.waitAll(r3, r2, r1);
+                assertEquals(6, sumA[0]);
+                assertEquals(1.5, maxB[0]);
+
+                long[] in = new long[3];
+                long[] out = new long[3];
+                Request p = w.allreduceInit(in, out, 3, Datatype.LONG, ReduceOp.SUM);
+                Request bar = w.barrierInit();
+                Random random = new Random(rank);
+                for (int k = 0; k < 1000; k++) {
+                    in[0] = k;
+                    in[1] = rank;
+                    in[2] = random.nextInt(100);
+                    p.start();
+                    p.waitFor();
+                    assertEquals(4L * k, out[0], "start " + k);
+                    assertEquals(6L, out[1], "start " + k);
+                    bar.start();
+                    bar.waitFor();
+                }
+            }
+        });
+    }
+
+    @Test
+    void badArgumentsAreRejectedBeforeAnythingIsSent() {
+        job(2, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                var e1 = assertThrows(io.tutti.TuttiException.InvalidArgument.class,
+                        () -> w.allreduce(new double[2], new double[2], 2, Datatype.DOUBLE, ReduceOp.BAND));
+                assertTrue(e1.getMessage().contains("BAND"), e1.getMessage());
+                var e2 = assertThrows(io.tutti.TuttiException.InvalidArgument.class,
+                        () -> w.allreduce(new int[2], new int[1], 2, Datatype.INT, ReduceOp.SUM));
+                assertTrue(e2.getMessage().contains("receive buffer"), e2.getMessage());
+                assertThrows(io.tutti.TuttiException.InvalidArgument.class,
+                        () -> w.bcast(new int[2], 2, Datatype.INT, 5));
+                assertThrows(io.tutti.TuttiException.InvalidArgument.class,
+                        () -> w.bcast(new long[2], 2, Datatype.INT, 0));
+                w.barrier();
+            }
+        });
+    }
+}
