@@ -37,9 +37,9 @@ public final class Status {
         return bytes;
     }
 
-    /** Number of whole elements of {@code type} in the message. */
+    /** Number of whole elements of {@code type} in the message (pairs, for the pair types). */
     public int count(Datatype type) {
-        return (int) (bytes / type.size());
+        return (int) (bytes / (type.size() * (type.isPair() ? 2L : 1L)));
     }
 
     @Override

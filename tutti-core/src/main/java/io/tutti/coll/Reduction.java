@@ -11,15 +11,15 @@ import java.util.Objects;
  * reduction step: {@code dst[i] = src[i] ∘ dst[i]}.
  *
  * <h2>Why the kernels work on arrays, not on the segments</h2>
- * A loop of {@code MemorySegment.get/set} is only fast while the JIT sees one segment class at its
- * accesses. A Tutti process reduces into user arrays of several element types, into native
- * segments and into the byte[] scratch of the schedules, and every such mix (even two classes)
- * leaves the accesses to virtual calls on the segment implementation: measured on JDK 25, such a
- * loop falls from 0.15 ns to 2–25 ns per int. So each call instead moves chunks of both operands
- * into per-thread primitive arrays with {@link MemorySegment#copy} (a memcpy, whatever the segment
- * kind), runs a plain array loop that C2 vectorises where the operation allows, and copies the
- * result chunk back: about 0.2–0.3 ns per int under any mix of segment kinds, at the price of about
- * 40 ns of fixed cost per call.
+ * A loop of {@code MemorySegment.get/set} is only fast while the JIT has seen one or two segment
+ * classes at its accesses; the segment implementation's accessors then inline. A Tutti process
+ * reduces into user arrays of several element types, native segments and the byte[] scratch of the
+ * schedules, and once those profiles are polluted every access becomes virtual calls: measured on
+ * JDK 25 (x86-64), such a loop over ints fell from 0.16 ns to 12–23 ns per element. So each call
+ * instead moves chunks of both operands into per-thread primitive arrays with
+ * {@link MemorySegment#copy} (a memcpy, whatever the segment kind), runs a plain array loop that C2
+ * vectorises where the operation allows, and copies the result chunk back: 0.1–0.25 ns per int,
+ * polluted or not, at a fixed cost of 25–40 ns per call.
  *
  * <p>Thread-safe. Allocates nothing once a thread has reduced a given primitive type once (it then
  * holds two {@value #CHUNK_BYTES}-byte scratch arrays of that type).
@@ -33,6 +33,7 @@ public final class Reduction {
 
     private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
     private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
+    private static final ValueLayout.OfChar CHAR = ValueLayout.JAVA_CHAR_UNALIGNED;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
@@ -73,11 +74,21 @@ public final class Reduction {
         // one dispatch per call on the element type here, one per chunk on the operation inside;
         // the element loops themselves are branch-free of both
         Scratch scratch = SCRATCH.get();
+        if ((op == ReduceOp.LAND || op == ReduceOp.LOR || op == ReduceOp.LXOR) && type.size() <= Short.BYTES) {
+            logicalLanes(op, type.size(), scratch, dst, dstOffset, src, srcOffset, n * type.size());
+            return;
+        }
         switch (type.base()) {
             case BYTE -> bytes(op, scratch, dst, dstOffset, src, srcOffset, n);
-            case SHORT -> shorts(op, false, scratch, dst, dstOffset, src, srcOffset, n);
+            case SHORT -> shorts(op, scratch, dst, dstOffset, src, srcOffset, n);
             // char arithmetic and logic have the same bits as short's; only MAX and MIN compare unsigned
-            case CHAR -> shorts(op, true, scratch, dst, dstOffset, src, srcOffset, n);
+            case CHAR -> {
+                if (op == ReduceOp.MAX || op == ReduceOp.MIN) {
+                    chars(op, scratch, dst, dstOffset, src, srcOffset, n);
+                } else {
+                    shorts(op, scratch, dst, dstOffset, src, srcOffset, n);
+                }
+            }
             case INT -> ints(op, scratch, dst, dstOffset, src, srcOffset, n);
             case LONG -> longs(op, scratch, dst, dstOffset, src, srcOffset, n);
             case FLOAT -> floats(op, scratch, dst, dstOffset, src, srcOffset, n);
@@ -148,29 +159,25 @@ public final class Reduction {
         byte[] s = scratch.bytes1;
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
-            long at = done;
-            MemorySegment.copy(dst, BYTE, dstOffset + at, d, 0, m);
-            MemorySegment.copy(src, BYTE, srcOffset + at, s, 0, m);
+            MemorySegment.copy(dst, BYTE, dstOffset + done, d, 0, m);
+            MemorySegment.copy(src, BYTE, srcOffset + done, s, 0, m);
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
                 case MAX -> max(d, s, m);
                 case MIN -> min(d, s, m);
-                case LAND -> land(d, s, m);
-                case LOR -> lor(d, s, m);
-                case LXOR -> lxor(d, s, m);
                 case BAND -> band(d, s, m);
                 case BOR -> bor(d, s, m);
                 case BXOR -> bxor(d, s, m);
-                default -> throw new AssertionError(op);
+                default -> throw new AssertionError(op); // logic went to logicalLanes
             }
-            MemorySegment.copy(d, 0, dst, BYTE, dstOffset + at, m);
+            MemorySegment.copy(d, 0, dst, BYTE, dstOffset + done, m);
             done += m;
         }
     }
 
-    private static void shorts(ReduceOp op, boolean unsigned, Scratch scratch, MemorySegment dst, long dstOffset,
-                               MemorySegment src, long srcOffset, long n) {
+    private static void shorts(ReduceOp op, Scratch scratch, MemorySegment dst, long dstOffset, MemorySegment src,
+                               long srcOffset, long n) {
         short[] d = scratch.shorts0();
         short[] s = scratch.shorts1;
         for (long done = 0; done < n; ) {
@@ -181,30 +188,65 @@ public final class Reduction {
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
-                case MAX -> {
-                    if (unsigned) {
-                        maxUnsigned(d, s, m);
-                    } else {
-                        max(d, s, m);
-                    }
-                }
-                case MIN -> {
-                    if (unsigned) {
-                        minUnsigned(d, s, m);
-                    } else {
-                        min(d, s, m);
-                    }
-                }
+                case MAX -> max(d, s, m);
+                case MIN -> min(d, s, m);
                 case MAXLOC -> maxloc(d, s, m);
                 case MINLOC -> minloc(d, s, m);
-                case LAND -> land(d, s, m);
-                case LOR -> lor(d, s, m);
-                case LXOR -> lxor(d, s, m);
                 case BAND -> band(d, s, m);
                 case BOR -> bor(d, s, m);
                 case BXOR -> bxor(d, s, m);
+                default -> throw new AssertionError(op); // logic went to logicalLanes
             }
             MemorySegment.copy(d, 0, dst, SHORT, dstOffset + at, m);
+            done += m;
+        }
+    }
+
+    private static void chars(ReduceOp op, Scratch scratch, MemorySegment dst, long dstOffset, MemorySegment src,
+                              long srcOffset, long n) {
+        char[] d = scratch.chars0();
+        char[] s = scratch.chars1;
+        for (long done = 0; done < n; ) {
+            int m = (int) Math.min(d.length, n - done);
+            long at = done * Character.BYTES;
+            MemorySegment.copy(dst, CHAR, dstOffset + at, d, 0, m);
+            MemorySegment.copy(src, CHAR, srcOffset + at, s, 0, m);
+            if (op == ReduceOp.MAX) {
+                max(d, s, m);
+            } else {
+                min(d, s, m);
+            }
+            MemorySegment.copy(d, 0, dst, CHAR, dstOffset + at, m);
+            done += m;
+        }
+    }
+
+    /**
+     * LAND, LOR and LXOR on bytes and shorts, eight or four lanes to a long: C2 vectorises long lanes
+     * well, but its vector code for these operations on byte and short lanes ran 10 to 20 times slower
+     * than scalar code on the development machine (JDK 25, AVX-512).
+     */
+    private static void logicalLanes(ReduceOp op, int laneBytes, Scratch scratch, MemorySegment dst, long dstOffset,
+                                     MemorySegment src, long srcOffset, long bytes) {
+        long[] d = scratch.longs0();
+        long[] s = scratch.longs1;
+        // all bits of each lane but its top one; the top bit of ((x & low) + low | x) is then set exactly
+        // when the lane is non-zero, and the addition never carries into the next lane
+        long low = laneBytes == 1 ? 0x7F7F_7F7F_7F7F_7F7FL : 0x7FFF_7FFF_7FFF_7FFFL;
+        int shift = laneBytes * 8 - 1;
+        for (long done = 0; done < bytes; ) {
+            int m = (int) Math.min(CHUNK_BYTES, bytes - done);
+            // byte copies through views of the long arrays, since a chunk need not be whole longs;
+            // the lanes past m in the last long are computed on stale bytes and never copied back
+            MemorySegment.copy(dst, dstOffset + done, scratch.longsView0, 0, m);
+            MemorySegment.copy(src, srcOffset + done, scratch.longsView1, 0, m);
+            int words = (m + Long.BYTES - 1) / Long.BYTES;
+            switch (op) {
+                case LAND -> landLanes(d, s, words, low, shift);
+                case LOR -> lorLanes(d, s, words, low, shift);
+                default -> lxorLanes(d, s, words, low, shift);
+            }
+            MemorySegment.copy(scratch.longsView0, 0, dst, dstOffset + done, m);
             done += m;
         }
     }
@@ -315,8 +357,11 @@ public final class Reduction {
     // Kernels: d[i] = s[i] op d[i] for i in [0, n). One small loop per (operation, array type), so that
     // each compiles to its own tight, vectorisable loop.
     //
-    // Logical operations use x | -x, whose sign bit is set exactly when x != 0: a truth value without
-    // a branch, which C2 vectorises where a conditional would not.
+    // On int and long, logical operations use x | -x, whose sign bit is set exactly when x != 0: a truth
+    // value without a branch, which C2 vectorises where a conditional would not. On byte and short the
+    // kernels use plain conditionals instead, for logic and for MAX/MIN alike: C2 (JDK 25, AVX-512)
+    // vectorises the branch-free and Math.max forms on those narrow lanes into code that ran 10 to 20
+    // times slower than scalar code on the development machine (5 ns per byte instead of 0.3).
 
     private static void sum(byte[] d, byte[] s, int n) {
         for (int i = 0; i < n; i++) {
@@ -332,37 +377,17 @@ public final class Reduction {
 
     private static void max(byte[] d, byte[] s, int n) {
         for (int i = 0; i < n; i++) {
-            d[i] = (byte) Math.max(s[i], d[i]);
+            byte a = s[i];
+            byte b = d[i];
+            d[i] = a > b ? a : b;
         }
     }
 
     private static void min(byte[] d, byte[] s, int n) {
         for (int i = 0; i < n; i++) {
-            d[i] = (byte) Math.min(s[i], d[i]);
-        }
-    }
-
-    private static void land(byte[] d, byte[] s, int n) {
-        for (int i = 0; i < n; i++) {
-            int a = s[i];
-            int b = d[i];
-            d[i] = (byte) (((a | -a) & (b | -b)) >>> 31);
-        }
-    }
-
-    private static void lor(byte[] d, byte[] s, int n) {
-        for (int i = 0; i < n; i++) {
-            int a = s[i];
-            int b = d[i];
-            d[i] = (byte) (((a | -a) | (b | -b)) >>> 31);
-        }
-    }
-
-    private static void lxor(byte[] d, byte[] s, int n) {
-        for (int i = 0; i < n; i++) {
-            int a = s[i];
-            int b = d[i];
-            d[i] = (byte) (((a | -a) ^ (b | -b)) >>> 31);
+            byte a = s[i];
+            byte b = d[i];
+            d[i] = a < b ? a : b;
         }
     }
 
@@ -398,49 +423,35 @@ public final class Reduction {
 
     private static void max(short[] d, short[] s, int n) {
         for (int i = 0; i < n; i++) {
-            d[i] = (short) Math.max(s[i], d[i]);
+            short a = s[i];
+            short b = d[i];
+            d[i] = a > b ? a : b;
         }
     }
 
     private static void min(short[] d, short[] s, int n) {
         for (int i = 0; i < n; i++) {
-            d[i] = (short) Math.min(s[i], d[i]);
+            short a = s[i];
+            short b = d[i];
+            d[i] = a < b ? a : b;
         }
     }
 
-    private static void maxUnsigned(short[] d, short[] s, int n) {
+    // char is Java's unsigned 16-bit type, so plain comparisons on char[] are CHAR's MAX and MIN
+
+    private static void max(char[] d, char[] s, int n) {
         for (int i = 0; i < n; i++) {
-            d[i] = (short) Math.max(s[i] & 0xFFFF, d[i] & 0xFFFF);
+            char a = s[i];
+            char b = d[i];
+            d[i] = a > b ? a : b;
         }
     }
 
-    private static void minUnsigned(short[] d, short[] s, int n) {
+    private static void min(char[] d, char[] s, int n) {
         for (int i = 0; i < n; i++) {
-            d[i] = (short) Math.min(s[i] & 0xFFFF, d[i] & 0xFFFF);
-        }
-    }
-
-    private static void land(short[] d, short[] s, int n) {
-        for (int i = 0; i < n; i++) {
-            int a = s[i];
-            int b = d[i];
-            d[i] = (short) (((a | -a) & (b | -b)) >>> 31);
-        }
-    }
-
-    private static void lor(short[] d, short[] s, int n) {
-        for (int i = 0; i < n; i++) {
-            int a = s[i];
-            int b = d[i];
-            d[i] = (short) (((a | -a) | (b | -b)) >>> 31);
-        }
-    }
-
-    private static void lxor(short[] d, short[] s, int n) {
-        for (int i = 0; i < n; i++) {
-            int a = s[i];
-            int b = d[i];
-            d[i] = (short) (((a | -a) ^ (b | -b)) >>> 31);
+            char a = s[i];
+            char b = d[i];
+            d[i] = a < b ? a : b;
         }
     }
 
@@ -525,6 +536,32 @@ public final class Reduction {
     private static void bxor(int[] d, int[] s, int n) {
         for (int i = 0; i < n; i++) {
             d[i] = s[i] ^ d[i];
+        }
+    }
+
+    // Lane kernels for logicalLanes: the top bit of each lane of ((x & low) + low | x) & ~low is its truth.
+
+    private static void landLanes(long[] d, long[] s, int n, long low, int shift) {
+        for (int i = 0; i < n; i++) {
+            long a = s[i];
+            long b = d[i];
+            d[i] = ((((a & low) + low) | a) & (((b & low) + low) | b) & ~low) >>> shift;
+        }
+    }
+
+    private static void lorLanes(long[] d, long[] s, int n, long low, int shift) {
+        for (int i = 0; i < n; i++) {
+            long a = s[i];
+            long b = d[i];
+            d[i] = ((((a & low) + low) | a | ((b & low) + low) | b) & ~low) >>> shift;
+        }
+    }
+
+    private static void lxorLanes(long[] d, long[] s, int n, long low, int shift) {
+        for (int i = 0; i < n; i++) {
+            long a = s[i];
+            long b = d[i];
+            d[i] = (((((a & low) + low) | a) ^ (((b & low) + low) | b)) & ~low) >>> shift;
         }
     }
 
@@ -771,10 +808,14 @@ public final class Reduction {
         byte[] bytes1;
         short[] shorts0;
         short[] shorts1;
+        char[] chars0;
+        char[] chars1;
         int[] ints0;
         int[] ints1;
         long[] longs0;
         long[] longs1;
+        MemorySegment longsView0;
+        MemorySegment longsView1;
         float[] floats0;
         float[] floats1;
         double[] doubles0;
@@ -796,6 +837,14 @@ public final class Reduction {
             return shorts0;
         }
 
+        char[] chars0() {
+            if (chars0 == null) {
+                chars1 = new char[CHUNK_BYTES / Character.BYTES];
+                chars0 = new char[CHUNK_BYTES / Character.BYTES];
+            }
+            return chars0;
+        }
+
         int[] ints0() {
             if (ints0 == null) {
                 ints1 = new int[CHUNK_BYTES / Integer.BYTES];
@@ -808,6 +857,8 @@ public final class Reduction {
             if (longs0 == null) {
                 longs1 = new long[CHUNK_BYTES / Long.BYTES];
                 longs0 = new long[CHUNK_BYTES / Long.BYTES];
+                longsView1 = MemorySegment.ofArray(longs1);
+                longsView0 = MemorySegment.ofArray(longs0);
             }
             return longs0;
         }
