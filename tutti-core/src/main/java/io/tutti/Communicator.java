@@ -634,9 +634,8 @@ public final class Communicator {
         if (op == null && userOp == null) {
             throw new TuttiException.InvalidArgument("reduction operation is null");
         }
-        if (op != null && !op.supports(type)) {
-            throw new TuttiException.InvalidArgument(op + " is not defined for " + type
-                    + (type.isPair() ? ": pair types take MAXLOC and MINLOC" : ""));
+        if (op != null) {
+            op.check(type);
         }
     }
 
@@ -648,7 +647,7 @@ public final class Communicator {
         if (count < 0) {
             throw new TuttiException.InvalidArgument("count must not be negative, got " + count);
         }
-        long bytes = (long) count * type.size() * (type.isPair() ? 2 : 1);
+        long bytes = (long) count * type.extent();
         MemorySegment s = switch (buf) {
             case null -> throw new TuttiException.InvalidArgument(what + " is null");
             case MemorySegment m -> m;

@@ -43,6 +43,11 @@ public enum Datatype {
         return size;
     }
 
+    /** Bytes of one item a count counts: a pair for the pair types, else one element. */
+    public int extent() {
+        return isPair() ? 2 * size : size;
+    }
+
     /** Whether this is a (value, index) pair type, the operand type of MAXLOC and MINLOC. */
     public boolean isPair() {
         return base != null;

@@ -39,7 +39,7 @@ public final class Status {
 
     /** Number of whole elements of {@code type} in the message (pairs, for the pair types). */
     public int count(Datatype type) {
-        return (int) (bytes / (type.size() * (type.isPair() ? 2L : 1L)));
+        return (int) (bytes / type.extent());
     }
 
     @Override

@@ -135,7 +135,7 @@ public final class HostExecutor implements Engine.Task {
     private void reduce(int i) {
         MemorySegment dst = buffer(s.buffer[i]);
         MemorySegment src = buffer(s.srcBuffer[i]);
-        long count = s.length[i] / (type.isPair() ? 2L * type.size() : type.size());
+        long count = s.length[i] / type.extent();
         boolean commutative = userOp == null ? op.commutative() : userOp.commutative();
         if (s.srcIsLeft[i] || commutative) {
             apply(dst, s.offset[i], src, s.srcOffset[i], count);

@@ -125,8 +125,7 @@ public final class Reduction {
         if (count < 0) {
             throw new TuttiException.InvalidArgument("count must not be negative, got " + count);
         }
-        int perItem = type.isPair() ? 2 : 1;
-        long itemBytes = (long) type.size() * perItem;
+        long itemBytes = type.extent();
         if (count > Long.MAX_VALUE / itemBytes) {
             throw new TuttiException.InvalidArgument(count + " elements of " + type + " exceed any segment");
         }
@@ -137,7 +136,7 @@ public final class Reduction {
             throw new TuttiException.InvalidArgument("the destination segment is read-only, but the result is"
                     + " written into it");
         }
-        return count * perItem;
+        return type.isPair() ? 2 * count : count;
     }
 
     private static void checkRegion(String what, MemorySegment segment, long offset, long bytes, long count,

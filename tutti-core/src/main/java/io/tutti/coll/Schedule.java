@@ -157,15 +157,6 @@ public final class Schedule {
         return tempBytes;
     }
 
-    /** Number of SEND steps, for resource and traffic reports. */
-    public int sends() {
-        int n = 0;
-        for (int i = 0; i < steps; i++) {
-            n += kind[i] == SEND ? 1 : 0;
-        }
-        return n;
-    }
-
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder(name + " rank " + rank + "/" + size + ", temp " + tempBytes + " B\n");

@@ -465,25 +465,21 @@ public final class Engine implements AutoCloseable {
 
     private void deliverEager(Operation op, int source, int tag, MemorySegment from, long at, int length) {
         if (length > op.length) {
-            op.statusSource = source;
-            op.statusTag = tag;
-            op.statusBytes = length;
-            op.fail(new TuttiException.Truncation("message of " + length + " bytes from rank " + commRank(op, source)
-                    + " (tag " + tag + ") does not fit the receive buffer of " + op.length
-                    + " bytes: post a larger buffer, or probe first to learn the size"));
+            truncated(op, source, tag, length);
             return;
         }
         Buffers.copyIn(from, at, op.array, op.segment, op.offset, length);
         op.complete(source, tag, length);
     }
 
-    private static int commRank(Operation op, int worldRank) {
-        Status s = new Status();
-        int saved = op.statusSource;
-        op.statusSource = worldRank;
-        op.fill(s);
-        op.statusSource = saved;
-        return s.source();
+    /** Fails a receive whose message is longer than its buffer (MPI_ERR_TRUNCATE), keeping the status. */
+    private static void truncated(Operation op, int source, int tag, long length) {
+        op.statusSource = source;
+        op.statusTag = tag;
+        op.statusBytes = length;
+        op.fail(new TuttiException.Truncation("message of " + length + " bytes from rank " + op.commRank(source)
+                + " (tag " + tag + ") does not fit the receive buffer of " + op.length
+                + " bytes: post a larger buffer, or probe first to learn the size"));
     }
 
     private void startRendezvousRecv(Operation op, int source, int tag, long senderHandle, short flags, long address,
@@ -493,9 +489,7 @@ public final class Engine implements AutoCloseable {
         op.statusBytes = total;
         if (total > op.length) {
             control(source, MessageType.CTS, FLAG_TRUNCATED, op.context, tag, senderHandle, 0, 0, total);
-            op.fail(new TuttiException.Truncation("message of " + total + " bytes from rank " + commRank(op, source)
-                    + " (tag " + tag + ") does not fit the receive buffer of " + op.length
-                    + " bytes: post a larger buffer, or probe first to learn the size"));
+            truncated(op, source, tag, total);
             return;
         }
         op.total = total;

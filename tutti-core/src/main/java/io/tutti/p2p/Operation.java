@@ -169,14 +169,14 @@ public final class Operation implements Request {
         return worldToComm;
     }
 
+    /** A world rank as a rank of the communicator this operation was posted on. */
+    int commRank(int worldRank) {
+        return worldRank >= 0 && worldToComm != null ? worldToComm[worldRank] : worldRank;
+    }
+
     void fill(Status into) {
-        if (into == null) {
-            return;
+        if (into != null) {
+            into.set(commRank(statusSource), statusTag, statusBytes);
         }
-        int source = statusSource;
-        if (source >= 0 && worldToComm != null) {
-            source = worldToComm[source];
-        }
-        into.set(source, statusTag, statusBytes);
     }
 }

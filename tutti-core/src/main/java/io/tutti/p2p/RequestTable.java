@@ -50,8 +50,4 @@ final class RequestTable {
             free[freeCount++] = index;
         }
     }
-
-    int active() {
-        return used - freeCount;
-    }
 }
