@@ -7,6 +7,9 @@ import java.util.Arrays;
  * which later steps name as a dependency. Algorithms are small classes that drive a builder.
  */
 public final class ScheduleBuilder {
+    /** "No step": may be passed as a dependency and is ignored, so that first steps need no special case. */
+    public static final int NONE = -1;
+
     private final String name;
     private final int rank;
     private final int size;
@@ -74,6 +77,19 @@ public final class ScheduleBuilder {
         return add(Schedule.COPY, -1, 0, dst, dstOff, len, src, srcOff, false, after);
     }
 
+    /**
+     * A step that does nothing but wait for {@code after}: joins several branches so that a later
+     * step, or a composed algorithm, can depend on one step.
+     */
+    public int join(int... after) {
+        return add(Schedule.COPY, -1, 0, Schedule.TEMP_BUFFER, 0, 0, Schedule.TEMP_BUFFER, 0, false, after);
+    }
+
+    /** Steps added so far. */
+    public int steps() {
+        return steps;
+    }
+
     private void checkPeer(int p) {
         if (p < 0 || p >= size || p == rank) {
             throw new IllegalArgumentException(name + ": rank " + rank + " of " + size + " cannot exchange with " + p);
@@ -102,6 +118,9 @@ public final class ScheduleBuilder {
             depStart = Arrays.copyOf(depStart, n + 1);
         }
         for (int d : after) {
+            if (d == NONE) {
+                continue;
+            }
             if (d < 0 || d >= steps) {
                 throw new IllegalArgumentException(name + ": step " + steps + " depends on unknown step " + d);
             }
