@@ -1,5 +1,7 @@
 package io.tutti;
 
+import io.tutti.coll.CollectiveCall.Kind;
+import io.tutti.coll.Collectives;
 import io.tutti.p2p.Engine;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -40,9 +42,7 @@ public final class Communicator {
     private final int rank;
     private final int[] group;
     private final int[] worldToComm;
-    private final java.util.Map<String, io.tutti.coll.Schedule> schedules = new java.util.HashMap<>();
-    private final java.util.function.IntSupplier sequence = this::nextSequence;
-    private int collectiveSequence;
+    private final Collectives collectives;
     private ByteBuffer lastBuffer;
     private MemorySegment lastBufferSegment;
     private int lastPosition;
@@ -59,6 +59,12 @@ public final class Communicator {
             worldToComm[group[i]] = i;
         }
         this.rank = worldToComm[engine.rank()];
+        this.collectives = new Collectives(engine, context + 1, group, rank, tutti.algorithms(),
+                () -> tutti.topologyOf(group));
+        this.scratchBlocks = new long[group.length];
+        this.scratchDispls = new long[group.length];
+        this.scratchBlocks2 = new long[group.length];
+        this.scratchDispls2 = new long[group.length];
     }
 
     /** This rank's number in the communicator, from 0 to {@code size() - 1}. */
@@ -502,74 +508,359 @@ public final class Communicator {
 
     /** Returns once every rank of the communicator has entered the barrier. */
     public void barrier() {
-        barrierRequest(false).waitFor(null);
+        barrier(Collectives.Mode.BLOCKING);
     }
 
-    /** A nonblocking barrier. */
+    /** Nonblocking barrier: returns at once; complete the request with wait or test. */
     public Request ibarrier() {
-        return barrierRequest(false);
+        return barrier(Collectives.Mode.NONBLOCKING);
     }
 
-    /** A persistent barrier: {@link Request#start()} runs it again. */
+    /** Persistent barrier: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
     public Request barrierInit() {
-        return barrierRequest(true);
-    }
-
-    private io.tutti.coll.CollectiveRequest barrierRequest(boolean persistent) {
-        io.tutti.coll.Schedule s = schedules.computeIfAbsent("barrier",
-                k -> tutti.algorithms().barrier(rank, size()));
-        return request(s, Datatype.BYTE, null, null, MemorySegment.NULL, MemorySegment.NULL, persistent);
+        return barrier(Collectives.Mode.PERSISTENT);
     }
 
     /** Sends {@code count} elements of {@code buf} from {@code root} to every rank's {@code buf}. */
     public void bcast(Object buf, int count, Datatype type, int root) {
-        bcastRequest(buf, count, type, root, false).waitFor(null);
+        bcast(Collectives.Mode.BLOCKING, buf, count, type, root);
     }
 
+    /** Nonblocking broadcast: returns at once; complete the request with wait or test. */
     public Request ibcast(Object buf, int count, Datatype type, int root) {
-        return bcastRequest(buf, count, type, root, false);
+        return bcast(Collectives.Mode.NONBLOCKING, buf, count, type, root);
     }
 
+    /** Persistent broadcast: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
     public Request bcastInit(Object buf, int count, Datatype type, int root) {
-        return bcastRequest(buf, count, type, root, true);
+        return bcast(Collectives.Mode.PERSISTENT, buf, count, type, root);
     }
 
-    private io.tutti.coll.CollectiveRequest bcastRequest(Object buf, int count, Datatype type, int root,
-                                                         boolean persistent) {
-        checkRank(root, "root");
-        MemorySegment b = view(buf, count, type, "buffer");
-        long bytes = b.byteSize();
-        io.tutti.coll.Schedule s = schedules.computeIfAbsent("bcast/" + bytes + "/" + root,
-                k -> tutti.algorithms().bcast(rank, size(), bytes, root));
-        return request(s, type, null, null, b, b, persistent);
+    /** Sends block r ({@code count} elements from element {@code r * count}) of the root's {@code send} to rank r's {@code recv}; {@code send} is ignored elsewhere. {@code recv} may be {@link #IN_PLACE} at the root. */
+    public void scatter(Object send, Object recv, int count, Datatype type, int root) {
+        scatter(Collectives.Mode.BLOCKING, send, null, null, recv, count, type, root);
     }
+
+    /** Nonblocking scatter: returns at once; complete the request with wait or test. */
+    public Request iscatter(Object send, Object recv, int count, Datatype type, int root) {
+        return scatter(Collectives.Mode.NONBLOCKING, send, null, null, recv, count, type, root);
+    }
+
+    /** Persistent scatter: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request scatterInit(Object send, Object recv, int count, Datatype type, int root) {
+        return scatter(Collectives.Mode.PERSISTENT, send, null, null, recv, count, type, root);
+    }
+
+    /** Scatter of uneven blocks: block r is {@code counts[r]} elements at element {@code displs[r]} of the root's {@code send} (both arrays read at the root only). */
+    public void scatterv(Object send, int[] counts, int[] displs, Object recv, int recvCount, Datatype type, int root) {
+        scatter(Collectives.Mode.BLOCKING, send, counts, displs, recv, recvCount, type, root);
+    }
+
+    /** Nonblocking scatterv: returns at once; complete the request with wait or test. */
+    public Request iscatterv(Object send, int[] counts, int[] displs, Object recv, int recvCount, Datatype type, int root) {
+        return scatter(Collectives.Mode.NONBLOCKING, send, counts, displs, recv, recvCount, type, root);
+    }
+
+    /** Persistent scatterv: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request scattervInit(Object send, int[] counts, int[] displs, Object recv, int recvCount, Datatype type, int root) {
+        return scatter(Collectives.Mode.PERSISTENT, send, counts, displs, recv, recvCount, type, root);
+    }
+
+    /** Collects {@code count} elements from every rank into the root's {@code recv}, rank r's at element {@code r * count}; {@code recv} is ignored elsewhere. {@code send} may be {@link #IN_PLACE} at the root. */
+    public void gather(Object send, Object recv, int count, Datatype type, int root) {
+        gather(Collectives.Mode.BLOCKING, send, count, recv, null, null, type, root);
+    }
+
+    /** Nonblocking gather: returns at once; complete the request with wait or test. */
+    public Request igather(Object send, Object recv, int count, Datatype type, int root) {
+        return gather(Collectives.Mode.NONBLOCKING, send, count, recv, null, null, type, root);
+    }
+
+    /** Persistent gather: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request gatherInit(Object send, Object recv, int count, Datatype type, int root) {
+        return gather(Collectives.Mode.PERSISTENT, send, count, recv, null, null, type, root);
+    }
+
+    /** Gather of uneven blocks: rank r's {@code counts[r]} elements land at element {@code displs[r]} of the root's {@code recv} (both arrays read at the root only). */
+    public void gatherv(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type, int root) {
+        gather(Collectives.Mode.BLOCKING, send, sendCount, recv, counts, displs, type, root);
+    }
+
+    /** Nonblocking gatherv: returns at once; complete the request with wait or test. */
+    public Request igatherv(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type, int root) {
+        return gather(Collectives.Mode.NONBLOCKING, send, sendCount, recv, counts, displs, type, root);
+    }
+
+    /** Persistent gatherv: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request gathervInit(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type, int root) {
+        return gather(Collectives.Mode.PERSISTENT, send, sendCount, recv, counts, displs, type, root);
+    }
+
+    /** Every rank gets every rank's {@code count} elements, rank r's at element {@code r * count} of {@code recv}. {@code send} may be {@link #IN_PLACE}. */
+    public void allgather(Object send, Object recv, int count, Datatype type) {
+        allgather(Collectives.Mode.BLOCKING, send, count, recv, null, null, type);
+    }
+
+    /** Nonblocking allgather: returns at once; complete the request with wait or test. */
+    public Request iallgather(Object send, Object recv, int count, Datatype type) {
+        return allgather(Collectives.Mode.NONBLOCKING, send, count, recv, null, null, type);
+    }
+
+    /** Persistent allgather: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request allgatherInit(Object send, Object recv, int count, Datatype type) {
+        return allgather(Collectives.Mode.PERSISTENT, send, count, recv, null, null, type);
+    }
+
+    /** Allgather of uneven blocks: rank r's {@code counts[r]} elements land at element {@code displs[r]} of every {@code recv}. */
+    public void allgatherv(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type) {
+        allgather(Collectives.Mode.BLOCKING, send, sendCount, recv, counts, displs, type);
+    }
+
+    /** Nonblocking allgatherv: returns at once; complete the request with wait or test. */
+    public Request iallgatherv(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type) {
+        return allgather(Collectives.Mode.NONBLOCKING, send, sendCount, recv, counts, displs, type);
+    }
+
+    /** Persistent allgatherv: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request allgathervInit(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type) {
+        return allgather(Collectives.Mode.PERSISTENT, send, sendCount, recv, counts, displs, type);
+    }
+
+    /** Every rank sends block q ({@code count} elements at element {@code q * count} of {@code send}) to rank q, which stores it as block r of {@code recv}. {@code send} may be {@link #IN_PLACE}. */
+    public void alltoall(Object send, Object recv, int count, Datatype type) {
+        alltoall(Collectives.Mode.BLOCKING, send, null, null, recv, null, null, count, type);
+    }
+
+    /** Nonblocking alltoall: returns at once; complete the request with wait or test. */
+    public Request ialltoall(Object send, Object recv, int count, Datatype type) {
+        return alltoall(Collectives.Mode.NONBLOCKING, send, null, null, recv, null, null, count, type);
+    }
+
+    /** Persistent alltoall: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request alltoallInit(Object send, Object recv, int count, Datatype type) {
+        return alltoall(Collectives.Mode.PERSISTENT, send, null, null, recv, null, null, count, type);
+    }
+
+    /** Alltoall of uneven blocks, with element counts and displacements per peer on both sides. */
+    public void alltoallv(Object send, int[] sendCounts, int[] sendDispls, Object recv, int[] recvCounts, int[] recvDispls, Datatype type) {
+        alltoall(Collectives.Mode.BLOCKING, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, 0, type);
+    }
+
+    /** Nonblocking alltoallv: returns at once; complete the request with wait or test. */
+    public Request ialltoallv(Object send, int[] sendCounts, int[] sendDispls, Object recv, int[] recvCounts, int[] recvDispls, Datatype type) {
+        return alltoall(Collectives.Mode.NONBLOCKING, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, 0, type);
+    }
+
+    /** Persistent alltoallv: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request alltoallvInit(Object send, int[] sendCounts, int[] sendDispls, Object recv, int[] recvCounts, int[] recvDispls, Datatype type) {
+        return alltoall(Collectives.Mode.PERSISTENT, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, 0, type);
+    }
+
+    /** Combines {@code count} elements from every rank with {@code op} into {@code recv} at {@code root} ({@code recv} is ignored elsewhere and may be null). {@code send} may be {@link #IN_PLACE} at the root. */
+    public void reduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op, int root) {
+        reduce(Collectives.Mode.BLOCKING, send, recv, count, type, op, null, root);
+    }
+
+    /** Nonblocking reduce: returns at once; complete the request with wait or test. */
+    public Request ireduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op, int root) {
+        return reduce(Collectives.Mode.NONBLOCKING, send, recv, count, type, op, null, root);
+    }
+
+    /** Persistent reduce: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request reduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op, int root) {
+        return reduce(Collectives.Mode.PERSISTENT, send, recv, count, type, op, null, root);
+    }
+
+    /** Combines {@code count} elements from every rank with {@code op} into {@code recv} at {@code root} ({@code recv} is ignored elsewhere and may be null). {@code send} may be {@link #IN_PLACE} at the root. With a user-defined operation. */
+    public void reduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op, int root) {
+        reduce(Collectives.Mode.BLOCKING, send, recv, count, type, null, op, root);
+    }
+
+    /** Nonblocking reduce: returns at once; complete the request with wait or test. */
+    public Request ireduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op, int root) {
+        return reduce(Collectives.Mode.NONBLOCKING, send, recv, count, type, null, op, root);
+    }
+
+    /** Persistent reduce: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request reduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op, int root) {
+        return reduce(Collectives.Mode.PERSISTENT, send, recv, count, type, null, op, root);
+    }
+
+    /** Combines {@code count} elements from every rank with {@code op} into every rank's {@code recv}. {@code send} may be {@link #IN_PLACE}. */
+    public void allreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        allreduce(Collectives.Mode.BLOCKING, send, recv, count, type, op, null);
+    }
+
+    /** Nonblocking allreduce: returns at once; complete the request with wait or test. */
+    public Request iallreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        return allreduce(Collectives.Mode.NONBLOCKING, send, recv, count, type, op, null);
+    }
+
+    /** Persistent allreduce: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request allreduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        return allreduce(Collectives.Mode.PERSISTENT, send, recv, count, type, op, null);
+    }
+
+    /** Combines {@code count} elements from every rank with {@code op} into every rank's {@code recv}. {@code send} may be {@link #IN_PLACE}. With a user-defined operation. */
+    public void allreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+        allreduce(Collectives.Mode.BLOCKING, send, recv, count, type, null, op);
+    }
+
+    /** Nonblocking allreduce: returns at once; complete the request with wait or test. */
+    public Request iallreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+        return allreduce(Collectives.Mode.NONBLOCKING, send, recv, count, type, null, op);
+    }
+
+    /** Persistent allreduce: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request allreduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+        return allreduce(Collectives.Mode.PERSISTENT, send, recv, count, type, null, op);
+    }
+
+    /** Combines every rank's {@code send} (the sum of {@code counts} elements) with {@code op} and leaves block r ({@code counts[r]} elements, in order) in rank r's {@code recv}. {@code send} may be {@link #IN_PLACE}: the input is then in {@code recv}. */
+    public void reduceScatter(Object send, Object recv, int[] counts, Datatype type, io.tutti.coll.ReduceOp op) {
+        reduceScatter(Collectives.Mode.BLOCKING, send, recv, counts, 0, type, op, null);
+    }
+
+    /** Nonblocking reduce-scatter: returns at once; complete the request with wait or test. */
+    public Request ireduceScatter(Object send, Object recv, int[] counts, Datatype type, io.tutti.coll.ReduceOp op) {
+        return reduceScatter(Collectives.Mode.NONBLOCKING, send, recv, counts, 0, type, op, null);
+    }
+
+    /** Persistent reduce-scatter: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request reduceScatterInit(Object send, Object recv, int[] counts, Datatype type, io.tutti.coll.ReduceOp op) {
+        return reduceScatter(Collectives.Mode.PERSISTENT, send, recv, counts, 0, type, op, null);
+    }
+
+    /** Combines every rank's {@code send} (the sum of {@code counts} elements) with {@code op} and leaves block r ({@code counts[r]} elements, in order) in rank r's {@code recv}. {@code send} may be {@link #IN_PLACE}: the input is then in {@code recv}. With a user-defined operation. */
+    public void reduceScatter(Object send, Object recv, int[] counts, Datatype type, io.tutti.coll.UserOp op) {
+        reduceScatter(Collectives.Mode.BLOCKING, send, recv, counts, 0, type, null, op);
+    }
+
+    /** Nonblocking reduce-scatter: returns at once; complete the request with wait or test. */
+    public Request ireduceScatter(Object send, Object recv, int[] counts, Datatype type, io.tutti.coll.UserOp op) {
+        return reduceScatter(Collectives.Mode.NONBLOCKING, send, recv, counts, 0, type, null, op);
+    }
+
+    /** Persistent reduce-scatter: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request reduceScatterInit(Object send, Object recv, int[] counts, Datatype type, io.tutti.coll.UserOp op) {
+        return reduceScatter(Collectives.Mode.PERSISTENT, send, recv, counts, 0, type, null, op);
+    }
+
+    /** Reduce-scatter with {@code count} elements per rank. */
+    public void reduceScatterBlock(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        reduceScatter(Collectives.Mode.BLOCKING, send, recv, null, count, type, op, null);
+    }
+
+    /** Nonblocking reduce-scatter: returns at once; complete the request with wait or test. */
+    public Request ireduceScatterBlock(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        return reduceScatter(Collectives.Mode.NONBLOCKING, send, recv, null, count, type, op, null);
+    }
+
+    /** Persistent reduce-scatter: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request reduceScatterBlockInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        return reduceScatter(Collectives.Mode.PERSISTENT, send, recv, null, count, type, op, null);
+    }
+
+    /** Reduce-scatter with {@code count} elements per rank. With a user-defined operation. */
+    public void reduceScatterBlock(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+        reduceScatter(Collectives.Mode.BLOCKING, send, recv, null, count, type, null, op);
+    }
+
+    /** Nonblocking reduce-scatter: returns at once; complete the request with wait or test. */
+    public Request ireduceScatterBlock(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+        return reduceScatter(Collectives.Mode.NONBLOCKING, send, recv, null, count, type, null, op);
+    }
+
+    /** Persistent reduce-scatter: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request reduceScatterBlockInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+        return reduceScatter(Collectives.Mode.PERSISTENT, send, recv, null, count, type, null, op);
+    }
+
+    /** Inclusive prefix reduction: rank r's {@code recv} gets ranks 0..r combined in rank order. {@code send} may be {@link #IN_PLACE}. */
+    public void scan(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        scan(Collectives.Mode.BLOCKING, Kind.SCAN, send, recv, count, type, op, null);
+    }
+
+    /** Nonblocking scan: returns at once; complete the request with wait or test. */
+    public Request iscan(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        return scan(Collectives.Mode.NONBLOCKING, Kind.SCAN, send, recv, count, type, op, null);
+    }
+
+    /** Persistent scan: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request scanInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        return scan(Collectives.Mode.PERSISTENT, Kind.SCAN, send, recv, count, type, op, null);
+    }
+
+    /** Inclusive prefix reduction: rank r's {@code recv} gets ranks 0..r combined in rank order. {@code send} may be {@link #IN_PLACE}. With a user-defined operation. */
+    public void scan(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+        scan(Collectives.Mode.BLOCKING, Kind.SCAN, send, recv, count, type, null, op);
+    }
+
+    /** Nonblocking scan: returns at once; complete the request with wait or test. */
+    public Request iscan(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+        return scan(Collectives.Mode.NONBLOCKING, Kind.SCAN, send, recv, count, type, null, op);
+    }
+
+    /** Persistent scan: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request scanInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+        return scan(Collectives.Mode.PERSISTENT, Kind.SCAN, send, recv, count, type, null, op);
+    }
+
+    /** Exclusive prefix reduction: rank r's {@code recv} gets ranks 0..r-1 combined in rank order; rank 0's {@code recv} is not written. {@code send} may be {@link #IN_PLACE}. */
+    public void exscan(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        scan(Collectives.Mode.BLOCKING, Kind.EXSCAN, send, recv, count, type, op, null);
+    }
+
+    /** Nonblocking exscan: returns at once; complete the request with wait or test. */
+    public Request iexscan(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        return scan(Collectives.Mode.NONBLOCKING, Kind.EXSCAN, send, recv, count, type, op, null);
+    }
+
+    /** Persistent exscan: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request exscanInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+        return scan(Collectives.Mode.PERSISTENT, Kind.EXSCAN, send, recv, count, type, op, null);
+    }
+
+    /** Exclusive prefix reduction: rank r's {@code recv} gets ranks 0..r-1 combined in rank order; rank 0's {@code recv} is not written. {@code send} may be {@link #IN_PLACE}. With a user-defined operation. */
+    public void exscan(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+        scan(Collectives.Mode.BLOCKING, Kind.EXSCAN, send, recv, count, type, null, op);
+    }
+
+    /** Nonblocking exscan: returns at once; complete the request with wait or test. */
+    public Request iexscan(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+        return scan(Collectives.Mode.NONBLOCKING, Kind.EXSCAN, send, recv, count, type, null, op);
+    }
+
+    /** Persistent exscan: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
+    public Request exscanInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+        return scan(Collectives.Mode.PERSISTENT, Kind.EXSCAN, send, recv, count, type, null, op);
+    }
+
 
     /**
-     * Combines {@code count} elements from every rank with {@code op} into {@code recv} at
-     * {@code root} ({@code recv} is ignored elsewhere and may be null). {@code send} may be
-     * {@link #IN_PLACE} at the root.
+     * Forces {@code algorithm} for {@code operation} (barrier, bcast, reduce, allreduce,
+     * reducescatter, scan, exscan, gather, scatter, allgather, alltoall) on this communicator, as
+     * {@code TUTTI_COLL_<OP>} does for the whole job; null returns to the automatic choice. Every
+     * rank must make the same choice. The algorithms are listed in the README.
      */
-    public void reduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op, int root) {
-        reduceRequest(send, recv, count, type, op, null, root, false).waitFor(null);
+    public void setAlgorithm(String operation, String algorithm) {
+        collectives.setAlgorithm(operation, algorithm);
     }
 
-    /** Reduction with a user-defined operation. */
-    public void reduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op, int root) {
-        reduceRequest(send, recv, count, type, null, op, root, false).waitFor(null);
+    private Request barrier(Collectives.Mode mode) {
+        return collectives.run(mode, Kind.BARRIER, MemorySegment.NULL, MemorySegment.NULL, Datatype.BYTE, null, null,
+                0, 0, false, null, null, null, null, false);
     }
 
-    public Request ireduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op, int root) {
-        return reduceRequest(send, recv, count, type, op, null, root, false);
+    private Request bcast(Collectives.Mode mode, Object buf, int count, Datatype type, int root) {
+        checkRank(root, "root");
+        MemorySegment b = view(buf, count, type, "buffer");
+        return collectives.run(mode, Kind.BCAST, b, b, type, null, null, b.byteSize(), root, false, null, null, null,
+                null, false);
     }
 
-    public Request reduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op,
-                              int root) {
-        return reduceRequest(send, recv, count, type, op, null, root, true);
-    }
-
-    private io.tutti.coll.CollectiveRequest reduceRequest(Object send, Object recv, int count, Datatype type,
-                                                          io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp,
-                                                          int root, boolean persistent) {
+    private Request reduce(Collectives.Mode mode, Object send, Object recv, int count, Datatype type,
+                           io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp, int root) {
         checkRank(root, "root");
         checkOp(op, userOp, type);
         boolean inPlace = send == IN_PLACE;
@@ -578,54 +869,221 @@ public final class Communicator {
         }
         MemorySegment r = rank == root ? view(recv, count, type, "receive buffer") : MemorySegment.NULL;
         MemorySegment snd = inPlace ? r : view(send, count, type, "send buffer");
-        long bytes = snd.byteSize();
-        boolean commutative = userOp == null ? op.commutative() : userOp.commutative();
-        io.tutti.coll.Schedule s = schedules.computeIfAbsent("reduce/" + bytes + "/" + root + "/" + inPlace + "/"
-                + commutative, k -> tutti.algorithms().reduce(rank, size(), bytes, root, inPlace, commutative));
-        return request(s, type, op, userOp, snd, r, persistent);
+        return collectives.run(mode, Kind.REDUCE, snd, r, type, op, userOp, snd.byteSize(), root, inPlace, null, null,
+                null, null, false);
     }
 
-    /** Combines {@code count} elements from every rank with {@code op} into every rank's {@code recv}. */
-    public void allreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
-        allreduceRequest(send, recv, count, type, op, null, false).waitFor(null);
-    }
-
-    /** Allreduce with a user-defined operation. */
-    public void allreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
-        allreduceRequest(send, recv, count, type, null, op, false).waitFor(null);
-    }
-
-    public Request iallreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
-        return allreduceRequest(send, recv, count, type, op, null, false);
-    }
-
-    public Request allreduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
-        return allreduceRequest(send, recv, count, type, op, null, true);
-    }
-
-    private io.tutti.coll.CollectiveRequest allreduceRequest(Object send, Object recv, int count, Datatype type,
-                                                             io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp,
-                                                             boolean persistent) {
+    private Request allreduce(Collectives.Mode mode, Object send, Object recv, int count, Datatype type,
+                              io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp) {
         checkOp(op, userOp, type);
         boolean inPlace = send == IN_PLACE;
         MemorySegment r = view(recv, count, type, "receive buffer");
         MemorySegment snd = inPlace ? r : view(send, count, type, "send buffer");
-        long bytes = r.byteSize();
-        io.tutti.coll.Schedule s = schedules.computeIfAbsent("allreduce/" + bytes + "/" + inPlace,
-                k -> tutti.algorithms().allreduce(rank, size(), bytes, inPlace));
-        return request(s, type, op, userOp, snd, r, persistent);
+        return collectives.run(mode, Kind.ALLREDUCE, snd, r, type, op, userOp, r.byteSize(), 0, inPlace, null, null,
+                null, null, false);
     }
 
-    private io.tutti.coll.CollectiveRequest request(io.tutti.coll.Schedule s, Datatype type, io.tutti.coll.ReduceOp op,
-                                                    io.tutti.coll.UserOp userOp, MemorySegment send,
-                                                    MemorySegment recv, boolean persistent) {
-        io.tutti.coll.HostExecutor x = new io.tutti.coll.HostExecutor(engine, s, context + 1, group, type, op, userOp);
-        return new io.tutti.coll.CollectiveRequest(engine, x, send, recv, sequence, persistent);
+    private Request scan(Collectives.Mode mode, Kind kind, Object send, Object recv, int count, Datatype type,
+                         io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp) {
+        checkOp(op, userOp, type);
+        boolean inPlace = send == IN_PLACE;
+        MemorySegment r = view(recv, count, type, "receive buffer");
+        MemorySegment snd = inPlace ? r : view(send, count, type, "send buffer");
+        return collectives.run(mode, kind, snd, r, type, op, userOp, r.byteSize(), 0, inPlace, null, null, null, null, false);
     }
 
-    private int nextSequence() {
-        return collectiveSequence++;
+    /** {@code counts} null: {@code count} elements per rank. */
+    private Request reduceScatter(Collectives.Mode mode, Object send, Object recv, int[] counts, int count,
+                                  Datatype type, io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp) {
+        checkOp(op, userOp, type);
+        long[] blocks = blocks(counts, count, type, "counts");
+        long total = prefix(blocks, scratchDispls);
+        boolean inPlace = send == IN_PLACE;
+        MemorySegment r = inPlace ? viewBytes(recv, total, type, "receive buffer")
+                : viewBytes(recv, blocks[rank], type, "receive buffer");
+        MemorySegment snd = inPlace ? r : viewBytes(send, total, type, "send buffer");
+        return collectives.run(mode, Kind.REDUCE_SCATTER, snd, r, type, op, userOp, total, 0, inPlace, blocks, null,
+                null, null, false);
     }
+
+    /** {@code counts} null: {@code recvCount} elements per rank at r * recvCount (scatter), else scatterv. */
+    private Request scatter(Collectives.Mode mode, Object send, int[] counts, int[] displs, Object recv, int recvCount,
+                            Datatype type, int root) {
+        checkRank(root, "root");
+        boolean inPlace = recv == IN_PLACE;
+        if (inPlace && rank != root) {
+            throw new TuttiException.InvalidArgument("IN_PLACE is the root's receive buffer only in scatter");
+        }
+        boolean irregular = counts != null;
+        long[] blocks = rootedBlocks(counts, recvCount, type, root);
+        long[] dis = rank == root ? displacements(displs, blocks, recvCount, type, "displs")
+                : displacements(null, blocks, 0, type, "displs");
+        MemorySegment snd = rank == root ? viewBytes(send, extentOf(blocks, dis), type, "send buffer")
+                : MemorySegment.NULL;
+        if (rank == root && !inPlace && blocks[rank] != (long) recvCount * type.extent()) {
+            throw new TuttiException.InvalidArgument("the root's own block has " + blocks[rank] / type.extent()
+                    + " elements but its receive count is " + recvCount);
+        }
+        MemorySegment r = inPlace ? MemorySegment.NULL : view(recv, recvCount, type, "receive buffer");
+        return collectives.run(mode, Kind.SCATTER, snd, r, type, null, null, 0, root, inPlace, blocks, dis, null, null,
+                irregular);
+    }
+
+    /** {@code counts} null: {@code sendCount} elements per rank at r * sendCount (gather), else gatherv. */
+    private Request gather(Collectives.Mode mode, Object send, int sendCount, Object recv, int[] counts, int[] displs,
+                           Datatype type, int root) {
+        checkRank(root, "root");
+        boolean inPlace = send == IN_PLACE;
+        if (inPlace && rank != root) {
+            throw new TuttiException.InvalidArgument("IN_PLACE is the root's send buffer only in gather");
+        }
+        boolean irregular = counts != null;
+        long[] blocks = rootedBlocks(counts, sendCount, type, root);
+        long[] dis = rank == root ? displacements(displs, blocks, sendCount, type, "displs")
+                : displacements(null, blocks, 0, type, "displs");
+        MemorySegment r = rank == root ? viewBytes(recv, extentOf(blocks, dis), type, "receive buffer")
+                : MemorySegment.NULL;
+        if (rank == root && !inPlace && blocks[rank] != (long) sendCount * type.extent()) {
+            throw new TuttiException.InvalidArgument("the root's own block has " + blocks[rank] / type.extent()
+                    + " elements but its send count is " + sendCount);
+        }
+        MemorySegment snd = inPlace ? MemorySegment.NULL : view(send, sendCount, type, "send buffer");
+        return collectives.run(mode, Kind.GATHER, snd, r, type, null, null, 0, root, inPlace, blocks, dis, null, null,
+                irregular);
+    }
+
+    /**
+     * Block sizes of a rooted call: every rank knows them for the regular call; for the v-call only
+     * the root does, and the others' schedules (linear) need their own block only, so the unknown
+     * entries are zero and the cache key depends on what this rank knows.
+     */
+    private long[] rootedBlocks(int[] counts, int count, Datatype type, int root) {
+        if (counts == null) {
+            return uniform(count, type);
+        }
+        if (rank == root) {
+            return blocks(counts, count, type, "counts");
+        }
+        long[] b = uniform(0, type);
+        b[rank] = (long) count * type.extent();
+        if (count < 0) {
+            throw new TuttiException.InvalidArgument("count must not be negative, got " + count);
+        }
+        return b;
+    }
+
+    private Request allgather(Collectives.Mode mode, Object send, int sendCount, Object recv, int[] counts,
+                              int[] displs, Datatype type) {
+        boolean inPlace = send == IN_PLACE;
+        long[] blocks = blocks(counts, sendCount, type, "counts");
+        long[] dis = displacements(displs, blocks, sendCount, type, "displs");
+        if (!inPlace && blocks[rank] != (long) sendCount * type.extent()) {
+            throw new TuttiException.InvalidArgument("counts[" + rank + "] is " + blocks[rank] / type.extent()
+                    + " but this rank sends " + sendCount + " elements");
+        }
+        MemorySegment r = viewBytes(recv, extentOf(blocks, dis), type, "receive buffer");
+        MemorySegment snd = inPlace ? r : view(send, (int) (blocks[rank] / type.extent()), type, "send buffer");
+        return collectives.run(mode, Kind.ALLGATHER, snd, r, type, null, null, 0, 0, inPlace, blocks, dis, null, null, false);
+    }
+
+    private Request alltoall(Collectives.Mode mode, Object send, int[] sendCounts, int[] sendDispls, Object recv,
+                             int[] recvCounts, int[] recvDispls, int count, Datatype type) {
+        boolean inPlace = send == IN_PLACE;
+        long[] rb = blocks(recvCounts, count, type, "recvCounts");
+        long[] rd = displacements(recvDispls, rb, count, type, "recvDispls");
+        long[] sb = inPlace ? rb : blocks2(sendCounts, count, type, "sendCounts");
+        long[] sd = inPlace ? rd : displacements2(sendDispls, sb, count, type, "sendDispls");
+        MemorySegment r = viewBytes(recv, extentOf(rb, rd), type, "receive buffer");
+        MemorySegment snd = inPlace ? r : viewBytes(send, extentOf(sb, sd), type, "send buffer");
+        return collectives.run(mode, Kind.ALLTOALL, snd, r, type, null, null, 0, 0, inPlace, rb, rd, sb, sd,
+                sendCounts != null || recvCounts != null);
+    }
+
+    // Per-rank byte arrays for the v-calls, reused from call to call so that repeated calls do not
+    // allocate; the schedule cache copies them when it keeps them.
+    private final long[] scratchBlocks;
+    private final long[] scratchDispls;
+    private final long[] scratchBlocks2;
+    private final long[] scratchDispls2;
+
+    private long[] blocks(int[] counts, int count, Datatype type, String what) {
+        return fillBlocks(scratchBlocks, counts, count, type, what);
+    }
+
+    private long[] blocks2(int[] counts, int count, Datatype type, String what) {
+        return fillBlocks(scratchBlocks2, counts, count, type, what);
+    }
+
+    private long[] uniform(int count, Datatype type) {
+        return fillBlocks(scratchBlocks, null, count, type, "count");
+    }
+
+    private long[] fillBlocks(long[] into, int[] counts, int count, Datatype type, String what) {
+        if (type == null) {
+            throw new TuttiException.InvalidArgument("datatype is null");
+        }
+        if (counts != null && counts.length != size()) {
+            throw new TuttiException.InvalidArgument(what + " has " + counts.length + " entries; this communicator has "
+                    + size() + " ranks");
+        }
+        for (int r = 0; r < into.length; r++) {
+            int c = counts == null ? count : counts[r];
+            if (c < 0) {
+                throw new TuttiException.InvalidArgument((counts == null ? "count" : what + "[" + r + "]")
+                        + " must not be negative, got " + c);
+            }
+            into[r] = (long) c * type.extent();
+        }
+        return into;
+    }
+
+    private long[] displacements(int[] displs, long[] blocks, int count, Datatype type, String what) {
+        return fillDispls(scratchDispls, displs, blocks, count, type, what);
+    }
+
+    private long[] displacements2(int[] displs, long[] blocks, int count, Datatype type, String what) {
+        return fillDispls(scratchDispls2, displs, blocks, count, type, what);
+    }
+
+    private long[] fillDispls(long[] into, int[] displs, long[] blocks, int count, Datatype type, String what) {
+        if (displs == null) {
+            prefix(blocks, into);
+            return into;
+        }
+        if (displs.length != size()) {
+            throw new TuttiException.InvalidArgument(what + " has " + displs.length + " entries; this communicator has "
+                    + size() + " ranks");
+        }
+        for (int r = 0; r < into.length; r++) {
+            if (displs[r] < 0) {
+                throw new TuttiException.InvalidArgument(what + "[" + r + "] must not be negative, got " + displs[r]);
+            }
+            into[r] = (long) displs[r] * type.extent();
+        }
+        return into;
+    }
+
+    /** Exclusive prefix sums of {@code blocks} into {@code into}; returns the total. */
+    private static long prefix(long[] blocks, long[] into) {
+        long at = 0;
+        for (int r = 0; r < blocks.length; r++) {
+            into[r] = at;
+            at += blocks[r];
+        }
+        return at;
+    }
+
+    /** Bytes a buffer needs to hold every block at its displacement. */
+    private static long extentOf(long[] blocks, long[] displs) {
+        long end = 0;
+        for (int r = 0; r < blocks.length; r++) {
+            if (blocks[r] > 0) {
+                end = Math.max(end, displs[r] + blocks[r]);
+            }
+        }
+        return end;
+    }
+
 
     private static void checkOp(io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp, Datatype type) {
         if (type == null) {
@@ -640,14 +1098,14 @@ public final class Communicator {
     }
 
     /** A byte view of {@code count} elements of {@code type} at the start of {@code buf}. */
-    private static MemorySegment view(Object buf, int count, Datatype type, String what) {
+    private static MemorySegment view(Object buf, long count, Datatype type, String what) {
         if (type == null) {
             throw new TuttiException.InvalidArgument("datatype is null");
         }
         if (count < 0) {
             throw new TuttiException.InvalidArgument("count must not be negative, got " + count);
         }
-        long bytes = (long) count * type.extent();
+        long bytes = count * type.extent();
         MemorySegment s = switch (buf) {
             case null -> throw new TuttiException.InvalidArgument(what + " is null");
             case MemorySegment m -> m;
@@ -667,6 +1125,11 @@ public final class Communicator {
                     + count + " " + type + " elements (" + bytes + " bytes) of this call");
         }
         return s.asSlice(0, bytes);
+    }
+
+    /** A view of the first {@code bytes} bytes (whole elements) of {@code buf}. */
+    private static MemorySegment viewBytes(Object buf, long bytes, Datatype type, String what) {
+        return view(buf, bytes / type.extent(), type, what);
     }
 
     // ------------------------------------------------------------ communicators

@@ -19,9 +19,11 @@ import java.util.Properties;
  * @param maxParkMicros     longest park of a blocked rank, in microseconds
  * @param livenessMillis    how often a blocked rank checks that its peers are alive
  * @param rendezvousSeconds how long start-up waits for every rank to arrive
+ * @param progressThread    run a progress agent thread per rank, so that nonblocking and persistent
+ *                          operations advance while the application computes
  */
 public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int exchangeSlots, boolean singleCopy,
-                     int spinTries, int yieldTries, int maxParkMicros, int livenessMillis, int rendezvousSeconds) {
+                     int spinTries, int yieldTries, int maxParkMicros, int livenessMillis, int rendezvousSeconds, boolean progressThread) {
 
     public static final String EAGER_LIMIT = "tutti.eager.limit";
     public static final int EAGER_LIMIT_DEFAULT = 32 * 1024;
@@ -48,6 +50,13 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
     public static final int LIVENESS_MILLIS_DEFAULT = 100;
     public static final String RENDEZVOUS_SECONDS = "tutti.rendezvous.timeout.s";
     public static final int RENDEZVOUS_SECONDS_DEFAULT = 60;
+    public static final String PROGRESS_THREAD = "tutti.progress.thread";
+    /**
+     * Off by default, as in MPICH (MPIR_CVAR_ASYNC_PROGRESS): the agent costs a lock on every call
+     * and a thread that competes for cores; it pays off when ranks overlap long computation with
+     * nonblocking collectives and have a core to spare.
+     */
+    public static final boolean PROGRESS_THREAD_DEFAULT = false;
 
     public Config {
         if (ringCapacity < 4096 || Integer.bitCount(ringCapacity) != 1) {
@@ -87,7 +96,8 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
                 integer(env, props, YIELD_TRIES, YIELD_TRIES_DEFAULT),
                 integer(env, props, MAX_PARK_MICROS, MAX_PARK_MICROS_DEFAULT),
                 integer(env, props, LIVENESS_MILLIS, LIVENESS_MILLIS_DEFAULT),
-                integer(env, props, RENDEZVOUS_SECONDS, RENDEZVOUS_SECONDS_DEFAULT));
+                integer(env, props, RENDEZVOUS_SECONDS, RENDEZVOUS_SECONDS_DEFAULT),
+                bool(env, props, PROGRESS_THREAD, PROGRESS_THREAD_DEFAULT));
     }
 
     /** The environment variable for a property: {@code tutti.eager.limit} is {@code TUTTI_EAGER_LIMIT}. */
@@ -152,12 +162,18 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
     /** A copy with another eager limit. */
     public Config withEagerLimit(int limit) {
         return new Config(limit, ringCapacity, exchangeChunk, exchangeSlots, singleCopy, spinTries, yieldTries,
-                maxParkMicros, livenessMillis, rendezvousSeconds);
+                maxParkMicros, livenessMillis, rendezvousSeconds, progressThread);
     }
 
     /** A copy with single copy switched on or off. */
     public Config withSingleCopy(boolean on) {
         return new Config(eagerLimit, ringCapacity, exchangeChunk, exchangeSlots, on, spinTries, yieldTries,
-                maxParkMicros, livenessMillis, rendezvousSeconds);
+                maxParkMicros, livenessMillis, rendezvousSeconds, progressThread);
+    }
+
+    /** A copy with the progress agent on or off. */
+    public Config withProgressThread(boolean on) {
+        return new Config(eagerLimit, ringCapacity, exchangeChunk, exchangeSlots, singleCopy, spinTries, yieldTries,
+                maxParkMicros, livenessMillis, rendezvousSeconds, on);
     }
 }

@@ -13,6 +13,13 @@ public interface Request {
         throw new TuttiException.InvalidArgument("only persistent requests (sendInit, recvInit) can be started");
     }
 
+    /**
+     * Releases a request that is no longer needed, typically a persistent one (MPI_Request_free);
+     * it must not be running. Starting a freed persistent request fails.
+     */
+    default void free() {
+    }
+
     /** Drives progress until the operation completes; throws its error, if any. */
     Status waitFor();
 

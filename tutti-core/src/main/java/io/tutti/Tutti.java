@@ -115,6 +115,49 @@ public final class Tutti implements AutoCloseable {
         return algorithms;
     }
 
+    /** Pretends each run of this many consecutive world ranks is a node (tests, benchmarks); 0 = by host. */
+    public static final String TOPOLOGY_NODE_SIZE = "TUTTI_TOPOLOGY_NODE_SIZE";
+    /** Pretends each node has this many sockets, its ranks split evenly in rank order; 0 = from /sys. */
+    public static final String TOPOLOGY_SOCKETS = "TUTTI_TOPOLOGY_SOCKETS";
+
+    /** Where the ranks of {@code group} (world ranks) run, with the overrides above applied. */
+    io.tutti.coll.Topology topologyOf(int[] group) {
+        java.util.Map<String, String> env = LaunchEnvironment.current();
+        int nodeSize = setting(env, TOPOLOGY_NODE_SIZE);
+        int sockets = setting(env, TOPOLOGY_SOCKETS);
+        int[] node = new int[group.length];
+        int[] socket = new int[group.length];
+        for (int i = 0; i < group.length; i++) {
+            int w = group[i];
+            node[i] = nodeSize > 0 ? w / nodeSize : engine.nodeOf(w);
+            if (sockets > 0) {
+                int perNode = nodeSize > 0 ? Math.min(nodeSize, job.size() - node[i] * nodeSize) : job.localSize();
+                int local = nodeSize > 0 ? w % nodeSize : w % Math.max(1, job.localSize());
+                socket[i] = local * sockets / Math.max(1, perNode);
+            } else {
+                socket[i] = engine.packageOf(w);
+            }
+        }
+        int perNode = nodeSize > 0 ? nodeSize : job.localSize();
+        return new io.tutti.coll.Topology(node, socket, perNode > Runtime.getRuntime().availableProcessors());
+    }
+
+    private static int setting(java.util.Map<String, String> env, String name) {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) {
+            return 0;
+        }
+        try {
+            int x = Integer.parseInt(v.trim());
+            if (x >= 0) {
+                return x;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new TuttiException.InvalidArgument(name + " must be a whole number >= 0, got '" + v + "'");
+    }
+
     int nextContext() {
         return nextContext;
     }

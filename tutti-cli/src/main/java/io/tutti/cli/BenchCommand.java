@@ -1,7 +1,9 @@
 package io.tutti.cli;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -9,41 +11,68 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code tutti bench}: OSU-style point-to-point benchmarks between ranks 0 and 1, run through the
- * real launcher so that what is measured is what applications get.
+ * {@code tutti bench}: OSU-style point-to-point benchmarks between ranks 0 and 1, and collective
+ * benchmarks over every rank (with the BCL-3 thesis' bandwidth figures and OSU's nonblocking
+ * overlap method), run through the real launcher so that what is measured is what applications get.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, usageHelpAutoWidth = true, versionProvider = Main.Version.class,
         sortOptions = false,
         description = {
-            "Measures point-to-point latency, bandwidth or bidirectional bandwidth.",
+            "Measures point-to-point latency, bandwidth or bidirectional bandwidth, or the latency of a collective.",
             "",
             "latency: half the round trip of a ping-pong; bw: windows of sends from rank 0 to rank 1;"
                 + " bibw: both directions at once. Rank 0 prints the results.",
+            "",
+            "barrier, bcast, reduce, allreduce, scatter, gather, allgather, alltoall, reducescatter, shift:"
+                + " OSU's collective method; each rank times its own loop and the table gives the average,"
+                + " minimum and maximum over the ranks of the time per operation (us). Size = bytes per rank;"
+                + " reductions sum size/8 doubles; shift sends to rank+1 and receives from rank-1.",
         },
         footer = {
             "",
             "Sizes accept k and m suffixes (powers of 1024). Without --sizes, --iters or --warmup the"
                 + " benchmark picks its own, scaled to each size.",
             "",
+            "--thesis adds the thesis' bandwidth figure (e.g. bcast: MsgLen*N*(P-1)/T) and its theoretical"
+                + " bound (e.g. (P-1)*B_Node/ceil(log2 P)) and writes a PNG plot of both; B_Node is --link-bw or"
+                + " measured between ranks 0 and 1. --nonblocking prints overall, compute, pure collective time"
+                + " and overlap (OSU's osu_iallreduce method).",
+            "",
             "Examples:",
             "  tutti bench latency",
             "  tutti bench bw --sizes 4k,64k,1m --json",
+            "  tutti bench allreduce -n 4 --sizes 8,1k,64k,1m",
+            "  tutti bench bcast -n 4 --thesis --plot bcast.png",
+            "  tutti bench allreduce -n 4 --nonblocking",
         })
 public final class BenchCommand implements Callable<Integer> {
     /** The class in tutti-bench that runs on every rank; named, not imported, to keep the modules apart. */
     static final String BENCHMARK_CLASS = "io.tutti.bench.P2pBenchmark";
 
-    /** The benchmarks {@value #BENCHMARK_CLASS} knows. */
-    enum Mode { latency, bw, bibw }
+    /** The class in tutti-bench that runs the collective benchmarks on every rank. */
+    static final String COLLECTIVE_CLASS = "io.tutti.bench.CollectiveBenchmark";
+
+    /** The benchmarks: three point-to-point ones ({@value #BENCHMARK_CLASS}), then the collectives. */
+    enum Mode {
+        latency, bw, bibw, barrier, bcast, reduce, allreduce, scatter, gather, allgather, alltoall, reducescatter,
+        shift;
+
+        boolean pointToPoint() {
+            return this == latency || this == bw || this == bibw;
+        }
+    }
+
+    /** The collectives that have a nonblocking variant ({@code iallreduce} ...). */
+    static final EnumSet<Mode> NONBLOCKING = EnumSet.range(Mode.barrier, Mode.reducescatter);
 
     /** The buffers the benchmark sends from and receives into. */
     enum Buffer { array, segment }
 
-    @Parameters(index = "0", paramLabel = "latency|bw|bibw", description = "Which benchmark: ${COMPLETION-CANDIDATES}.")
+    @Parameters(index = "0", paramLabel = "BENCHMARK", description = "Which benchmark: ${COMPLETION-CANDIDATES}.")
     Mode mode;
 
     @Option(names = "-n", paramLabel = "N", defaultValue = "2", description = "Number of ranks (default ${DEFAULT-VALUE};"
-            + " ranks beyond 1 only wait).")
+            + " in point-to-point benchmarks ranks beyond 1 only wait).")
     int ranks;
 
     @Option(names = "--sizes", paramLabel = "LIST", description = "Message sizes in bytes, comma separated, e.g. 8,1k,64k,1m.")
@@ -62,6 +91,34 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Heap arrays or off-heap memory segments (default ${DEFAULT-VALUE}).")
     Buffer buffer;
 
+    @Option(names = "--algorithm", paramLabel = "A", description = "Collectives: force this algorithm"
+            + " (Communicator.setAlgorithm), e.g. ring; default automatic.")
+    String algorithm;
+
+    @Option(names = "--blocking", description = "Collectives: time the blocking calls (which allocate a request each)"
+            + " instead of persistent requests.")
+    boolean blocking;
+
+    @Option(names = "--nonblocking", description = "Collectives: OSU's nonblocking method, the overlap of the"
+            + " collective (iallreduce ...) with computation.")
+    boolean nonblocking;
+
+    @Option(names = "--test-calls", paramLabel = "N", description = "With --nonblocking: test() calls spread over"
+            + " the computation (OSU's -t; default 10).")
+    Integer testCalls;
+
+    @Option(names = "--thesis", description = "Collectives: add the thesis' bandwidth figure and its theoretical"
+            + " bound, and plot them.")
+    boolean thesis;
+
+    @Option(names = "--link-bw", paramLabel = "GB/s", description = "With --thesis: the node bandwidth B_Node in"
+            + " GB/s (10^9 B/s); default: measured per size between ranks 0 and 1.")
+    Double linkBandwidth;
+
+    @Option(names = "--plot", paramLabel = "FILE", description = "With --thesis: the PNG to write (default"
+            + " ./<op>-bandwidth.png).")
+    Path plot;
+
     @Option(names = "--threads", description = "Run the ranks as threads of this JVM instead of as processes.")
     boolean threads;
 
@@ -77,14 +134,62 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (ranks < 2) {
-            System.err.println("tutti bench: point-to-point benchmarks need at least 2 ranks: use -n 2");
+        String problem = check();
+        if (problem != null) {
+            System.err.println("tutti bench: " + problem);
             return Launcher.EXIT_USAGE;
+        }
+        // Empty user class path: the benchmark is in the launcher's own jars, and "." could shadow it.
+        Launcher.Options options = new Launcher.Options(ranks, threads, timeout, false, "", jvmOptions,
+                mode.pointToPoint() ? BENCHMARK_CLASS : COLLECTIVE_CLASS, benchmarkArgs(), verbose);
+        return new Launcher(System.out, System.err, "tutti bench").run(options);
+    }
+
+    /** What is wrong with the command line, or null when it can run. */
+    String check() {
+        if (mode.pointToPoint() && ranks < 2) {
+            return "point-to-point benchmarks need at least 2 ranks: use -n 2";
+        }
+        if (ranks < 1) {
+            return "-n must be at least 1";
         }
         if ((iters != null && iters < 1) || (warmup != null && warmup < 0)) {
-            System.err.println("tutti bench: --iters must be at least 1 and --warmup at least 0");
-            return Launcher.EXIT_USAGE;
+            return "--iters must be at least 1 and --warmup at least 0";
         }
+        if (mode.pointToPoint() && (algorithm != null || blocking || nonblocking || testCalls != null || thesis
+                || linkBandwidth != null || plot != null)) {
+            return "--algorithm, --blocking, --nonblocking, --test-calls, --thesis, --link-bw and --plot are for"
+                    + " collective benchmarks, not " + mode;
+        }
+        if (nonblocking && !NONBLOCKING.contains(mode)) {
+            return mode + " has no nonblocking variant: drop --nonblocking";
+        }
+        if (nonblocking && (thesis || blocking)) {
+            return "--nonblocking cannot be combined with --thesis or --blocking";
+        }
+        if (testCalls != null && (!nonblocking || testCalls < 0)) {
+            return "--test-calls goes with --nonblocking and must be at least 0";
+        }
+        if ((linkBandwidth != null || plot != null) && !thesis) {
+            return "--link-bw and --plot go with --thesis";
+        }
+        if (linkBandwidth != null && !(linkBandwidth > 0 && linkBandwidth < Double.POSITIVE_INFINITY)) {
+            return "--link-bw must be a positive number of GB/s";
+        }
+        if (thesis && mode == Mode.barrier && plot != null) {
+            return "barrier has no bandwidth to plot: drop --plot";
+        }
+        if (algorithm != null && mode == Mode.shift) {
+            return "shift is point-to-point: it has no algorithm to choose";
+        }
+        if (thesis && ranks < 2 && mode != Mode.barrier) {
+            return "--thesis compares against a bound that needs at least 2 ranks: use -n 2 or more";
+        }
+        return null;
+    }
+
+    /** The arguments of the benchmark class that runs on every rank. */
+    List<String> benchmarkArgs() {
         List<String> args = new ArrayList<>(List.of(mode.name()));
         if (sizes != null) {
             args.addAll(List.of("--sizes", sizes));
@@ -99,9 +204,32 @@ public final class BenchCommand implements Callable<Integer> {
             args.add("--json");
         }
         args.addAll(List.of("--buffer", buffer.name()));
-        // Empty user class path: the benchmark is in the launcher's own jars, and "." could shadow it.
-        Launcher.Options options = new Launcher.Options(ranks, threads, timeout, false, "", jvmOptions,
-                BENCHMARK_CLASS, args, verbose);
-        return new Launcher(System.out, System.err, "tutti bench").run(options);
+        if (mode.pointToPoint()) {
+            return args;
+        }
+        if (algorithm != null) {
+            args.addAll(List.of("--algorithm", algorithm));
+        }
+        if (blocking) {
+            args.add("--blocking");
+        }
+        if (nonblocking) {
+            args.add("--nonblocking");
+            if (testCalls != null) {
+                args.addAll(List.of("--test-calls", testCalls.toString()));
+            }
+        }
+        if (thesis) {
+            args.add("--thesis");
+            if (linkBandwidth != null) {
+                args.addAll(List.of("--link-bw", linkBandwidth.toString()));
+            }
+            if (mode != Mode.barrier) {
+                // Resolved here, where the user is: the ranks may run elsewhere.
+                Path file = plot != null ? plot : Path.of(mode.name() + "-bandwidth.png");
+                args.addAll(List.of("--plot", file.toAbsolutePath().toString()));
+            }
+        }
+        return args;
     }
 }

@@ -1,5 +1,6 @@
 package io.tutti.coll;
 
+import io.tutti.Datatype;
 import io.tutti.Request;
 import io.tutti.Status;
 import io.tutti.TuttiException;
@@ -15,19 +16,25 @@ import java.util.function.IntSupplier;
  */
 public final class CollectiveRequest implements Request {
     private final Engine engine;
-    private final HostExecutor executor;
+    private HostExecutor executor;
     private final MemorySegment send;
     private final MemorySegment recv;
+    private final Datatype type;
+    private final ReduceOp op;
+    private final UserOp userOp;
     private final IntSupplier sequence;
     private final boolean persistent;
     private boolean started;
 
     public CollectiveRequest(Engine engine, HostExecutor executor, MemorySegment send, MemorySegment recv,
-                             IntSupplier sequence, boolean persistent) {
+                             Datatype type, ReduceOp op, UserOp userOp, IntSupplier sequence, boolean persistent) {
         this.engine = engine;
         this.executor = executor;
         this.send = send;
         this.recv = recv;
+        this.type = type;
+        this.op = op;
+        this.userOp = userOp;
         this.sequence = sequence;
         this.persistent = persistent;
         if (!persistent) {
@@ -36,14 +43,18 @@ public final class CollectiveRequest implements Request {
     }
 
     private void begin() {
-        executor.start(send, recv, sequence.getAsInt());
+        executor.start(send, recv, sequence.getAsInt(), type, op, userOp);
         started = true;
+        engine.track(executor);
     }
 
     @Override
     public void start() {
         if (!persistent) {
             Request.super.start();
+        }
+        if (executor == null) {
+            throw new TuttiException.NotActive("this persistent collective has been freed");
         }
         if (started && !executor.isDone()) {
             throw new TuttiException.InvalidArgument("this persistent collective is still running: wait for it"
@@ -60,14 +71,19 @@ public final class CollectiveRequest implements Request {
 
     @Override
     public void waitFor(Status into) {
+        if (executor == null) {
+            throw new TuttiException.NotActive("this persistent collective has been freed");
+        }
         engine.await(executor);
         started = !persistent;
     }
 
     @Override
     public boolean test() {
-        engine.progress();
-        boolean done = executor.poll();
+        if (executor == null) {
+            throw new TuttiException.NotActive("this persistent collective has been freed");
+        }
+        boolean done = engine.test(executor);
         if (done && persistent) {
             started = false;
         }
@@ -76,17 +92,27 @@ public final class CollectiveRequest implements Request {
 
     @Override
     public boolean isActive() {
-        return !persistent || started;
+        return executor != null && (!persistent || started);
     }
 
     @Override
     public boolean isDone() {
-        return executor.isDone();
+        return executor == null || executor.isDone();
     }
 
     @Override
     public Status status() {
         return new Status();
+    }
+
+    /** Releases the request (a persistent one must not be running); later starts fail. */
+    @Override
+    public void free() {
+        if (executor != null && !executor.isDone()) {
+            throw new TuttiException.InvalidArgument("this collective is still running: wait for it before"
+                    + " freeing it");
+        }
+        executor = null;
     }
 
     /** The schedule this request runs, for reports. */

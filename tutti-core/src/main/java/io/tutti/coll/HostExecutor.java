@@ -1,9 +1,9 @@
 package io.tutti.coll;
 
 import io.tutti.Datatype;
-import io.tutti.Request;
 import io.tutti.TuttiException;
 import io.tutti.p2p.Engine;
+import io.tutti.p2p.Operation;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -19,12 +19,11 @@ public final class HostExecutor implements Engine.Task {
     private final Schedule s;
     private final int context;
     private final int[] group;
-    private final Datatype type;
-    private final ReduceOp op;
-    private final UserOp userOp;
     private final MemorySegment temp;
     private final int[] remaining;
-    private final Request[] posted;
+    private final Operation[] posted;
+    /** One operation per SEND/RECV step, reused run after run. */
+    private final Operation[] ops;
     private final int[] ready;
     private final int[] active;
     private int readyCount;
@@ -33,24 +32,30 @@ public final class HostExecutor implements Engine.Task {
     private int wireBase;
     private MemorySegment send;
     private MemorySegment recv;
+    private Datatype type;
+    private ReduceOp op;
+    private UserOp userOp;
+    private TuttiException failure;
 
     /**
      * @param context the communicator's internal (collective) context
      * @param group   communicator rank to world rank
      */
-    public HostExecutor(Engine engine, Schedule schedule, int context, int[] group, Datatype type, ReduceOp op,
-                        UserOp userOp) {
+    public HostExecutor(Engine engine, Schedule schedule, int context, int[] group) {
         this.engine = engine;
         this.s = schedule;
         this.context = context;
         this.group = group;
-        this.type = type;
-        this.op = op;
-        this.userOp = userOp;
         this.temp = schedule.tempBytes == 0 ? MemorySegment.NULL
                 : MemorySegment.ofArray(new byte[Math.toIntExact(schedule.tempBytes)]);
         this.remaining = new int[schedule.steps];
-        this.posted = new Request[schedule.steps];
+        this.posted = new Operation[schedule.steps];
+        this.ops = new Operation[schedule.steps];
+        for (int i = 0; i < schedule.steps; i++) {
+            if (schedule.kind[i] == Schedule.SEND || schedule.kind[i] == Schedule.RECV) {
+                ops[i] = engine.operation();
+            }
+        }
         this.ready = new int[schedule.steps];
         this.active = new int[schedule.steps];
         this.done = schedule.steps;
@@ -62,14 +67,19 @@ public final class HostExecutor implements Engine.Task {
 
     /**
      * Starts a run over these buffers; {@code sequence} makes this call's wire tags differ from
-     * every other collective in flight on the communicator.
+     * every other collective in flight on the communicator. {@code op} or {@code userOp} reduces,
+     * for schedules with REDUCE steps.
      */
-    public void start(MemorySegment send, MemorySegment recv, int sequence) {
+    public void start(MemorySegment send, MemorySegment recv, int sequence, Datatype type, ReduceOp op,
+                      UserOp userOp) {
         if (done != s.steps) {
             throw new TuttiException.InvalidArgument("this collective is still running: wait for it first");
         }
         this.send = send;
         this.recv = recv;
+        this.type = type;
+        this.op = op;
+        this.userOp = userOp;
         this.wireBase = (sequence & 0x7FFFF) * Schedule.MAX_TAG;
         this.done = 0;
         this.readyCount = 0;
@@ -80,59 +90,126 @@ public final class HostExecutor implements Engine.Task {
                 ready[readyCount++] = i;
             }
         }
-        pump();
+        try {
+            pump();
+        } catch (TuttiException e) {
+            abandon();
+            throw e;
+        }
     }
 
     /** Advances what can be advanced; true once every step has completed. */
     @Override
     public boolean poll() {
-        for (int k = 0; k < activeCount; ) {
-            int i = active[k];
-            Request r = posted[i];
-            if (r.isDone()) {
-                posted[i] = null;
-                active[k] = active[--activeCount];
-                r.test(); // throws the step's error, if any
-                complete(i);
-            } else {
-                k++;
-            }
+        if (failure != null) {
+            TuttiException e = failure;
+            failure = null;
+            abandon();
+            throw e;
         }
-        pump();
+        try {
+            for (int k = 0; k < activeCount; ) {
+                int i = active[k];
+                Operation r = posted[i];
+                if (r.isDone()) {
+                    posted[i] = null;
+                    active[k] = active[--activeCount];
+                    check(i, r);
+                    complete(i);
+                } else {
+                    k++;
+                }
+            }
+            pump();
+        } catch (TuttiException e) {
+            abandon();
+            throw e;
+        }
         return done == s.steps;
     }
 
     public boolean isDone() {
-        return done == s.steps;
+        return done == s.steps || failure != null;
+    }
+
+    @Override
+    public void fail(TuttiException error) {
+        failure = error;
     }
 
     private void pump() {
         while (readyCount > 0) {
             int i = ready[--readyCount];
+            // an empty region may sit at the end of (or past) a buffer that holds nothing there
+            long offset = s.length[i] == 0 ? 0 : s.offset[i];
             switch (s.kind[i]) {
-                case Schedule.SEND -> post(i, engine.isend(context, group[s.peer[i]], wireBase + s.tag[i], null,
-                        buffer(s.buffer[i]), s.offset[i], s.length[i]));
-                case Schedule.RECV -> post(i, engine.irecv(context, group[s.peer[i]], wireBase + s.tag[i], null,
-                        buffer(s.buffer[i]), s.offset[i], s.length[i], null));
+                case Schedule.SEND -> {
+                    engine.isend(ops[i], context, group[s.peer[i]], wireBase + s.tag[i], null, buffer(s.buffer[i]),
+                            offset, s.length[i]);
+                    post(i, ops[i]);
+                }
+                case Schedule.RECV -> {
+                    engine.irecv(ops[i], context, group[s.peer[i]], wireBase + s.tag[i], null, buffer(s.buffer[i]),
+                            offset, s.length[i], null);
+                    post(i, ops[i]);
+                }
                 case Schedule.REDUCE -> {
                     reduce(i);
                     complete(i);
                 }
                 default -> {
-                    MemorySegment.copy(buffer(s.srcBuffer[i]), s.srcOffset[i], buffer(s.buffer[i]), s.offset[i],
-                            s.length[i]);
+                    if (s.length[i] > 0) {
+                        MemorySegment.copy(buffer(s.srcBuffer[i]), s.srcOffset[i], buffer(s.buffer[i]), s.offset[i],
+                                s.length[i]);
+                    }
                     complete(i);
                 }
             }
         }
     }
 
-    private void post(int i, Request r) {
+    /**
+     * A receive that got another length than the schedule expects means the ranks disagree on the
+     * call (count, datatype or root): report it instead of computing on garbage.
+     */
+    private void check(int i, Operation r) {
+        TuttiException e = r.error();
+        boolean mismatch = s.kind[i] == Schedule.RECV && (e instanceof TuttiException.Truncation
+                || (e == null && r.receivedBytes() != s.length[i]));
+        if (mismatch) {
+            throw new TuttiException.InvalidArgument(s.name + ": rank " + s.peer[i] + " sent " + r.receivedBytes()
+                    + " bytes where rank " + s.rank + " expected " + s.length[i] + ": every rank must make the same"
+                    + " collective call with matching counts, datatype and root");
+        }
+        if (e != null) {
+            throw e;
+        }
+    }
+
+    /**
+     * Ends a failed run: operations still in flight belong to the engine until they complete, so
+     * the steps get fresh ones, and the schedule may be started again.
+     */
+    private void abandon() {
+        for (int k = 0; k < activeCount; k++) {
+            int i = active[k];
+            ops[i] = engine.operation();
+            posted[i] = null;
+        }
+        activeCount = 0;
+        readyCount = 0;
+        done = s.steps;
+    }
+
+    private void post(int i, Operation r) {
         posted[i] = r;
         active[activeCount++] = i;
     }
 
     private void reduce(int i) {
+        if (s.length[i] == 0) {
+            return;
+        }
         MemorySegment dst = buffer(s.buffer[i]);
         MemorySegment src = buffer(s.srcBuffer[i]);
         long count = s.length[i] / type.extent();

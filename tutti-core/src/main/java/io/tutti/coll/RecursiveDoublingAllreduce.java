@@ -1,55 +1,81 @@
 package io.tutti.coll;
 
-import static io.tutti.coll.BinomialReduce.after;
+import static io.tutti.coll.Schedule.RECV_BUFFER;
+import static io.tutti.coll.Schedule.SEND_BUFFER;
+import static io.tutti.coll.Schedule.TEMP_BUFFER;
 
 /**
- * Allreduce by recursive doubling: ⌈log2 P⌉ rounds of pairwise exchange, each rank combining what
- * its partner holds. For P not a power of two the first 2·r ranks (r = P − 2^⌊log2 P⌋) fold pairwise
- * first, and the folded-out ranks get the result back at the end. Lower ranks' data is always the
- * left operand, so non-commutative operations keep rank order.
+ * Allreduce by recursive doubling: log2 P' rounds (P' = 2^⌊log2 P⌋) of pairwise exchange of the
+ * whole vector, each rank combining what its partner holds. For P not a power of two the first
+ * 2r ranks (r = P − P') fold pairwise first, and the folded-out ranks get the result back at the
+ * end (two more rounds). Lower ranks' data is always the left operand, so non-commutative
+ * operations keep rank order.
+ *
+ * <p>Cost: log2 P' rounds (+2 if P is not a power of two); each surviving rank sends n bytes per
+ * round. Temp: n bytes. The right choice for short vectors, where latency dominates.
+ *
+ * <p>Tags: 0 (fold), 1..log2 P' (rounds), 63 (result back to folded-out ranks).
  */
 public final class RecursiveDoublingAllreduce {
+    static final String NAME = "allreduce/recursive-doubling";
+
     private RecursiveDoublingAllreduce() {
     }
 
-    public static Schedule build(int rank, int size, long bytes, boolean inPlace) {
-        ScheduleBuilder b = new ScheduleBuilder("allreduce/recursive-doubling", rank, size);
-        b.temp(bytes);
-        int last = inPlace ? -1 : b.copy(Schedule.RECV_BUFFER, 0, Schedule.SEND_BUFFER, 0, bytes);
-        int p2 = Integer.highestOneBit(size);
-        int rem = size - p2;
+    public static Schedule build(int rank, int size, long bytes, int extent, boolean inPlace, boolean commutative) {
+        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
+        emit(b, Group.all(rank, size), bytes, extent, inPlace, commutative, 0, ScheduleBuilder.NONE);
+        return b.build();
+    }
+
+    /** Input in SEND_BUFFER (RECV_BUFFER if {@code inPlace}), result in RECV_BUFFER. */
+    static int emit(ScheduleBuilder b, Group g, long bytes, int extent, boolean inPlace, boolean commutative,
+                    long tempBase, int after) {
+        Blocks.checkData(NAME, bytes, extent);
+        int n = g.size();
+        int me = g.me();
+        int last = inPlace ? after : b.copy(RECV_BUFFER, 0, SEND_BUFFER, 0, bytes, after);
+        if (n == 1) {
+            return last;
+        }
+        b.temp(tempBase + bytes);
+        int p2 = Integer.highestOneBit(n);
+        int rem = n - p2;
         int newRank;
-        if (rank < 2 * rem) {
-            if (rank % 2 == 0) {
-                last = b.send(rank + 1, 0, Schedule.RECV_BUFFER, 0, bytes, after(last));
+        if (me < 2 * rem) {
+            if (me % 2 == 0) {
+                last = b.send(g.rank(me + 1), g.tag(0), RECV_BUFFER, 0, bytes, last);
                 newRank = -1;
             } else {
-                int got = b.recv(rank - 1, 0, Schedule.TEMP_BUFFER, 0, bytes, after(last));
-                last = b.reduce(Schedule.RECV_BUFFER, 0, Schedule.TEMP_BUFFER, 0, bytes, true, after(last, got));
-                newRank = rank / 2;
+                int got = b.recv(g.rank(me - 1), g.tag(0), TEMP_BUFFER, tempBase, bytes, last);
+                last = b.reduce(RECV_BUFFER, 0, TEMP_BUFFER, tempBase, bytes, true, got);
+                newRank = me / 2;
             }
         } else {
-            newRank = rank - rem;
+            newRank = me - rem;
         }
         if (newRank >= 0) {
             int round = 1;
             for (int mask = 1; mask < p2; mask <<= 1, round++) {
-                int newPeer = newRank ^ mask;
-                int peer = newPeer < rem ? newPeer * 2 + 1 : newPeer + rem;
-                int sent = b.send(peer, round, Schedule.RECV_BUFFER, 0, bytes, after(last));
-                int got = b.recv(peer, round, Schedule.TEMP_BUFFER, 0, bytes, after(last));
-                // the scratch is reused next round, and our buffer changes: both must be done
-                last = b.reduce(Schedule.RECV_BUFFER, 0, Schedule.TEMP_BUFFER, 0, bytes, peer < rank,
-                        after(sent, got));
+                int peer = real(newRank ^ mask, rem);
+                int sent = b.send(g.rank(peer), g.tag(round), RECV_BUFFER, 0, bytes, last);
+                int got = b.recv(g.rank(peer), g.tag(round), TEMP_BUFFER, tempBase, bytes, last);
+                // the scratch is reused next round and our buffer changes: both must be done
+                last = b.reduce(RECV_BUFFER, 0, TEMP_BUFFER, tempBase, bytes, peer < me, sent, got);
             }
         }
-        if (rank < 2 * rem) {
-            if (rank % 2 == 1) {
-                b.send(rank - 1, 0x7FF, Schedule.RECV_BUFFER, 0, bytes, after(last));
+        if (me < 2 * rem) {
+            if (me % 2 == 1) {
+                last = b.send(g.rank(me - 1), g.tag(63), RECV_BUFFER, 0, bytes, last);
             } else {
-                b.recv(rank + 1, 0x7FF, Schedule.RECV_BUFFER, 0, bytes, after(last));
+                last = b.recv(g.rank(me + 1), g.tag(63), RECV_BUFFER, 0, bytes, last);
             }
         }
-        return b.build();
+        return last;
+    }
+
+    /** The group rank standing for {@code newRank} after the fold: the odd rank of a folded pair. */
+    static int real(int newRank, int rem) {
+        return newRank < rem ? 2 * newRank + 1 : newRank + rem;
     }
 }

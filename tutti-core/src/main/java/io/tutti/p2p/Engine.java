@@ -5,6 +5,7 @@ import static io.tutti.wire.MessageHeaderDescriptor.*;
 import io.tutti.Config;
 import io.tutti.Status;
 import io.tutti.TuttiException;
+import io.tutti.bootstrap.CpuTopology;
 import io.tutti.bootstrap.FileKeyValueStore;
 import io.tutti.bootstrap.JobControl;
 import io.tutti.bootstrap.JobInfo;
@@ -60,6 +61,11 @@ public final class Engine implements AutoCloseable {
     private final ExchangeRing[] outExchange;
     private final ExchangeRing[] inExchange;
     private final int[] pids;
+    /** Held by whoever drives the engine when a progress agent shares it; null without an agent. */
+    private final java.util.concurrent.locks.ReentrantLock lock;
+    private final ProgressAgent agent;
+    private final java.util.ArrayList<Task> tasks = new java.util.ArrayList<>();
+    private final int[] packages;
     /** Looked up once: ProcessHandle.of allocates, isAlive on a held handle does not. */
     private final ProcessHandle[] peerProcesses;
     private final SingleCopy singleCopy;
@@ -108,6 +114,7 @@ public final class Engine implements AutoCloseable {
         this.outExchange = new ExchangeRing[size];
         this.inExchange = new ExchangeRing[size];
         this.pids = new int[size];
+        this.packages = new int[size];
         this.peerProcesses = new ProcessHandle[size];
         this.eagerTo = new int[size];
         this.pendingOut = new ArrayDeque[size];
@@ -119,6 +126,7 @@ public final class Engine implements AutoCloseable {
         }
         this.blockingSend = new Operation(this);
         this.blockingRecv = new Operation(this);
+        this.lock = config.progressThread() ? new java.util.concurrent.locks.ReentrantLock() : null;
 
         try {
             ShmFiles.createJobDirectory(job.jobDir());
@@ -135,12 +143,13 @@ public final class Engine implements AutoCloseable {
             this.kvs = new FileKeyValueStore(job.kvsDir(), rank, size,
                     Duration.ofSeconds(config.rendezvousSeconds()), () -> JobControl.abortReason() != null);
             String host = hostName();
-            kvs.put("rank-" + rank, ProcessHandle.current().pid() + " " + host);
+            kvs.put("rank-" + rank, ProcessHandle.current().pid() + " " + CpuTopology.currentPackage() + " " + host);
             kvs.fence();
             for (int r = 0; r < size; r++) {
-                String[] info = kvs.get("rank-" + r).split(" ", 2);
+                String[] info = kvs.get("rank-" + r).split(" ", 3);
                 pids[r] = Integer.parseInt(info[0]);
-                if (!info[1].equals(host)) {
+                packages[r] = Integer.parseInt(info[1]);
+                if (!info[2].equals(host)) {
                     throw new TuttiException.Startup("rank " + r + " runs on host " + info[1] + " and rank " + rank
                             + " on " + host + ": this build connects ranks of one host only (shared memory)", null);
                 }
@@ -168,6 +177,95 @@ public final class Engine implements AutoCloseable {
         }
         this.singleCopy = sc;
         this.singleCopyOn = copyOn;
+        this.agent = lock == null ? null : new ProgressAgent(this, "tutti-progress-" + rank);
+        if (agent != null) {
+            agent.start();
+        }
+    }
+
+    // ------------------------------------------------------------------ progress agent
+
+    /** Whether a progress agent drives this engine too. */
+    public boolean hasProgressAgent() {
+        return agent != null;
+    }
+
+    /**
+     * Keeps {@code task} (a running nonblocking or persistent collective) advancing until it
+     * completes: every wait and test on this engine, and the progress agent if there is one, polls
+     * it. Without this, waiting for one collective could starve another that a peer waits for.
+     */
+    public void track(Task task) {
+        if (lock == null) {
+            tasks.add(task);
+            return;
+        }
+        lock.lock();
+        try {
+            tasks.add(task);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** One progress pass and one poll of {@code task}, for a test of it; true when it has finished. */
+    public boolean test(Task task) {
+        if (lock == null) {
+            checkOpen();
+            progress0();
+            pollTasks();
+            return task.poll();
+        }
+        lock.lock();
+        try {
+            checkOpen();
+            progress0();
+            pollTasks();
+            return task.poll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** One duty cycle of the agent: nothing if the owner holds the engine, else progress and tasks. */
+    int agentDutyCycle() {
+        if (closed || !lock.tryLock()) {
+            return 0;
+        }
+        try {
+            if (closed) {
+                return 0;
+            }
+            return progress0() + pollTasks();
+        } catch (TuttiException e) {
+            // a failed peer: the owner sees it on its next call; keep the agent quiet until then
+            return 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Polls the tracked tasks, forgetting finished ones; a task's failure is kept for its owner. */
+    private int pollTasks() {
+        if (tasks.isEmpty()) {
+            return 0;
+        }
+        int work = 0;
+        for (int i = tasks.size() - 1; i >= 0; i--) {
+            Task t = tasks.get(i);
+            boolean finished;
+            try {
+                finished = t.poll();
+            } catch (TuttiException e) {
+                t.fail(e);
+                finished = true;
+            }
+            if (finished) {
+                tasks.remove(i);
+                work++;
+            }
+        }
+        return work;
     }
 
     private static String hostName() {
@@ -208,6 +306,16 @@ public final class Engine implements AutoCloseable {
         return droppedPackets;
     }
 
+    /** The CPU package (socket) a world rank ran on at start-up. */
+    public int packageOf(int worldRank) {
+        return packages[worldRank];
+    }
+
+    /** Node index of a world rank: ranks on one host share it. (One host per job in this build.) */
+    public int nodeOf(int worldRank) {
+        return 0;
+    }
+
     /** Whether large messages between off-heap buffers are copied once. */
     public boolean singleCopyEnabled() {
         return singleCopyOn;
@@ -218,21 +326,79 @@ public final class Engine implements AutoCloseable {
     /** Starts a send; the returned operation completes when the buffer may be reused. */
     public Operation isend(int context, int dest, int tag, Object array, MemorySegment segment, long offset,
                            long length) {
-        Operation op = new Operation(this);
-        startSend(op, context, dest, tag, array, segment, offset, length);
-        return op;
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            Operation op = new Operation(this);
+            startSend(op, context, dest, tag, array, segment, offset, length);
+            return op;
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
+    }
+
+    /**
+     * A reusable operation for {@link #isend(Operation, int, int, int, Object, MemorySegment, long, long)}
+     * and {@link #irecv(Operation, int, int, int, Object, MemorySegment, long, long, int[])}: a caller
+     * that repeats the same exchanges (a collective's schedule) keeps one per step and allocates
+     * nothing per message. An operation may be started again only once it has completed.
+     */
+    public Operation operation() {
+        return new Operation(this);
+    }
+
+    /** {@link #isend} into a caller-owned, completed operation. */
+    public void isend(Operation op, int context, int dest, int tag, Object array, MemorySegment segment, long offset,
+                      long length) {
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            startSend(op, context, dest, tag, array, segment, offset, length);
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** {@link #irecv} into a caller-owned, completed operation. */
+    public void irecv(Operation op, int context, int source, int tag, Object array, MemorySegment segment, long offset,
+                      long length, int[] worldToComm) {
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            startRecv(op, context, source, tag, array, segment, offset, length, worldToComm);
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
     }
 
     /** Blocking send. */
     public void send(int context, int dest, int tag, Object array, MemorySegment segment, long offset, long length) {
-        checkOpen();
-        if (length <= eagerTo[dest] && pendingOut[dest].isEmpty()
-                && writeEager(dest, context, tag, array, segment, offset, (int) length)) {
-            return;
+        if (lock != null) {
+            lock.lock();
         }
-        Operation op = blockingSend;
-        startSend(op, context, dest, tag, array, segment, offset, length);
-        await(op);
+        try {
+            checkOpen();
+            if (length <= eagerTo[dest] && pendingOut[dest].isEmpty()
+                    && writeEager(dest, context, tag, array, segment, offset, (int) length)) {
+                return;
+            }
+            Operation op = blockingSend;
+            startSend(op, context, dest, tag, array, segment, offset, length);
+            await(op);
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
     }
 
     private void startSend(Operation op, int context, int dest, int tag, Object array, MemorySegment segment,
@@ -387,11 +553,20 @@ public final class Engine implements AutoCloseable {
     }
 
     void restart(Operation op) {
-        if (op.persistentKind == Operation.SEND) {
-            startSend(op, op.context, op.initPeer, op.initTag, op.array, op.segment, op.initOffset, op.initLength);
-        } else {
-            startRecv(op, op.context, op.initPeer, op.initTag, op.array, op.segment, op.initOffset, op.initLength,
-                    op.worldToComm());
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            if (op.persistentKind == Operation.SEND) {
+                startSend(op, op.context, op.initPeer, op.initTag, op.array, op.segment, op.initOffset, op.initLength);
+            } else {
+                startRecv(op, op.context, op.initPeer, op.initTag, op.array, op.segment, op.initOffset, op.initLength,
+                        op.worldToComm());
+            }
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
         }
     }
 
@@ -400,18 +575,36 @@ public final class Engine implements AutoCloseable {
     /** Starts a receive into the buffer; {@code source} and {@code tag} may be {@link #ANY}. */
     public Operation irecv(int context, int source, int tag, Object array, MemorySegment segment, long offset,
                            long length, int[] worldToComm) {
-        Operation op = new Operation(this);
-        startRecv(op, context, source, tag, array, segment, offset, length, worldToComm);
-        return op;
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            Operation op = new Operation(this);
+            startRecv(op, context, source, tag, array, segment, offset, length, worldToComm);
+            return op;
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
     }
 
     /** Blocking receive; fills {@code status} if it is not null. */
     public void recv(int context, int source, int tag, Object array, MemorySegment segment, long offset, long length,
                      int[] worldToComm, Status status) {
-        Operation op = blockingRecv;
-        startRecv(op, context, source, tag, array, segment, offset, length, worldToComm);
-        await(op);
-        op.fill(status);
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            Operation op = blockingRecv;
+            startRecv(op, context, source, tag, array, segment, offset, length, worldToComm);
+            await(op);
+            op.fill(status);
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
     }
 
     private void startRecv(Operation op, int context, int source, int tag, Object array, MemorySegment segment,
@@ -437,7 +630,7 @@ public final class Engine implements AutoCloseable {
             op.prev = postedTail;
         }
         postedTail = op;
-        progress();
+        progress0();
     }
 
     private Operation matchPosted(int context, int source, int tag) {
@@ -527,24 +720,42 @@ public final class Engine implements AutoCloseable {
 
     /** Non-blocking probe: fills {@code status} and returns true if a matching message has arrived. */
     public boolean iprobe(int context, int source, int tag, Status status, int[] worldToComm) {
-        checkOpen();
-        progress();
-        Unexpected u = findUnexpected(context, source, tag, false);
-        if (u == null) {
-            return false;
+        if (lock != null) {
+            lock.lock();
         }
-        if (status != null) {
-            int s = worldToComm == null ? u.source : worldToComm[u.source];
-            status.set(s, u.tag, u.type == MessageType.EAGER ? u.dataLength : u.total);
+        try {
+            checkOpen();
+            progress0();
+            Unexpected u = findUnexpected(context, source, tag, false);
+            if (u == null) {
+                return false;
+            }
+            if (status != null) {
+                int s = worldToComm == null ? u.source : worldToComm[u.source];
+                status.set(s, u.tag, u.type == MessageType.EAGER ? u.dataLength : u.total);
+            }
+            return true;
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
         }
-        return true;
     }
 
     /** Blocking probe. */
     public void probe(int context, int source, int tag, Status status, int[] worldToComm) {
-        int round = 0;
-        while (!iprobe(context, source, tag, status, worldToComm)) {
-            round = idle(round, source);
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            int round = 0;
+            while (!iprobe(context, source, tag, status, worldToComm)) {
+                round = idle(round, source);
+            }
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
         }
     }
 
@@ -611,6 +822,18 @@ public final class Engine implements AutoCloseable {
 
     /** Makes progress on everything in flight; returns the amount of work done (0 = idle). */
     public int progress() {
+        if (lock == null) {
+            return progress0() + pollTasks();
+        }
+        lock.lock();
+        try {
+            return progress0() + pollTasks();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private int progress0() {
         int work = inbound.read(handler, READ_BATCH);
         if (work == 0) {
             // nothing arrived: a good moment to hand consumed ring space back to the producers
@@ -784,49 +1007,79 @@ public final class Engine implements AutoCloseable {
 
     /** Drives progress until {@code op} completes; throws its error. */
     void await(Operation op) {
-        int round = 0;
-        while (!op.done) {
-            if (progress() > 0) {
-                round = 0;
-                continue;
-            }
-            if (op.done) {
-                break;
-            }
-            round = idle(round, op.peer);
+        if (lock != null) {
+            lock.lock();
         }
-        if (op.error != null) {
-            throw op.error;
+        try {
+            int round = 0;
+            while (!op.done) {
+                if (progress0() + pollTasks() > 0) {
+                    round = 0;
+                    continue;
+                }
+                if (op.done) {
+                    break;
+                }
+                round = idle(round, op.peer);
+            }
+            if (op.error != null) {
+                throw op.error;
+            }
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
         }
     }
 
     /** Work that advances as messages complete, such as a running collective schedule. */
     public interface Task {
-        /** Advances what it can; true when the task has finished. */
+        /** Advances what it can; true when the task has finished. Throws the task's error. */
         boolean poll();
+
+        /** Records an error met while the progress agent advanced the task; the next poll throws it. */
+        void fail(TuttiException error);
     }
 
     /** Drives progress until {@code task} reports it has finished, backing off while idle. */
     public void await(Task task) {
-        checkOpen();
-        int round = 0;
-        while (!task.poll()) {
-            if (progress() > 0) {
-                round = 0;
-                continue;
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            checkOpen();
+            int round = 0;
+            while (!task.poll()) {
+                if (progress0() + pollTasks() > 0) {
+                    round = 0;
+                    continue;
+                }
+                round = idle(round, ANY);
             }
-            round = idle(round, ANY);
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
         }
     }
 
     /** One progress step on behalf of {@link Operation#test()}. */
     void progressFor(Operation op) {
-        checkOpen();
-        if (progress() == 0 && !op.done) {
-            long now = System.nanoTime();
-            if (now - lastLivenessNanos > config.livenessMillis() * 1_000_000L) {
-                lastLivenessNanos = now;
-                checkLiveness(op.peer);
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            checkOpen();
+            if (progress0() + pollTasks() == 0 && !op.done) {
+                long now = System.nanoTime();
+                if (now - lastLivenessNanos > config.livenessMillis() * 1_000_000L) {
+                    lastLivenessNanos = now;
+                    checkLiveness(op.peer);
+                }
+            }
+        } finally {
+            if (lock != null) {
+                lock.unlock();
             }
         }
     }
@@ -847,14 +1100,25 @@ public final class Engine implements AutoCloseable {
             lastLivenessNanos = now;
             checkLiveness(peer);
         }
-        if (round < spinTries + config.yieldTries()) {
-            Thread.yield();
-            return round + 1;
+        // with a progress agent, let it in while this thread gives up the core
+        int holds = lock == null ? 0 : lock.getHoldCount();
+        for (int i = 0; i < holds; i++) {
+            lock.unlock();
         }
-        int exponent = Math.min(round - spinTries - config.yieldTries(), 20);
-        long park = Math.min(1_000L << exponent, config.maxParkMicros() * 1_000L);
-        LockSupport.parkNanos(park);
-        return round + 1;
+        try {
+            if (round < spinTries + config.yieldTries()) {
+                Thread.yield();
+                return round + 1;
+            }
+            int exponent = Math.min(round - spinTries - config.yieldTries(), 20);
+            long park = Math.min(1_000L << exponent, config.maxParkMicros() * 1_000L);
+            LockSupport.parkNanos(park);
+            return round + 1;
+        } finally {
+            for (int i = 0; i < holds; i++) {
+                lock.lock();
+            }
+        }
     }
 
     private void checkLiveness(int peer) {
@@ -903,34 +1167,46 @@ public final class Engine implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        if (agent != null) {
+            agent.stop();
+        }
+        if (lock != null) {
+            lock.lock();
         }
         try {
-            int round = 0;
-            while ((pendingOutCount > 0 || pipelineOutCount > 0) && JobControl.abortReason() == null) {
-                if (progress() == 0) {
-                    round = idle(round, ANY);
-                }
+            if (closed) {
+                return;
             }
-        } catch (TuttiException e) {
-            // a peer is gone: nothing more can be delivered to it
-        } finally {
-            closed = true;
-            if (singleCopy != null) {
-                singleCopy.close();
-            }
-            arena.close();
             try {
-                Files.deleteIfExists(job.jobDir().resolve(ShmFiles.inboundRingName(rank)));
-                for (int d = 0; d < size; d++) {
-                    Files.deleteIfExists(job.jobDir().resolve(ShmFiles.exchangeRingName(rank, d)));
+                int round = 0;
+                while ((pendingOutCount > 0 || pipelineOutCount > 0) && JobControl.abortReason() == null) {
+                    if (progress0() == 0) {
+                        round = idle(round, ANY);
+                    }
                 }
-                if (job.launcher() == JobInfo.Launcher.SINGLETON) {
-                    ShmFiles.deleteTree(job.jobDir());
+            } catch (TuttiException e) {
+                // a peer is gone: nothing more can be delivered to it
+            } finally {
+                closed = true;
+                if (singleCopy != null) {
+                    singleCopy.close();
                 }
-            } catch (java.io.IOException ignored) {
-                // the launcher removes the whole job directory at the end anyway
+                arena.close();
+                try {
+                    Files.deleteIfExists(job.jobDir().resolve(ShmFiles.inboundRingName(rank)));
+                    for (int d = 0; d < size; d++) {
+                        Files.deleteIfExists(job.jobDir().resolve(ShmFiles.exchangeRingName(rank, d)));
+                    }
+                    if (job.launcher() == JobInfo.Launcher.SINGLETON) {
+                        ShmFiles.deleteTree(job.jobDir());
+                    }
+                } catch (java.io.IOException ignored) {
+                    // the launcher removes the whole job directory at the end anyway
+                }
+            }
+        } finally {
+            if (lock != null) {
+                lock.unlock();
             }
         }
     }

@@ -158,6 +158,16 @@ public final class Operation implements Request {
         return done;
     }
 
+    /** Bytes received (a completed receive), or the message's length when it was truncated. */
+    public long receivedBytes() {
+        return statusBytes;
+    }
+
+    /** The error this operation failed with, or null. */
+    public TuttiException error() {
+        return error;
+    }
+
     @Override
     public Status status() {
         Status s = new Status();

@@ -29,7 +29,7 @@ class SchedulePlayerTest {
                 MemorySegment[] snd = new MemorySegment[n];
                 MemorySegment[] rcv = new MemorySegment[n];
                 for (int r = 0; r < n; r++) {
-                    s[r] = RecursiveDoublingAllreduce.build(r, n, 24, false);
+                    s[r] = RecursiveDoublingAllreduce.build(r, n, 24, 8, false, true);
                     snd[r] = MemorySegment.ofArray(new long[] {r, 1, r * r});
                     rcv[r] = MemorySegment.ofArray(new long[3]);
                 }

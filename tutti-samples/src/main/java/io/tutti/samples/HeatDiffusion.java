@@ -10,15 +10,14 @@ import java.util.Locale;
 
 /**
  * 2-D heat diffusion (Jacobi iteration) on a grid split into blocks, one per rank, with halo
- * exchange between neighbours and a global residual by allreduce; then a short latency and bandwidth
- * table between ranks 0 and 1.
+ * exchange between neighbours, a global residual by allreduce and the final grid collected on rank 0
+ * by gather; then a short latency and bandwidth table between ranks 0 and 1.
  * Rank 0 checks the parallel result against a sequential run of the same problem.
  *
  * <p>Run with {@code tutti demo} or {@code tutti run -n 4 io.tutti.samples.HeatDiffusion [N STEPS]}.
  */
 public final class HeatDiffusion {
     static final int TAG_HALO = 10;
-    static final int TAG_GATHER = 20;
     static final double HOT = 100.0;
 
     private HeatDiffusion() {
@@ -205,22 +204,18 @@ public final class HeatDiffusion {
             for (int i = 0; i < rows; i++) {
                 System.arraycopy(cur, at(i + 1, 1), mine, i * cols, cols);
             }
+            // every block to rank 0 in one collective, rank r's block at r * rows * cols
+            double[] blocks = comm.rank() == 0 ? new double[n * n] : null;
+            comm.gather(mine, blocks, mine.length, Datatype.DOUBLE, 0);
             if (comm.rank() != 0) {
-                comm.send(mine, 0, mine.length, 0, TAG_GATHER);
                 return null;
             }
             double[] full = new double[n * n];
-            double[] part = new double[rows * cols];
             for (int r = 0; r < comm.size(); r++) {
-                double[] src = mine;
-                if (r != 0) {
-                    comm.recv(part, 0, part.length, r, TAG_GATHER);
-                    src = part;
-                }
                 int r0 = (r / py) * rows;
                 int c0 = (r % py) * cols;
                 for (int i = 0; i < rows; i++) {
-                    System.arraycopy(src, i * cols, full, (r0 + i) * n + c0, cols);
+                    System.arraycopy(blocks, r * rows * cols + i * cols, full, (r0 + i) * n + c0, cols);
                 }
             }
             return full;

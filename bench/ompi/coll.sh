@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Build and run the Open MPI collective baseline (coll.c), the C counterpart of `tutti bench <op>`.
+#
+# Usage: bench/ompi/coll.sh OP [-np N] [--sizes a,b,c] [--iters N] [--warmup N] [--bind-to core|none|...]
+#   OP: barrier bcast reduce allreduce scatter gather allgather alltoall
+#       reduce_scatter_block (alias reducescatter) shift
+#   -np N  ranks (default 2); --oversubscribe is added when N exceeds the cores (nproc)
+#
+# Environment (as run.sh):
+#   OMPI_BTL=vader|tcp     shared-memory (default: self,vader) or loopback TCP (self,tcp)
+#   OMPI_BIND=core         same as --bind-to (default: Open MPI's own)
+#   OMPI_SINGLE_COPY=cma|none|xpmem|knem|emulated   btl_vader_single_copy_mechanism
+#   MPIRUN_EXTRA="..."     extra mpirun arguments, word-split
+#   MPICC_FLAGS            compiler flags (default: -O2)
+#
+# Exits 0 with a SKIPPED message when mpicc or mpirun is not installed
+# (apt-get install -y openmpi-bin libopenmpi-dev).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+build="$here/build"
+
+usage() {
+    echo "usage: $0 barrier|bcast|reduce|allreduce|scatter|gather|allgather|alltoall|reduce_scatter_block|shift" \
+         "[-np N] [--sizes a,b,c] [--iters N] [--warmup N] [--bind-to core]" >&2
+    exit 2
+}
+
+[[ $# -ge 1 ]] || usage
+case "$1" in
+    barrier|bcast|reduce|allreduce|scatter|gather|allgather|alltoall|reduce_scatter_block|reducescatter|shift) ;;
+    *) usage ;;
+esac
+
+for tool in mpicc mpirun; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "SKIPPED: $tool not found (install with: apt-get install -y openmpi-bin libopenmpi-dev)"
+        exit 0
+    fi
+done
+
+# Split our own options (-np, --bind-to) from the ones passed to the program.
+np=2
+bind="${OMPI_BIND:-}"
+prog_args=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        -np|-n) [[ $# -ge 2 ]] || usage; np="$2"; shift 2 ;;
+        --bind-to) [[ $# -ge 2 ]] || usage; bind="$2"; shift 2 ;;
+        --bind-to=*) bind="${1#--bind-to=}"; shift ;;
+        *) prog_args+=("$1"); shift ;;
+    esac
+done
+[[ "$np" =~ ^[1-9][0-9]*$ ]] || { echo "-np takes a positive number, not '$np'" >&2; exit 2; }
+
+mkdir -p "$build"
+bin="$build/coll"
+if [[ ! -x "$bin" || "$here/coll.c" -nt "$bin" ]]; then
+    # shellcheck disable=SC2086
+    mpicc ${MPICC_FLAGS:--O2} -Wall -Wextra -std=c11 -o "$bin.tmp.$$" "$here/coll.c"
+    mv -f "$bin.tmp.$$" "$bin"
+fi
+
+case "${OMPI_BTL:-vader}" in
+    vader|sm) btl="self,vader" ;;
+    tcp) btl="self,tcp" ;;
+    *) echo "OMPI_BTL must be vader or tcp" >&2; exit 2 ;;
+esac
+
+cmd=(mpirun --allow-run-as-root -np "$np" --mca btl "$btl")
+(( np > $(nproc) )) && cmd+=(--oversubscribe)
+[[ "$btl" == "self,tcp" ]] && cmd+=(--mca btl_tcp_if_include lo)
+[[ -n "$bind" ]] && cmd+=(--bind-to "$bind")
+[[ -n "${OMPI_SINGLE_COPY:-}" ]] && cmd+=(--mca btl_vader_single_copy_mechanism "$OMPI_SINGLE_COPY")
+# shellcheck disable=SC2206
+[[ -n "${MPIRUN_EXTRA:-}" ]] && cmd+=($MPIRUN_EXTRA)
+cmd+=("$bin" "${prog_args[@]}")
+
+echo "# command: ${cmd[*]}"
+exec "${cmd[@]}"

@@ -1,0 +1,518 @@
+package io.tutti.bench;
+
+import io.tutti.Communicator;
+import io.tutti.Datatype;
+import io.tutti.Request;
+import io.tutti.Tutti;
+import io.tutti.coll.ReduceOp;
+import java.lang.foreign.Arena;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * OSU-style collective benchmarks, run on every rank by {@code tutti bench <collective>}.
+ *
+ * <p><b>Method</b> (the OSU collective benchmarks', e.g. osu_allreduce): after a time-based JIT
+ * warm-up, for each size every rank runs {@code warmup} untimed operations, meets the others in a
+ * barrier, then times its own loop of {@code iters} operations; its figure is the average time per
+ * operation. avg, min and max are taken over the ranks' figures (gathered with reduce at rank 0,
+ * which prints). Defaults follow OSU: 1000 iterations and 200 warm-up ones up to 8 KiB, 100 and 10
+ * above. The timed loop runs a persistent request ({@code allreduceInit} ... {@code start},
+ * {@code waitFor}) over buffers allocated beforehand, so it allocates nothing; {@code --blocking}
+ * uses the blocking calls instead. The thread-allocated bytes of the timed loop per operation are
+ * reported (the largest over the ranks).
+ *
+ * <p><b>{@code --nonblocking}</b> (OSU's osu_iallreduce method): first the pure collective time,
+ * start ({@code iallreduce} ...) then wait; then, per operation, start, a dummy computation as
+ * long as this rank's pure time (split into {@code --test-calls} pieces with a {@code test()} after
+ * each, as OSU's {@code -t}), wait. Printed: overall, compute and pure collective time (averages over
+ * the ranks) and overlap = max(0, 100 − (overall − compute) / pure · 100) %.
+ *
+ * <p><b>{@code --thesis}</b>: the bandwidth figure of the BCL-3 thesis for the operation and its
+ * theoretical value ({@link ThesisBandwidth}), with T_Total / N = the slowest rank's time per
+ * operation, and B_Node from {@code --link-bw} or measured at each size with a quick window
+ * bandwidth run between ranks 0 and 1 (the {@code bw} benchmark's method); plus a PNG plot of both
+ * over size ({@link CollectivePlot}).
+ */
+public final class CollectiveBenchmark {
+    /** How long the JIT gets to compile the measured paths before the first size (as P2pBenchmark). */
+    static final long WARM_UP_NANOS = 2_000_000_000L;
+    /** OSU's LARGE_MESSAGE_SIZE: above it, fewer iterations. */
+    static final long LARGE = 8192;
+
+    private CollectiveBenchmark() {
+    }
+
+    /** The parsed command line. */
+    record Options(String op, long[] sizes, int iters, int warmup, boolean json, boolean segment, boolean thesis,
+                   double linkBytesPerSecond, String plot, boolean nonblocking, int testCalls, String algorithm,
+                   boolean blocking) {
+
+        static final String USAGE = "usage: CollectiveBenchmark " + String.join("|", CollectiveOp.NAMES)
+                + " [--sizes LIST] [--iters N] [--warmup N] [--json] [--buffer array|segment] [--blocking]"
+                + " [--algorithm A] [--nonblocking [--test-calls N]] [--thesis [--link-bw GB/s] [--plot FILE]]";
+
+        static Options parse(String[] args) {
+            if (args.length == 0) {
+                throw new IllegalArgumentException(USAGE);
+            }
+            String op = args[0];
+            if (!CollectiveOp.NAMES.contains(op)) {
+                throw new IllegalArgumentException("unknown collective '" + op + "': use one of "
+                        + String.join(", ", CollectiveOp.NAMES));
+            }
+            long[] sizes = null;
+            int iters = -1;
+            int warmup = -1;
+            boolean json = false;
+            boolean segment = true;
+            boolean thesis = false;
+            double link = Double.NaN;
+            String plot = null;
+            boolean nonblocking = false;
+            int testCalls = 10;
+            String algorithm = null;
+            boolean blocking = false;
+            for (int i = 1; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--sizes" -> sizes = P2pBenchmark.Options.parseSizes(value(args, ++i, "--sizes"));
+                    case "--iters" -> iters = positive(value(args, ++i, "--iters"), "--iters", 1);
+                    case "--warmup" -> warmup = positive(value(args, ++i, "--warmup"), "--warmup", 0);
+                    case "--json" -> json = true;
+                    case "--buffer" -> {
+                        String b = value(args, ++i, "--buffer");
+                        if (!b.equals("array") && !b.equals("segment")) {
+                            throw new IllegalArgumentException("--buffer takes array or segment, not '" + b + "'");
+                        }
+                        segment = b.equals("segment");
+                    }
+                    case "--thesis" -> thesis = true;
+                    case "--link-bw" -> {
+                        String v = value(args, ++i, "--link-bw");
+                        link = Double.parseDouble(v) * 1e9;
+                        if (!(link > 0) || Double.isInfinite(link)) {
+                            throw new IllegalArgumentException("--link-bw takes a positive number of GB/s, not '" + v + "'");
+                        }
+                    }
+                    case "--plot" -> plot = value(args, ++i, "--plot");
+                    case "--nonblocking" -> nonblocking = true;
+                    case "--test-calls" -> testCalls = positive(value(args, ++i, "--test-calls"), "--test-calls", 0);
+                    case "--algorithm" -> algorithm = value(args, ++i, "--algorithm");
+                    case "--blocking" -> blocking = true;
+                    default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
+                }
+            }
+            if (nonblocking && !CollectiveOp.NONBLOCKING.contains(op)) {
+                throw new IllegalArgumentException(op + " has no nonblocking variant: drop --nonblocking");
+            }
+            if (nonblocking && (thesis || blocking)) {
+                throw new IllegalArgumentException("--nonblocking cannot be combined with --thesis or --blocking");
+            }
+            if ((plot != null || !Double.isNaN(link)) && !thesis) {
+                throw new IllegalArgumentException("--plot and --link-bw go with --thesis");
+            }
+            if (algorithm != null && CollectiveOp.algorithmOperation(op) == null) {
+                throw new IllegalArgumentException(op + " is point-to-point: it has no algorithm to choose");
+            }
+            if (sizes == null) {
+                sizes = op.equals("barrier") ? new long[] {0} : defaultSizes();
+            } else if (op.equals("barrier")) {
+                sizes = new long[] {0};
+            }
+            if (thesis && plot == null && !op.equals("barrier")) {
+                plot = op + "-bandwidth.png";
+            }
+            return new Options(op, sizes, iters, warmup, json, segment, thesis, link, plot, nonblocking, testCalls,
+                    algorithm, blocking);
+        }
+
+        /** 8 B to 1 MiB in powers of 4 (8, 32, 128, ... 512 KiB) and 1 MiB itself. */
+        static long[] defaultSizes() {
+            List<Long> out = new ArrayList<>();
+            for (long s = 8; s < 1 << 20; s *= 4) {
+                out.add(s);
+            }
+            out.add(1L << 20);
+            return out.stream().mapToLong(Long::longValue).toArray();
+        }
+
+        private static String value(String[] args, int i, String option) {
+            if (i >= args.length) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            return args[i];
+        }
+
+        private static int positive(String v, String option, int min) {
+            int n;
+            try {
+                n = Integer.parseInt(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(option + " takes a number, not '" + v + "'");
+            }
+            if (n < min) {
+                throw new IllegalArgumentException(option + " must be at least " + min);
+            }
+            return n;
+        }
+
+        /** OSU's policy: 1000 timed iterations up to 8 KiB, 100 above; --iters overrides. */
+        int itersFor(long size) {
+            return iters > 0 ? iters : size <= LARGE ? 1000 : 100;
+        }
+
+        /** OSU's policy: 200 warm-up iterations up to 8 KiB, 10 above; --warmup overrides. */
+        int warmupFor(long size) {
+            return warmup >= 0 ? warmup : size <= LARGE ? 200 : 10;
+        }
+    }
+
+    /** One printed row; NaN where a column does not apply. */
+    record Row(long size, int iters, double avgUs, double minUs, double maxUs, double allocPerOp,
+               double bandwidth, double nodeBandwidth, double bound,
+               double computeUs, double pureUs, double overlapPercent) {
+    }
+
+    public static void main(String[] args) {
+        Options o = Options.parse(args);
+        try (Tutti tutti = Tutti.init(args); Arena arena = Arena.ofShared()) {
+            Communicator world = tutti.world();
+            if (o.algorithm() != null) {
+                world.setAlgorithm(CollectiveOp.algorithmOperation(o.op()), o.algorithm());
+            }
+            int rank = world.rank();
+            if (rank == 0) {
+                header(o, world, tutti);
+            }
+            double[] bNodes = o.thesis() && ThesisBandwidth.hasBandwidth(o.op())
+                    ? nodeBandwidths(world, o, arena) : null;
+            warmUp(world, o, arena);
+            List<Row> rows = new ArrayList<>();
+            Stats stats = new Stats(world);
+            for (int k = 0; k < o.sizes().length; k++) {
+                long size = CollectiveOp.effectiveSize(o.op(), o.sizes()[k]);
+                double bNode = bNodes == null ? Double.NaN : bNodes[k];
+                try (CollectiveOp op = CollectiveOp.create(o.op(), size, world, arena, o.segment(), o.blocking())) {
+                    Row row = o.nonblocking()
+                            ? nonblocking(world, op, o, size, stats)
+                            : blocking(world, op, o, size, stats, bNode);
+                    if (rank == 0) {
+                        rows.add(row);
+                        print(o, world.size(), row);
+                    }
+                }
+            }
+            if (rank == 0 && o.plot() != null) {
+                Path file = Path.of(o.plot()).toAbsolutePath();
+                CollectivePlot.write(file, o.op(), world.size(), rows);
+                (o.json() ? System.err : System.out).println("# plot: " + file);
+            }
+        }
+    }
+
+    /**
+     * Runs the operation at a small and a large size until the JIT has compiled its paths (rank 0
+     * keeps time and tells the others by bcast whether to go on), so no size is measured
+     * half-interpreted.
+     */
+    static void warmUp(Communicator c, Options o, Arena arena) {
+        long small = CollectiveOp.effectiveSize(o.op(), o.sizes()[0]);
+        long large = small;
+        for (long s : o.sizes()) {
+            large = Math.max(large, Math.min(CollectiveOp.effectiveSize(o.op(), s), 256 * 1024));
+        }
+        int[] more = {1};
+        long start = System.nanoTime();
+        try (Arena scratch = Arena.ofConfined();
+             CollectiveOp a = CollectiveOp.create(o.op(), small, c, scratch, o.segment(), o.blocking());
+             CollectiveOp b = CollectiveOp.create(o.op(), large, c, scratch, o.segment(), o.blocking())) {
+            while (more[0] != 0) {
+                for (int i = 0; i < 200; i++) {
+                    warmOnce(a, o);
+                }
+                for (int i = 0; i < 5; i++) {
+                    warmOnce(b, o);
+                }
+                if (c.rank() == 0) {
+                    more[0] = System.nanoTime() - start < WARM_UP_NANOS ? 1 : 0;
+                }
+                c.bcast(more, 1, Datatype.INT, 0);
+            }
+        }
+    }
+
+    private static void warmOnce(CollectiveOp op, Options o) {
+        if (o.nonblocking()) {
+            Request r = op.start();
+            computeAndTest(1_000, o.testCalls(), r);
+            r.waitFor(null);
+        }
+        op.run();
+    }
+
+    /** The blocking method: every rank times its own loop; avg, min, max over the ranks. */
+    static Row blocking(Communicator c, CollectiveOp op, Options o, long size, Stats stats, double bNode) {
+        int iters = o.itersFor(size);
+        int warmup = o.warmupFor(size);
+        for (int i = 0; i < warmup; i++) {
+            op.run();
+        }
+        c.barrier();
+        long alloc0 = allocated();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < iters; i++) {
+            op.run();
+        }
+        long elapsed = System.nanoTime() - t0;
+        long alloc = allocated() - alloc0;
+        double us = elapsed / 1e3 / iters;
+        stats.collect(us, Math.max(0, alloc) / (double) iters);
+        if (c.rank() != 0) {
+            return null;
+        }
+        double bw = Double.NaN;
+        double bound = Double.NaN;
+        if (o.thesis() && ThesisBandwidth.hasBandwidth(o.op())) {
+            // T_Total / N: the slowest rank's time per operation (the operation ends when it does).
+            bw = ThesisBandwidth.bandwidth(o.op(), size, c.size(), stats.max * 1e-6);
+            bound = ThesisBandwidth.bound(o.op(), c.size(), bNode);
+        }
+        return new Row(size, iters, stats.avg, stats.min, stats.max, stats.alloc, bw, bNode, bound,
+                Double.NaN, Double.NaN, Double.NaN);
+    }
+
+    /** OSU's nonblocking method (osu_iallreduce and friends): pure, then overlapped with compute. */
+    static Row nonblocking(Communicator c, CollectiveOp op, Options o, long size, Stats stats) {
+        int iters = o.itersFor(size);
+        int warmup = o.warmupFor(size);
+        for (int i = 0; i < warmup; i++) {
+            op.start().waitFor(null);
+        }
+        c.barrier();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < iters; i++) {
+            op.start().waitFor(null);
+        }
+        long pureNanos = (System.nanoTime() - t0) / iters;
+        long computeTarget = pureNanos;
+        for (int i = 0; i < warmup; i++) {
+            Request r = op.start();
+            computeAndTest(computeTarget, o.testCalls(), r);
+            r.waitFor(null);
+        }
+        c.barrier();
+        long alloc0 = allocated();
+        long overall = 0;
+        long compute = 0;
+        for (int i = 0; i < iters; i++) {
+            long s = System.nanoTime();
+            Request r = op.start();
+            long cs = System.nanoTime();
+            computeAndTest(computeTarget, o.testCalls(), r);
+            compute += System.nanoTime() - cs;
+            r.waitFor(null);
+            overall += System.nanoTime() - s;
+        }
+        long alloc = allocated() - alloc0;
+        stats.collectNonblocking(overall / 1e3 / iters, compute / 1e3 / iters, pureNanos / 1e3,
+                Math.max(0, alloc) / (double) iters);
+        if (c.rank() != 0) {
+            return null;
+        }
+        double overlap = Math.max(0, 100 - (stats.avg - stats.compute) / stats.pure * 100);
+        return new Row(size, iters, stats.avg, Double.NaN, Double.NaN, stats.alloc, Double.NaN, Double.NaN,
+                Double.NaN, stats.compute, stats.pure, overlap);
+    }
+
+    /** Keeps the result of the dummy computation alive so the JIT cannot drop it. */
+    static volatile double sink;
+
+    /**
+     * OSU's do_compute_and_probe: {@code nanos} of computation in {@code tests} equal pieces, with a
+     * {@code test()} of the request after each piece (none when {@code tests} is 0).
+     */
+    static void computeAndTest(long nanos, int tests, Request r) {
+        if (tests == 0) {
+            dummyCompute(nanos);
+            return;
+        }
+        long piece = nanos / tests;
+        boolean done = false;
+        for (int k = 0; k < tests; k++) {
+            dummyCompute(piece);
+            if (!done) {
+                done = r.test();
+            }
+        }
+    }
+
+    /** Floating-point work for {@code nanos} nanoseconds of this thread's time. */
+    static void dummyCompute(long nanos) {
+        long end = System.nanoTime() + nanos;
+        double x = sink;
+        do {
+            for (int i = 0; i < 32; i++) {
+                x = x * 0.999999 + 1e-9;
+            }
+        } while (System.nanoTime() < end);
+        sink = x;
+    }
+
+    /**
+     * B_Node for each size: the {@code --link-bw} value, or a quick window bandwidth run between
+     * ranks 0 and 1 (64 messages per window, as {@code tutti bench bw}) measured once before the
+     * collectives (after the {@code bw} benchmark's own 2 s JIT warm-up) while the other ranks wait
+     * in a barrier; known at rank 0 only.
+     */
+    static double[] nodeBandwidths(Communicator c, Options o, Arena arena) {
+        double[] out = new double[o.sizes().length];
+        java.util.Arrays.fill(out, o.linkBytesPerSecond());
+        if (!Double.isNaN(o.linkBytesPerSecond()) || c.size() < 2) {
+            return out;
+        }
+        if (c.rank() < 2) {
+            P2pBenchmark.warmUp(c, arena, o.segment()); // the JIT warm-up of tutti bench bw, 2 s
+            for (int k = 0; k < out.length; k++) {
+                long size = Math.max(1, CollectiveOp.effectiveSize(o.op(), o.sizes()[k]));
+                int windows = Math.clamp((256L << 20) / (P2pBenchmark.WINDOW * size), 5, 200);
+                P2pBenchmark.Buffers b = new P2pBenchmark.Buffers(o.segment(), (int) size, arena);
+                P2pBenchmark.bandwidth(c, b, size, Math.max(2, windows / 4), 0, false); // warm-up
+                out[k] = P2pBenchmark.bandwidth(c, b, size, windows, 2, false).figure() * 1e6;
+            }
+        }
+        c.barrier();
+        return out;
+    }
+
+    /** Gathers the ranks' figures at rank 0 with reduce; buffers allocated once. */
+    static final class Stats {
+        private final Communicator c;
+        private final double[] send = new double[3];
+        private final double[] recv = new double[3];
+        double avg;
+        double min;
+        double max;
+        double alloc;
+        double compute;
+        double pure;
+
+        Stats(Communicator c) {
+            this.c = c;
+        }
+
+        void collect(double us, double allocPerOp) {
+            send[0] = us;
+            send[1] = -us;
+            send[2] = allocPerOp;
+            c.reduce(send, recv, 3, Datatype.DOUBLE, ReduceOp.MAX, 0);
+            max = recv[0];
+            min = -recv[1];
+            alloc = recv[2];
+            c.reduce(send, recv, 1, Datatype.DOUBLE, ReduceOp.SUM, 0);
+            avg = recv[0] / c.size();
+        }
+
+        void collectNonblocking(double overallUs, double computeUs, double pureUs, double allocPerOp) {
+            send[0] = overallUs;
+            send[1] = computeUs;
+            send[2] = pureUs;
+            c.reduce(send, recv, 3, Datatype.DOUBLE, ReduceOp.SUM, 0);
+            avg = recv[0] / c.size();
+            compute = recv[1] / c.size();
+            pure = recv[2] / c.size();
+            send[0] = allocPerOp;
+            c.reduce(send, recv, 1, Datatype.DOUBLE, ReduceOp.MAX, 0);
+            alloc = recv[0];
+        }
+    }
+
+    private static long allocated() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
+    }
+
+    private static void header(Options o, Communicator world, Tutti tutti) {
+        if (o.json()) {
+            return;
+        }
+        String method = o.nonblocking()
+                ? "OSU nonblocking method: pure collective, then overlapped with " + o.testCalls()
+                        + " test() calls in a dummy compute as long as the pure time"
+                : "OSU method: each rank times its own loop; avg/min/max over the ranks' averages";
+        System.out.println("# Tutti " + o.op() + " (" + method + ")");
+        String calls = o.nonblocking() ? "nonblocking calls (i" + o.op() + ")"
+                : o.blocking() ? "blocking calls" : "persistent requests";
+        System.out.println("# ranks " + world.size() + ", buffers " + (o.segment() ? "off-heap segments" : "Java arrays")
+                + ", " + calls + ", algorithm " + (o.algorithm() == null ? "automatic" : o.algorithm())
+                + ", eager limit " + tutti.engine().config().eagerLimit() + " B, java " + Runtime.version());
+        System.out.println("# size = bytes per rank" + (CollectiveOp.reduces(o.op())
+                ? " (doubles, SUM, count = size/8)" : "") + "; iterations " + (o.iters() > 0 ? o.iters()
+                : "1000 (<= 8 KiB) / 100") + ", warm-up " + (o.warmup() >= 0 ? o.warmup() : "200 / 10")
+                + " after a 2 s JIT warm-up");
+        if (o.thesis()) {
+            System.out.println("# thesis " + ThesisBandwidth.describe(o.op()));
+            if (ThesisBandwidth.hasBandwidth(o.op())) {
+                System.out.println("# T_Total/N = slowest rank's time per operation; MB = 10^6 B; B_Node "
+                        + (Double.isNaN(o.linkBytesPerSecond())
+                        ? "measured per size (window bandwidth, ranks 0 and 1)"
+                        : String.format(Locale.ROOT, "= %.3f GB/s (--link-bw)", o.linkBytesPerSecond() / 1e9)));
+            }
+        }
+        if (o.nonblocking()) {
+            System.out.printf("# %-10s %12s %12s %12s %11s %8s %14s%n", "Size", "Overall(us)", "Compute(us)",
+                    "Pure(us)", "Overlap(%)", "Iters", "Alloc(B/op)");
+        } else if (o.thesis() && ThesisBandwidth.hasBandwidth(o.op())) {
+            System.out.printf("# %-10s %12s %12s %12s %8s %14s %12s %12s %12s %8s%n", "Size", "Avg(us)", "Min(us)",
+                    "Max(us)", "Iters", "Alloc(B/op)", "B(MB/s)", "B_Node", "Bound(MB/s)", "B/Bound");
+        } else {
+            System.out.printf("# %-10s %12s %12s %12s %8s %14s%n", "Size", "Avg(us)", "Min(us)", "Max(us)", "Iters",
+                    "Alloc(B/op)");
+        }
+        System.out.flush();
+    }
+
+    static String format(Options o, int ranks, Row r) {
+        boolean bw = o.thesis() && ThesisBandwidth.hasBandwidth(o.op());
+        if (o.json()) {
+            StringBuilder sb = new StringBuilder();
+            sb.append("{\"benchmark\":\"").append(o.op()).append("\",\"ranks\":").append(ranks)
+                    .append(",\"size\":").append(r.size()).append(",\"iters\":").append(r.iters());
+            if (o.nonblocking()) {
+                sb.append(String.format(Locale.ROOT,
+                        ",\"overall_us\":%.3f,\"compute_us\":%.3f,\"pure_us\":%.3f,\"overlap_percent\":%.1f",
+                        r.avgUs(), r.computeUs(), r.pureUs(), r.overlapPercent()));
+            } else {
+                sb.append(String.format(Locale.ROOT, ",\"avg_us\":%.3f,\"min_us\":%.3f,\"max_us\":%.3f",
+                        r.avgUs(), r.minUs(), r.maxUs()));
+            }
+            if (bw) {
+                sb.append(String.format(Locale.ROOT, ",\"thesis_mb_per_s\":%.1f,\"node_mb_per_s\":%s,\"bound_mb_per_s\":%s",
+                        r.bandwidth() / 1e6, json(r.nodeBandwidth() / 1e6), json(r.bound() / 1e6)));
+            }
+            sb.append(String.format(Locale.ROOT, ",\"alloc_bytes_per_op\":%.2f}", r.allocPerOp()));
+            return sb.toString();
+        }
+        if (o.nonblocking()) {
+            return String.format(Locale.ROOT, "%-12d %12.2f %12.2f %12.2f %11.1f %8d %14.2f", r.size(), r.avgUs(),
+                    r.computeUs(), r.pureUs(), r.overlapPercent(), r.iters(), r.allocPerOp());
+        }
+        String base = String.format(Locale.ROOT, "%-12d %12.2f %12.2f %12.2f %8d %14.2f", r.size(), r.avgUs(),
+                r.minUs(), r.maxUs(), r.iters(), r.allocPerOp());
+        if (!bw) {
+            return base;
+        }
+        return base + String.format(Locale.ROOT, " %12.1f %12.1f %12.1f %8.2f", r.bandwidth() / 1e6,
+                r.nodeBandwidth() / 1e6, r.bound() / 1e6, r.bandwidth() / r.bound());
+    }
+
+    private static String json(double v) {
+        return Double.isNaN(v) ? "null" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static void print(Options o, int ranks, Row r) {
+        System.out.println(format(o, ranks, r));
+        System.out.flush();
+    }
+}

@@ -1,0 +1,66 @@
+package io.tutti.coll;
+
+import java.util.Arrays;
+
+/**
+ * What one rank asks of a collective, in bytes: everything a schedule depends on. Two calls with
+ * equal fields get the same schedule, so a communicator builds it once and reuses it; {@link
+ * #matches} compares without allocating, so that a loop of identical blocking calls costs no
+ * garbage.
+ *
+ * <p>Block arrays are per rank of the communicator: {@code blocks}/{@code displs} are the
+ * receive side (gather, allgather, alltoall, reduceScatter) or the send side (scatter);
+ * {@code sendBlocks}/{@code sendDispls} are alltoall's send side. Null where unused.
+ * {@code irregular}: a call whose layout not every rank knows (gatherv and scatterv: the root;
+ * alltoallv: each rank its own blocks), so that the algorithm may not depend on it.
+ */
+public final class CollectiveCall {
+    /** The operations. */
+    public enum Kind {
+        BARRIER, BCAST, REDUCE, ALLREDUCE, REDUCE_SCATTER, SCAN, EXSCAN, GATHER, SCATTER, ALLGATHER, ALLTOALL;
+
+        /** The operation's name in algorithm settings ({@code TUTTI_COLL_<NAME>}). */
+        public String settingName() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace("_", "");
+        }
+    }
+
+    final Kind kind;
+    final long bytes;
+    final int extent;
+    final int root;
+    final boolean inPlace;
+    final boolean commutative;
+    final long[] blocks;
+    final long[] displs;
+    final long[] sendBlocks;
+    final long[] sendDispls;
+    final boolean irregular;
+
+    public CollectiveCall(Kind kind, long bytes, int extent, int root, boolean inPlace, boolean commutative,
+                          long[] blocks, long[] displs, long[] sendBlocks, long[] sendDispls, boolean irregular) {
+        this.kind = kind;
+        this.bytes = bytes;
+        this.extent = extent;
+        this.root = root;
+        this.inPlace = inPlace;
+        this.commutative = commutative;
+        this.blocks = blocks;
+        this.displs = displs;
+        this.sendBlocks = sendBlocks;
+        this.sendDispls = sendDispls;
+        this.irregular = irregular;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** Whether a call with these arguments would get the same schedule. */
+    public boolean matches(Kind k, long b, int e, int r, boolean ip, boolean c, long[] bl, long[] di, long[] sb,
+                           long[] sd, boolean irr) {
+        return k == kind && irr == irregular && b == bytes && e == extent && r == root && ip == inPlace && c == commutative
+                && Arrays.equals(bl, blocks) && Arrays.equals(di, displs) && Arrays.equals(sb, sendBlocks)
+                && Arrays.equals(sd, sendDispls);
+    }
+}
