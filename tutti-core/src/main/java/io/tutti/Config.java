@@ -156,7 +156,7 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
         if (spinTries >= 0) {
             return spinTries;
         }
-        return localRanks <= Runtime.getRuntime().availableProcessors() ? 2000 : 20;
+        return localRanks <= Runtime.getRuntime().availableProcessors() ? 20_000 : 20;
     }
 
     /** A copy with another eager limit. */

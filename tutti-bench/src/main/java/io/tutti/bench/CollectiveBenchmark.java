@@ -40,6 +40,16 @@ import java.util.Locale;
 public final class CollectiveBenchmark {
     /** How long the JIT gets to compile the measured paths before the first size (as P2pBenchmark). */
     static final long WARM_UP_NANOS = 2_000_000_000L;
+    /** The JIT must have been idle this long on every rank before the warm-up ends... */
+    static final long JIT_QUIET_NANOS = 1_000_000_000L;
+    /** ...unless the warm-up has already run this long. */
+    static final long WARM_UP_LIMIT_NANOS = 20_000_000_000L;
+
+    /** Milliseconds this JVM's JIT compilers have worked so far, or 0 when unknown. */
+    static long jitMillis() {
+        java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+    }
     /** OSU's LARGE_MESSAGE_SIZE: above it, fewer iterations. */
     static final long LARGE = 8192;
 
@@ -225,21 +235,39 @@ public final class CollectiveBenchmark {
             large = Math.max(large, Math.min(CollectiveOp.effectiveSize(o.op(), s), 256 * 1024));
         }
         int[] more = {1};
+        Stats stats = new Stats(c);
         long start = System.nanoTime();
+        long lastJit = -1;
+        long quietSince = 0;
         try (Arena scratch = Arena.ofConfined();
              CollectiveOp a = CollectiveOp.create(o.op(), small, c, scratch, o.segment(), o.blocking());
              CollectiveOp b = CollectiveOp.create(o.op(), large, c, scratch, o.segment(), o.blocking())) {
             while (more[0] != 0) {
-                for (int i = 0; i < 200; i++) {
-                    warmOnce(a, o);
+                if (o.nonblocking()) {
+                    for (int i = 0; i < 200; i++) {
+                        warmOnce(a, o);
+                    }
+                    for (int i = 0; i < 5; i++) {
+                        warmOnce(b, o);
+                    }
+                } else {
+                    // whole rows, so that everything a row runs is compiled before rows count
+                    measure(c, a, 200, 10, stats);
+                    measure(c, b, 5, 1, stats);
                 }
-                for (int i = 0; i < 5; i++) {
-                    warmOnce(b, o);
+                // go on until the warm-up time is over and no rank's JIT compiler has worked for a
+                // while: on a machine whose cores the ranks keep busy, a late compilation stalls
+                // the ranks for milliseconds and would show up in the timed loops
+                long elapsed = System.nanoTime() - start;
+                long jit = jitMillis();
+                if (jit != lastJit) {
+                    lastJit = jit;
+                    quietSince = elapsed;
                 }
-                if (c.rank() == 0) {
-                    more[0] = System.nanoTime() - start < WARM_UP_NANOS ? 1 : 0;
-                }
-                c.bcast(more, 1, Datatype.INT, 0);
+                int[] busy = {elapsed < WARM_UP_NANOS || (elapsed - quietSince < JIT_QUIET_NANOS
+                        && elapsed < WARM_UP_LIMIT_NANOS) ? 1 : 0};
+                c.allreduce(Communicator.IN_PLACE, busy, 1, Datatype.INT, ReduceOp.MAX);
+                more[0] = busy[0];
             }
         }
     }
@@ -250,26 +278,34 @@ public final class CollectiveBenchmark {
             computeAndTest(1_000, o.testCalls(), r);
             r.waitFor(null);
         }
-        op.run();
+        timedLoop(op, 1);
     }
 
-    /** The blocking method: every rank times its own loop; avg, min, max over the ranks. */
-    static Row blocking(Communicator c, CollectiveOp op, Options o, long size, Stats stats, double bNode) {
-        int iters = o.itersFor(size);
-        int warmup = o.warmupFor(size);
+    /** Warm-up, barrier, timed loop, statistics: one row of the blocking method, and its warm-up. */
+    static void measure(Communicator c, CollectiveOp op, int iters, int warmup, Stats stats) {
         for (int i = 0; i < warmup; i++) {
             op.run();
         }
         c.barrier();
         long alloc0 = allocated();
+        long elapsed = timedLoop(op, iters);
+        long alloc = allocated() - alloc0;
+        stats.collect(elapsed / 1e3 / iters, Math.max(0, alloc) / (double) iters);
+    }
+
+    /** The loop the blocking method times; warmed up too, so that it is compiled before it counts. */
+    static long timedLoop(CollectiveOp op, int iters) {
         long t0 = System.nanoTime();
         for (int i = 0; i < iters; i++) {
             op.run();
         }
-        long elapsed = System.nanoTime() - t0;
-        long alloc = allocated() - alloc0;
-        double us = elapsed / 1e3 / iters;
-        stats.collect(us, Math.max(0, alloc) / (double) iters);
+        return System.nanoTime() - t0;
+    }
+
+    /** The blocking method: every rank times its own loop; avg, min, max over the ranks. */
+    static Row blocking(Communicator c, CollectiveOp op, Options o, long size, Stats stats, double bNode) {
+        int iters = o.itersFor(size);
+        measure(c, op, iters, o.warmupFor(size), stats);
         if (c.rank() != 0) {
             return null;
         }
@@ -450,7 +486,7 @@ public final class CollectiveBenchmark {
         System.out.println("# size = bytes per rank" + (CollectiveOp.reduces(o.op())
                 ? " (doubles, SUM, count = size/8)" : "") + "; iterations " + (o.iters() > 0 ? o.iters()
                 : "1000 (<= 8 KiB) / 100") + ", warm-up " + (o.warmup() >= 0 ? o.warmup() : "200 / 10")
-                + " after a 2 s JIT warm-up");
+                + " after a JIT warm-up (2 s, then until no rank has compiled for 1 s)");
         if (o.thesis()) {
             System.out.println("# thesis " + ThesisBandwidth.describe(o.op()));
             if (ThesisBandwidth.hasBandwidth(o.op())) {

@@ -133,7 +133,9 @@ public final class Algorithms {
         boolean multiNode = Topology.count(topo.node()) > 1;
         long total = c.bytes;
         return switch (c.kind) {
-            case BARRIER -> multiNode ? NODE_LEADERS : topo.oversubscribed() && size > 2 ? "tree" : "dissemination";
+            // dissemination also when ranks outnumber cores: measured faster than the tree's fewer
+            // messages there (docs/perf/collectives.md)
+            case BARRIER -> multiNode ? NODE_LEADERS : "dissemination";
             case BCAST -> {
                 if (multiNode && total <= 64 * 1024) {
                     yield NODE_LEADERS;

@@ -133,6 +133,11 @@ public final class HostExecutor implements Engine.Task {
     }
 
     @Override
+    public boolean accessibleBy(Thread agent) {
+        return send.isAccessibleBy(agent) && recv.isAccessibleBy(agent) && temp.isAccessibleBy(agent);
+    }
+
+    @Override
     public void fail(TuttiException error) {
         failure = error;
     }

@@ -236,7 +236,7 @@ public final class Engine implements AutoCloseable {
             if (closed) {
                 return 0;
             }
-            return progress0() + pollTasks();
+            return progress0() + pollTasks(Thread.currentThread());
         } catch (TuttiException e) {
             // a failed peer: the owner sees it on its next call; keep the agent quiet until then
             return 0;
@@ -247,17 +247,31 @@ public final class Engine implements AutoCloseable {
 
     /** Polls the tracked tasks, forgetting finished ones; a task's failure is kept for its owner. */
     private int pollTasks() {
+        return tasks.isEmpty() ? 0 : pollTasks(null);
+    }
+
+    /**
+     * As {@link #pollTasks()}; {@code agent} is the progress agent's thread when it polls, and then
+     * tasks whose buffers only their owner may touch (a confined arena's segments) are left to it.
+     */
+    private int pollTasks(Thread agent) {
         if (tasks.isEmpty()) {
             return 0;
         }
         int work = 0;
         for (int i = tasks.size() - 1; i >= 0; i--) {
             Task t = tasks.get(i);
+            if (agent != null && !t.accessibleBy(agent)) {
+                continue;
+            }
             boolean finished;
             try {
                 finished = t.poll();
             } catch (TuttiException e) {
                 t.fail(e);
+                finished = true;
+            } catch (RuntimeException e) {
+                t.fail(new TuttiException("a collective failed in the progress agent: " + e, e));
                 finished = true;
             }
             if (finished) {
@@ -1039,6 +1053,11 @@ public final class Engine implements AutoCloseable {
 
         /** Records an error met while the progress agent advanced the task; the next poll throws it. */
         void fail(TuttiException error);
+
+        /** Whether {@code agent} may advance the task (its buffers are not confined to the owner). */
+        default boolean accessibleBy(Thread agent) {
+            return true;
+        }
     }
 
     /** Drives progress until {@code task} reports it has finished, backing off while idle. */

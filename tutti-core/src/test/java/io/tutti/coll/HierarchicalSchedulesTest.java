@@ -1,0 +1,104 @@
+package io.tutti.coll;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Node- and socket-leader schedules played over random domain layouts: contiguous blocks of ranks
+ * (the usual placement) and interleaved ones, against sequential references; rank order kept for
+ * a non-commutative operation on contiguous domains, and refused on interleaved ones.
+ */
+class HierarchicalSchedulesTest {
+    /** Contiguous domains of random sizes. */
+    static int[] blocks(Random rnd, int n) {
+        int[] d = new int[n];
+        int domain = 0;
+        for (int r = 1; r < n; r++) {
+            if (rnd.nextInt(3) == 0) {
+                domain++;
+            }
+            d[r] = domain;
+        }
+        return d;
+    }
+
+    /** Round-robin domains. */
+    static int[] interleaved(int n, int k) {
+        int[] d = new int[n];
+        for (int r = 0; r < n; r++) {
+            d[r] = r % k;
+        }
+        return d;
+    }
+
+    @Test
+    void allreduceMatchesTheReference() {
+        for (int n : AlgorithmCheck.SIZES) {
+            Random rnd = new Random(n);
+            for (int seed = 0; seed < AlgorithmCheck.seeds(n) + 1; seed++) {
+                for (AlgorithmCheck.Op op : AlgorithmCheck.Op.values()) {
+                    int[] domains = op.commutative && seed % 2 == 1 ? interleaved(n, 1 + rnd.nextInt(3)) : blocks(rnd, n);
+                    for (boolean inPlace : new boolean[] {false, true}) {
+                        long elements = rnd.nextInt(5);
+                        long bytes = elements * op.extent;
+                        long[][] data = new long[n][];
+                        MemorySegment[] send = new MemorySegment[n];
+                        MemorySegment[] recv = new MemorySegment[n];
+                        for (int r = 0; r < n; r++) {
+                            data[r] = op.data(rnd, elements);
+                            send[r] = inPlace ? null : AlgorithmCheck.seg(data[r]);
+                            recv[r] = inPlace ? AlgorithmCheck.seg(data[r]) : MemorySegment.ofArray(new long[data[r].length]);
+                        }
+                        Schedule[] s = AlgorithmCheck.schedules(n, r -> HierarchicalSchedules.allreduce(r, n, bytes,
+                                op.extent, inPlace, op.commutative, domains));
+                        AlgorithmCheck.play(s, send, recv, op, seed);
+                        long[] expected = op.fold(data, 0, n - 1);
+                        for (int r = 0; r < n; r++) {
+                            assertArrayEquals(expected, AlgorithmCheck.longs(recv[r]), "n " + n + " " + op + " rank " + r
+                                    + " domains " + java.util.Arrays.toString(domains));
+                        }
+                    }
+                }
+            }
+        }
+        assertThrows(IllegalArgumentException.class,
+                () -> HierarchicalSchedules.allreduce(0, 4, 32, 32, false, false, interleaved(4, 2)));
+    }
+
+    @Test
+    void bcastFromEveryRootAndBarrierOrder() {
+        for (int n : AlgorithmCheck.SIZES) {
+            Random rnd = new Random(n * 11L);
+            int[] domains = rnd.nextBoolean() ? blocks(rnd, n) : interleaved(n, 1 + rnd.nextInt(4));
+            for (int root = 0; root < n; root += n <= 9 ? 1 : n / 4) {
+                int rt = root;
+                long[] payload = AlgorithmCheck.Op.SUM.data(rnd, 3);
+                MemorySegment[] buf = new MemorySegment[n];
+                for (int r = 0; r < n; r++) {
+                    buf[r] = r == root ? AlgorithmCheck.seg(payload) : MemorySegment.ofArray(new long[3]);
+                }
+                Schedule[] s = AlgorithmCheck.schedules(n, r -> HierarchicalSchedules.bcast(r, n, 24, rt, domains));
+                SchedulePlayer.play(s, buf, buf, AlgorithmCheck.Op.SUM.combiner(), root);
+                for (int r = 0; r < n; r++) {
+                    assertArrayEquals(payload, AlgorithmCheck.longs(buf[r]), "bcast n " + n + " root " + root);
+                }
+            }
+            Schedule[] b = AlgorithmCheck.schedules(n, r -> HierarchicalSchedules.barrier(r, n, domains));
+            SchedulePlayer.play(b, new MemorySegment[n], new MemorySegment[n], AlgorithmCheck.Op.SUM.combiner(), 1);
+            assertTrue(BarrierOrder.everyExitAfterEveryEntry(b), "leader barrier of " + n);
+        }
+    }
+
+    @Test
+    void theBarrierCheckCanFail() {
+        // rank 0 signals rank 1 only: rank 0 may leave before rank 1 entered
+        ScheduleBuilder a = new ScheduleBuilder("t", 0, 2);
+        a.send(1, 0, Schedule.RECV_BUFFER, 0, 0);
+        ScheduleBuilder b = new ScheduleBuilder("t", 1, 2);
+        b.recv(0, 0, Schedule.RECV_BUFFER, 0, 0);
+        assertFalse(BarrierOrder.everyExitAfterEveryEntry(new Schedule[] {a.build(), b.build()}));
+    }
+}
