@@ -43,6 +43,8 @@ public final class Communicator {
     private final int[] group;
     private final int[] worldToComm;
     private final Collectives collectives;
+    /** Segments over the arrays of recent collective calls: a loop on the same arrays allocates nothing. */
+    private final io.tutti.p2p.ArrayViews arrayViews = new io.tutti.p2p.ArrayViews();
     private ByteBuffer lastBuffer;
     private MemorySegment lastBufferSegment;
     private int lastPosition;
@@ -855,7 +857,7 @@ public final class Communicator {
     private Request bcast(Collectives.Mode mode, Object buf, int count, Datatype type, int root) {
         checkRank(root, "root");
         MemorySegment b = view(buf, count, type, "buffer");
-        return collectives.run(mode, Kind.BCAST, b, b, type, null, null, b.byteSize(), root, false, null, null, null,
+        return collectives.run(mode, Kind.BCAST, b, b, type, null, null, bytes(count, type), root, false, null, null, null,
                 null, false);
     }
 
@@ -869,7 +871,7 @@ public final class Communicator {
         }
         MemorySegment r = rank == root ? view(recv, count, type, "receive buffer") : MemorySegment.NULL;
         MemorySegment snd = inPlace ? r : view(send, count, type, "send buffer");
-        return collectives.run(mode, Kind.REDUCE, snd, r, type, op, userOp, snd.byteSize(), root, inPlace, null, null,
+        return collectives.run(mode, Kind.REDUCE, snd, r, type, op, userOp, bytes(count, type), root, inPlace, null, null,
                 null, null, false);
     }
 
@@ -879,7 +881,7 @@ public final class Communicator {
         boolean inPlace = send == IN_PLACE;
         MemorySegment r = view(recv, count, type, "receive buffer");
         MemorySegment snd = inPlace ? r : view(send, count, type, "send buffer");
-        return collectives.run(mode, Kind.ALLREDUCE, snd, r, type, op, userOp, r.byteSize(), 0, inPlace, null, null,
+        return collectives.run(mode, Kind.ALLREDUCE, snd, r, type, op, userOp, bytes(count, type), 0, inPlace, null, null,
                 null, null, false);
     }
 
@@ -889,7 +891,8 @@ public final class Communicator {
         boolean inPlace = send == IN_PLACE;
         MemorySegment r = view(recv, count, type, "receive buffer");
         MemorySegment snd = inPlace ? r : view(send, count, type, "send buffer");
-        return collectives.run(mode, kind, snd, r, type, op, userOp, r.byteSize(), 0, inPlace, null, null, null, null, false);
+        return collectives.run(mode, kind, snd, r, type, op, userOp, bytes(count, type), 0, inPlace, null, null, null, null,
+                false);
     }
 
     /** {@code counts} null: {@code count} elements per rank. */
@@ -1098,7 +1101,7 @@ public final class Communicator {
     }
 
     /** A byte view of {@code count} elements of {@code type} at the start of {@code buf}. */
-    private static MemorySegment view(Object buf, long count, Datatype type, String what) {
+    private MemorySegment view(Object buf, long count, Datatype type, String what) {
         if (type == null) {
             throw new TuttiException.InvalidArgument("datatype is null");
         }
@@ -1109,13 +1112,13 @@ public final class Communicator {
         MemorySegment s = switch (buf) {
             case null -> throw new TuttiException.InvalidArgument(what + " is null");
             case MemorySegment m -> m;
-            case byte[] a when type.base() == Datatype.BYTE -> MemorySegment.ofArray(a);
-            case short[] a when type.base() == Datatype.SHORT -> MemorySegment.ofArray(a);
-            case char[] a when type.base() == Datatype.CHAR -> MemorySegment.ofArray(a);
-            case int[] a when type.base() == Datatype.INT -> MemorySegment.ofArray(a);
-            case long[] a when type.base() == Datatype.LONG -> MemorySegment.ofArray(a);
-            case float[] a when type.base() == Datatype.FLOAT -> MemorySegment.ofArray(a);
-            case double[] a when type.base() == Datatype.DOUBLE -> MemorySegment.ofArray(a);
+            case byte[] a when type.base() == Datatype.BYTE -> arrayViews.of(a);
+            case short[] a when type.base() == Datatype.SHORT -> arrayViews.of(a);
+            case char[] a when type.base() == Datatype.CHAR -> arrayViews.of(a);
+            case int[] a when type.base() == Datatype.INT -> arrayViews.of(a);
+            case long[] a when type.base() == Datatype.LONG -> arrayViews.of(a);
+            case float[] a when type.base() == Datatype.FLOAT -> arrayViews.of(a);
+            case double[] a when type.base() == Datatype.DOUBLE -> arrayViews.of(a);
             default -> throw new TuttiException.InvalidArgument(what + " of type " + buf.getClass().getSimpleName()
                     + " does not hold " + type + " elements (use a " + type.base().name().toLowerCase(
                     java.util.Locale.ROOT) + "[] or a MemorySegment)");
@@ -1124,11 +1127,17 @@ public final class Communicator {
             throw new TuttiException.InvalidArgument(what + " holds " + s.byteSize() + " bytes, fewer than the "
                     + count + " " + type + " elements (" + bytes + " bytes) of this call");
         }
-        return s.asSlice(0, bytes);
+        // not sliced: a slice is an object per call, and the schedule's regions never pass the byte
+        // count checked here
+        return s;
+    }
+
+    private static long bytes(int count, Datatype type) {
+        return (long) count * type.extent();
     }
 
     /** A view of the first {@code bytes} bytes (whole elements) of {@code buf}. */
-    private static MemorySegment viewBytes(Object buf, long bytes, Datatype type, String what) {
+    private MemorySegment viewBytes(Object buf, long bytes, Datatype type, String what) {
         return view(buf, bytes / type.extent(), type, what);
     }
 

@@ -12,11 +12,22 @@ import java.util.function.IntSupplier;
  * A nonblocking or persistent collective: its {@link HostExecutor} advances while the owner waits,
  * tests or drives progress. A persistent one keeps its executor (and scratch memory) across
  * {@link #start()} calls; each start takes a new sequence number from the communicator so that
- * its messages never match another call's.
+ * its messages never match another call's. A nonblocking one gives its executor back to the
+ * communicator's pool once its completion has been seen, and is then an inactive request.
  */
 public final class CollectiveRequest implements Request {
+    /** Where a nonblocking request returns its executor when it has completed. */
+    public interface Pool {
+        /** Takes back an executor that has finished its run. */
+        void release(HostExecutor executor);
+    }
+
     private final Engine engine;
     private HostExecutor executor;
+    private final Schedule schedule;
+    /** Null for a persistent request, which keeps its executor until freed. */
+    private final Pool pool;
+    private boolean completed;
     private final MemorySegment send;
     private final MemorySegment recv;
     private final Datatype type;
@@ -26,17 +37,23 @@ public final class CollectiveRequest implements Request {
     private final boolean persistent;
     private boolean started;
 
+    /**
+     * @param pool null for a persistent request; else the pool the executor goes back to, and the
+     *             request starts at once
+     */
     public CollectiveRequest(Engine engine, HostExecutor executor, MemorySegment send, MemorySegment recv,
-                             Datatype type, ReduceOp op, UserOp userOp, IntSupplier sequence, boolean persistent) {
+                             Datatype type, ReduceOp op, UserOp userOp, IntSupplier sequence, Pool pool) {
         this.engine = engine;
         this.executor = executor;
+        this.schedule = executor.schedule();
+        this.pool = pool;
         this.send = send;
         this.recv = recv;
         this.type = type;
         this.op = op;
         this.userOp = userOp;
         this.sequence = sequence;
-        this.persistent = persistent;
+        this.persistent = pool == null;
         if (!persistent) {
             begin();
         }
@@ -71,23 +88,42 @@ public final class CollectiveRequest implements Request {
 
     @Override
     public void waitFor(Status into) {
+        if (completed) {
+            return;
+        }
         if (executor == null) {
             throw new TuttiException.NotActive("this persistent collective has been freed");
         }
         engine.await(executor);
-        started = !persistent;
+        finished();
     }
 
     @Override
     public boolean test() {
+        if (completed) {
+            return true;
+        }
         if (executor == null) {
             throw new TuttiException.NotActive("this persistent collective has been freed");
         }
         boolean done = engine.test(executor);
-        if (done && persistent) {
-            started = false;
+        if (done) {
+            finished();
         }
         return done;
+    }
+
+    /** The owner has seen the run complete. */
+    private void finished() {
+        // a start, or another request given this executor, tracks it again
+        engine.untrack(executor);
+        if (persistent) {
+            started = false;
+            return;
+        }
+        completed = true;
+        pool.release(executor);
+        executor = null;
     }
 
     @Override
@@ -97,7 +133,7 @@ public final class CollectiveRequest implements Request {
 
     @Override
     public boolean isDone() {
-        return executor == null || executor.isDone();
+        return completed || executor == null || executor.isDone();
     }
 
     @Override
@@ -108,6 +144,9 @@ public final class CollectiveRequest implements Request {
     /** Releases the request (a persistent one must not be running); later starts fail. */
     @Override
     public void free() {
+        if (completed) {
+            return;
+        }
         if (executor != null && !executor.isDone()) {
             throw new TuttiException.InvalidArgument("this collective is still running: wait for it before"
                     + " freeing it");
@@ -117,6 +156,6 @@ public final class CollectiveRequest implements Request {
 
     /** The schedule this request runs, for reports. */
     public Schedule schedule() {
-        return executor.schedule();
+        return schedule;
     }
 }

@@ -37,15 +37,38 @@ public final class Collectives {
     private Topology topology;
     private int sequenceCounter;
 
-    /** A schedule and an executor kept for blocking calls of it. */
-    private static final class Entry {
+    /**
+     * A schedule, the executor kept for blocking calls of it, and the idle executors of finished
+     * nonblocking calls, so that a loop of nonblocking calls allocates only its requests.
+     */
+    private static final class Entry implements CollectiveRequest.Pool {
+        private static final int IDLE = 4;
+
         final CollectiveCall call;
         final Schedule schedule;
         HostExecutor blocking;
+        private final HostExecutor[] idle = new HostExecutor[IDLE];
+        private int idleCount;
 
         Entry(CollectiveCall call, Schedule schedule) {
             this.call = call;
             this.schedule = schedule;
+        }
+
+        HostExecutor take(Engine engine, int context, int[] group) {
+            if (idleCount > 0) {
+                HostExecutor x = idle[--idleCount];
+                idle[idleCount] = null;
+                return x;
+            }
+            return new HostExecutor(engine, schedule, context, group);
+        }
+
+        @Override
+        public void release(HostExecutor x) {
+            if (idleCount < IDLE && x.isDone()) {
+                idle[idleCount++] = x;
+            }
         }
     }
 
@@ -145,8 +168,11 @@ public final class Collectives {
             engine.await(x);
             return null;
         }
-        HostExecutor x = new HostExecutor(engine, e.schedule, context, group);
-        return new CollectiveRequest(engine, x, send, recv, type, op, userOp, sequence, mode == Mode.PERSISTENT);
+        if (mode == Mode.PERSISTENT) {
+            return new CollectiveRequest(engine, new HostExecutor(engine, e.schedule, context, group), send, recv, type,
+                    op, userOp, sequence, null);
+        }
+        return new CollectiveRequest(engine, e.take(engine, context, group), send, recv, type, op, userOp, sequence, e);
     }
 
     private int nextSequence() {

@@ -26,6 +26,8 @@ public final class HostExecutor implements Engine.Task {
     private final Operation[] ops;
     private final int[] ready;
     private final int[] active;
+    /** Steps whose dependencies are done, run in the order they became ready (a step enters once per run). */
+    private int readyHead;
     private int readyCount;
     private int activeCount;
     private int done;
@@ -82,6 +84,7 @@ public final class HostExecutor implements Engine.Task {
         this.userOp = userOp;
         this.wireBase = (sequence & 0x7FFFF) * Schedule.MAX_TAG;
         this.done = 0;
+        this.readyHead = 0;
         this.readyCount = 0;
         this.activeCount = 0;
         for (int i = 0; i < s.steps; i++) {
@@ -143,8 +146,9 @@ public final class HostExecutor implements Engine.Task {
     }
 
     private void pump() {
-        while (readyCount > 0) {
-            int i = ready[--readyCount];
+        // in order: builders emit the step that others wait for (a send) before local work
+        while (readyHead < readyCount) {
+            int i = ready[readyHead++];
             // an empty region may sit at the end of (or past) a buffer that holds nothing there
             long offset = s.length[i] == 0 ? 0 : s.offset[i];
             switch (s.kind[i]) {
@@ -202,6 +206,7 @@ public final class HostExecutor implements Engine.Task {
             posted[i] = null;
         }
         activeCount = 0;
+        readyHead = 0;
         readyCount = 0;
         done = s.steps;
     }

@@ -34,13 +34,16 @@ public final class RecursiveDoublingAllreduce {
         Blocks.checkData(NAME, bytes, extent);
         int n = g.size();
         int me = g.me();
+        int p2 = Integer.highestOneBit(n);
+        int rem = n - p2;
+        if (n > 1 && !inPlace && me >= 2 * rem) {
+            // the first exchange needs nothing but the input: post it before the copy
+            return rounds(b, g, bytes, tempBase, me - rem, rem, after, true);
+        }
         int last = inPlace ? after : b.copy(RECV_BUFFER, 0, SEND_BUFFER, 0, bytes, after);
         if (n == 1) {
             return last;
         }
-        b.temp(tempBase + bytes);
-        int p2 = Integer.highestOneBit(n);
-        int rem = n - p2;
         int newRank;
         if (me < 2 * rem) {
             if (me % 2 == 0) {
@@ -55,14 +58,7 @@ public final class RecursiveDoublingAllreduce {
             newRank = me - rem;
         }
         if (newRank >= 0) {
-            int round = 1;
-            for (int mask = 1; mask < p2; mask <<= 1, round++) {
-                int peer = real(newRank ^ mask, rem);
-                int sent = b.send(g.rank(peer), g.tag(round), RECV_BUFFER, 0, bytes, last);
-                int got = b.recv(g.rank(peer), g.tag(round), TEMP_BUFFER, tempBase, bytes, last);
-                // the scratch is reused next round and our buffer changes: both must be done
-                last = b.reduce(RECV_BUFFER, 0, TEMP_BUFFER, tempBase, bytes, peer < me, sent, got);
-            }
+            last = rounds(b, g, bytes, tempBase, newRank, rem, last, false);
         }
         if (me < 2 * rem) {
             if (me % 2 == 1) {
@@ -70,6 +66,30 @@ public final class RecursiveDoublingAllreduce {
             } else {
                 last = b.recv(g.rank(me + 1), g.tag(63), RECV_BUFFER, 0, bytes, last);
             }
+        }
+        return last;
+    }
+
+    /**
+     * The exchange rounds between the 2^k surviving ranks. With {@code fromInput}, the input is still
+     * in SEND_BUFFER: the first round sends it from there and copies it to RECV_BUFFER meanwhile.
+     */
+    private static int rounds(ScheduleBuilder b, Group g, long bytes, long tempBase, int newRank, int rem, int last,
+                              boolean fromInput) {
+        b.temp(tempBase + bytes);
+        int me = g.me();
+        int p2 = g.size() - rem;
+        int round = 1;
+        for (int mask = 1; mask < p2; mask <<= 1, round++) {
+            int peer = real(newRank ^ mask, rem);
+            boolean first = fromInput && mask == 1;
+            int sent = b.send(g.rank(peer), g.tag(round), first ? SEND_BUFFER : RECV_BUFFER, 0, bytes, last);
+            int got = b.recv(g.rank(peer), g.tag(round), TEMP_BUFFER, tempBase, bytes, last);
+            // the scratch is reused next round and our buffer changes: both must be done
+            last = first
+                    ? b.reduce(RECV_BUFFER, 0, TEMP_BUFFER, tempBase, bytes, peer < me, sent, got,
+                            b.copy(RECV_BUFFER, 0, SEND_BUFFER, 0, bytes, last))
+                    : b.reduce(RECV_BUFFER, 0, TEMP_BUFFER, tempBase, bytes, peer < me, sent, got);
         }
         return last;
     }

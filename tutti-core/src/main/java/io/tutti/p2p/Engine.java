@@ -208,6 +208,20 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /** Stops polling a task that has finished (its owner is about to reuse it). */
+    public void untrack(Task task) {
+        if (lock == null) {
+            tasks.remove(task);
+            return;
+        }
+        lock.lock();
+        try {
+            tasks.remove(task);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** One progress pass and one poll of {@code task}, for a test of it; true when it has finished. */
     public boolean test(Task task) {
         if (lock == null) {

@@ -3,14 +3,8 @@ package io.tutti.bench.jmh;
 import io.tutti.Communicator;
 import io.tutti.Status;
 import io.tutti.Tutti;
-import io.tutti.bootstrap.LaunchEnvironment;
-import io.tutti.bootstrap.ThreadLauncher;
-import io.tutti.transport.shm.ShmFiles;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Path;
-import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -49,10 +43,8 @@ public class PingPongBenchmark {
     @Param({"segment", "array"})
     public String buffer;
 
-    private Tutti tutti;
+    private ThreadRanks ranks;
     private Communicator world;
-    private Path jobDir;
-    private Thread echo;
     private Arena arena;
     private MemorySegment segment;
     private byte[] array;
@@ -60,29 +52,8 @@ public class PingPongBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        String jobId = "jmh" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-        jobDir = ShmFiles.createJobDirectory(ShmFiles.defaultRoot().resolve("tutti-" + jobId));
-        CountDownLatch started = new CountDownLatch(1);
-        Throwable[] echoFailure = new Throwable[1];
-        echo = Thread.ofPlatform().daemon().name("echo-rank-1").start(() -> {
-            try {
-                Tutti peer = ScopedValue.where(LaunchEnvironment.RANK_ENVIRONMENT,
-                        ThreadLauncher.environment(jobId, jobDir, 1, 2)).call(() -> Tutti.init(new String[0]));
-                started.countDown();
-                echoLoop(peer);
-                peer.close();
-            } catch (Throwable t) {
-                echoFailure[0] = t;
-                started.countDown();
-            }
-        });
-        tutti = ScopedValue.where(LaunchEnvironment.RANK_ENVIRONMENT,
-                ThreadLauncher.environment(jobId, jobDir, 0, 2)).call(() -> Tutti.init(new String[0]));
-        started.await();
-        if (echoFailure[0] != null) {
-            throw new IllegalStateException("echo rank failed to start", echoFailure[0]);
-        }
-        world = tutti.world();
+        ranks = new ThreadRanks(PingPongBenchmark::echoLoop);
+        world = ranks.rank0().world();
         arena = Arena.ofShared();
         segment = arena.allocate(size, 64);
         array = new byte[size];
@@ -117,9 +88,7 @@ public class PingPongBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() throws InterruptedException {
         world.send(new byte[0], 0, 0, 1, STOP_TAG);
-        echo.join(10_000);
-        tutti.close();
+        ranks.close();
         arena.close();
-        ShmFiles.deleteTree(jobDir);
     }
 }
