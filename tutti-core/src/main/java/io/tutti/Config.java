@@ -21,9 +21,13 @@ import java.util.Properties;
  * @param rendezvousSeconds how long start-up waits for every rank to arrive
  * @param progressThread    run a progress agent thread per rank, so that nonblocking and persistent
  *                          operations advance while the application computes
+ * @param transport         {@code auto}: shared memory between ranks of one host, the network between
+ *                          hosts; {@code net}: the network between every pair of ranks (benchmarks, tests)
+ * @param netProvider       which network transport to use when several are installed (empty: the first)
  */
 public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int exchangeSlots, boolean singleCopy,
-                     int spinTries, int yieldTries, int maxParkMicros, int livenessMillis, int rendezvousSeconds, boolean progressThread) {
+                     int spinTries, int yieldTries, int maxParkMicros, int livenessMillis, int rendezvousSeconds,
+                     boolean progressThread, String transport, String netProvider) {
 
     public static final String EAGER_LIMIT = "tutti.eager.limit";
     public static final int EAGER_LIMIT_DEFAULT = 32 * 1024;
@@ -57,6 +61,10 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
      * nonblocking collectives and have a core to spare.
      */
     public static final boolean PROGRESS_THREAD_DEFAULT = false;
+    public static final String TRANSPORT = "tutti.transport";
+    public static final String TRANSPORT_DEFAULT = "auto";
+    public static final String NET_PROVIDER = "tutti.net.provider";
+    public static final String NET_PROVIDER_DEFAULT = "";
 
     public Config {
         if (ringCapacity < 4096 || Integer.bitCount(ringCapacity) != 1) {
@@ -77,6 +85,15 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
         if (spinTries < -1 || yieldTries < 0 || maxParkMicros < 1 || livenessMillis < 1 || rendezvousSeconds < 1) {
             throw new TuttiException.InvalidArgument("idle, liveness and rendezvous settings must be positive");
         }
+        if (!transport.equals("auto") && !transport.equals("net")) {
+            throw new TuttiException.InvalidArgument(TRANSPORT + " (or " + envName(TRANSPORT) + ") must be auto or net,"
+                    + " got '" + transport + "'");
+        }
+    }
+
+    /** Whether ranks of one host talk over the network too. */
+    public boolean forceNetwork() {
+        return transport.equals("net");
     }
 
     /** Defaults only. */
@@ -97,7 +114,9 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
                 integer(env, props, MAX_PARK_MICROS, MAX_PARK_MICROS_DEFAULT),
                 integer(env, props, LIVENESS_MILLIS, LIVENESS_MILLIS_DEFAULT),
                 integer(env, props, RENDEZVOUS_SECONDS, RENDEZVOUS_SECONDS_DEFAULT),
-                bool(env, props, PROGRESS_THREAD, PROGRESS_THREAD_DEFAULT));
+                bool(env, props, PROGRESS_THREAD, PROGRESS_THREAD_DEFAULT),
+                text(env, props, TRANSPORT, TRANSPORT_DEFAULT).toLowerCase(java.util.Locale.ROOT),
+                text(env, props, NET_PROVIDER, NET_PROVIDER_DEFAULT));
     }
 
     /** The environment variable for a property: {@code tutti.eager.limit} is {@code TUTTI_EAGER_LIMIT}. */
@@ -108,6 +127,11 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
     private static String raw(Map<String, String> env, Properties props, String name) {
         String v = props.getProperty(name);
         return v != null ? v : env.get(envName(name));
+    }
+
+    private static String text(Map<String, String> env, Properties props, String name, String fallback) {
+        String v = raw(env, props, name);
+        return v == null || v.isBlank() ? fallback : v.trim();
     }
 
     private static int integer(Map<String, String> env, Properties props, String name, int fallback) {
@@ -162,18 +186,18 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
     /** A copy with another eager limit. */
     public Config withEagerLimit(int limit) {
         return new Config(limit, ringCapacity, exchangeChunk, exchangeSlots, singleCopy, spinTries, yieldTries,
-                maxParkMicros, livenessMillis, rendezvousSeconds, progressThread);
+                maxParkMicros, livenessMillis, rendezvousSeconds, progressThread, transport, netProvider);
     }
 
     /** A copy with single copy switched on or off. */
     public Config withSingleCopy(boolean on) {
         return new Config(eagerLimit, ringCapacity, exchangeChunk, exchangeSlots, on, spinTries, yieldTries,
-                maxParkMicros, livenessMillis, rendezvousSeconds, progressThread);
+                maxParkMicros, livenessMillis, rendezvousSeconds, progressThread, transport, netProvider);
     }
 
     /** A copy with the progress agent on or off. */
     public Config withProgressThread(boolean on) {
         return new Config(eagerLimit, ringCapacity, exchangeChunk, exchangeSlots, singleCopy, spinTries, yieldTries,
-                maxParkMicros, livenessMillis, rendezvousSeconds, on);
+                maxParkMicros, livenessMillis, rendezvousSeconds, on, transport, netProvider);
     }
 }

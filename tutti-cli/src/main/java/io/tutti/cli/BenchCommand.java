@@ -132,16 +132,30 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = {"-v", "--verbose"}, description = "Print the job id, its directory and the ranks' pids.")
     boolean verbose;
 
+    @picocli.CommandLine.Mixin
+    PlacementOptions placement = new PlacementOptions();
+
     @Override
     public Integer call() {
         String problem = check();
+        Launcher.Placement where = null;
+        if (problem == null) {
+            try {
+                where = placement.placement();
+                if (threads && !where.hosts().isEmpty()) {
+                    problem = "--hosts starts processes: leave out --threads";
+                }
+            } catch (IllegalArgumentException e) {
+                problem = e.getMessage();
+            }
+        }
         if (problem != null) {
             System.err.println("tutti bench: " + problem);
             return Launcher.EXIT_USAGE;
         }
         // Empty user class path: the benchmark is in the launcher's own jars, and "." could shadow it.
         Launcher.Options options = new Launcher.Options(ranks, threads, timeout, false, "", jvmOptions,
-                mode.pointToPoint() ? BENCHMARK_CLASS : COLLECTIVE_CLASS, benchmarkArgs(), verbose);
+                mode.pointToPoint() ? BENCHMARK_CLASS : COLLECTIVE_CLASS, benchmarkArgs(), verbose, where);
         return new Launcher(System.out, System.err, "tutti bench").run(options);
     }
 

@@ -86,13 +86,26 @@ public final class Launcher {
      * @param target     the main class, or a jar whose manifest names it
      * @param args       the program's arguments
      * @param verbose    report the job id, directory and rank pids on stderr
+     * @param placement  which host each rank runs on and how it is started there
      */
     public record Options(int ranks, boolean threads, Duration timeout, boolean tagOutput, String classpath,
-                          List<String> jvmOptions, String target, List<String> args, boolean verbose) {
+                          List<String> jvmOptions, String target, List<String> args, boolean verbose,
+                          Placement placement) {
         public Options {
             classpath = classpath == null ? "." : classpath.strip();
             jvmOptions = jvmOptions == null ? List.of() : List.copyOf(jvmOptions);
             args = args == null ? List.of() : List.copyOf(args);
+            placement = placement == null ? Placement.LOCAL : placement;
+        }
+
+        public Options(int ranks, boolean threads, Duration timeout, boolean tagOutput, String classpath,
+                       List<String> jvmOptions, String target, List<String> args, boolean verbose) {
+            this(ranks, threads, timeout, tagOutput, classpath, jvmOptions, target, args, verbose, Placement.LOCAL);
+        }
+
+        /** A copy with another placement. */
+        public Options withPlacement(Placement p) {
+            return new Options(ranks, threads, timeout, tagOutput, classpath, jvmOptions, target, args, verbose, p);
         }
 
         /** {@code ranks} processes of {@code target} with {@code args}, other settings at their defaults. */
@@ -102,32 +115,88 @@ public final class Launcher {
 
         /** A copy that runs the ranks as threads (true) or processes (false). */
         public Options withThreads(boolean on) {
-            return new Options(ranks, on, timeout, tagOutput, classpath, jvmOptions, target, args, verbose);
+            return new Options(ranks, on, timeout, tagOutput, classpath, jvmOptions, target, args, verbose, placement);
         }
 
         /** A copy with another time limit; null for none. */
         public Options withTimeout(Duration limit) {
-            return new Options(ranks, threads, limit, tagOutput, classpath, jvmOptions, target, args, verbose);
+            return new Options(ranks, threads, limit, tagOutput, classpath, jvmOptions, target, args, verbose, placement);
         }
 
         /** A copy that does or does not tag output lines with the rank. */
         public Options withTagOutput(boolean on) {
-            return new Options(ranks, threads, timeout, on, classpath, jvmOptions, target, args, verbose);
+            return new Options(ranks, threads, timeout, on, classpath, jvmOptions, target, args, verbose, placement);
         }
 
         /** A copy with another user class path ("" for none). */
         public Options withClasspath(String cp) {
-            return new Options(ranks, threads, timeout, tagOutput, cp, jvmOptions, target, args, verbose);
+            return new Options(ranks, threads, timeout, tagOutput, cp, jvmOptions, target, args, verbose, placement);
         }
 
         /** A copy with other options for the rank JVMs. */
         public Options withJvmOptions(List<String> opts) {
-            return new Options(ranks, threads, timeout, tagOutput, classpath, opts, target, args, verbose);
+            return new Options(ranks, threads, timeout, tagOutput, classpath, opts, target, args, verbose, placement);
         }
 
         /** A copy that does or does not report the job id, directory and pids. */
         public Options withVerbose(boolean on) {
-            return new Options(ranks, threads, timeout, tagOutput, classpath, jvmOptions, target, args, on);
+            return new Options(ranks, threads, timeout, tagOutput, classpath, jvmOptions, target, args, on, placement);
+        }
+    }
+
+    /**
+     * Where ranks run: on this machine (no hosts), or in blocks of {@code ppn} consecutive ranks on
+     * each of {@code hosts}, each process started through {@code execPrefix} with {@code {host}}
+     * replaced (e.g. {@code ip netns exec {host}}). Ranks with the same host share memory; the
+     * others talk over the network rails.
+     *
+     * @param hosts      host names; empty for this machine only
+     * @param ppn        ranks per host; 0 spreads the ranks evenly
+     * @param execPrefix command words put before every rank's command, or null
+     * @param env        variables set for every rank (the network settings: TUTTI_RAILS, TUTTI_TRANSPORT)
+     */
+    public record Placement(List<String> hosts, int ppn, String execPrefix, Map<String, String> env) {
+        public static final Placement LOCAL = new Placement(List.of(), 0, null, Map.of());
+
+        public Placement {
+            hosts = hosts == null ? List.of() : List.copyOf(hosts);
+            env = env == null ? Map.of() : Map.copyOf(env);
+            if (ppn < 0) {
+                throw new UsageException("--ppn must be at least 1, got " + ppn);
+            }
+            if (execPrefix != null && execPrefix.isBlank()) {
+                execPrefix = null;
+            }
+        }
+
+        /** Ranks per host for a job of {@code ranks} ranks. */
+        int perHost(int ranks) {
+            if (hosts.isEmpty()) {
+                return ranks;
+            }
+            int k = ppn > 0 ? ppn : (ranks + hosts.size() - 1) / hosts.size();
+            if ((long) k * hosts.size() < ranks) {
+                throw new UsageException(ranks + " ranks do not fit " + hosts.size() + " hosts with --ppn " + ppn
+                        + ": give at least " + ((ranks + hosts.size() - 1) / hosts.size()) + " ranks per host");
+            }
+            return k;
+        }
+
+        /** The host of {@code rank}, or null when the job runs on this machine only. */
+        String hostOf(int rank, int ranks) {
+            return hosts.isEmpty() ? null : hosts.get(rank / perHost(ranks));
+        }
+
+        /** The words before a rank's command on {@code host}. */
+        List<String> prefix(String host) {
+            if (execPrefix == null) {
+                return List.of();
+            }
+            List<String> words = new ArrayList<>();
+            for (String w : execPrefix.trim().split("\\s+")) {
+                words.add(w.replace("{host}", host == null ? "localhost" : host));
+            }
+            return words;
         }
     }
 
@@ -361,9 +430,23 @@ public final class Launcher {
             sayJob(o, job);
             List<String> command = command(o, target);
             LinkedBlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
+            Placement place = o.placement();
+            int perHost = place.perHost(n);
             for (int r = 0; r < n; r++) {
-                ProcessBuilder pb = new ProcessBuilder(command);
+                String host = place.hostOf(r, n);
+                List<String> full = new ArrayList<>(place.prefix(host));
+                full.addAll(command);
+                ProcessBuilder pb = new ProcessBuilder(full);
                 environment(pb.environment(), job, r, n);
+                pb.environment().putAll(place.env());
+                if (host != null) {
+                    int node = r / perHost;
+                    int onHost = Math.min(n, (node + 1) * perHost) - node * perHost;
+                    pb.environment().put(LaunchEnvironment.HOST, host);
+                    pb.environment().put(LaunchEnvironment.NODE_ID, Integer.toString(node));
+                    pb.environment().put(LaunchEnvironment.LOCAL_RANK, Integer.toString(r % perHost));
+                    pb.environment().put(LaunchEnvironment.LOCAL_SIZE, Integer.toString(onHost));
+                }
                 // Like mpirun: only rank 0 reads the terminal; the others see end of input.
                 pb.redirectInput(r == 0 ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.PIPE);
                 if (o.tagOutput()) {

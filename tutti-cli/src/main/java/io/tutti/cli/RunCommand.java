@@ -36,6 +36,7 @@ import picocli.CommandLine.Parameters;
             "Examples:",
             "  tutti run -n 4 --cp build/classes com.example.Ring --rounds 10",
             "  tutti run -n 2 --timeout 30s --tag-output app.jar",
+            "  tutti run -n 4 --hosts h0,h1 --ppn 2 --exec-prefix 'ip netns exec {host}' --rails r0,r1 app.jar",
         })
 public final class RunCommand implements Callable<Integer> {
     @Option(names = "-n", paramLabel = "N", description = "Number of ranks to start (required, at least 1).")
@@ -63,6 +64,9 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = {"-v", "--verbose"}, description = "Print the job id, its directory and the ranks' pids.")
     boolean verbose;
 
+    @picocli.CommandLine.Mixin
+    PlacementOptions placement = new PlacementOptions();
+
     @Parameters(index = "0", arity = "0..1", paramLabel = "MAIN_CLASS|JAR",
             description = "The program: a fully qualified class name, or a jar with a Main-Class.")
     String target;
@@ -77,8 +81,18 @@ public final class RunCommand implements Callable<Integer> {
                     + (target == null ? "com.example.Main" : target) + "; see 'tutti run --help'");
             return Launcher.EXIT_USAGE;
         }
+        Launcher.Placement where;
+        try {
+            where = placement.placement();
+            if (threads && !where.hosts().isEmpty()) {
+                throw new IllegalArgumentException("--hosts starts processes: leave out --threads");
+            }
+        } catch (IllegalArgumentException e) {
+            System.err.println("tutti run: " + e.getMessage());
+            return Launcher.EXIT_USAGE;
+        }
         Launcher.Options options = new Launcher.Options(ranks, threads, timeout, tagOutput, classpath, jvmOptions,
-                target, args, verbose);
+                target, args, verbose, where);
         return new Launcher().run(options);
     }
 }

@@ -17,6 +17,8 @@ public final class LaunchEnvironment {
     public static final String KVS_DIR = "TUTTI_KVS_DIR";
     public static final String SECRET_FILE = "TUTTI_SECRET_FILE";
     public static final String LAUNCHER_PID = "TUTTI_LAUNCHER_PID";
+    /** The launcher's name for the host a rank runs on; ranks with the same name share memory. */
+    public static final String HOST = "TUTTI_HOST";
     /** Set by the launcher when ranks run as threads of its JVM. */
     public static final String THREADS = "TUTTI_THREADS";
 

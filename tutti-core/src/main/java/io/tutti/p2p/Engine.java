@@ -10,6 +10,7 @@ import io.tutti.bootstrap.FileKeyValueStore;
 import io.tutti.bootstrap.JobControl;
 import io.tutti.bootstrap.JobInfo;
 import io.tutti.bootstrap.KeyValueStore;
+import io.tutti.bootstrap.LaunchEnvironment;
 import io.tutti.transport.shm.ExchangeRing;
 import io.tutti.transport.shm.ExchangeRingDescriptor;
 import io.tutti.transport.shm.InboundRing;
@@ -49,6 +50,8 @@ public final class Engine implements AutoCloseable {
     public static final int ANY = -1;
 
     private static final int READ_BATCH = 64;
+    /** How long close waits for the network to deliver what was sent before it. */
+    private static final long CLOSE_FLUSH_NANOS = 10_000_000_000L;
 
     private final JobInfo job;
     private final Config config;
@@ -75,6 +78,14 @@ public final class Engine implements AutoCloseable {
     /** Per destination: our eager limit, capped by what the destination's ring can hold. */
     private final int[] eagerTo;
     private final KeyValueStore kvs;
+    /** Per rank: reached through the network transport (its ring in {@link #peers} is our outbox to it). */
+    private final boolean[] remote;
+    /** The network rails, or null when every peer shares memory with this rank. */
+    private final io.tutti.transport.RemoteTransport transport;
+    private final io.tutti.transport.RemoteTransport.Sink deposit = this::deposit;
+    private final InboundRing.RecordHandler forward = this::forward;
+    /** The destination whose outbox {@link #forward} is draining. */
+    private int forwardDest;
 
     // posted receives in posting order
     private Operation postedHead;
@@ -117,6 +128,7 @@ public final class Engine implements AutoCloseable {
         this.packages = new int[size];
         this.peerProcesses = new ProcessHandle[size];
         this.eagerTo = new int[size];
+        this.remote = new boolean[size];
         this.pendingOut = new ArrayDeque[size];
         this.pipelineOut = new ArrayDeque[size];
         this.pipelineIn = new int[size];
@@ -128,6 +140,7 @@ public final class Engine implements AutoCloseable {
         this.blockingRecv = new Operation(this);
         this.lock = config.progressThread() ? new java.util.concurrent.locks.ReentrantLock() : null;
 
+        io.tutti.transport.RemoteTransport opened = null;
         try {
             ShmFiles.createJobDirectory(job.jobDir());
             Path ringFile = job.jobDir().resolve(ShmFiles.inboundRingName(rank));
@@ -145,30 +158,50 @@ public final class Engine implements AutoCloseable {
             String host = hostName();
             kvs.put("rank-" + rank, ProcessHandle.current().pid() + " " + CpuTopology.currentPackage() + " " + host);
             kvs.fence();
+            boolean anyRemote = false;
             for (int r = 0; r < size; r++) {
                 String[] info = kvs.get("rank-" + r).split(" ", 3);
                 pids[r] = Integer.parseInt(info[0]);
                 packages[r] = Integer.parseInt(info[1]);
-                if (!info[2].equals(host)) {
-                    throw new TuttiException.Startup("rank " + r + " runs on host " + info[1] + " and rank " + rank
-                            + " on " + host + ": this build connects ranks of one host only (shared memory)", null);
+                remote[r] = r != rank && (config.forceNetwork() || !info[2].equals(host));
+                anyRemote |= remote[r];
+                if (remote[r]) {
+                    // our outbox to r: private memory that the transport drains, written like r's ring
+                    peers[r] = new InboundRing(arena.allocate(InboundRingDescriptor.fileLength(config.ringCapacity()),
+                            64));
+                } else {
+                    peers[r] = r == rank ? inbound : new InboundRing(mapRequired(ShmFiles.inboundRingName(r)));
+                    peerProcesses[r] = ProcessHandle.of(pids[r]).orElse(null);
                 }
-                peers[r] = r == rank ? inbound : new InboundRing(mapRequired(ShmFiles.inboundRingName(r)));
-                peerProcesses[r] = ProcessHandle.of(pids[r]).orElse(null);
                 eagerTo[r] = Math.min(config.eagerLimit(), peers[r].maxBodyLength() - MessageHeaderDescriptor.LENGTH);
             }
-            // a rank may close (and remove its ring) only after every rank has mapped every ring
+            opened = anyRemote ? openTransport(host, kvs) : null;
+            // every rank fences here, with or without a transport: between publishing addresses and
+            // reading them; and a rank may close (and remove its ring) only after every rank has
+            // mapped every ring
             kvs.fence();
+            if (opened != null) {
+                opened.connect();
+                for (int r = 0; r < size; r++) {
+                    if (remote[r]) {
+                        eagerTo[r] = Math.min(eagerTo[r], opened.maxRecordLength() - MessageHeaderDescriptor.LENGTH);
+                    }
+                }
+            }
         } catch (TimeoutException e) {
+            closeQuietly(opened);
             arena.close();
             throw new TuttiException.Startup("start-up rendezvous failed: " + e.getMessage(), e);
         } catch (TuttiException e) {
+            closeQuietly(opened);
             arena.close();
             throw e;
         } catch (RuntimeException | java.io.IOException e) {
+            closeQuietly(opened);
             arena.close();
             throw new TuttiException.Startup("cannot set up shared memory in " + job.jobDir() + ": " + e.getMessage(), e);
         }
+        this.transport = opened;
         boolean copyOn = config.singleCopy() && SingleCopy.platformSupported();
         SingleCopy sc = null;
         if (copyOn) {
@@ -296,11 +329,72 @@ public final class Engine implements AutoCloseable {
         return work;
     }
 
+    /**
+     * The host this rank runs on, which decides who shares memory with whom: the launcher's name for
+     * it ({@code TUTTI_HOST}, set for each host of a multi-host run, whose hosts may share one
+     * kernel's host name, as network namespaces do), else the machine's host name.
+     */
     private static String hostName() {
+        String named = LaunchEnvironment.current().get(LaunchEnvironment.HOST);
+        if (named != null && !named.isBlank()) {
+            return named.trim().replace(' ', '_');
+        }
         try {
             return InetAddress.getLocalHost().getHostName();
         } catch (java.io.IOException e) {
             return "localhost";
+        }
+    }
+
+    /** Finds the network transport (module tutti-net, or one a test installs) and opens it. */
+    private io.tutti.transport.RemoteTransport openTransport(String host, KeyValueStore store) {
+        String wanted = config.netProvider();
+        java.util.List<String> found = new java.util.ArrayList<>();
+        for (io.tutti.transport.RemoteTransportProvider p
+                : java.util.ServiceLoader.load(io.tutti.transport.RemoteTransportProvider.class)) {
+            found.add(p.name());
+            if (wanted.isEmpty() || wanted.equals(p.name())) {
+                return p.open(new io.tutti.transport.RemoteTransportProvider.Context(rank, size, remote.clone(),
+                        wireJobId, secret(), host, store, settings()));
+            }
+        }
+        throw new TuttiException.Startup(found.isEmpty()
+                ? "some ranks run on other hosts (or " + Config.envName(Config.TRANSPORT) + "=net), but no network"
+                        + " transport is installed: put tutti-net on the class path (the tutti command does)"
+                : "no network transport named '" + wanted + "' (" + Config.envName(Config.NET_PROVIDER)
+                        + "); installed: " + String.join(", ", found), null);
+    }
+
+    private byte[] secret() {
+        if (job.secretFile() == null) {
+            return new byte[0];
+        }
+        try {
+            return Files.readAllBytes(job.secretFile());
+        } catch (java.io.IOException e) {
+            throw new TuttiException.Startup("cannot read the job secret " + job.secretFile() + ": " + e.getMessage(),
+                    e);
+        }
+    }
+
+    /** The rank's environment with the {@code tutti.*} system properties over it, as TUTTI_* names. */
+    private static java.util.Map<String, String> settings() {
+        java.util.Map<String, String> all = new java.util.HashMap<>(LaunchEnvironment.current());
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith("tutti.")) {
+                all.put(Config.envName(name), System.getProperty(name));
+            }
+        }
+        return java.util.Map.copyOf(all);
+    }
+
+    private static void closeQuietly(io.tutti.transport.RemoteTransport t) {
+        if (t != null) {
+            try {
+                t.close();
+            } catch (RuntimeException ignored) {
+                // start-up has failed already; that error is the one to report
+            }
         }
     }
 
@@ -441,7 +535,7 @@ public final class Engine implements AutoCloseable {
             }
             return;
         }
-        if (outExchange[dest] == null) {
+        if (outExchange[dest] == null && !remote[dest]) {
             outExchange[dest] = createExchange(dest);
         }
         op.handle = table.register(op);
@@ -481,7 +575,7 @@ public final class Engine implements AutoCloseable {
     }
 
     private boolean writeRts(Operation op) {
-        boolean address = singleCopyOn && op.isNative();
+        boolean address = singleCopyOn && !remote[op.peer] && op.isNative();
         return writeControl(op.peer, MessageType.RTS, address ? FLAG_HAS_ADDRESS : 0, op.context, op.tag, op.handle,
                 0, address ? op.segment.address() + op.offset : 0, op.length);
     }
@@ -714,6 +808,12 @@ public final class Engine implements AutoCloseable {
             return;
         }
         op.total = total;
+        if (remote[source]) {
+            op.handle = table.register(op);
+            op.transferred = 0;
+            control(source, MessageType.CTS, FLAG_PACKETS, op.context, tag, senderHandle, op.handle, 0, total);
+            return;
+        }
         if ((flags & FLAG_HAS_ADDRESS) != 0 && singleCopyOn) {
             int errno = singleCopy.read(pids[source], address, op.view(), total);
             if (errno != 0) {
@@ -862,7 +962,8 @@ public final class Engine implements AutoCloseable {
     }
 
     private int progress0() {
-        int work = inbound.read(handler, READ_BATCH);
+        int work = transport == null ? 0 : pumpNetwork();
+        work += inbound.read(handler, READ_BATCH);
         if (work == 0) {
             // nothing arrived: a good moment to hand consumed ring space back to the producers
             inbound.release();
@@ -877,6 +978,46 @@ public final class Engine implements AutoCloseable {
             work += drivePipelineIn();
         }
         return work;
+    }
+
+    /** Hands what the outboxes hold to the transport, and lets it do its I/O and deliver. */
+    private int pumpNetwork() {
+        int work = 0;
+        for (int dest = 0; dest < size; dest++) {
+            if (!remote[dest]) {
+                continue;
+            }
+            InboundRing outbox = peers[dest];
+            forwardDest = dest;
+            int n = 0;
+            while (outbox.hasRecord() && transport.canSend(dest) && outbox.read(forward, 1) > 0) {
+                n++;
+            }
+            if (n > 0) {
+                outbox.release();
+                work += n;
+            }
+        }
+        return work + transport.poll(deposit);
+    }
+
+    private void forward(MemorySegment s, long at, int length) {
+        transport.send(forwardDest, s, at, length);
+    }
+
+    /** Puts a record that arrived from the network into our inbound ring, where local peers' arrive too. */
+    private boolean deposit(int source, MemorySegment s, long at, int length) {
+        if (length > inbound.maxBodyLength()) {
+            droppedPackets++;
+            return true;
+        }
+        long position = inbound.tryClaim(length);
+        if (position < 0) {
+            return false;
+        }
+        MemorySegment.copy(s, at, inbound.segment(), inbound.bodyOffset(position), length);
+        inbound.commit(position);
+        return true;
     }
 
     private void onRecord(MemorySegment s, long at, int length) {
@@ -925,6 +1066,8 @@ public final class Engine implements AutoCloseable {
                 }
             }
             case MessageType.CTS -> onCts(source, flags(s, at), handle(s, at), peerHandle(s, at), address(s, at));
+            case MessageType.DATA -> onData(source, handle(s, at), address(s, at), s, at + MessageHeaderDescriptor.LENGTH,
+                    payload);
             case MessageType.FIN -> {
                 Operation op = table.lookup(handle(s, at));
                 if (op == null) {
@@ -965,12 +1108,71 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /** A fragment of a large message from a remote rank (the network path of the rendezvous). */
+    private void onData(int source, long handle, long at, MemorySegment s, long from, int n) {
+        Operation op = table.lookup(handle);
+        if (op == null || op.kind != Operation.RECV || op.statusSource != source || at < 0 || n <= 0
+                || at + n > op.total || !remote[source]) {
+            droppedPackets++;
+            return;
+        }
+        Buffers.copyIn(s, from, op.array, op.segment, op.offset + at, n);
+        op.transferred += n;
+        if (op.transferred == op.total) {
+            table.release(op.handle);
+            op.complete(op.statusSource, op.statusTag, op.total);
+        }
+    }
+
+    /**
+     * Sends the data of a remote rank's rendezvous as DATA packets through the outbox, as far as it
+     * has room.
+     */
+    private int writeDataPackets(int dest, ArrayDeque<Operation> q) {
+        int work = 0;
+        InboundRing ring = peers[dest];
+        int chunk = eagerTo[dest];
+        Operation op = q.peek();
+        while (op != null) {
+            int n = (int) Math.min(chunk, op.length - op.transferred);
+            long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH + n);
+            if (position < 0) {
+                break;
+            }
+            long at = ring.bodyOffset(position);
+            MessageHeaderDescriptor.write(ring.segment(), at, MessageType.DATA, (short) 0, wireJobId, op.context, rank,
+                    dest, op.tag, n, op.peerHandle, 0, op.transferred, op.length);
+            Buffers.copyOut(op.array, op.segment, op.offset + op.transferred, ring.segment(),
+                    at + MessageHeaderDescriptor.LENGTH, n);
+            ring.commit(position);
+            work++;
+            op = sent(q, op, n);
+        }
+        return work;
+    }
+
+    /** Counts {@code n} more bytes of the pipelined send at the head of {@code q}; returns the head then. */
+    private Operation sent(ArrayDeque<Operation> q, Operation op, long n) {
+        op.transferred += n;
+        if (op.transferred < op.length) {
+            return op;
+        }
+        q.poll();
+        pipelineOutCount--;
+        op.complete(op.peer, op.tag, op.length);
+        return q.peek();
+    }
+
     private int drivePipelineOut() {
         int work = 0;
         for (int dest = 0; dest < size; dest++) {
             ArrayDeque<Operation> q = pipelineOut[dest];
             Operation op = q.peek();
             if (op == null) {
+                continue;
+            }
+            if (remote[dest]) {
+                work += writeDataPackets(dest, q);
                 continue;
             }
             ExchangeRing ring = outExchange[dest];
@@ -981,16 +1183,10 @@ public final class Engine implements AutoCloseable {
                 Buffers.copyOut(op.array, op.segment, op.offset + op.transferred, ring.segment(),
                         ExchangeRing.dataOffset(slot), n);
                 ring.publish(slot, op.peerHandle, op.transferred, (int) n);
-                op.transferred += n;
                 work++;
-                if (op.transferred == op.length) {
-                    q.poll();
-                    pipelineOutCount--;
-                    op.complete(op.peer, op.tag, op.length);
-                    op = q.peek();
-                    if (op == null) {
-                        break;
-                    }
+                op = sent(q, op, n);
+                if (op == null) {
+                    break;
                 }
             }
         }
@@ -1175,11 +1371,30 @@ public final class Engine implements AutoCloseable {
         if (r == rank) {
             return;
         }
+        if (remote[r]) {
+            String why = transport.failure(r);
+            if (why != null) {
+                throw new TuttiException.PeerFailed("rank " + r + " cannot be reached: " + why);
+            }
+            return;
+        }
         boolean alive = peerProcesses[r] != null && peerProcesses[r].isAlive();
         if (!alive) {
             throw new TuttiException.PeerFailed("rank " + r + " (pid " + pids[r] + ") has exited or was killed;"
                     + " communication with it is impossible (the launcher reports why it ended)");
         }
+    }
+
+    private boolean networkFlushed() {
+        if (transport == null) {
+            return true;
+        }
+        for (int r = 0; r < size; r++) {
+            if (remote[r] && peers[r].hasRecord()) {
+                return false;
+            }
+        }
+        return transport.quiescent();
     }
 
     private void checkOpen() {
@@ -1212,7 +1427,11 @@ public final class Engine implements AutoCloseable {
             }
             try {
                 int round = 0;
-                while ((pendingOutCount > 0 || pipelineOutCount > 0) && JobControl.abortReason() == null) {
+                long deadline = System.nanoTime() + CLOSE_FLUSH_NANOS;
+                // sends that completed locally must still reach their ranks: flush the outboxes and
+                // wait for the network to acknowledge them (bounded, in case a peer is gone)
+                while ((pendingOutCount > 0 || pipelineOutCount > 0 || !networkFlushed())
+                        && JobControl.abortReason() == null && System.nanoTime() < deadline) {
                     if (progress0() == 0) {
                         round = idle(round, ANY);
                     }
@@ -1221,6 +1440,7 @@ public final class Engine implements AutoCloseable {
                 // a peer is gone: nothing more can be delivered to it
             } finally {
                 closed = true;
+                closeQuietly(transport);
                 if (singleCopy != null) {
                     singleCopy.close();
                 }

@@ -72,6 +72,12 @@ public final class MessageHeaderDescriptor {
     public static final short FLAG_SENDER_WRITES = 4;
     /** CTS flag: the posted buffer is too small; the send completes without data. */
     public static final short FLAG_TRUNCATED = 8;
+    /**
+     * CTS flag: send the data as DATA packets through the receiver's inbound ring (the network
+     * path, where there is no shared exchange ring): handle = the receiver's request, offset = where
+     * the fragment goes.
+     */
+    public static final short FLAG_PACKETS = 16;
 
     static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
     static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);

@@ -1,0 +1,63 @@
+package io.tutti.transport;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The way to the ranks that share no memory with this one: the network rails. The engine writes
+ * every message for such a rank into a private outbox ring, exactly as it writes into a local
+ * rank's inbound ring, and hands the records to the transport; the transport delivers the records
+ * that arrive into the engine's own inbound ring, so that the application polls one place.
+ *
+ * <p>A record is one wire message (a {@code MessageHeaderDescriptor} header and its payload). The
+ * transport delivers every record exactly once and, per source, in the order it was sent.
+ *
+ * <p>Not thread-safe: driven by whoever drives the engine (the owner thread, or the progress agent
+ * while it holds the engine).
+ */
+public interface RemoteTransport extends AutoCloseable {
+    /**
+     * Second step of start-up, after every rank has opened its transport (and so published its
+     * addresses): reads the peers' addresses and prepares to reach them.
+     */
+    void connect() throws java.util.concurrent.TimeoutException;
+
+    /** Largest record, header included, that {@link #send} takes. */
+    int maxRecordLength();
+
+    /** Whether {@link #send} to {@code dest} takes a record of up to {@link #maxRecordLength()} bytes now. */
+    boolean canSend(int dest);
+
+    /**
+     * Sends one record to {@code dest}: copies it before returning, then delivers it reliably and in
+     * order after the records sent to {@code dest} before it.
+     */
+    void send(int dest, MemorySegment record, long offset, int length);
+
+    /**
+     * Does the transport's work — reads what arrived, acknowledges, retransmits — and offers the
+     * records that are next in order to {@code sink}.
+     *
+     * @return a count of the work done; 0 when there was nothing to do
+     */
+    int poll(Sink sink);
+
+    /** Whether every record sent so far has been delivered (acknowledged by its destination). */
+    boolean quiescent();
+
+    /** Why {@code peer} is known to have failed (it stopped answering, or closed its end), or null. */
+    String failure(int peer);
+
+    /** Releases sockets and memory; records not yet delivered are lost. */
+    @Override
+    void close();
+
+    /** Where arrived records go. */
+    @FunctionalInterface
+    interface Sink {
+        /**
+         * Takes one record from {@code source}; false when it cannot now (the inbound ring is full),
+         * and the transport offers the same record again later.
+         */
+        boolean accept(int source, MemorySegment record, long offset, int length);
+    }
+}
