@@ -15,7 +15,8 @@ import java.util.Properties;
  * @param singleCopy        copy large messages once, process to process, where the OS allows it
  * @param spinTries         progress polls before a blocked rank starts yielding its core; -1 = automatic
  *                          (2000 when every local rank has a core of its own, 20 when oversubscribed)
- * @param yieldTries        yields before it starts parking
+ * @param yieldTries        yields before it starts parking; -1 = automatic (200 when every local rank has a
+ *                          core of its own, 5000 when oversubscribed)
  * @param maxParkMicros     longest park of a blocked rank, in microseconds
  * @param livenessMillis    how often a blocked rank checks that its peers are alive
  * @param rendezvousSeconds how long start-up waits for every rank to arrive
@@ -47,7 +48,12 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
     public static final String SPIN_TRIES = "tutti.idle.spin";
     public static final int SPIN_TRIES_DEFAULT = -1;
     public static final String YIELD_TRIES = "tutti.idle.yield";
-    public static final int YIELD_TRIES_DEFAULT = 200;
+    /**
+     * Automatic: ranks that outnumber the cores yield for about 2 ms (5000 yields of ~0.5 µs) before
+     * they park, because a park sleeps at least 16-73 µs here while the peer's answer is usually
+     * one yield away (docs/perf/collectives.md).
+     */
+    public static final int YIELD_TRIES_DEFAULT = -1;
     public static final String MAX_PARK_MICROS = "tutti.idle.park.max.us";
     public static final int MAX_PARK_MICROS_DEFAULT = 200;
     public static final String LIVENESS_MILLIS = "tutti.liveness.ms";
@@ -82,7 +88,7 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
         if (exchangeSlots < 2) {
             throw new TuttiException.InvalidArgument(EXCHANGE_SLOTS + " must be >= 2, got " + exchangeSlots);
         }
-        if (spinTries < -1 || yieldTries < 0 || maxParkMicros < 1 || livenessMillis < 1 || rendezvousSeconds < 1) {
+        if (spinTries < -1 || yieldTries < -1 || maxParkMicros < 1 || livenessMillis < 1 || rendezvousSeconds < 1) {
             throw new TuttiException.InvalidArgument("idle, liveness and rendezvous settings must be positive");
         }
         if (!transport.equals("auto") && !transport.equals("net")) {
@@ -181,6 +187,14 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
             return spinTries;
         }
         return localRanks <= Runtime.getRuntime().availableProcessors() ? 20_000 : 20;
+    }
+
+    /** The yield budget for {@code localRanks} ranks sharing this machine's cores. */
+    public int effectiveYieldTries(int localRanks) {
+        if (yieldTries >= 0) {
+            return yieldTries;
+        }
+        return localRanks <= Runtime.getRuntime().availableProcessors() ? 200 : 5000;
     }
 
     /** A copy with another eager limit. */

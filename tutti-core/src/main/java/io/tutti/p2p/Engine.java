@@ -75,6 +75,7 @@ public final class Engine implements AutoCloseable {
     private final boolean singleCopyOn;
     private final RequestTable table = new RequestTable();
     private final int spinTries;
+    private final int yieldTries;
     /** Per destination: our eager limit, capped by what the destination's ring can hold. */
     private final int[] eagerTo;
     private final KeyValueStore kvs;
@@ -121,6 +122,7 @@ public final class Engine implements AutoCloseable {
         this.size = job.size();
         this.wireJobId = job.wireJobId();
         this.spinTries = config.effectiveSpinTries(job.localSize());
+        this.yieldTries = config.effectiveYieldTries(job.localSize());
         this.peers = new InboundRing[size];
         this.outExchange = new ExchangeRing[size];
         this.inExchange = new ExchangeRing[size];
@@ -1335,11 +1337,12 @@ public final class Engine implements AutoCloseable {
             lock.unlock();
         }
         try {
-            if (round < spinTries + config.yieldTries()) {
+            if (round < spinTries + yieldTries) {
                 Thread.yield();
                 return round + 1;
             }
-            int exponent = Math.min(round - spinTries - config.yieldTries(), 20);
+            TimerSlack.tighten();
+            int exponent = Math.min(round - spinTries - yieldTries, 20);
             long park = Math.min(1_000L << exponent, config.maxParkMicros() * 1_000L);
             LockSupport.parkNanos(park);
             return round + 1;
