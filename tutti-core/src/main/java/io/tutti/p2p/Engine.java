@@ -105,6 +105,10 @@ public final class Engine implements AutoCloseable {
     private final int[] pipelineIn;
     private int pipelineInCount;
     private final ArrayDeque<Control> controlFree = new ArrayDeque<>();
+    /** Offloaded collectives' endpoints by (context, tag); few, so a list beats a map (no boxing). */
+    private final java.util.ArrayList<Endpoint> endpoints = new java.util.ArrayList<>();
+    /** PUT and CNTR_ADD packets that came before their endpoint was registered, in arrival order. */
+    private final java.util.ArrayList<byte[]> early = new java.util.ArrayList<>();
 
     private final Operation blockingSend;
     private final Operation blockingRecv;
@@ -1067,6 +1071,8 @@ public final class Engine implements AutoCloseable {
                     appendUnexpected(u);
                 }
             }
+            case MessageType.PUT, MessageType.CNTR_ADD -> onOffload(s, at, length, type, context, tag,
+                    (int) flags(s, at), payload);
             case MessageType.CTS -> onCts(source, flags(s, at), handle(s, at), peerHandle(s, at), address(s, at));
             case MessageType.DATA -> onData(source, handle(s, at), address(s, at), s, at + MessageHeaderDescriptor.LENGTH,
                     payload);
@@ -1108,6 +1114,133 @@ public final class Engine implements AutoCloseable {
             pipelineOut[source].add(op);
             pipelineOutCount++;
         }
+    }
+
+    // ------------------------------------------------------------------ offload packets
+
+    private record Endpoint(int context, int tag, OffloadEndpoint target) {
+    }
+
+    /**
+     * Registers the receiving side of an offloaded collective under (context, tag), and hands it the
+     * packets that arrived for it before (a peer may start before this rank has set up).
+     */
+    public void register(int context, int tag, OffloadEndpoint target) {
+        locked(() -> {
+            for (Endpoint e : endpoints) {
+                if (e.context() == context && e.tag() == tag) {
+                    throw new IllegalStateException("an offload endpoint is registered already for context " + context
+                            + ", tag " + tag);
+                }
+            }
+            endpoints.add(new Endpoint(context, tag, target));
+            java.util.List<byte[]> waiting = new java.util.ArrayList<>(early);
+            early.clear();
+            for (byte[] packet : waiting) {
+                onRecord(MemorySegment.ofArray(packet), 0, packet.length);
+            }
+        });
+    }
+
+    /** Removes an endpoint; packets for it that arrive later are counted and dropped. */
+    public void unregister(int context, int tag) {
+        locked(() -> endpoints.removeIf(e -> e.context() == context && e.tag() == tag));
+    }
+
+    private void locked(Runnable r) {
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            r.run();
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
+    }
+
+    private OffloadEndpoint endpoint(int context, int tag) {
+        for (int i = 0; i < endpoints.size(); i++) {
+            Endpoint e = endpoints.get(i);
+            if (e.context() == context && e.tag() == tag) {
+                return e.target();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A PUT (data into a region of an offloaded collective, then a counter add) or a remote counter
+     * add. Header use: handle = counter, peer handle = value added, flags = buffer, offset = where
+     * the data goes.
+     */
+    private void onOffload(MemorySegment s, long at, int length, byte type, int context, int tag, int buffer,
+                           int payload) {
+        OffloadEndpoint ep = endpoint(context, tag);
+        if (ep == null) {
+            byte[] copy = new byte[length];
+            MemorySegment.copy(s, at, MemorySegment.ofArray(copy), 0, length);
+            early.add(copy);
+            return;
+        }
+        long counter = handle(s, at);
+        long value = peerHandle(s, at);
+        if (counter < 0 || counter > Integer.MAX_VALUE || !ep.accepts(buffer, (int) counter)) {
+            droppedPackets++;
+            return;
+        }
+        if (type == MessageType.PUT && payload > 0) {
+            MemorySegment region = ep.region(buffer);
+            long to = address(s, at);
+            if (region == null || to < 0 || to > region.byteSize() - payload) {
+                droppedPackets++;
+                return;
+            }
+            MemorySegment.copy(s, at + MessageHeaderDescriptor.LENGTH, region, to, payload);
+        }
+        ep.add((int) counter, value);
+    }
+
+    /** The largest PUT payload to {@code dest} that goes in one packet. */
+    public int maxPut(int dest) {
+        return eagerTo[dest];
+    }
+
+    /**
+     * Sends {@code length} bytes of {@code src} into buffer {@code buffer} at {@code offset} of rank
+     * {@code dest}'s endpoint (context, tag), whose counter {@code counter} then grows by
+     * {@code add}. Returns false, sending nothing, when the destination's ring has no room now.
+     * The caller (the offload executor) retries later: a triggered operation is never lost.
+     */
+    public boolean tryPut(int dest, int context, int tag, int buffer, long offset, MemorySegment src, long srcOffset,
+                          int length, int counter, long add) {
+        if (length > eagerTo[dest]) {
+            throw new IllegalArgumentException("a PUT of " + length + " bytes exceeds " + eagerTo[dest]
+                    + " to rank " + dest + ": split it");
+        }
+        if (!pendingOut[dest].isEmpty()) {
+            return false;
+        }
+        InboundRing ring = peers[dest];
+        long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH + length);
+        if (position < 0) {
+            return false;
+        }
+        long at = ring.bodyOffset(position);
+        MessageHeaderDescriptor.write(ring.segment(), at, MessageType.PUT, (short) buffer, wireJobId, context, rank,
+                dest, tag, length, counter, add, offset, length);
+        if (length > 0) {
+            MemorySegment.copy(src, srcOffset, ring.segment(), at + MessageHeaderDescriptor.LENGTH, length);
+        }
+        ring.commit(position);
+        return true;
+    }
+
+    /** Adds {@code value} to counter {@code counter} of rank {@code dest}'s endpoint (context, tag); as {@link #tryPut}. */
+    public boolean tryRemoteAdd(int dest, int context, int tag, int counter, long value) {
+        return pendingOut[dest].isEmpty()
+                && writeControl(dest, MessageType.CNTR_ADD, (short) 0, context, tag, counter, value, 0, 0);
     }
 
     /** A fragment of a large message from a remote rank (the network path of the rendezvous). */
