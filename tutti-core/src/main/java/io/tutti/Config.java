@@ -25,10 +25,12 @@ import java.util.Properties;
  * @param transport         {@code auto}: shared memory between ranks of one host, the network between
  *                          hosts; {@code net}: the network between every pair of ranks (benchmarks, tests)
  * @param netProvider       which network transport to use when several are installed (empty: the first)
+ * @param idleSleep         when ranks outnumber cores, a blocked rank sleeps until a message wakes it
+ *                          (a futex on its ring) instead of parking for fixed periods
  */
 public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int exchangeSlots, boolean singleCopy,
                      int spinTries, int yieldTries, int maxParkMicros, int livenessMillis, int rendezvousSeconds,
-                     boolean progressThread, String transport, String netProvider) {
+                     boolean progressThread, String transport, String netProvider, boolean idleSleep) {
 
     public static final String EAGER_LIMIT = "tutti.eager.limit";
     public static final int EAGER_LIMIT_DEFAULT = 32 * 1024;
@@ -71,6 +73,8 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
     public static final String TRANSPORT_DEFAULT = "auto";
     public static final String NET_PROVIDER = "tutti.net.provider";
     public static final String NET_PROVIDER_DEFAULT = "";
+    public static final String IDLE_SLEEP = "tutti.idle.sleep";
+    public static final boolean IDLE_SLEEP_DEFAULT = true;
 
     public Config {
         if (ringCapacity < 4096 || Integer.bitCount(ringCapacity) != 1) {
@@ -122,7 +126,8 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
                 integer(env, props, RENDEZVOUS_SECONDS, RENDEZVOUS_SECONDS_DEFAULT),
                 bool(env, props, PROGRESS_THREAD, PROGRESS_THREAD_DEFAULT),
                 text(env, props, TRANSPORT, TRANSPORT_DEFAULT).toLowerCase(java.util.Locale.ROOT),
-                text(env, props, NET_PROVIDER, NET_PROVIDER_DEFAULT));
+                text(env, props, NET_PROVIDER, NET_PROVIDER_DEFAULT),
+                bool(env, props, IDLE_SLEEP, IDLE_SLEEP_DEFAULT));
     }
 
     /** The environment variable for a property: {@code tutti.eager.limit} is {@code TUTTI_EAGER_LIMIT}. */
@@ -200,18 +205,18 @@ public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int ex
     /** A copy with another eager limit. */
     public Config withEagerLimit(int limit) {
         return new Config(limit, ringCapacity, exchangeChunk, exchangeSlots, singleCopy, spinTries, yieldTries,
-                maxParkMicros, livenessMillis, rendezvousSeconds, progressThread, transport, netProvider);
+                maxParkMicros, livenessMillis, rendezvousSeconds, progressThread, transport, netProvider, idleSleep);
     }
 
     /** A copy with single copy switched on or off. */
     public Config withSingleCopy(boolean on) {
         return new Config(eagerLimit, ringCapacity, exchangeChunk, exchangeSlots, on, spinTries, yieldTries,
-                maxParkMicros, livenessMillis, rendezvousSeconds, progressThread, transport, netProvider);
+                maxParkMicros, livenessMillis, rendezvousSeconds, progressThread, transport, netProvider, idleSleep);
     }
 
     /** A copy with the progress agent on or off. */
     public Config withProgressThread(boolean on) {
         return new Config(eagerLimit, ringCapacity, exchangeChunk, exchangeSlots, singleCopy, spinTries, yieldTries,
-                maxParkMicros, livenessMillis, rendezvousSeconds, on, transport, netProvider);
+                maxParkMicros, livenessMillis, rendezvousSeconds, on, transport, netProvider, idleSleep);
     }
 }

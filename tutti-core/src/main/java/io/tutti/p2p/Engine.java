@@ -76,6 +76,11 @@ public final class Engine implements AutoCloseable {
     private final RequestTable table = new RequestTable();
     private final int spinTries;
     private final int yieldTries;
+    /**
+     * Ranks outnumber cores: a blocked rank sleeps on its ring's doorbell (a futex) instead of
+     * parking, and the peer that sends to it wakes it at once.
+     */
+    private final boolean sleeps;
     /** Per destination: our eager limit, capped by what the destination's ring can hold. */
     private final int[] eagerTo;
     private final KeyValueStore kvs;
@@ -127,6 +132,8 @@ public final class Engine implements AutoCloseable {
         this.wireJobId = job.wireJobId();
         this.spinTries = config.effectiveSpinTries(job.localSize());
         this.yieldTries = config.effectiveYieldTries(job.localSize());
+        this.sleeps = config.idleSleep() && job.localSize() > Runtime.getRuntime().availableProcessors()
+                && io.tutti.transport.shm.Futex.available();
         this.peers = new InboundRing[size];
         this.outExchange = new ExchangeRing[size];
         this.inExchange = new ExchangeRing[size];
@@ -151,8 +158,13 @@ public final class Engine implements AutoCloseable {
             ShmFiles.createJobDirectory(job.jobDir());
             Path ringFile = job.jobDir().resolve(ShmFiles.inboundRingName(rank));
             Files.deleteIfExists(ringFile);
-            this.inbound = new InboundRing(ShmFiles.createAndMap(ringFile,
-                    InboundRingDescriptor.fileLength(config.ringCapacity()), arena));
+            MemorySegment ringMemory = ShmFiles.createAndMap(ringFile,
+                    InboundRingDescriptor.fileLength(config.ringCapacity()), arena);
+            if (sleeps) {
+                // before any peer maps the ring: they read it once
+                InboundRing.allowSleep(ringMemory);
+            }
+            this.inbound = new InboundRing(ringMemory);
             // sized by what can arrive, not by our own eager limit: a peer may be configured otherwise
             int classes = poolClass(inbound.maxBodyLength()) + 1;
             this.bufferPool = new ArrayDeque[classes];
@@ -1477,7 +1489,12 @@ public final class Engine implements AutoCloseable {
             TimerSlack.tighten();
             int exponent = Math.min(round - spinTries - yieldTries, 20);
             long park = Math.min(1_000L << exponent, config.maxParkMicros() * 1_000L);
-            LockSupport.parkNanos(park);
+            if (sleeps) {
+                // a message wakes it; the time limit covers the other events (exchange rings, the network)
+                inbound.sleep(Math.max(park, 50_000L));
+            } else {
+                LockSupport.parkNanos(park);
+            }
             return round + 1;
         } finally {
             for (int i = 0; i < holds; i++) {

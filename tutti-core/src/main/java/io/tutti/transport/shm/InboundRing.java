@@ -18,6 +18,7 @@ import java.lang.invoke.VarHandle;
  */
 public final class InboundRing {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
     /** Receives one record body, in place; it must not keep a reference past the call. */
     @FunctionalInterface
@@ -32,6 +33,9 @@ public final class InboundRing {
     private final long tailAt;
     private final long headCacheAt;
     private final long headAt;
+    private final long doorbellAt;
+    /** Whether the consumer may sleep on the doorbell, read once: then every commit checks it. */
+    private final boolean consumerSleeps;
     /** Source of the clearing copies: a plain memset, with no slice object per record. */
     private final MemorySegment zeros;
     /** Consumer only: everything before this position has been read. */
@@ -54,6 +58,8 @@ public final class InboundRing {
         this.tailAt = capacity + TAIL_POSITION_OFFSET;
         this.headCacheAt = capacity + HEAD_CACHE_POSITION_OFFSET;
         this.headAt = capacity + HEAD_POSITION_OFFSET;
+        this.doorbellAt = capacity + DOORBELL_OFFSET;
+        this.consumerSleeps = (int) INT.getVolatile(segment, (long) capacity + SLEEPS_OFFSET) != 0;
         this.head = (long) LONG.getVolatile(segment, headAt);
         this.released = head;
         this.releaseThreshold = capacity / 8;
@@ -122,9 +128,40 @@ public final class InboundRing {
         return (position & mask) + RECORD_HEADER_LENGTH;
     }
 
-    /** Publishes a claimed record: release store of its stamp, after the body writes. */
+    /**
+     * Publishes a claimed record: release store of its stamp, after the body writes; then, if the
+     * consumer may sleep, a full fence and a look at its doorbell, so that a consumer that went to
+     * sleep just before is woken (the consumer fences between arming the doorbell and its last look).
+     */
     public void commit(long position) {
         LONG.setRelease(segment, (position & mask) + STAMP_OFFSET, stampOf(position));
+        if (consumerSleeps) {
+            VarHandle.fullFence();
+            if ((int) INT.getVolatile(segment, doorbellAt) != 0 && INT.compareAndSet(segment, doorbellAt, 1, 0)) {
+                Futex.wake(segment, doorbellAt, Integer.MAX_VALUE);
+            }
+        }
+    }
+
+    /**
+     * Marks a ring, before any producer maps it, as one whose consumer may sleep on its doorbell
+     * (its producers then check the doorbell on every commit).
+     */
+    public static void allowSleep(MemorySegment segment) {
+        INT.setVolatile(segment, segment.byteSize() - TRAILER_LENGTH + SLEEPS_OFFSET, 1);
+    }
+
+    /**
+     * Consumer only: sleeps until a producer commits a record, at most {@code timeoutNanos}, unless a
+     * record is there already. Needs a ring marked with {@link #allowSleep} and {@link Futex#available()}.
+     */
+    public void sleep(long timeoutNanos) {
+        INT.setVolatile(segment, doorbellAt, 1);
+        VarHandle.fullFence();
+        if (!hasRecord()) {
+            Futex.await(segment, doorbellAt, 1, timeoutNanos);
+        }
+        INT.setVolatile(segment, doorbellAt, 0);
     }
 
     /**

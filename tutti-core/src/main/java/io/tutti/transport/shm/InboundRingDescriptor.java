@@ -12,7 +12,8 @@ package io.tutti.transport.shm;
  *  |    +0    tail position   i64  producers claim with CAS      |
  *  |    +128  head cache      i64  producers' hint of the head   |
  *  |    +256  head position   i64  written by the consumer only  |
- *  |    +384  consumer state  i32  (reserved for a doorbell)     |
+ *  |    +384  doorbell        i32  0 awake, 1 asleep (futex word) |
+ *  |    +388  sleeps          i32  1 if the consumer may sleep     |
  *  +------------------------------------------------------------+
  *
  *  record (aligned to 16 bytes):
@@ -42,7 +43,10 @@ public final class InboundRingDescriptor {
     public static final int TAIL_POSITION_OFFSET = 0;
     public static final int HEAD_CACHE_POSITION_OFFSET = 128;
     public static final int HEAD_POSITION_OFFSET = 256;
-    public static final int CONSUMER_STATE_OFFSET = 384;
+    /** The consumer sets it to 1 before it sleeps on it (a futex); a producer that sees 1 wakes it. */
+    public static final int DOORBELL_OFFSET = 384;
+    /** Set once by the consumer before any producer maps the ring: whether producers must check the doorbell. */
+    public static final int SLEEPS_OFFSET = 388;
     public static final int TRAILER_LENGTH = 512;
 
     private InboundRingDescriptor() {
