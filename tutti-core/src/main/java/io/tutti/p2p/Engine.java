@@ -1183,9 +1183,9 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * A PUT (data into a region of an offloaded collective, then a counter add) or a remote counter
-     * add. Header use: handle = counter, peer handle = value added, flags = buffer, offset = where
-     * the data goes.
+     * A PUT (data into a buffer of an offloaded collective, then a counter add) or a remote counter
+     * add. Header use: flags = buffer, handle = counter, peer handle = value added, offset = where
+     * the data goes, total length = the sender's run (epoch).
      */
     private void onOffload(MemorySegment s, long at, int length, byte type, int context, int tag, int buffer,
                            int payload) {
@@ -1197,21 +1197,18 @@ public final class Engine implements AutoCloseable {
             return;
         }
         long counter = handle(s, at);
-        long value = peerHandle(s, at);
-        if (counter < 0 || counter > Integer.MAX_VALUE || !ep.accepts(buffer, (int) counter)) {
+        if (counter < 0 || counter > Integer.MAX_VALUE) {
             droppedPackets++;
             return;
         }
-        if (type == MessageType.PUT && payload > 0) {
-            MemorySegment region = ep.region(buffer);
-            long to = address(s, at);
-            if (region == null || to < 0 || to > region.byteSize() - payload) {
-                droppedPackets++;
-                return;
-            }
-            MemorySegment.copy(s, at + MessageHeaderDescriptor.LENGTH, region, to, payload);
+        int source = source(s, at);
+        boolean ok = type == MessageType.PUT
+                ? ep.onPut(source, buffer, address(s, at), s, at + MessageHeaderDescriptor.LENGTH, payload, (int) counter,
+                        peerHandle(s, at), totalLength(s, at))
+                : ep.onAdd(source, (int) counter, peerHandle(s, at), totalLength(s, at));
+        if (!ok) {
+            droppedPackets++;
         }
-        ep.add((int) counter, value);
     }
 
     /** The largest PUT payload to {@code dest} that goes in one packet. */
@@ -1222,11 +1219,12 @@ public final class Engine implements AutoCloseable {
     /**
      * Sends {@code length} bytes of {@code src} into buffer {@code buffer} at {@code offset} of rank
      * {@code dest}'s endpoint (context, tag), whose counter {@code counter} then grows by
-     * {@code add}. Returns false, sending nothing, when the destination's ring has no room now.
-     * The caller (the offload executor) retries later: a triggered operation is never lost.
+     * {@code add}; {@code epoch} tells the receiver which run it belongs to. Returns false, sending
+     * nothing, when the destination's ring has no room now: the caller (the offload executor)
+     * retries later, so a triggered operation is never lost.
      */
     public boolean tryPut(int dest, int context, int tag, int buffer, long offset, MemorySegment src, long srcOffset,
-                          int length, int counter, long add) {
+                          int length, int counter, long add, long epoch) {
         if (length > eagerTo[dest]) {
             throw new IllegalArgumentException("a PUT of " + length + " bytes exceeds " + eagerTo[dest]
                     + " to rank " + dest + ": split it");
@@ -1241,7 +1239,7 @@ public final class Engine implements AutoCloseable {
         }
         long at = ring.bodyOffset(position);
         MessageHeaderDescriptor.write(ring.segment(), at, MessageType.PUT, (short) buffer, wireJobId, context, rank,
-                dest, tag, length, counter, add, offset, length);
+                dest, tag, length, counter, add, offset, epoch);
         if (length > 0) {
             MemorySegment.copy(src, srcOffset, ring.segment(), at + MessageHeaderDescriptor.LENGTH, length);
         }
@@ -1250,9 +1248,9 @@ public final class Engine implements AutoCloseable {
     }
 
     /** Adds {@code value} to counter {@code counter} of rank {@code dest}'s endpoint (context, tag); as {@link #tryPut}. */
-    public boolean tryRemoteAdd(int dest, int context, int tag, int counter, long value) {
+    public boolean tryRemoteAdd(int dest, int context, int tag, int counter, long value, long epoch) {
         return pendingOut[dest].isEmpty()
-                && writeControl(dest, MessageType.CNTR_ADD, (short) 0, context, tag, counter, value, 0, 0);
+                && writeControl(dest, MessageType.CNTR_ADD, (short) 0, context, tag, counter, value, 0, epoch);
     }
 
     /** A fragment of a large message from a remote rank (the network path of the rendezvous). */

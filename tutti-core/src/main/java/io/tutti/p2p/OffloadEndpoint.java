@@ -3,23 +3,24 @@ package io.tutti.p2p;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The receiving side of one offloaded collective on one rank: where PUT data lands and which
- * counters arrivals add to. Registered with {@link Engine#register(int, int, OffloadEndpoint)} under
- * the collective's (context, tag); the engine calls it from its arrival path, on whichever thread
- * drives progress (the owner or the progress agent), never from two threads at once.
+ * The receiving side of one offloaded collective on one rank: what PUT and remote counter-add
+ * packets addressed to its (context, tag) do. Registered with
+ * {@link Engine#register(int, int, OffloadEndpoint)}; the engine calls it from its arrival path, on
+ * whichever thread drives progress (the owner or the progress agent), never from two threads at
+ * once. The data segment is valid only during the call.
  */
 public interface OffloadEndpoint {
     /**
-     * The buffer that PUT data addressed to {@code buffer} lands in; bytes
-     * {@code [offset, offset + length)} of it are checked before the copy.
+     * A PUT: {@code length} bytes at {@code dataOffset} of {@code data} for buffer {@code buffer} at
+     * {@code offset}, then counter {@code counter} gains {@code add}; {@code epoch} is the sender's
+     * run of the collective.
+     *
+     * @return false if the packet names a buffer, region or counter that does not exist (it is then
+     *     counted as dropped)
      */
-    MemorySegment region(int buffer);
+    boolean onPut(int source, int buffer, long offset, MemorySegment data, long dataOffset, int length, int counter,
+                  long add, long epoch);
 
-    /** Adds {@code value} to counter {@code counter} (an arrival, or a remote counter add). */
-    void add(int counter, long value);
-
-    /** A packet named a buffer or a counter that does not exist: counted and dropped, never fatal. */
-    default boolean accepts(int buffer, int counter) {
-        return true;
-    }
+    /** A remote counter add; false if the counter does not exist. */
+    boolean onAdd(int source, int counter, long value, long epoch);
 }

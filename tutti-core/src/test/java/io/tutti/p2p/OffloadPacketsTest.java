@@ -28,20 +28,27 @@ class OffloadPacketsTest {
     private static final class Target implements OffloadEndpoint {
         final MemorySegment region = MemorySegment.ofArray(new byte[4096]);
         final long[] counters = new long[2];
+        long lastEpoch = -1;
 
         @Override
-        public MemorySegment region(int buffer) {
-            return buffer == 0 ? region : null;
+        public boolean onPut(int source, int buffer, long offset, MemorySegment data, long dataOffset, int length,
+                             int counter, long add, long epoch) {
+            if (buffer != 0 || counter >= counters.length || offset < 0 || offset > region.byteSize() - length) {
+                return false;
+            }
+            MemorySegment.copy(data, dataOffset, region, offset, length);
+            counters[counter] += add;
+            lastEpoch = epoch;
+            return true;
         }
 
         @Override
-        public void add(int counter, long value) {
+        public boolean onAdd(int source, int counter, long value, long epoch) {
+            if (counter >= counters.length) {
+                return false;
+            }
             counters[counter] += value;
-        }
-
-        @Override
-        public boolean accepts(int buffer, int counter) {
-            return buffer == 0 && counter < counters.length;
+            return true;
         }
 
         Engine.Task until(long level) {
@@ -79,11 +86,11 @@ class OffloadPacketsTest {
                                 src.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (i + 1));
                             }
                             // sent before rank 0 registers: they must wait for the endpoint
-                            assertTrue(engine.tryPut(0, CONTEXT, TAG, 0, 1000, src, 0, 100, 0, 1));
-                            assertTrue(engine.tryRemoteAdd(0, CONTEXT, TAG, 0, 5));
-                            assertTrue(engine.tryRemoteAdd(0, CONTEXT, TAG, 1, -3));
+                            assertTrue(engine.tryPut(0, CONTEXT, TAG, 0, 1000, src, 0, 100, 0, 1, 7));
+                            assertTrue(engine.tryRemoteAdd(0, CONTEXT, TAG, 0, 5, 7));
+                            assertTrue(engine.tryRemoteAdd(0, CONTEXT, TAG, 1, -3, 7));
                             // a bad one: out of the region; dropped, not fatal
-                            assertTrue(engine.tryPut(0, CONTEXT, TAG, 0, 4090, src, 0, 100, 0, 1000));
+                            assertTrue(engine.tryPut(0, CONTEXT, TAG, 0, 4090, src, 0, 100, 0, 1000, 7));
                             t.world().barrier();
                             t.world().barrier();
                         } else {
@@ -93,6 +100,7 @@ class OffloadPacketsTest {
                             engine.await(target.until(6));
                             assertEquals(6, target.counters[0]);
                             assertEquals(-3, target.counters[1]);
+                            assertEquals(7, target.lastEpoch);
                             for (int i = 0; i < 100; i++) {
                                 assertEquals((byte) (i + 1), target.region.get(java.lang.foreign.ValueLayout.JAVA_BYTE,
                                         1000 + i));
