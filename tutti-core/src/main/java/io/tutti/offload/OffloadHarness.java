@@ -4,9 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 
 /**
@@ -79,7 +77,7 @@ public final class OffloadHarness {
     private final Counter[][] counters;
     private final MemorySegment[][] memory;
     private final Random random;
-    private final Map<Long, Channel> channels = new HashMap<>();
+    private final Channel[] channels;
     private final List<Channel> busy = new ArrayList<>();
     private final ArrayDeque<Packet> pool = new ArrayDeque<>();
     private final List<ArrayDeque<Packet>> held = new ArrayList<>();
@@ -94,6 +92,9 @@ public final class OffloadHarness {
 
     /** Allocates every rank's buffers (zeroed) and counters; {@code seed} draws every order. */
     public OffloadHarness(OffloadProgram[] programs, long seed) {
+        if (programs.length > 4096) {
+            throw new IllegalArgumentException("the harness keeps a channel per ordered pair: at most 4096 ranks");
+        }
         this.n = programs.length;
         this.programs = programs;
         this.random = new Random(seed);
@@ -103,6 +104,7 @@ public final class OffloadHarness {
         this.delivered = new boolean[n][];
         this.prefix = new int[n];
         this.pendingStart = new int[n];
+        this.channels = new Channel[n * n];
         this.base = new long[n];
         this.notified = new long[n];
         Arena arena = Arena.ofAuto();
@@ -368,11 +370,11 @@ public final class OffloadHarness {
         if (pk.to < 0 || pk.to >= n) {
             throw new Failure("rank " + pk.from + " sends to rank " + pk.to + " of " + n);
         }
-        long key = (long) pk.from * n + pk.to;
-        Channel ch = channels.get(key);
+        int key = pk.from * n + pk.to;
+        Channel ch = channels[key];
         if (ch == null) {
             ch = new Channel();
-            channels.put(key, ch);
+            channels[key] = ch;
         }
         ch.queue.add(pk);
         if (!ch.busy) {

@@ -107,8 +107,8 @@ public final class ReductionDescriptor {
         if (count > 0) {
             MemorySegment.copy(data, dataOffset, d, at + DATA_OFFSET, count);
         }
-        if (count < PAYLOAD) {
-            d.asSlice(at + DATA_OFFSET + count, PAYLOAD - count).fill((byte) 0);
+        for (int i = count; i < PAYLOAD; i++) {
+            d.set(ValueLayout.JAVA_BYTE, at + DATA_OFFSET + i, (byte) 0); // no slice: encoding must not allocate
         }
     }
 
