@@ -1,0 +1,562 @@
+package io.tutti.offload;
+
+import io.tutti.TuttiException;
+import io.tutti.coll.Schedule;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+
+/**
+ * Turns collectives into deferred-work programs (seed 001, section 4; seed 000, section 3.2). Three
+ * patterns:
+ *
+ * <ul>
+ *   <li>{@link #bucket} (the water tank 2^n scheme, multiple sources) compiles any {@link Schedule}
+ *       whose steps wait for their arrivals in one fixed order: each rank numbers the packets it
+ *       expects (a peer's RTR for each of its data sends, a peer's RTE or signal for each receive)
+ *       in round order and gives arrival i the bucket 2^(A-1-i); an entry that needs the first k
+ *       arrivals fires at the sum of their buckets, which no combination of later buckets reaches.
+ *       A data message becomes the table 5 exchange: the receiver's RTR when its buffer is ready,
+ *       the sender's DAT (a PUT) once its data is ready and the RTR is in, then its RTE, which lands
+ *       after the DAT because packets between two ranks arrive in order. A zero-byte message (a
+ *       barrier's) is one remote counter add (table 4). One counter per rank, whatever N.</li>
+ *   <li>{@link #singleSource} (branch and pipeline, tables 2 and figure 5) compiles a Schedule in
+ *       which every rank receives from one peer only (a broadcast tree or chain): the root waits for
+ *       a sync from every rank, then sends; a rank forwarding one message to several children pours
+ *       the fan-out into its tank first (threshold 1 + fan-out); a pipeline forwards segment j at
+ *       threshold j + 1.</li>
+ *   <li>{@link #nicTree} (the NIC reduction tree of seed 000) is built from the collective's kind,
+ *       size, rank and root rather than from a Schedule: the accumulation of Branch inputs in the
+ *       NIC's register, in whatever order they arrive, and the root's triggered broadcast have no
+ *       counterpart among a Schedule's SEND/RECV/REDUCE steps, which name host buffers and a fixed
+ *       operand order.</li>
+ * </ul>
+ *
+ * A schedule a pattern cannot express is refused with {@link Refused}, whose message says why.
+ * Compiling rank r reads the schedules of r's peers (to learn which bucket each of r's packets
+ * fills there), so {@code schedules} should be cheap and may be called for any rank.
+ */
+public final class OffloadCompiler {
+    /** A schedule the requested pattern cannot express; the message says why. */
+    public static final class Refused extends TuttiException.InvalidArgument {
+        public Refused(String message) {
+            super(message);
+        }
+    }
+
+    /** Arrivals one counter can tell apart in the 2^n scheme: bucket weights up to 2^62, sum below 2^63. */
+    public static final int MAX_BUCKETS = 63;
+
+    private OffloadCompiler() {
+    }
+
+    // ---------------------------------------------------------------- 2^n scheme
+
+    /** One rank's view for the 2^n scheme: its arrival order and where each step stands. */
+    private static final class Analysis {
+        final Schedule s;
+        final int[] level;
+        final int[] rtr; // SEND with data: index of the peer's RTR among this rank's arrivals
+        final int[] rte; // RECV: index of the peer's RTE (or signal)
+        final int arrivals;
+        final Map<Long, Integer> recvByKey = new HashMap<>();
+        final Map<Long, Integer> sendByKey = new HashMap<>();
+        final int[] ordinal;
+        final int rounds;
+
+        Analysis(Schedule s) {
+            this.s = s;
+            int n = s.steps();
+            level = new int[n];
+            ordinal = new int[n];
+            Map<Long, Integer> seen = new HashMap<>();
+            BitSet commLevels = new BitSet();
+            List<long[]> events = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                int lv = 0;
+                for (int d : s.dependencies(i)) {
+                    lv = Math.max(lv, level[d] + 1);
+                }
+                level[i] = lv;
+                byte k = s.kind(i);
+                if (k == Schedule.SEND || k == Schedule.RECV) {
+                    commLevels.set(lv);
+                    long base = key(s.peer(i), s.tag(i), 0) | (k == Schedule.SEND ? 1L << 62 : 0);
+                    int ord = seen.merge(base, 1, Integer::sum) - 1;
+                    ordinal[i] = ord;
+                    (k == Schedule.SEND ? sendByKey : recvByKey).put(key(s.peer(i), s.tag(i), ord), i);
+                    if (k == Schedule.RECV) {
+                        events.add(new long[] {lv, 1, i});
+                    } else if (s.length(i) > 0) {
+                        events.add(new long[] {lv, 0, i});
+                    }
+                }
+            }
+            rounds = commLevels.cardinality();
+            // round order; within a round the RTR comes before the RTE, as in table 5
+            events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0])
+                    : a[1] != b[1] ? Long.compare(a[1], b[1]) : Long.compare(a[2], b[2]));
+            rtr = new int[n];
+            rte = new int[n];
+            Arrays.fill(rtr, -1);
+            Arrays.fill(rte, -1);
+            for (int e = 0; e < events.size(); e++) {
+                long[] ev = events.get(e);
+                (ev[1] == 0 ? rtr : rte)[(int) ev[2]] = e;
+            }
+            arrivals = events.size();
+        }
+
+        long weight(int arrival) {
+            return 1L << (arrivals - 1 - arrival);
+        }
+
+        /** Level at which the first k arrivals have landed: 2^A - 2^(A-k), in wrapping arithmetic. */
+        long threshold(int k) {
+            long full = arrivals == 64 ? -1L : (1L << arrivals) - 1;
+            long rest = arrivals - k == 64 ? -1L : (1L << (arrivals - k)) - 1;
+            return full - rest;
+        }
+    }
+
+    private static long key(int peer, int tag, int ordinal) {
+        return ((long) peer << 40) | ((long) tag << 24) | ordinal;
+    }
+
+    /** Caches analyses of the ranks a compilation touches. */
+    private static final class Ranks {
+        final IntFunction<Schedule> schedules;
+        final Map<Integer, Analysis> cache = new HashMap<>();
+
+        Ranks(IntFunction<Schedule> schedules) {
+            this.schedules = schedules;
+        }
+
+        Analysis get(int r) {
+            return cache.computeIfAbsent(r, x -> {
+                Schedule s = schedules.apply(x);
+                if (s.rank() != x) {
+                    throw new IllegalArgumentException("schedule for rank " + x + " says rank " + s.rank());
+                }
+                return new Analysis(s);
+            });
+        }
+    }
+
+    /**
+     * The 2^n scheme on one counter for {@code rank}'s schedule. {@code op} and {@code type} are the
+     * ALU's for a schedule with REDUCE steps (null otherwise).
+     *
+     * @throws Refused if some step waits for a set of arrivals that is not a prefix of the rank's
+     *                 arrival order, if the rank expects more than {@value #MAX_BUCKETS} arrivals, or
+     *                 a send has no matching receive of the same length
+     */
+    public static OffloadProgram bucket(IntFunction<Schedule> schedules, int rank, OffloadAlu.Op op,
+                                        OffloadAlu.Type type) {
+        Ranks ranks = new Ranks(schedules);
+        Analysis me = ranks.get(rank);
+        Schedule s = me.s;
+        if (me.arrivals > MAX_BUCKETS) {
+            throw new Refused(s.name() + " rank " + rank + " expects " + me.arrivals + " arrivals; one 64-bit counter"
+                    + " holds at most " + MAX_BUCKETS + " buckets of the 2^n scheme");
+        }
+        OffloadProgram.Builder b = new OffloadProgram.Builder(s.name(), "2^n", rank, s.size())
+                .arrivals(me.arrivals).rounds(me.rounds).alu(op, type);
+        b.buffer(OffloadProgram.TEMP_BUFFER, s.tempBytes());
+        int n = s.steps();
+        BitSet[] done = new BitSet[n];
+        for (int i = 0; i < n; i++) {
+            BitSet req = new BitSet();
+            for (int d : s.dependencies(i)) {
+                req.or(done[d]);
+            }
+            byte kind = s.kind(i);
+            long len = s.length(i);
+            BitSet after = (BitSet) req.clone();
+            switch (kind) {
+                case Schedule.RECV -> {
+                    b.buffer(s.buffer(i), s.offset(i) + len);
+                    if (len > 0) {
+                        // RTR: the buffer is ready, tell the sender
+                        int k = prefix(req, s, i, "its receive buffer is ready");
+                        Analysis peer = ranks.get(s.peer(i));
+                        int send = match(peer.sendByKey, rank, me, i, "send");
+                        checkLength(peer.s, send, s, i);
+                        b.remoteAdd(me.threshold(k), k, s.peer(i), peer.weight(peer.rtr[send]), peer.rtr[send]);
+                    }
+                    after.set(me.rte[i]);
+                }
+                case Schedule.SEND -> {
+                    Analysis peer = ranks.get(s.peer(i));
+                    int recv = match(peer.recvByKey, rank, me, i, "receive");
+                    checkLength(peer.s, recv, s, i);
+                    if (len > 0) {
+                        after.set(me.rtr[i]);
+                        int k = prefix(after, s, i, "its data and the peer's RTR are in");
+                        long th = me.threshold(k);
+                        b.put(th, k, s.peer(i), s.buffer(i), s.offset(i), len, peer.s.buffer(recv), peer.s.offset(recv),
+                                0, -1);
+                        b.remoteAdd(th, k, s.peer(i), peer.weight(peer.rte[recv]), peer.rte[recv]);
+                    } else {
+                        int k = prefix(req, s, i, "it may signal");
+                        b.remoteAdd(me.threshold(k), k, s.peer(i), peer.weight(peer.rte[recv]), peer.rte[recv]);
+                    }
+                }
+                case Schedule.COPY, Schedule.REDUCE -> {
+                    if (len > 0) {
+                        int k = prefix(req, s, i, "its operands are ready");
+                        if (kind == Schedule.COPY) {
+                            b.copy(me.threshold(k), k, s.buffer(i), s.offset(i), s.srcBuffer(i), s.srcOffset(i), len);
+                        } else {
+                            if (op == null) {
+                                throw new Refused(s.name() + " rank " + rank + " step " + i + " reduces data: give the"
+                                        + " ALU operation and type");
+                            }
+                            b.reduce(me.threshold(k), k, s.buffer(i), s.offset(i), s.srcBuffer(i), s.srcOffset(i), len);
+                        }
+                    }
+                }
+                default -> throw new Refused(s.name() + ": unknown step kind " + kind);
+            }
+            done[i] = after;
+        }
+        long full = me.threshold(me.arrivals);
+        b.complete(full, me.arrivals);
+        if (full != 0) {
+            // wrap the tank back to 0 for the next start (no CNTR_SUB exists)
+            b.counterAdd(full, me.arrivals, -full);
+        }
+        return b.build();
+    }
+
+    private static int prefix(BitSet set, Schedule s, int step, String what) {
+        int k = set.nextClearBit(0);
+        if (set.cardinality() != k) {
+            throw new Refused(s.name() + " rank " + s.rank() + " step " + step + " waits until " + what + ", which"
+                    + " takes arrivals " + set + " of this rank's arrival order; they are not the first " + k
+                    + ", so one counter's 2^n buckets cannot tell them from later ones");
+        }
+        return k;
+    }
+
+    private static int match(Map<Long, Integer> byKey, int rank, Analysis me, int step, String what) {
+        Schedule s = me.s;
+        Integer m = byKey.get(key(rank, s.tag(step), me.ordinal[step]));
+        if (m == null) {
+            throw new Refused(s.name() + " rank " + s.rank() + " step " + step + " to/from rank " + s.peer(step)
+                    + " tag " + s.tag(step) + " has no matching " + what);
+        }
+        return m;
+    }
+
+    private static int ordinal(Schedule s, int step) {
+        int ord = 0;
+        for (int j = 0; j < step; j++) {
+            if (s.kind(j) == s.kind(step) && s.peer(j) == s.peer(step) && s.tag(j) == s.tag(step)) {
+                ord++;
+            }
+        }
+        return ord;
+    }
+
+    private static void checkLength(Schedule other, int otherStep, Schedule s, int step) {
+        if (other.length(otherStep) != s.length(step)) {
+            throw new Refused(s.name() + ": rank " + s.rank() + " step " + step + " moves " + s.length(step)
+                    + " bytes but the matching step " + otherStep + " of rank " + other.rank() + " moves "
+                    + other.length(otherStep));
+        }
+    }
+
+    // ---------------------------------------------------------------- single source
+
+    /**
+     * Branch and pipeline on one counter for a schedule in which every rank receives from at most one
+     * peer (a broadcast tree or chain).
+     *
+     * @throws Refused if a rank receives from two peers, reduces, or forwards before receiving
+     */
+    public static OffloadProgram singleSource(IntFunction<Schedule> schedules, int rank) {
+        Schedule s = schedules.apply(rank);
+        int size = s.size();
+        int parent = parentOf(s);
+        int root = rank;
+        for (int hops = 0, p = parent; p >= 0; hops++) {
+            if (hops > size) {
+                throw new Refused(s.name() + ": the receive chain from rank " + rank + " loops; no single source");
+            }
+            root = p;
+            p = parentOf(schedules.apply(p));
+        }
+        int n = s.steps();
+        int recvs = 0;
+        int[] seg = new int[n]; // receives (counted from the first) the step needs
+        BitSet levels = new BitSet();
+        int[] level = new int[n];
+        for (int i = 0; i < n; i++) {
+            int need = 0;
+            int lv = 0;
+            for (int d : s.dependencies(i)) {
+                need = Math.max(need, seg[d]);
+                lv = Math.max(lv, level[d] + 1);
+            }
+            level[i] = lv;
+            if (s.kind(i) == Schedule.RECV) {
+                need = Math.max(need, ++recvs);
+                levels.set(lv);
+            } else if (s.kind(i) == Schedule.SEND) {
+                levels.set(lv);
+                if (rank != root && need == 0 && s.length(i) > 0) {
+                    throw new Refused(s.name() + " rank " + rank + " step " + i + " sends before it has received"
+                            + " anything; not a single-source pattern");
+                }
+            } else if (s.kind(i) == Schedule.REDUCE && s.length(i) > 0) {
+                throw new Refused(s.name() + " rank " + rank + " step " + i + " reduces: the single-source pattern"
+                        + " only forwards data; use the NIC reduction tree");
+            }
+            seg[i] = need;
+        }
+        OffloadProgram.Builder b = new OffloadProgram.Builder(s.name(), "single-source", rank, size)
+                .rounds(levels.cardinality());
+        long fin;
+        int fanout = 0;
+        for (int i = 0; i < n; i++) {
+            if (s.kind(i) == Schedule.SEND) {
+                fanout++;
+            }
+        }
+        boolean branch = rank != root && recvs == 1 && fanout >= 2;
+        if (rank == root) {
+            b.arrivals(size - 1);
+            fin = size - 1;
+        } else {
+            b.arrivals(recvs);
+            int sync = rank < root ? rank : rank - 1;
+            // the sync (table 2, Rq 0): this rank's buffer is ready; a zero-byte write that counts 1 at the root
+            b.put(0, 0, root, OffloadProgram.RECV_BUFFER, 0, 0, OffloadProgram.RECV_BUFFER, 0, 1, sync);
+            if (branch) {
+                b.counterAdd(1, 1, fanout);
+                fin = 1 + fanout;
+            } else {
+                fin = recvs;
+            }
+        }
+        Map<Integer, Long> lastTh = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            byte kind = s.kind(i);
+            long len = s.length(i);
+            long th = rank == root ? size - 1 : branch ? 1 + fanout : seg[i];
+            int need = rank == root ? size - 1 : seg[i];
+            if (kind == Schedule.RECV) {
+                b.buffer(s.buffer(i), s.offset(i) + len);
+            } else if (kind == Schedule.SEND) {
+                Schedule child = schedules.apply(s.peer(i));
+                int ord = ordinal(s, i);
+                int recv = -1;
+                int childOrd = 0;
+                for (int j = 0; j < child.steps() && recv < 0; j++) {
+                    if (child.kind(j) == Schedule.RECV) {
+                        if (child.peer(j) == rank && child.tag(j) == s.tag(i) && ordinal(child, j) == ord) {
+                            recv = j;
+                        } else {
+                            childOrd++;
+                        }
+                    }
+                }
+                if (recv < 0) {
+                    throw new Refused(s.name() + " rank " + rank + " step " + i + " to rank " + s.peer(i)
+                            + " has no matching receive");
+                }
+                checkLength(child, recv, s, i);
+                Long prev = lastTh.put(s.peer(i), th);
+                if (prev != null && prev > th) {
+                    throw new Refused(s.name() + " rank " + rank + " sends segments to rank " + s.peer(i) + " out of"
+                            + " order; a single counter identifies them by count only");
+                }
+                // the child counts arrivals from us in order: its k-th receive is arrival k
+                b.put(th, need, s.peer(i), s.buffer(i), s.offset(i), len, child.buffer(recv), child.offset(recv), 1,
+                        childOrd);
+            } else if (kind == Schedule.COPY && len > 0) {
+                b.copy(rank == root ? 0 : seg[i], seg[i], s.buffer(i), s.offset(i), s.srcBuffer(i), s.srcOffset(i),
+                        len);
+            }
+        }
+        int need = rank == root ? size - 1 : recvs;
+        b.complete(fin, need);
+        if (fin != 0) {
+            b.counterAdd(fin, need, -fin);
+        }
+        return b.build();
+    }
+
+    private static int parentOf(Schedule s) {
+        int parent = -1;
+        for (int i = 0; i < s.steps(); i++) {
+            if (s.kind(i) == Schedule.RECV) {
+                if (parent >= 0 && parent != s.peer(i)) {
+                    throw new Refused(s.name() + " rank " + s.rank() + " receives from ranks " + parent + " and "
+                            + s.peer(i) + ": not a single-source pattern; use the 2^n scheme");
+                }
+                parent = s.peer(i);
+            }
+        }
+        return parent;
+    }
+
+    /** The single-source pattern if every rank has one source, else the 2^n scheme. */
+    public static OffloadProgram compile(IntFunction<Schedule> schedules, int rank, OffloadAlu.Op op,
+                                         OffloadAlu.Type type) {
+        try {
+            return singleSource(schedules, rank);
+        } catch (Refused notSingle) {
+            return bucket(schedules, rank, op, type);
+        }
+    }
+
+    // ---------------------------------------------------------------- NIC reduction tree
+
+    /** Binomial tree on ranks relative to the root: the parent clears the lowest set bit. */
+    static int treeParent(int v) {
+        return v == 0 ? -1 : v & (v - 1);
+    }
+
+    static int[] treeChildren(int v, int size) {
+        int low = v == 0 ? Integer.highestOneBit(Math.max(size - 1, 1)) << 1 : Integer.lowestOneBit(v);
+        List<Integer> c = new ArrayList<>();
+        for (int bit = 1; bit < low && v + bit < size; bit <<= 1) {
+            c.add(v + bit);
+        }
+        return c.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * The NIC reduction tree: leaves send their data to the parent as reduction descriptors; a parent
+     * accumulates its Branch inputs in the accumulator (in arrival order), combines its own data and
+     * sends the result up; the root combines its own data, writes the result to its receive buffer
+     * and, for an allreduce, triggers the broadcast descriptors that carry the result back down the
+     * tree. For a reduce, each parent instead releases its children with a counter add once its
+     * accumulator has been sent, which bounds how far a persistent reduce's leaves run ahead. Messages longer than {@value ReductionDescriptor#PAYLOAD} bytes take several descriptors;
+     * the counter counts descriptors.
+     *
+     * @param allreduce whether the result goes to every rank (else only to the root)
+     * @param bytes     bytes per rank, a whole number of ALU items
+     */
+    public static OffloadProgram nicTree(boolean allreduce, int size, int rank, int root, long bytes,
+                                         OffloadAlu.Op op, OffloadAlu.Type type) {
+        OffloadAlu.check(op, type);
+        int item = OffloadAlu.itemBytes(op, type);
+        if (bytes <= 0 || bytes % item != 0) {
+            throw new Refused("the NIC reduces whole " + item + "-byte " + type + " items; " + bytes
+                    + " bytes is not a positive multiple");
+        }
+        int d = ReductionDescriptor.parts(bytes);
+        if ((long) d > 0xFFFF) {
+            throw new Refused(bytes + " bytes need " + d + " descriptors; the Part field counts at most 65535");
+        }
+        int v = (rank - root + size) % size;
+        int[] kids = treeChildren(v, size);
+        int c = kids.length;
+        int depth = 0;
+        for (int x = v; x != 0; x = treeParent(x)) {
+            depth++;
+        }
+        int height = 32 - Integer.numberOfLeadingZeros(Math.max(size - 1, 0));
+        String name = (allreduce ? "allreduce" : "reduce") + "/nic-tree";
+        OffloadProgram.Builder b = new OffloadProgram.Builder(name, "nic-reduction-tree", rank, size)
+                .alu(op, type).rounds(allreduce ? 2 * height : height);
+        b.buffer(OffloadProgram.RECV_BUFFER, v == 0 || allreduce ? bytes : 0);
+        b.buffer(OffloadProgram.ACC_BUFFER, (long) d * ReductionDescriptor.PAYLOAD);
+        long up = (long) c * d;
+        long fin;
+        if (v == 0) {
+            b.arrivals(c * d);
+            b.nicReduce(up, (int) up, -1, OffloadProgram.SEND_BUFFER, 0, bytes, 0, 0, c, -1);
+            // the completion value written to host memory
+            b.copy(up, (int) up, OffloadProgram.RECV_BUFFER, 0, OffloadProgram.ACC_BUFFER, 0, bytes);
+            if (allreduce) {
+                for (int k : kids) {
+                    int kc = treeChildren(k, size).length;
+                    b.bcast(up, (int) up, abs(k, root, size), OffloadProgram.ACC_BUFFER, 0, bytes,
+                            OffloadProgram.RECV_BUFFER, 0, kc * d);
+                }
+            } else {
+                release(b, up, kids, size, root, d);
+            }
+            fin = up;
+        } else {
+            int pv = treeParent(v);
+            int[] siblings = treeChildren(pv, size);
+            int index = Arrays.binarySearch(siblings, v);
+            b.arrivals(c * d + (allreduce ? d : 1));
+            b.nicReduce(up, (int) up, abs(pv, root, size), OffloadProgram.SEND_BUFFER, 0, bytes, 0, 0,
+                    siblings.length, index * d);
+            if (!allreduce) {
+                release(b, up, kids, size, root, d);
+                fin = up + 1;
+            } else {
+                fin = up + d;
+                for (int k : kids) {
+                    int kc = treeChildren(k, size).length;
+                    b.bcast(fin, (int) fin, abs(k, root, size), OffloadProgram.RECV_BUFFER, 0, bytes,
+                            OffloadProgram.RECV_BUFFER, 0, kc * d);
+                }
+            }
+        }
+        b.complete(fin, (int) fin);
+        if (fin != 0) {
+            b.counterAdd(fin, (int) fin, -fin);
+        }
+        return b.build();
+    }
+
+    // a reduce sends no result down, so without this a leaf could start run k+2 while its parent still
+    // accumulates run k: the release (a counter add of 1) says the parent's accumulator is free again
+    private static void release(OffloadProgram.Builder b, long th, int[] kids, int size, int root, int d) {
+        for (int k : kids) {
+            int kc = treeChildren(k, size).length;
+            b.remoteAdd(th, (int) th, abs(k, root, size), 1, kc * d);
+        }
+    }
+
+    private static int abs(int v, int root, int size) {
+        return (v + root) % size;
+    }
+
+    // ---------------------------------------------------------------- resources
+
+    /**
+     * What a program uses, and what the send/recv-based ("pre-matched", Schneider et al.) offload of
+     * the same algorithm would: per the seed's count, one counter per send and two per receive,
+     * one triggered operation or matching entry per send and receive, the same rounds.
+     */
+    public record Resources(String scheme, int counters, int entries, int rounds, int checkpoints, int arrivals,
+                            int preMatchedCounters, int preMatchedEntries, int preMatchedRounds) {
+    }
+
+    /** {@code program}'s figures against the pre-matched offload of {@code hostSchedule}. */
+    public static Resources resources(OffloadProgram program, Schedule hostSchedule) {
+        int sends = 0;
+        int recvs = 0;
+        BitSet levels = new BitSet();
+        int[] level = new int[hostSchedule.steps()];
+        for (int i = 0; i < hostSchedule.steps(); i++) {
+            int lv = 0;
+            for (int d : hostSchedule.dependencies(i)) {
+                lv = Math.max(lv, level[d] + 1);
+            }
+            level[i] = lv;
+            if (hostSchedule.kind(i) == Schedule.SEND) {
+                sends++;
+                levels.set(lv);
+            } else if (hostSchedule.kind(i) == Schedule.RECV) {
+                recvs++;
+                levels.set(lv);
+            }
+        }
+        return new Resources(program.scheme(), program.counters(), program.entries(), program.rounds(),
+                program.checkpoints(), program.arrivals(), sends + 2 * recvs, sends + recvs, levels.cardinality());
+    }
+}

@@ -1,0 +1,137 @@
+package io.tutti.offload;
+
+import io.tutti.TuttiException;
+import io.tutti.coll.BinomialReduce;
+import io.tutti.coll.ButterflyBarrier;
+import io.tutti.coll.KaryBcast;
+import io.tutti.coll.RecursiveDoublingAllgather;
+import io.tutti.coll.RecursiveDoublingAllreduce;
+import io.tutti.coll.Schedule;
+import io.tutti.coll.ScheduleBuilder;
+import java.util.function.IntFunction;
+
+/**
+ * The offloaded collectives Tutti plans, each with the host algorithm it is compiled from and the
+ * one the pre-matched comparison counts: barrier (butterfly, 2^n), allgather (recursive doubling,
+ * 2^n with RTR/DAT/RTE), bcast (binary tree, single source), reduce and allreduce (NIC reduction
+ * tree; compared with binomial reduce and recursive-doubling allreduce).
+ *
+ * <p>Allgather schedules list one COPY per rank, so above {@value #FULL_SCHEDULE_LIMIT} ranks the
+ * plan compiles {@link #allgatherPattern}, the same SEND/RECV steps without the copies; the
+ * results differ only in the COPY entries.
+ */
+public final class OffloadPlans {
+    /** The collectives with an offloaded plan. */
+    public enum Coll { BARRIER, BCAST, ALLGATHER, REDUCE, ALLREDUCE }
+
+    /** Largest N for which the allgather plan compiles the full host schedule. */
+    public static final int FULL_SCHEDULE_LIMIT = 1024;
+
+    private OffloadPlans() {
+    }
+
+    /** The host schedules the offloaded program is compiled from ({@code bytes} per rank). */
+    public static IntFunction<Schedule> schedules(Coll coll, int n, long bytes, int root) {
+        return switch (coll) {
+            case BARRIER -> r -> ButterflyBarrier.build(r, n);
+            case BCAST -> r -> KaryBcast.build(r, n, bytes, root, 2);
+            case ALLGATHER -> n > FULL_SCHEDULE_LIMIT ? r -> allgatherPattern(r, n, bytes) : r -> {
+                long[] b = new long[n];
+                long[] d = new long[n];
+                for (int i = 0; i < n; i++) {
+                    b[i] = bytes;
+                    d[i] = i * bytes;
+                }
+                return RecursiveDoublingAllgather.build(r, n, b, d, false);
+            };
+            case REDUCE, ALLREDUCE -> throw new TuttiException.InvalidArgument(coll
+                    + " is offloaded as a NIC reduction tree, which is not compiled from a schedule");
+        };
+    }
+
+    /** The host schedule whose send/recv-based offload the plan is compared with. */
+    public static Schedule preMatched(Coll coll, int n, int rank, long bytes, int root) {
+        return switch (coll) {
+            case REDUCE -> BinomialReduce.build(rank, n, bytes, 8, root, false, true);
+            case ALLREDUCE -> RecursiveDoublingAllreduce.build(rank, n, bytes, 8, false, true);
+            default -> schedules(coll, n, bytes, root).apply(rank);
+        };
+    }
+
+    /** Rank {@code rank}'s offloaded program; {@code op} and {@code type} matter for reductions only. */
+    public static OffloadProgram program(Coll coll, int n, int rank, long bytes, int root, OffloadAlu.Op op,
+                                         OffloadAlu.Type type) {
+        if (n < 1 || rank < 0 || rank >= n || root < 0 || root >= n) {
+            throw new TuttiException.InvalidArgument("need 0 <= rank, root < N and N >= 1; got rank " + rank + ", root "
+                    + root + ", N " + n);
+        }
+        return switch (coll) {
+            case BARRIER, ALLGATHER -> OffloadCompiler.bucket(schedules(coll, n, bytes, root), rank, null, null);
+            case BCAST -> OffloadCompiler.singleSource(schedules(coll, n, bytes, root), rank);
+            case REDUCE -> OffloadCompiler.nicTree(false, n, rank, root, bytes, op, type);
+            case ALLREDUCE -> OffloadCompiler.nicTree(true, n, rank, root, bytes, op, type);
+        };
+    }
+
+    /** Every rank's program. */
+    public static OffloadProgram[] programs(Coll coll, int n, long bytes, int root, OffloadAlu.Op op,
+                                            OffloadAlu.Type type) {
+        OffloadProgram[] p = new OffloadProgram[n];
+        for (int r = 0; r < n; r++) {
+            p[r] = program(coll, n, r, bytes, root, op, type);
+        }
+        return p;
+    }
+
+    /** Rank {@code rank}'s figures, offloaded against pre-matched. */
+    public static OffloadCompiler.Resources resources(Coll coll, int n, int rank, long bytes, int root) {
+        OffloadProgram p = program(coll, n, rank, bytes, root, OffloadAlu.Op.ADD, OffloadAlu.Type.INT64);
+        return OffloadCompiler.resources(p, preMatched(coll, n, rank, bytes, root));
+    }
+
+    /**
+     * The SEND/RECV steps of {@link RecursiveDoublingAllgather} for {@code bytes} per rank, with the
+     * same peers, tags, lengths, scratch offsets and dependencies, but without the final COPY of each
+     * block to its place: O(log N) steps instead of O(N), for plans at a million ranks.
+     */
+    public static Schedule allgatherPattern(int rank, int n, long bytes) {
+        ScheduleBuilder b = new ScheduleBuilder("allgather/recursive-doubling (pattern)", rank, n);
+        int p2 = Integer.highestOneBit(n);
+        int rem = n - p2;
+        long total = (long) n * bytes;
+        b.temp(total);
+        int me = rank;
+        if (me < 2 * rem && me % 2 == 0) {
+            int sent = b.send(me + 1, 0, Schedule.SEND_BUFFER, 0, bytes);
+            b.recv(me + 1, 63, Schedule.TEMP_BUFFER, 0, total, sent);
+            return b.build();
+        }
+        // with equal blocks, rank v's block sits at v * bytes and survivor x's unit starts at x + min(x, rem) blocks
+        int have = b.copy(Schedule.TEMP_BUFFER, me * bytes, Schedule.SEND_BUFFER, 0, bytes);
+        int nr = me < 2 * rem ? me / 2 : me - rem;
+        if (me < 2 * rem) {
+            int got = b.recv(me - 1, 0, Schedule.TEMP_BUFFER, (me - 1) * bytes, bytes);
+            have = b.join(have, got);
+        }
+        int round = 1;
+        for (int mask = 1; mask < p2; mask <<= 1, round++) {
+            int partner = nr ^ mask;
+            int mine = nr & ~(mask - 1);
+            int theirs = partner & ~(mask - 1);
+            int peer = partner < rem ? 2 * partner + 1 : partner + rem;
+            int sent = b.send(peer, round, Schedule.TEMP_BUFFER, unit(mine, rem) * bytes,
+                    (unit(mine + mask, rem) - unit(mine, rem)) * bytes, have);
+            int got = b.recv(peer, round, Schedule.TEMP_BUFFER, unit(theirs, rem) * bytes,
+                    (unit(theirs + mask, rem) - unit(theirs, rem)) * bytes, have);
+            have = b.join(sent, got);
+        }
+        if (me < 2 * rem) {
+            b.send(me - 1, 63, Schedule.TEMP_BUFFER, 0, total, have);
+        }
+        return b.build();
+    }
+
+    private static long unit(int x, int rem) {
+        return x + (long) Math.min(x, rem);
+    }
+}

@@ -1,0 +1,166 @@
+package io.tutti.offload;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import io.tutti.coll.BinomialBcast;
+import io.tutti.coll.ButterflyBarrier;
+import io.tutti.coll.ChainBcast;
+import io.tutti.coll.DisseminationBarrier;
+import io.tutti.coll.KaryBcast;
+import io.tutti.coll.RecursiveDoublingAllgather;
+import io.tutti.coll.Schedule;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.Random;
+import java.util.function.IntFunction;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.constraints.IntRange;
+
+/**
+ * Offloaded collectives against their sequential reference, for random N (powers of two or not),
+ * sizes, roots, operations and types, each under a random delivery order: the harness fails any try
+ * in which an entry fires before the arrivals it needs (or never fires). Each try runs under a
+ * preemptive time limit.
+ */
+class OffloadPropertyTest {
+    private static final Duration LIMIT = Duration.ofSeconds(20);
+
+    static OffloadProgram[] compile(int n, IntFunction<Schedule> s, boolean singleSource) {
+        OffloadProgram[] p = new OffloadProgram[n];
+        for (int r = 0; r < n; r++) {
+            p[r] = singleSource ? OffloadCompiler.singleSource(s, r) : OffloadCompiler.bucket(s, r, null, null);
+        }
+        return p;
+    }
+
+    /** No rank completes a run before every rank has started it. */
+    @Property(tries = 60, shrinking = ShrinkingMode.OFF)
+    void barrier(@ForAll @IntRange(min = 1, max = 40) int n, @ForAll boolean dissemination, @ForAll long seed) {
+        assertTimeoutPreemptively(LIMIT, () -> {
+            OffloadProgram[] p = compile(n, dissemination ? r -> DisseminationBarrier.build(r, n)
+                    : r -> ButterflyBarrier.build(r, n), false);
+            OffloadHarness h = new OffloadHarness(p, seed);
+            int[] started = new int[n];
+            h.run(3, new OffloadHarness.Observer() {
+                @Override
+                public void started(int rank, int run) {
+                    started[rank] = run;
+                }
+
+                @Override
+                public void completed(int rank, int run) {
+                    for (int r = 0; r < n; r++) {
+                        if (started[r] < run) {
+                            throw new AssertionError("rank " + rank + " left barrier " + run + " before rank " + r
+                                    + " entered it");
+                        }
+                    }
+                }
+            });
+            for (int r = 0; r < n; r++) {
+                assertEquals(0, h.counter(r, 0).level(), "counter wrapped to 0");
+            }
+        });
+    }
+
+    @Property(tries = 80, shrinking = ShrinkingMode.OFF)
+    void bcast(@ForAll @IntRange(min = 1, max = 33) int n, @ForAll @IntRange(min = 0, max = 300) int bytes,
+               @ForAll @IntRange(min = 0, max = 2) int algorithm, @ForAll @IntRange(min = 0, max = 99) int rootPick,
+               @ForAll long seed) {
+        assertTimeoutPreemptively(LIMIT, () -> {
+            int root = rootPick % n;
+            IntFunction<Schedule> s = switch (algorithm) {
+                case 0 -> r -> KaryBcast.build(r, n, bytes, root, 2);
+                case 1 -> r -> BinomialBcast.build(r, n, bytes, root);
+                default -> r -> ChainBcast.build(r, n, bytes, root, 1 + bytes / 5);
+            };
+            OffloadHarness h = new OffloadHarness(compile(n, s, true), seed);
+            if (n == 1) {
+                h.run(); // one rank: the schedule moves nothing and names no buffer
+                return;
+            }
+            Random random = new Random(seed);
+            byte[] data = new byte[bytes];
+            random.nextBytes(data);
+            MemorySegment.copy(MemorySegment.ofArray(data), 0, h.memory(root, OffloadProgram.RECV_BUFFER), 0, bytes);
+            h.run();
+            for (int r = 0; r < n; r++) {
+                assertArrayEquals(data, bytes(h.memory(r, OffloadProgram.RECV_BUFFER), 0, bytes), "rank " + r);
+            }
+        });
+    }
+
+    @Property(tries = 60, shrinking = ShrinkingMode.OFF)
+    void allgather(@ForAll @IntRange(min = 1, max = 24) int n, @ForAll @IntRange(min = 1, max = 40) int block,
+                   @ForAll long seed) {
+        assertTimeoutPreemptively(LIMIT, () -> {
+            long[] b = new long[n];
+            long[] d = new long[n];
+            for (int i = 0; i < n; i++) {
+                b[i] = block;
+                d[i] = (long) i * block;
+            }
+            OffloadHarness h = new OffloadHarness(compile(n,
+                    r -> RecursiveDoublingAllgather.build(r, n, b, d, false), false), seed);
+            Random random = new Random(seed);
+            byte[] all = new byte[n * block];
+            random.nextBytes(all);
+            for (int r = 0; r < n; r++) {
+                MemorySegment.copy(MemorySegment.ofArray(all), (long) r * block, h.memory(r, OffloadProgram.SEND_BUFFER),
+                        0, block);
+            }
+            h.run();
+            for (int r = 0; r < n; r++) {
+                assertArrayEquals(all, bytes(h.memory(r, OffloadProgram.RECV_BUFFER), 0, all.length), "rank " + r);
+            }
+        });
+    }
+
+    /** Every operation on every type it supports, reduce and allreduce, against a sequential fold. */
+    @Property(tries = 300, shrinking = ShrinkingMode.OFF)
+    void reductions(@ForAll @IntRange(min = 1, max = 24) int n, @ForAll OffloadAlu.Op op,
+                    @ForAll OffloadAlu.Type type, @ForAll @IntRange(min = 1, max = 30) int items,
+                    @ForAll boolean allreduce, @ForAll @IntRange(min = 0, max = 99) int rootPick, @ForAll long seed) {
+        if (!op.supports(type)) {
+            return;
+        }
+        assertTimeoutPreemptively(LIMIT, () -> {
+            int root = rootPick % n;
+            long bytes = (long) items * OffloadAlu.itemBytes(op, type);
+            OffloadProgram[] p = new OffloadProgram[n];
+            for (int r = 0; r < n; r++) {
+                p[r] = OffloadCompiler.nicTree(allreduce, n, r, root, bytes, op, type);
+            }
+            OffloadHarness h = new OffloadHarness(p, seed);
+            Random random = new Random(seed);
+            MemorySegment expect = Arena.ofAuto().allocate(bytes, 8);
+            for (int r = 0; r < n; r++) {
+                MemorySegment in = h.memory(r, OffloadProgram.SEND_BUFFER);
+                ReductionReference.fill(in, op, type, bytes, r, random);
+                if (r == 0) {
+                    MemorySegment.copy(in, 0, expect, 0, bytes);
+                } else {
+                    ReductionReference.combine(op, type, expect, in, bytes);
+                }
+            }
+            h.run();
+            byte[] want = bytes(expect, 0, bytes);
+            for (int r = 0; r < n; r++) {
+                if (allreduce || r == root) {
+                    assertArrayEquals(want, bytes(h.memory(r, OffloadProgram.RECV_BUFFER), 0, bytes),
+                            op + " " + type + " rank " + r + " of " + n);
+                }
+            }
+        });
+    }
+
+    static byte[] bytes(MemorySegment s, long off, long len) {
+        return s.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE);
+    }
+}
