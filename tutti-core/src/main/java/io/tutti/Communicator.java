@@ -45,6 +45,8 @@ public final class Communicator {
     private final Collectives collectives;
     /** Segments over the arrays of recent collective calls: a loop on the same arrays allocates nothing. */
     private final io.tutti.p2p.ArrayViews arrayViews = new io.tutti.p2p.ArrayViews();
+    /** Offloaded collectives created on this communicator so far: the next one's endpoint tag. */
+    private int offloadedInits;
     private ByteBuffer lastBuffer;
     private MemorySegment lastBufferSegment;
     private int lastPosition;
@@ -1142,6 +1144,89 @@ public final class Communicator {
     }
 
     // ------------------------------------------------------------ communicators
+
+    // ------------------------------------------------------------ offloaded persistent collectives
+
+    /** Persistent barrier, on the host or offloaded to the software NIC ({@link Offload}). */
+    public Request barrierInit(Offload where) {
+        return where == Offload.HOST ? barrierInit()
+                : offloaded(io.tutti.offload.OffloadPlans.Coll.BARRIER, MemorySegment.NULL, MemorySegment.NULL, 0, 0,
+                        null, null);
+    }
+
+    /** Persistent broadcast, on the host or offloaded to the software NIC. */
+    public Request bcastInit(Object buf, int count, Datatype type, int root, Offload where) {
+        if (where == Offload.HOST) {
+            return bcastInit(buf, count, type, root);
+        }
+        checkRank(root, "root");
+        MemorySegment b = view(buf, count, type, "buffer");
+        return offloaded(io.tutti.offload.OffloadPlans.Coll.BCAST, MemorySegment.NULL, b, bytes(count, type), root,
+                null, null);
+    }
+
+    /** Persistent allgather, on the host or offloaded to the software NIC. */
+    public Request allgatherInit(Object send, Object recv, int count, Datatype type, Offload where) {
+        if (where == Offload.HOST) {
+            return allgatherInit(send, recv, count, type);
+        }
+        notInPlace(send);
+        MemorySegment r = view(recv, (long) count * group.length, type, "receive buffer");
+        MemorySegment snd = view(send, count, type, "send buffer");
+        return offloaded(io.tutti.offload.OffloadPlans.Coll.ALLGATHER, snd, r, bytes(count, type), 0, null, null);
+    }
+
+    /** Persistent reduce, on the host or offloaded to the software NIC (its ALU: no PROD, no 8/16-bit types). */
+    public Request reduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op, int root,
+                              Offload where) {
+        if (where == Offload.HOST) {
+            return reduceInit(send, recv, count, type, op, root);
+        }
+        checkRank(root, "root");
+        notInPlace(send);
+        MemorySegment r = rank == root ? view(recv, count, type, "receive buffer") : MemorySegment.NULL;
+        MemorySegment snd = view(send, count, type, "send buffer");
+        return offloaded(io.tutti.offload.OffloadPlans.Coll.REDUCE, snd, r, bytes(count, type), root, op, type);
+    }
+
+    /** Persistent allreduce, on the host or offloaded to the software NIC (its ALU: no PROD, no 8/16-bit types). */
+    public Request allreduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op,
+                                 Offload where) {
+        if (where == Offload.HOST) {
+            return allreduceInit(send, recv, count, type, op);
+        }
+        notInPlace(send);
+        MemorySegment r = view(recv, count, type, "receive buffer");
+        MemorySegment snd = view(send, count, type, "send buffer");
+        return offloaded(io.tutti.offload.OffloadPlans.Coll.ALLREDUCE, snd, r, bytes(count, type), 0, op, type);
+    }
+
+    private static void notInPlace(Object send) {
+        if (send == IN_PLACE) {
+            throw new TuttiException.InvalidArgument("IN_PLACE is not offloaded: give a send buffer, or use"
+                    + " Offload.HOST");
+        }
+    }
+
+    private Request offloaded(io.tutti.offload.OffloadPlans.Coll coll, MemorySegment send, MemorySegment recv,
+                              long bytes, int root, io.tutti.coll.ReduceOp op, Datatype type) {
+        io.tutti.offload.OffloadAlu.Op alu = null;
+        io.tutti.offload.OffloadAlu.Type aluType = null;
+        if (op != null) {
+            alu = io.tutti.offload.OffloadAlu.of(op);
+            aluType = io.tutti.offload.OffloadAlu.of(type);
+            io.tutti.offload.OffloadAlu.check(alu, aluType);
+            if (type.isPair() != alu.located()) {
+                throw new TuttiException.InvalidArgument(op + " on " + type + " cannot be offloaded: MAXLOC and"
+                        + " MINLOC take the pair types, the others plain ones");
+            }
+        }
+        io.tutti.offload.OffloadProgram program = io.tutti.offload.OffloadPlans.program(coll, group.length, rank, bytes,
+                root, alu, aluType);
+        // every rank makes its offloaded inits in the same order, so the count names the collective
+        return new io.tutti.offload.OffloadedCollective(engine, program, send, recv, context + 1, offloadedInits++,
+                group);
+    }
 
     /** A new communicator with the same ranks and a message space of its own. Collective. */
     public Communicator dup() {

@@ -1159,7 +1159,8 @@ public final class Engine implements AutoCloseable {
         locked(() -> endpoints.removeIf(e -> e.context() == context && e.tag() == tag));
     }
 
-    private void locked(Runnable r) {
+    /** Runs {@code r} holding the engine, as a wait or the progress agent would. */
+    public void locked(Runnable r) {
         if (lock != null) {
             lock.lock();
         }

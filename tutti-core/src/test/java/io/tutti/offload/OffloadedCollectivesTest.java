@@ -1,0 +1,149 @@
+package io.tutti.offload;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.tutti.Communicator;
+import io.tutti.Datatype;
+import io.tutti.Offload;
+import io.tutti.Request;
+import io.tutti.Tutti;
+import io.tutti.TuttiException;
+import io.tutti.bootstrap.ThreadLauncher;
+import io.tutti.coll.ReduceOp;
+import io.tutti.transport.shm.ShmFiles;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Offloaded persistent collectives between real ranks (threads), over the engine's PUT and counter
+ * packets: results equal the host collectives', started again and again with new data, over shared
+ * memory and the network path, driven by waits or by the progress agent.
+ */
+@Timeout(120)
+class OffloadedCollectivesTest {
+
+    private static void job(int n, String path, boolean agent, ThreadLauncher.RankBody body) {
+        BiConsumer<Integer, Map<String, String>> env = (r, e) -> {
+            if (path.equals("net")) {
+                e.put("TUTTI_TRANSPORT", "net");
+                e.put("TUTTI_NET_PROVIDER", "inproc");
+            }
+            e.put("TUTTI_PROGRESS_THREAD", Boolean.toString(agent));
+        };
+        String jobId = "f" + Long.toHexString(System.nanoTime());
+        ThreadLauncher.Outcome o = ThreadLauncher.run(jobId, ShmFiles.defaultRoot().resolve("tutti-" + jobId), n,
+                Duration.ofSeconds(100), body, env);
+        ThreadLauncher.RankResult f = o.firstFailure();
+        if (!o.succeeded()) {
+            AssertionError e = new AssertionError(f != null ? "rank " + f.rank() + " failed" : "timed out");
+            if (f != null) {
+                e.initCause(f.failure());
+            }
+            throw e;
+        }
+    }
+
+    @ParameterizedTest(name = "{0} ranks, {1}, agent {2}")
+    @CsvSource({"2, shm, false", "3, shm, true", "4, net, false", "5, shm, false", "6, net, true"})
+    void offloadedResultsEqualTheHostsRunAfterRun(int n, String path, boolean agent) {
+        job(n, path, agent, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                Random random = new Random(rank * 7919L + n);
+                int count = 13; // several 48-byte descriptors of doubles, the last one partial
+                double[] in = new double[count];
+                double[] nic = new double[count];
+                double[] host = new double[count];
+                long[] bcast = new long[9];
+                int[] mine = new int[5];
+                int[] all = new int[5 * n];
+                int[] allHost = new int[5 * n];
+                Request barrier = w.barrierInit(Offload.NIC);
+                Request allreduce = w.allreduceInit(in, nic, count, Datatype.DOUBLE, ReduceOp.SUM, Offload.NIC);
+                Request reduce = w.reduceInit(in, host, count, Datatype.DOUBLE, ReduceOp.MAX, n - 1, Offload.NIC);
+                Request bc = w.bcastInit(bcast, bcast.length, Datatype.LONG, 1 % n, Offload.NIC);
+                Request ag = w.allgatherInit(mine, all, mine.length, Datatype.INT, Offload.NIC);
+                double[] reference = new double[count];
+                for (int run = 0; run < 60; run++) {
+                    for (int i = 0; i < count; i++) {
+                        in[i] = random.nextInt(1000) - 500;
+                    }
+                    barrier.start();
+                    barrier.waitFor();
+                    allreduce.start();
+                    allreduce.waitFor();
+                    w.allreduce(in, reference, count, Datatype.DOUBLE, ReduceOp.SUM);
+                    assertArrayEquals(reference, nic, "allreduce, run " + run);
+
+                    reduce.start();
+                    reduce.waitFor();
+                    w.reduce(in, reference, count, Datatype.DOUBLE, ReduceOp.MAX, n - 1);
+                    if (rank == n - 1) {
+                        assertArrayEquals(reference, host, "reduce, run " + run);
+                    }
+
+                    if (rank == 1 % n) {
+                        for (int i = 0; i < bcast.length; i++) {
+                            bcast[i] = run * 1000L + i;
+                        }
+                    }
+                    bc.start();
+                    bc.waitFor();
+                    for (int i = 0; i < bcast.length; i++) {
+                        assertEquals(run * 1000L + i, bcast[i], "bcast, run " + run);
+                    }
+
+                    for (int i = 0; i < mine.length; i++) {
+                        mine[i] = rank * 100 + run + i;
+                    }
+                    ag.start();
+                    ag.waitFor();
+                    w.allgather(mine, allHost, mine.length, Datatype.INT);
+                    assertArrayEquals(allHost, all, "allgather, run " + run);
+                }
+                for (Request r : new Request[] {barrier, allreduce, reduce, bc, ag}) {
+                    r.free();
+                }
+            }
+        });
+    }
+
+    @Test
+    void aThousandBackToBackBarriersReuseOneCounter() {
+        job(4, "shm", false, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Request barrier = t.world().barrierInit(Offload.NIC);
+                OffloadProgram p = ((OffloadedCollective) barrier).program();
+                assertEquals(1, p.counters(), "a butterfly barrier offloaded needs one counter");
+                for (int i = 0; i < 1000; i++) {
+                    barrier.start();
+                    barrier.waitFor();
+                }
+                barrier.free();
+            }
+        });
+    }
+
+    @Test
+    void whatTheAluLacksIsRefusedWithAClearMessage() {
+        job(2, "shm", false, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                double[] a = new double[4];
+                TuttiException e = assertThrows(TuttiException.InvalidArgument.class,
+                        () -> w.allreduceInit(a, new double[4], 4, Datatype.DOUBLE, ReduceOp.PROD, Offload.NIC));
+                assertTrue(e.getMessage().contains("host path"), e.getMessage());
+                assertThrows(TuttiException.InvalidArgument.class,
+                        () -> w.allreduceInit(new byte[4], new byte[4], 4, Datatype.BYTE, ReduceOp.SUM, Offload.NIC));
+                assertThrows(TuttiException.InvalidArgument.class,
+                        () -> w.allreduceInit(Communicator.IN_PLACE, a, 4, Datatype.DOUBLE, ReduceOp.SUM, Offload.NIC));
+            }
+        });
+    }
+}
