@@ -59,11 +59,12 @@ public final class CollectiveBenchmark {
     /** The parsed command line. */
     record Options(String op, long[] sizes, int iters, int warmup, boolean json, boolean segment, boolean thesis,
                    double linkBytesPerSecond, String plot, boolean nonblocking, int testCalls, String algorithm,
-                   boolean blocking) {
+                   boolean blocking, boolean offload) {
 
         static final String USAGE = "usage: CollectiveBenchmark " + String.join("|", CollectiveOp.NAMES)
                 + " [--sizes LIST] [--iters N] [--warmup N] [--json] [--buffer array|segment] [--blocking]"
-                + " [--algorithm A] [--nonblocking [--test-calls N]] [--thesis [--link-bw GB/s] [--plot FILE]]";
+                + " [--algorithm A] [--nonblocking [--test-calls N]] [--thesis [--link-bw GB/s] [--plot FILE]]"
+                + " [--offload]";
 
         static Options parse(String[] args) {
             if (args.length == 0) {
@@ -86,6 +87,7 @@ public final class CollectiveBenchmark {
             int testCalls = 10;
             String algorithm = null;
             boolean blocking = false;
+            boolean offload = false;
             for (int i = 1; i < args.length; i++) {
                 switch (args[i]) {
                     case "--sizes" -> sizes = P2pBenchmark.Options.parseSizes(value(args, ++i, "--sizes"));
@@ -112,6 +114,7 @@ public final class CollectiveBenchmark {
                     case "--test-calls" -> testCalls = positive(value(args, ++i, "--test-calls"), "--test-calls", 0);
                     case "--algorithm" -> algorithm = value(args, ++i, "--algorithm");
                     case "--blocking" -> blocking = true;
+                    case "--offload" -> offload = true;
                     default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
                 }
             }
@@ -120,6 +123,14 @@ public final class CollectiveBenchmark {
             }
             if (nonblocking && (thesis || blocking)) {
                 throw new IllegalArgumentException("--nonblocking cannot be combined with --thesis or --blocking");
+            }
+            if (offload && !CollectiveOp.OFFLOADED.contains(op)) {
+                throw new IllegalArgumentException(op + " is not offloaded; --offload takes "
+                        + String.join(", ", CollectiveOp.OFFLOADED));
+            }
+            if (offload && (blocking || nonblocking || algorithm != null)) {
+                throw new IllegalArgumentException("--offload times persistent offloaded requests: drop --blocking,"
+                        + " --nonblocking and --algorithm");
             }
             if ((plot != null || !Double.isNaN(link)) && !thesis) {
                 throw new IllegalArgumentException("--plot and --link-bw go with --thesis");
@@ -136,7 +147,7 @@ public final class CollectiveBenchmark {
                 plot = op + "-bandwidth.png";
             }
             return new Options(op, sizes, iters, warmup, json, segment, thesis, link, plot, nonblocking, testCalls,
-                    algorithm, blocking);
+                    algorithm, blocking, offload);
         }
 
         /** 8 B to 1 MiB in powers of 4 (8, 32, 128, ... 512 KiB) and 1 MiB itself. */
@@ -205,7 +216,8 @@ public final class CollectiveBenchmark {
             for (int k = 0; k < o.sizes().length; k++) {
                 long size = CollectiveOp.effectiveSize(o.op(), o.sizes()[k]);
                 double bNode = bNodes == null ? Double.NaN : bNodes[k];
-                try (CollectiveOp op = CollectiveOp.create(o.op(), size, world, arena, o.segment(), o.blocking())) {
+                try (CollectiveOp op = CollectiveOp.create(o.op(), size, world, arena, o.segment(), o.blocking(),
+                        o.offload() ? io.tutti.Offload.NIC : io.tutti.Offload.HOST)) {
                     Row row = o.nonblocking()
                             ? nonblocking(world, op, o, size, stats)
                             : blocking(world, op, o, size, stats, bNode);
@@ -240,8 +252,10 @@ public final class CollectiveBenchmark {
         long lastJit = -1;
         long quietSince = 0;
         try (Arena scratch = Arena.ofConfined();
-             CollectiveOp a = CollectiveOp.create(o.op(), small, c, scratch, o.segment(), o.blocking());
-             CollectiveOp b = CollectiveOp.create(o.op(), large, c, scratch, o.segment(), o.blocking())) {
+             CollectiveOp a = CollectiveOp.create(o.op(), small, c, scratch, o.segment(), o.blocking(),
+                     io.tutti.Offload.HOST);
+             CollectiveOp b = CollectiveOp.create(o.op(), large, c, scratch, o.segment(), o.blocking(),
+                     io.tutti.Offload.HOST)) {
             while (more[0] != 0) {
                 if (o.nonblocking()) {
                     for (int i = 0; i < 200; i++) {

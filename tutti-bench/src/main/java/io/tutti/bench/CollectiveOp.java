@@ -25,6 +25,10 @@ abstract class CollectiveOp implements AutoCloseable {
     static final List<String> NAMES = List.of("barrier", "bcast", "reduce", "allreduce", "scatter", "gather",
             "allgather", "alltoall", "reducescatter", "shift");
 
+    /** The operations that run offloaded to the software NIC ({@code --offload}). */
+    static final java.util.List<String> OFFLOADED = java.util.List.of("barrier", "bcast", "reduce", "allreduce",
+            "allgather");
+
     /** The operations that have nonblocking ({@code i}-prefixed) variants; shift is point-to-point. */
     static final List<String> NONBLOCKING = List.of("barrier", "bcast", "reduce", "allreduce", "scatter", "gather",
             "allgather", "alltoall", "reducescatter");
@@ -108,21 +112,21 @@ abstract class CollectiveOp implements AutoCloseable {
      * {@code arena} (off-heap) or Java arrays, filled with ones so reductions stay finite.
      */
     static CollectiveOp create(String op, long size, Communicator comm, Arena arena, boolean segment,
-                               boolean blocking) {
+                               boolean blocking, io.tutti.Offload where) {
         int p = comm.size();
         int n = count(op, effectiveSize(op, size));
         return switch (op) {
             case "barrier" -> new CollectiveOp(op, 0, comm, blocking) {
                 @Override Request start() { return comm.ibarrier(); }
                 @Override void blockingCall() { comm.barrier(); }
-                @Override Request init() { return comm.barrierInit(); }
+                @Override Request init() { return comm.barrierInit(where); }
             };
             case "bcast" -> {
                 Object b = bytes(size, segment, arena);
                 yield new CollectiveOp(op, size, comm, blocking) {
                     @Override Request start() { return comm.ibcast(b, n, Datatype.BYTE, ROOT); }
                     @Override void blockingCall() { comm.bcast(b, n, Datatype.BYTE, ROOT); }
-                    @Override Request init() { return comm.bcastInit(b, n, Datatype.BYTE, ROOT); }
+                    @Override Request init() { return comm.bcastInit(b, n, Datatype.BYTE, ROOT, where); }
                 };
             }
             case "reduce" -> {
@@ -131,7 +135,9 @@ abstract class CollectiveOp implements AutoCloseable {
                 yield new CollectiveOp(op, n * 8L, comm, blocking) {
                     @Override Request start() { return comm.ireduce(s, r, n, Datatype.DOUBLE, ReduceOp.SUM, ROOT); }
                     @Override void blockingCall() { comm.reduce(s, r, n, Datatype.DOUBLE, ReduceOp.SUM, ROOT); }
-                    @Override Request init() { return comm.reduceInit(s, r, n, Datatype.DOUBLE, ReduceOp.SUM, ROOT); }
+                    @Override Request init() {
+                        return comm.reduceInit(s, r, n, Datatype.DOUBLE, ReduceOp.SUM, ROOT, where);
+                    }
                 };
             }
             case "allreduce" -> {
@@ -140,7 +146,9 @@ abstract class CollectiveOp implements AutoCloseable {
                 yield new CollectiveOp(op, n * 8L, comm, blocking) {
                     @Override Request start() { return comm.iallreduce(s, r, n, Datatype.DOUBLE, ReduceOp.SUM); }
                     @Override void blockingCall() { comm.allreduce(s, r, n, Datatype.DOUBLE, ReduceOp.SUM); }
-                    @Override Request init() { return comm.allreduceInit(s, r, n, Datatype.DOUBLE, ReduceOp.SUM); }
+                    @Override Request init() {
+                        return comm.allreduceInit(s, r, n, Datatype.DOUBLE, ReduceOp.SUM, where);
+                    }
                 };
             }
             case "scatter" -> {
@@ -167,7 +175,7 @@ abstract class CollectiveOp implements AutoCloseable {
                 yield new CollectiveOp(op, size, comm, blocking) {
                     @Override Request start() { return comm.iallgather(s, r, n, Datatype.BYTE); }
                     @Override void blockingCall() { comm.allgather(s, r, n, Datatype.BYTE); }
-                    @Override Request init() { return comm.allgatherInit(s, r, n, Datatype.BYTE); }
+                    @Override Request init() { return comm.allgatherInit(s, r, n, Datatype.BYTE, where); }
                 };
             }
             case "alltoall" -> {

@@ -99,6 +99,11 @@ public final class BenchCommand implements Callable<Integer> {
             + " instead of persistent requests.")
     boolean blocking;
 
+    @Option(names = "--offload", description = "Collectives: time persistent requests offloaded to the software NIC"
+            + " (barrier, bcast, reduce, allreduce, allgather); add --jvm-opt=-Dtutti.progress.thread=true for the"
+            + " agent to run them.")
+    boolean offload;
+
     @Option(names = "--nonblocking", description = "Collectives: OSU's nonblocking method, the overlap of the"
             + " collective (iallreduce ...) with computation.")
     boolean nonblocking;
@@ -170,7 +175,7 @@ public final class BenchCommand implements Callable<Integer> {
         if ((iters != null && iters < 1) || (warmup != null && warmup < 0)) {
             return "--iters must be at least 1 and --warmup at least 0";
         }
-        if (mode.pointToPoint() && (algorithm != null || blocking || nonblocking || testCalls != null || thesis
+        if (mode.pointToPoint() && (algorithm != null || blocking || offload || nonblocking || testCalls != null || thesis
                 || linkBandwidth != null || plot != null)) {
             return "--algorithm, --blocking, --nonblocking, --test-calls, --thesis, --link-bw and --plot are for"
                     + " collective benchmarks, not " + mode;
@@ -226,6 +231,9 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (blocking) {
             args.add("--blocking");
+        }
+        if (offload) {
+            args.add("--offload");
         }
         if (nonblocking) {
             args.add("--nonblocking");
