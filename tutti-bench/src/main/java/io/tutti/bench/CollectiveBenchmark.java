@@ -128,9 +128,9 @@ public final class CollectiveBenchmark {
                 throw new IllegalArgumentException(op + " is not offloaded; --offload takes "
                         + String.join(", ", CollectiveOp.OFFLOADED));
             }
-            if (offload && (blocking || nonblocking || algorithm != null)) {
-                throw new IllegalArgumentException("--offload times persistent offloaded requests: drop --blocking,"
-                        + " --nonblocking and --algorithm");
+            if (offload && (blocking || algorithm != null)) {
+                throw new IllegalArgumentException("--offload times persistent offloaded requests: drop --blocking"
+                        + " and --algorithm");
             }
             if ((plot != null || !Double.isNaN(link)) && !thesis) {
                 throw new IllegalArgumentException("--plot and --link-bw go with --thesis");
@@ -339,17 +339,17 @@ public final class CollectiveBenchmark {
         int iters = o.itersFor(size);
         int warmup = o.warmupFor(size);
         for (int i = 0; i < warmup; i++) {
-            op.start().waitFor(null);
+            op.begin().waitFor(null);
         }
         c.barrier();
         long t0 = System.nanoTime();
         for (int i = 0; i < iters; i++) {
-            op.start().waitFor(null);
+            op.begin().waitFor(null);
         }
         long pureNanos = (System.nanoTime() - t0) / iters;
         long computeTarget = pureNanos;
         for (int i = 0; i < warmup; i++) {
-            Request r = op.start();
+            Request r = op.begin();
             computeAndTest(computeTarget, o.testCalls(), r);
             r.waitFor(null);
         }
@@ -359,7 +359,7 @@ public final class CollectiveBenchmark {
         long compute = 0;
         for (int i = 0; i < iters; i++) {
             long s = System.nanoTime();
-            Request r = op.start();
+            Request r = op.begin();
             long cs = System.nanoTime();
             computeAndTest(computeTarget, o.testCalls(), r);
             compute += System.nanoTime() - cs;
@@ -492,10 +492,13 @@ public final class CollectiveBenchmark {
                         + " test() calls in a dummy compute as long as the pure time"
                 : "OSU method: each rank times its own loop; avg/min/max over the ranks' averages";
         System.out.println("# Tutti " + o.op() + " (" + method + ")");
-        String calls = o.nonblocking() ? "nonblocking calls (i" + o.op() + ")"
+        String calls = o.offload() ? "persistent requests offloaded to the software NIC (progress agent "
+                + (tutti.engine().hasProgressAgent() ? "on" : "off") + ")"
+                : o.nonblocking() ? "nonblocking calls (i" + o.op() + ")"
                 : o.blocking() ? "blocking calls" : "persistent requests";
         System.out.println("# ranks " + world.size() + ", buffers " + (o.segment() ? "off-heap segments" : "Java arrays")
-                + ", " + calls + ", algorithm " + (o.algorithm() == null ? "automatic" : o.algorithm())
+                + ", " + calls + ", algorithm " + (o.offload() ? "offload plan" : o.algorithm() == null ? "automatic"
+                        : o.algorithm())
                 + ", eager limit " + tutti.engine().config().eagerLimit() + " B, java " + Runtime.version());
         System.out.println("# size = bytes per rank" + (CollectiveOp.reduces(o.op())
                 ? " (doubles, SUM, count = size/8)" : "") + "; iterations " + (o.iters() > 0 ? o.iters()

@@ -71,6 +71,8 @@ abstract class CollectiveOp implements AutoCloseable {
     final Communicator comm;
     final boolean blocking;
     private Request persistent;
+    /** Where persistent requests run ({@code --offload}: the software NIC). */
+    private io.tutti.Offload where = io.tutti.Offload.HOST;
 
     private CollectiveOp(String name, long size, Communicator comm, boolean blocking) {
         this.name = name;
@@ -95,6 +97,21 @@ abstract class CollectiveOp implements AutoCloseable {
     /** Starts the nonblocking variant ({@code iallreduce} ...); the caller tests and waits. */
     abstract Request start();
 
+    /**
+     * Starts one run for the overlap method: the nonblocking variant, or with {@code --offload} the
+     * offloaded persistent request (which the progress agent runs while the caller computes).
+     */
+    Request begin() {
+        if (where == io.tutti.Offload.HOST) {
+            return start();
+        }
+        if (persistent == null) {
+            persistent = init();
+        }
+        persistent.start();
+        return persistent;
+    }
+
     abstract void blockingCall();
 
     abstract Request init();
@@ -113,6 +130,13 @@ abstract class CollectiveOp implements AutoCloseable {
      */
     static CollectiveOp create(String op, long size, Communicator comm, Arena arena, boolean segment,
                                boolean blocking, io.tutti.Offload where) {
+        CollectiveOp c = build(op, size, comm, arena, segment, blocking, where);
+        c.where = where;
+        return c;
+    }
+
+    private static CollectiveOp build(String op, long size, Communicator comm, Arena arena, boolean segment,
+                                      boolean blocking, io.tutti.Offload where) {
         int p = comm.size();
         int n = count(op, effectiveSize(op, size));
         return switch (op) {
