@@ -34,6 +34,8 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
     private final Arena arena = Arena.ofShared();
     /** Packets that came for a run this rank has not started yet. */
     private final ArrayDeque<Held> held = new ArrayDeque<>();
+    /** Spent entries of {@link #held}, reused: a peer one run ahead is the common case, not an exception. */
+    private final ArrayDeque<Held> heldFree = new ArrayDeque<>();
     /** Fired operations the destination had no room for yet, in firing order. */
     private final ArrayDeque<Outbound> outbound = new ArrayDeque<>();
     /** The engine's completed-run count at which the current start is done. */
@@ -41,9 +43,21 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
     private boolean started;
     private boolean freed;
     private TuttiException failure;
+    /** Made once: a method reference per start would be an allocation per start. */
+    private final Runnable armer = this::arm;
 
-    private record Held(int source, int buffer, long offset, byte[] data, int counter, long value, long epoch,
-                        boolean put) {
+    /** A packet kept for a later run; mutable and pooled. */
+    private static final class Held {
+        int source;
+        int buffer;
+        long offset;
+        byte[] data = new byte[64];
+        MemorySegment segment = MemorySegment.ofArray(data);
+        int length;
+        int counter;
+        long value;
+        long epoch;
+        boolean put;
     }
 
     private record Outbound(int dest, int buffer, long offset, byte[] data, int counter, long add, long epoch,
@@ -106,7 +120,7 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
         started = true;
         target = nic.completedRuns() + 1;
         engine.track(this);
-        engine.locked(this::arm);
+        engine.locked(armer);
     }
 
     private void arm() {
@@ -114,9 +128,9 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
         // packets of this run that came before it started
         for (int k = held.size(); k > 0; k--) {
             Held h = held.poll();
-            if (h.epoch() == nic.epoch()) {
-                land(h.source(), h.buffer(), h.offset(), MemorySegment.ofArray(h.data()), 0, h.data().length,
-                        h.counter(), h.value(), h.put());
+            if (h.epoch == nic.epoch()) {
+                land(h.source, h.buffer, h.offset, h.segment, 0, h.length, h.counter, h.value, h.put);
+                heldFree.add(h);
             } else {
                 held.add(h);
             }
@@ -236,9 +250,21 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
         }
         if (epoch == now + 1) {
             // a peer is a run ahead of this rank: keep the packet for the start of that run
-            byte[] copy = new byte[length];
-            MemorySegment.copy(data, dataOffset, MemorySegment.ofArray(copy), 0, length);
-            held.add(new Held(source, buffer, offset, copy, counter, value, epoch, put));
+            Held h = heldFree.isEmpty() ? new Held() : heldFree.poll();
+            if (h.data.length < length) {
+                h.data = new byte[length];
+                h.segment = MemorySegment.ofArray(h.data);
+            }
+            MemorySegment.copy(data, dataOffset, h.segment, 0, length);
+            h.source = source;
+            h.buffer = buffer;
+            h.offset = offset;
+            h.length = length;
+            h.counter = counter;
+            h.value = value;
+            h.epoch = epoch;
+            h.put = put;
+            held.add(h);
             return true;
         }
         return false;
