@@ -51,14 +51,16 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** The class in tutti-bench that runs the collective benchmarks on every rank. */
     static final String COLLECTIVE_CLASS = "io.tutti.bench.CollectiveBenchmark";
+    /** The LogGP parameters, measured as the BCL-3 thesis does. */
+    static final String LOGGP_CLASS = "io.tutti.bench.LogGpBenchmark";
 
     /** The benchmarks: three point-to-point ones ({@value #BENCHMARK_CLASS}), then the collectives. */
     enum Mode {
-        latency, bw, bibw, barrier, bcast, reduce, allreduce, scatter, gather, allgather, alltoall, reducescatter,
+        latency, bw, bibw, loggp, barrier, bcast, reduce, allreduce, scatter, gather, allgather, alltoall, reducescatter,
         shift;
 
         boolean pointToPoint() {
-            return this == latency || this == bw || this == bibw;
+            return this == latency || this == bw || this == bibw || this == loggp;
         }
     }
 
@@ -160,7 +162,8 @@ public final class BenchCommand implements Callable<Integer> {
         }
         // Empty user class path: the benchmark is in the launcher's own jars, and "." could shadow it.
         Launcher.Options options = new Launcher.Options(ranks, threads, timeout, false, "", jvmOptions,
-                mode.pointToPoint() ? BENCHMARK_CLASS : COLLECTIVE_CLASS, benchmarkArgs(), verbose, where);
+                mode == Mode.loggp ? LOGGP_CLASS : mode.pointToPoint() ? BENCHMARK_CLASS : COLLECTIVE_CLASS,
+                mode == Mode.loggp ? (json ? List.of("--json") : List.of()) : benchmarkArgs(), verbose, where);
         return new Launcher(System.out, System.err, "tutti bench").run(options);
     }
 
