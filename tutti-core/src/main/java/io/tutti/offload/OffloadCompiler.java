@@ -273,97 +273,163 @@ public final class OffloadCompiler {
 
     // ---------------------------------------------------------------- single source
 
+    /** Where a rank's receives come from: its sources in order of first receive, and each receive's number. */
+    private static final class Sources {
+        final List<Integer> parents = new ArrayList<>();
+        final int[] counts;
+        final int[] source; // per step: index of the source a RECV is from, else -1
+        final int[] ordinal; // per RECV step: its number among the receives from its source
+
+        Sources(Schedule s) {
+            int n = s.steps();
+            source = new int[n];
+            ordinal = new int[n];
+            int[] c = new int[n + 1];
+            for (int i = 0; i < n; i++) {
+                source[i] = -1;
+                if (s.kind(i) == Schedule.RECV) {
+                    int k = parents.indexOf(s.peer(i));
+                    if (k < 0) {
+                        k = parents.size();
+                        parents.add(s.peer(i));
+                    }
+                    source[i] = k;
+                    ordinal[i] = c[k]++;
+                }
+            }
+            counts = Arrays.copyOf(c, parents.size());
+        }
+
+        /** First arrival number of source {@code k}'s block (receives are counted per source). */
+        int base(int k) {
+            int b = 0;
+            for (int j = 0; j < k; j++) {
+                b += counts[j];
+            }
+            return b;
+        }
+    }
+
     /**
-     * Branch and pipeline on one counter for a schedule in which every rank receives from at most one
-     * peer (a broadcast tree or chain).
+     * Branch and pipeline (seed 001, section 4.1) for a schedule in which each step forwards data
+     * from at most one source: a broadcast tree or chain (one source per rank, one counter), or
+     * several pipelines through a rank (Trinaryx3: one counter per source, each counting its
+     * segments, plus a completion counter that each source's counter bumps when its part is done).
+     * The root waits for a sync from every other rank (table 2, Rq 0) before it sends.
      *
-     * @throws Refused if a rank receives from two peers, reduces, or forwards before receiving
+     * @throws Refused if a step waits for data from two sources, a rank reduces, or forwards before
+     *                 receiving
      */
     public static OffloadProgram singleSource(IntFunction<Schedule> schedules, int rank) {
         Schedule s = schedules.apply(rank);
         int size = s.size();
-        int parent = parentOf(s);
+        Sources src = new Sources(s);
+        int sources = src.parents.size();
         int root = rank;
-        for (int hops = 0, p = parent; p >= 0; hops++) {
+        for (int hops = 0, p = sources == 0 ? -1 : src.parents.get(0); p >= 0; hops++) {
             if (hops > size) {
                 throw new Refused(s.name() + ": the receive chain from rank " + rank + " loops; no single source");
             }
             root = p;
-            p = parentOf(schedules.apply(p));
+            Sources up = new Sources(schedules.apply(p));
+            p = up.parents.isEmpty() ? -1 : up.parents.get(0);
         }
         int n = s.steps();
-        int recvs = 0;
-        int[] seg = new int[n]; // receives (counted from the first) the step needs
-        BitSet levels = new BitSet();
+        int[] from = new int[n]; // the source a step's data comes from, -1 none, -2 several
+        int[] seg = new int[n]; // receives from that source the step needs
         int[] level = new int[n];
+        BitSet levels = new BitSet();
+        int[] fanout = new int[Math.max(1, sources)];
         for (int i = 0; i < n; i++) {
+            int f = -1;
             int need = 0;
             int lv = 0;
             for (int d : s.dependencies(i)) {
-                need = Math.max(need, seg[d]);
                 lv = Math.max(lv, level[d] + 1);
+                if (from[d] == -1) {
+                    continue;
+                }
+                f = f == -1 || f == from[d] ? from[d] : -2;
+                need = Math.max(need, seg[d]);
             }
             level[i] = lv;
-            if (s.kind(i) == Schedule.RECV) {
-                need = Math.max(need, ++recvs);
+            byte kind = s.kind(i);
+            if (kind == Schedule.RECV) {
+                int k = src.source[i];
+                if (f >= 0 && f != k) {
+                    f = -2;
+                } else {
+                    f = k;
+                    need = Math.max(need, src.ordinal[i] + 1);
+                }
                 levels.set(lv);
-            } else if (s.kind(i) == Schedule.SEND) {
+            }
+            boolean moves = s.length(i) > 0 && kind != Schedule.RECV;
+            if (f == -2 && (kind == Schedule.SEND || moves)) {
+                throw new Refused(s.name() + " rank " + rank + " step " + i + " waits for data from several sources;"
+                        + " one threshold watches one counter");
+            }
+            if (kind == Schedule.SEND) {
                 levels.set(lv);
-                if (rank != root && need == 0 && s.length(i) > 0) {
+                if (rank != root && f < 0 && s.length(i) > 0) {
                     throw new Refused(s.name() + " rank " + rank + " step " + i + " sends before it has received"
                             + " anything; not a single-source pattern");
                 }
-            } else if (s.kind(i) == Schedule.REDUCE && s.length(i) > 0) {
+                if (f >= 0) {
+                    fanout[f]++;
+                }
+            } else if (kind == Schedule.REDUCE && s.length(i) > 0) {
                 throw new Refused(s.name() + " rank " + rank + " step " + i + " reduces: the single-source pattern"
                         + " only forwards data; use the NIC reduction tree");
             }
+            from[i] = f;
             seg[i] = need;
         }
+        int done = sources > 1 ? sources : -1; // the completion counter, when there are several sources
+        int counters = Math.max(1, sources) + (sources > 1 ? 1 : 0);
         OffloadProgram.Builder b = new OffloadProgram.Builder(s.name(), "single-source", rank, size)
-                .rounds(levels.cardinality());
-        long fin;
-        int fanout = 0;
-        for (int i = 0; i < n; i++) {
-            if (s.kind(i) == Schedule.SEND) {
-                fanout++;
-            }
-        }
-        boolean branch = rank != root && recvs == 1 && fanout >= 2;
+                .rounds(levels.cardinality()).counters(counters);
+        long[] fin = new long[Math.max(1, sources)];
+        boolean[] branch = new boolean[Math.max(1, sources)];
         if (rank == root) {
             b.arrivals(size - 1);
-            fin = size - 1;
+            fin[0] = size - 1;
         } else {
-            b.arrivals(recvs);
+            int[] perCounter = new int[counters];
+            System.arraycopy(src.counts, 0, perCounter, 0, sources);
+            b.arrivals(perCounter);
             int sync = rank < root ? rank : rank - 1;
-            // the sync (table 2, Rq 0): this rank's buffer is ready; a zero-byte write that counts 1 at the root
+            // the sync (table 2, Rq 0): this rank's buffers are ready; a zero-byte write that counts 1 at the root
             b.put(0, 0, root, OffloadProgram.RECV_BUFFER, 0, 0, OffloadProgram.RECV_BUFFER, 0, 1, sync);
-            if (branch) {
-                b.counterAdd(1, 1, fanout);
-                fin = 1 + fanout;
-            } else {
-                fin = recvs;
+            for (int k = 0; k < sources; k++) {
+                branch[k] = src.counts[k] == 1 && fanout[k] >= 2;
+                if (branch[k]) {
+                    // the tank must rise by the fan-out before the branch writes fire (table 2, Rq 1)
+                    b.counterAdd(1, 1, fanout[k]).on(k);
+                    fin[k] = 1 + fanout[k];
+                } else {
+                    fin[k] = src.counts[k];
+                }
             }
         }
         Map<Integer, Long> lastTh = new HashMap<>();
         for (int i = 0; i < n; i++) {
             byte kind = s.kind(i);
             long len = s.length(i);
-            long th = rank == root ? size - 1 : branch ? 1 + fanout : seg[i];
+            int k = Math.max(from[i], 0);
+            long th = rank == root ? size - 1 : branch[k] ? 1 + fanout[k] : seg[i];
             int need = rank == root ? size - 1 : seg[i];
             if (kind == Schedule.RECV) {
                 b.buffer(s.buffer(i), s.offset(i) + len);
             } else if (kind == Schedule.SEND) {
                 Schedule child = schedules.apply(s.peer(i));
+                Sources cs = new Sources(child);
                 int ord = ordinal(s, i);
                 int recv = -1;
-                int childOrd = 0;
                 for (int j = 0; j < child.steps() && recv < 0; j++) {
-                    if (child.kind(j) == Schedule.RECV) {
-                        if (child.peer(j) == rank && child.tag(j) == s.tag(i) && ordinal(child, j) == ord) {
-                            recv = j;
-                        } else {
-                            childOrd++;
-                        }
+                    if (child.kind(j) == Schedule.RECV && child.peer(j) == rank && child.tag(j) == s.tag(i)
+                            && ordinal(child, j) == ord) {
+                        recv = j;
                     }
                 }
                 if (recv < 0) {
@@ -374,36 +440,31 @@ public final class OffloadCompiler {
                 Long prev = lastTh.put(s.peer(i), th);
                 if (prev != null && prev > th) {
                     throw new Refused(s.name() + " rank " + rank + " sends segments to rank " + s.peer(i) + " out of"
-                            + " order; a single counter identifies them by count only");
+                            + " order; a counter identifies them by count only");
                 }
-                // the child counts arrivals from us in order: its k-th receive is arrival k
+                // the child counts what we send on its counter for us, in order
+                int ck = cs.source[recv];
                 b.put(th, need, s.peer(i), s.buffer(i), s.offset(i), len, child.buffer(recv), child.offset(recv), 1,
-                        childOrd);
+                        cs.base(ck) + cs.ordinal[recv]).on(k).target(ck);
             } else if (kind == Schedule.COPY && len > 0) {
-                b.copy(rank == root ? 0 : seg[i], seg[i], s.buffer(i), s.offset(i), s.srcBuffer(i), s.srcOffset(i),
-                        len);
+                b.copy(th, need, s.buffer(i), s.offset(i), s.srcBuffer(i), s.srcOffset(i), len).on(k);
             }
         }
-        int need = rank == root ? size - 1 : recvs;
-        b.complete(fin, need);
-        if (fin != 0) {
-            b.counterAdd(fin, need, -fin);
+        if (done < 0) {
+            int need = rank == root ? size - 1 : sources == 0 ? 0 : src.counts[0];
+            b.complete(fin[0], need);
+            if (fin[0] != 0) {
+                b.counterAdd(fin[0], need, -fin[0]);
+            }
+        } else {
+            for (int k = 0; k < sources; k++) {
+                b.counterAdd(fin[k], src.counts[k], 1).on(k).target(done);
+                b.counterAdd(fin[k], src.counts[k], -fin[k]).on(k);
+            }
+            b.complete(sources, 0).on(done);
+            b.counterAdd(sources, 0, -sources).on(done);
         }
         return b.build();
-    }
-
-    private static int parentOf(Schedule s) {
-        int parent = -1;
-        for (int i = 0; i < s.steps(); i++) {
-            if (s.kind(i) == Schedule.RECV) {
-                if (parent >= 0 && parent != s.peer(i)) {
-                    throw new Refused(s.name() + " rank " + s.rank() + " receives from ranks " + parent + " and "
-                            + s.peer(i) + ": not a single-source pattern; use the 2^n scheme");
-                }
-                parent = s.peer(i);
-            }
-        }
-        return parent;
     }
 
     /** The single-source pattern if every rank has one source, else the 2^n scheme. */

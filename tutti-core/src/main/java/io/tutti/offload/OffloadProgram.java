@@ -56,6 +56,7 @@ public final class OffloadProgram {
     final int counters;
     final int entries;
     final int arrivals;
+    final int[] arrivalStart;
     final long[] bufferBytes;
     final OffloadAlu.Op aluOp;
     final OffloadAlu.Type aluType;
@@ -84,7 +85,11 @@ public final class OffloadProgram {
         this.rank = b.rank;
         this.size = b.size;
         this.counters = b.counters;
-        this.arrivals = b.arrivals;
+        this.arrivalStart = new int[b.counters + 1];
+        for (int c = 0; c < b.counters; c++) {
+            arrivalStart[c + 1] = arrivalStart[c] + (c < b.arrivals.length ? b.arrivals[c] : 0);
+        }
+        this.arrivals = arrivalStart[b.counters];
         this.bufferBytes = b.bufferBytes.clone();
         this.aluOp = b.aluOp;
         this.aluType = b.aluType;
@@ -166,6 +171,20 @@ public final class OffloadProgram {
         return arrivals;
     }
 
+    /**
+     * Checking metadata: arrivals are numbered per counter, counter {@code c}'s from
+     * {@code arrivalStart(c)} to {@code arrivalStart(c + 1) - 1}; {@link #need} counts from the start
+     * of the entry's counter's block.
+     */
+    public int arrivalStart(int c) {
+        return arrivalStart[c];
+    }
+
+    /** The counter entry {@code i} waits on. */
+    public int counter(int i) {
+        return counter[i];
+    }
+
     /** Communication rounds of the algorithm on this rank. */
     public int rounds() {
         return rounds;
@@ -214,7 +233,7 @@ public final class OffloadProgram {
         return l;
     }
 
-    /** Checking metadata: arrivals of this rank that must have landed before entry {@code i} fires. */
+    /** Checking metadata: arrivals of this rank on the entry's counter that must have landed before it fires. */
     public int need(int i) {
         return need[i];
     }
@@ -359,7 +378,7 @@ public final class OffloadProgram {
         private final List<E> es = new ArrayList<>();
         private final long[] bufferBytes = new long[BUFFERS];
         private int counters = 1;
-        private int arrivals;
+        private int[] arrivals = {0};
         private int rounds;
         private OffloadAlu.Op aluOp;
         private OffloadAlu.Type aluType;
@@ -376,8 +395,15 @@ public final class OffloadProgram {
             return this;
         }
 
+        /** Arrivals per run, all on counter 0. */
         public Builder arrivals(int n) {
-            arrivals = n;
+            arrivals = new int[] {n};
+            return this;
+        }
+
+        /** Arrivals per run on each counter. */
+        public Builder arrivals(int[] perCounter) {
+            arrivals = perCounter.clone();
             return this;
         }
 
@@ -425,8 +451,11 @@ public final class OffloadProgram {
             return this;
         }
 
+        /** Adds {@code value} to the triggering counter (or to another one, see {@link #target}). */
         public Builder counterAdd(long th, int need, long value) {
-            add(CNTR_ADD, th, need).value = value;
+            E e = add(CNTR_ADD, th, need);
+            e.value = value;
+            e.targetCounter = -1;
             return this;
         }
 
@@ -508,10 +537,19 @@ public final class OffloadProgram {
             return this;
         }
 
+        /** Sets the counter the entry added last adds to (the peer's for PUT and remote adds). */
+        public Builder target(int counter) {
+            es.getLast().targetCounter = counter;
+            return this;
+        }
+
         public OffloadProgram build() {
             List<E> sorted = new ArrayList<>(es);
             sorted.sort(Comparator.<E>comparingInt(e -> e.counter).thenComparingLong(e -> e.threshold));
             for (E e : sorted) {
+                if (e.op == CNTR_ADD && e.targetCounter < 0) {
+                    e.targetCounter = e.counter;
+                }
                 if (e.counter < 0 || e.counter >= counters || e.targetCounter < 0) {
                     throw new IllegalStateException("counter out of range in " + name);
                 }

@@ -11,6 +11,7 @@ import io.tutti.coll.DisseminationBarrier;
 import io.tutti.coll.KaryBcast;
 import io.tutti.coll.RecursiveDoublingAllgather;
 import io.tutti.coll.Schedule;
+import io.tutti.coll.Trinaryx3Bcast;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -71,14 +72,15 @@ class OffloadPropertyTest {
 
     @Property(tries = 80, shrinking = ShrinkingMode.OFF)
     void bcast(@ForAll @IntRange(min = 1, max = 33) int n, @ForAll @IntRange(min = 0, max = 300) int bytes,
-               @ForAll @IntRange(min = 0, max = 2) int algorithm, @ForAll @IntRange(min = 0, max = 99) int rootPick,
+               @ForAll @IntRange(min = 0, max = 3) int algorithm, @ForAll @IntRange(min = 0, max = 99) int rootPick,
                @ForAll long seed) {
         assertTimeoutPreemptively(LIMIT, () -> {
             int root = rootPick % n;
             IntFunction<Schedule> s = switch (algorithm) {
                 case 0 -> r -> KaryBcast.build(r, n, bytes, root, 2);
                 case 1 -> r -> BinomialBcast.build(r, n, bytes, root);
-                default -> r -> ChainBcast.build(r, n, bytes, root, 1 + bytes / 5);
+                case 2 -> r -> ChainBcast.build(r, n, bytes, root, 1 + bytes / 5);
+                default -> r -> Trinaryx3Bcast.build(r, n, bytes, root, 1 + bytes / 7);
             };
             OffloadHarness h = new OffloadHarness(compile(n, s, true), seed);
             if (n == 1) {
@@ -89,7 +91,7 @@ class OffloadPropertyTest {
             byte[] data = new byte[bytes];
             random.nextBytes(data);
             MemorySegment.copy(MemorySegment.ofArray(data), 0, h.memory(root, OffloadProgram.RECV_BUFFER), 0, bytes);
-            h.run();
+            h.run(2, null);
             for (int r = 0; r < n; r++) {
                 assertArrayEquals(data, bytes(h.memory(r, OffloadProgram.RECV_BUFFER), 0, bytes), "rank " + r);
             }
