@@ -70,8 +70,8 @@ public final class OffloadCommand implements Callable<Integer> {
         @Option(names = "--n", required = true, paramLabel = "N", description = "Number of ranks (any N >= 1).")
         int n;
 
-        @Option(names = "--rank", paramLabel = "R", description = "The rank to report (default: the busiest one: 1 for"
-                + " barrier, allgather and bcast, the root for reduce and allreduce).")
+        @Option(names = "--rank", paramLabel = "R", description = "The rank to report (default: a busy one: 1 for"
+                + " barrier and allgather, the root's first child for bcast, the root for reduce and allreduce).")
         Integer rank;
 
         @Option(names = "--bytes", paramLabel = "B", defaultValue = "8",
@@ -93,7 +93,7 @@ public final class OffloadCommand implements Callable<Integer> {
                 return Launcher.EXIT_USAGE;
             }
             boolean reduction = coll == Coll.reduce || coll == Coll.allreduce;
-            int r = rank != null ? rank : reduction || n == 1 ? root : 1;
+            int r = rank != null ? rank : reduction || n == 1 ? root : coll == Coll.bcast ? (root + 1) % n : 1;
             try {
                 OffloadProgram p = OffloadPlans.program(coll.plan, n, r, bytes, root, OffloadAlu.Op.ADD,
                         OffloadAlu.Type.INT64);

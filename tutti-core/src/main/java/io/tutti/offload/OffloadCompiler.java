@@ -186,7 +186,8 @@ public final class OffloadCompiler {
                         Analysis peer = ranks.get(s.peer(i));
                         int send = match(peer.sendByKey, rank, me, i, "send");
                         checkLength(peer.s, send, s, i);
-                        b.remoteAdd(me.threshold(k), k, s.peer(i), peer.weight(peer.rtr[send]), peer.rtr[send]);
+                        b.remoteAdd(me.threshold(k), k, s.peer(i), peer.weight(peer.rtr[send]), peer.rtr[send])
+                                .role(OffloadProgram.ROLE_RTR);
                     }
                     after.set(me.rte[i]);
                 }
@@ -199,11 +200,13 @@ public final class OffloadCompiler {
                         int k = prefix(after, s, i, "its data and the peer's RTR are in");
                         long th = me.threshold(k);
                         b.put(th, k, s.peer(i), s.buffer(i), s.offset(i), len, peer.s.buffer(recv), peer.s.offset(recv),
-                                0, -1);
-                        b.remoteAdd(th, k, s.peer(i), peer.weight(peer.rte[recv]), peer.rte[recv]);
+                                0, -1).role(OffloadProgram.ROLE_DAT);
+                        b.remoteAdd(th, k, s.peer(i), peer.weight(peer.rte[recv]), peer.rte[recv])
+                                .role(OffloadProgram.ROLE_RTE);
                     } else {
                         int k = prefix(req, s, i, "it may signal");
-                        b.remoteAdd(me.threshold(k), k, s.peer(i), peer.weight(peer.rte[recv]), peer.rte[recv]);
+                        b.remoteAdd(me.threshold(k), k, s.peer(i), peer.weight(peer.rte[recv]), peer.rte[recv])
+                                .role(OffloadProgram.ROLE_SIGNAL);
                     }
                 }
                 case Schedule.COPY, Schedule.REDUCE -> {
@@ -228,7 +231,7 @@ public final class OffloadCompiler {
         b.complete(full, me.arrivals);
         if (full != 0) {
             // wrap the tank back to 0 for the next start (no CNTR_SUB exists)
-            b.counterAdd(full, me.arrivals, -full);
+            b.counterAdd(full, me.arrivals, -full).role(OffloadProgram.ROLE_FIN);
         }
         return b.build();
     }
@@ -400,12 +403,13 @@ public final class OffloadCompiler {
             b.arrivals(perCounter);
             int sync = rank < root ? rank : rank - 1;
             // the sync (table 2, Rq 0): this rank's buffers are ready; a zero-byte write that counts 1 at the root
-            b.put(0, 0, root, OffloadProgram.RECV_BUFFER, 0, 0, OffloadProgram.RECV_BUFFER, 0, 1, sync);
+            b.put(0, 0, root, OffloadProgram.RECV_BUFFER, 0, 0, OffloadProgram.RECV_BUFFER, 0, 1, sync)
+                    .role(OffloadProgram.ROLE_SYNC);
             for (int k = 0; k < sources; k++) {
                 branch[k] = src.counts[k] == 1 && fanout[k] >= 2;
                 if (branch[k]) {
                     // the tank must rise by the fan-out before the branch writes fire (table 2, Rq 1)
-                    b.counterAdd(1, 1, fanout[k]).on(k);
+                    b.counterAdd(1, 1, fanout[k]).on(k).role(OffloadProgram.ROLE_BRANCH);
                     fin[k] = 1 + fanout[k];
                 } else {
                     fin[k] = src.counts[k];
@@ -454,15 +458,15 @@ public final class OffloadCompiler {
             int need = rank == root ? size - 1 : sources == 0 ? 0 : src.counts[0];
             b.complete(fin[0], need);
             if (fin[0] != 0) {
-                b.counterAdd(fin[0], need, -fin[0]);
+                b.counterAdd(fin[0], need, -fin[0]).role(OffloadProgram.ROLE_FIN);
             }
         } else {
             for (int k = 0; k < sources; k++) {
                 b.counterAdd(fin[k], src.counts[k], 1).on(k).target(done);
-                b.counterAdd(fin[k], src.counts[k], -fin[k]).on(k);
+                b.counterAdd(fin[k], src.counts[k], -fin[k]).on(k).role(OffloadProgram.ROLE_FIN);
             }
             b.complete(sources, 0).on(done);
-            b.counterAdd(sources, 0, -sources).on(done);
+            b.counterAdd(sources, 0, -sources).on(done).role(OffloadProgram.ROLE_FIN);
         }
         return b.build();
     }
@@ -568,7 +572,7 @@ public final class OffloadCompiler {
         }
         b.complete(fin, (int) fin);
         if (fin != 0) {
-            b.counterAdd(fin, (int) fin, -fin);
+            b.counterAdd(fin, (int) fin, -fin).role(OffloadProgram.ROLE_FIN);
         }
         return b.build();
     }

@@ -42,6 +42,17 @@ public final class OffloadProgram {
     public static final byte REDUCE = 7;
     public static final byte COMPLETE = 8;
 
+    /** What an entry is for, in the seed's message names (the dump's Mn column); reports only. */
+    public static final byte ROLE_NONE = 0;
+    public static final byte ROLE_RTR = 1;
+    public static final byte ROLE_DAT = 2;
+    public static final byte ROLE_RTE = 3;
+    public static final byte ROLE_SIGNAL = 4;
+    public static final byte ROLE_SYNC = 5;
+    public static final byte ROLE_BRANCH = 6;
+    public static final byte ROLE_FIN = 7;
+    private static final String[] ROLES = {"", "RTR", "DAT", "RTE", "SIG", "SYNC", "BRANCH", "FIN"};
+
     /** Buffer ids: the schedule's three, and the NIC's accumulator. */
     public static final byte SEND_BUFFER = 0;
     public static final byte RECV_BUFFER = 1;
@@ -77,6 +88,7 @@ public final class OffloadProgram {
     final int[] branch;
     final int[] arrival;
     final int[] need;
+    final byte[] role;
     final int rounds;
 
     private OffloadProgram(Builder b, List<Builder.E> es) {
@@ -112,6 +124,7 @@ public final class OffloadProgram {
         branch = new int[n];
         arrival = new int[n];
         need = new int[n];
+        role = new byte[n];
         counterStart = new int[counters + 1];
         for (int i = 0; i < n; i++) {
             Builder.E e = es.get(i);
@@ -131,6 +144,7 @@ public final class OffloadProgram {
             branch[i] = e.branch;
             arrival[i] = e.arrival;
             need[i] = e.need;
+            role[i] = e.role;
             counterStart[e.counter + 1]++;
         }
         for (int c = 0; c < counters; c++) {
@@ -243,6 +257,11 @@ public final class OffloadProgram {
         return arrival[i];
     }
 
+    /** The entry's role ({@link #ROLE_RTR} ...), for reports. */
+    public byte role(int i) {
+        return role[i];
+    }
+
     /** Buffer read for COPY/REDUCE sources and NIC_REDUCE's accumulator. */
     public byte srcBuffer(int i) {
         return srcBuffer[i];
@@ -299,8 +318,8 @@ public final class OffloadProgram {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format("%s, rank %d of %d, scheme %s: %d counter(s), %d entries%n", name, rank, size, scheme,
                 counters, entries));
-        sb.append(String.format("%4s %3s %20s  %-16s %10s %5s %4s  %s%n", "Rq", "Ct", "Th", "Ot", "Iv/Cl/Cr", "Pq", "Ci",
-                "region"));
+        sb.append(String.format("%4s %3s %20s  %-16s %10s %5s %4s  %-6s %s%n", "Rq", "Ct", "Th", "Ot", "Iv/Cl/Cr", "Pq",
+                "Ci", "Mn", "region"));
         for (int i = 0; i < entries; i++) {
             String v;
             String pq = peer[i] >= 0 ? Integer.toString(peer[i]) : "-";
@@ -336,8 +355,8 @@ public final class OffloadProgram {
                 }
                 default -> v = "-";
             }
-            sb.append(String.format("%4d %3s %20d  %-16s %10s %5s %4s  %s%n", i, "C" + counter[i], threshold[i],
-                    opName(op[i]), v, pq, ci, region).stripTrailing()).append(System.lineSeparator());
+            sb.append(String.format("%4d %3s %20d  %-16s %10s %5s %4s  %-6s %s", i, "C" + counter[i], threshold[i],
+                    opName(op[i]), v, pq, ci, ROLES[role[i]], region).stripTrailing()).append(System.lineSeparator());
         }
         return sb.toString();
     }
@@ -369,6 +388,7 @@ public final class OffloadProgram {
             int branch;
             int arrival = -1;
             int need;
+            byte role;
         }
 
         private final String name;
@@ -534,6 +554,12 @@ public final class OffloadProgram {
         /** Sets the triggering counter of the entry added last. */
         public Builder on(int counter) {
             es.getLast().counter = counter;
+            return this;
+        }
+
+        /** Names what the entry added last is for ({@link #ROLE_RTR} ...). */
+        public Builder role(byte r) {
+            es.getLast().role = r;
             return this;
         }
 
