@@ -256,16 +256,6 @@ public final class OffloadCompiler {
         return m;
     }
 
-    private static int ordinal(Schedule s, int step) {
-        int ord = 0;
-        for (int j = 0; j < step; j++) {
-            if (s.kind(j) == s.kind(step) && s.peer(j) == s.peer(step) && s.tag(j) == s.tag(step)) {
-                ord++;
-            }
-        }
-        return ord;
-    }
-
     private static void checkLength(Schedule other, int otherStep, Schedule s, int step) {
         if (other.length(otherStep) != s.length(step)) {
             throw new Refused(s.name() + ": rank " + s.rank() + " step " + step + " moves " + s.length(step)
@@ -416,6 +406,9 @@ public final class OffloadCompiler {
                 }
             }
         }
+        Ranks ranks = new Ranks(schedules);
+        Analysis me = ranks.get(rank);
+        Map<Integer, Sources> childSources = new HashMap<>();
         Map<Integer, Long> lastTh = new HashMap<>();
         for (int i = 0; i < n; i++) {
             byte kind = s.kind(i);
@@ -426,16 +419,11 @@ public final class OffloadCompiler {
             if (kind == Schedule.RECV) {
                 b.buffer(s.buffer(i), s.offset(i) + len);
             } else if (kind == Schedule.SEND) {
-                Schedule child = schedules.apply(s.peer(i));
-                Sources cs = new Sources(child);
-                int ord = ordinal(s, i);
-                int recv = -1;
-                for (int j = 0; j < child.steps() && recv < 0; j++) {
-                    if (child.kind(j) == Schedule.RECV && child.peer(j) == rank && child.tag(j) == s.tag(i)
-                            && ordinal(child, j) == ord) {
-                        recv = j;
-                    }
-                }
+                Analysis ca = ranks.get(s.peer(i));
+                Schedule child = ca.s;
+                Sources cs = childSources.computeIfAbsent(s.peer(i), x -> new Sources(child));
+                Integer found = ca.recvByKey.get(key(rank, s.tag(i), me.ordinal[i]));
+                int recv = found == null ? -1 : found;
                 if (recv < 0) {
                     throw new Refused(s.name() + " rank " + rank + " step " + i + " to rank " + s.peer(i)
                             + " has no matching receive");

@@ -101,6 +101,21 @@ class OffloadGoldenTest {
     }
 
     /**
+     * Section 5.1.1: a 2049-segment pipeline (the K computer's 128 MB split) takes one counter on an
+     * inner rank; the pre-matched offload one counter per send and two per receive.
+     */
+    @Test
+    @Timeout(60)
+    void longPipelineNeedsOneCounter() {
+        int segments = 2049;
+        OffloadProgram p = OffloadCompiler.singleSource(x -> ChainBcast.build(x, 4, segments * 64L, 0, 64), 1);
+        OffloadCompiler.Resources res = OffloadCompiler.resources(p, ChainBcast.build(1, 4, segments * 64L, 0, 64));
+        assertEquals(1, res.counters());
+        assertEquals(3 * segments, res.preMatchedCounters());
+        assertEquals(segments, p.entry(p.entries() - 1).value() * -1, "the wrap subtracts one per segment");
+    }
+
+    /**
      * Section 5.1.1: Trinaryx3's three pipelines need one counter each (plus, in Tutti, one that
      * gathers their completions), where the pre-matched offload needs a counter per send and two
      * per receive.
