@@ -43,6 +43,8 @@ import java.util.function.IntFunction;
 public final class OffloadCompiler {
     /** A schedule the requested pattern cannot express; the message says why. */
     public static final class Refused extends TuttiException.InvalidArgument {
+        private static final long serialVersionUID = 1L;
+
         public Refused(String message) {
             super(message);
         }

@@ -34,6 +34,8 @@ import java.util.Random;
 public final class OffloadHarness {
     /** Why a run failed. */
     public static final class Failure extends AssertionError {
+        private static final long serialVersionUID = 1L;
+
         Failure(String message) {
             super(message);
         }
