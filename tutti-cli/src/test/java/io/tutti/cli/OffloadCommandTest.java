@@ -32,8 +32,8 @@ class OffloadCommandTest {
         assertTrue(r.out().matches("(?s).*deferred-work entries\\s+5\\s+6\\n.*"), r.out());
         assertTrue(r.out().matches("(?s).*rounds\\s+3\\s+3\\n.*"), r.out());
         assertTrue(r.out().matches("(?s).*Th\\s+Ot\\s+Iv/Cl/Cr\\s+Pq\\s+Ci.*"), r.out());
-        assertTrue(r.out().matches("(?s).*\\s4\\s+REMOTE_CNTR_ADD\\s+Iv 2\\s+2\\s+C0\\n.*"), r.out());
-        assertTrue(r.out().matches("(?s).*\\s7\\s+CNTR_ADD\\s+Cl -7\\s.*"), r.out());
+        assertTrue(r.out().matches("(?s).*\\s4\\s+REMOTE_CNTR_ADD\\s+Iv 2\\s+2\\s+C0\\s+SIG\\n.*"), r.out());
+        assertTrue(r.out().matches("(?s).*\\s7\\s+CNTR_ADD\\s+Cl -7\\s+-\\s+C0\\s+FIN.*"), r.out());
     }
 
     @Test
