@@ -2,6 +2,7 @@ package io.tutti.offload;
 
 import io.tutti.TuttiException;
 import io.tutti.coll.Schedule;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -16,10 +17,12 @@ import java.util.function.IntFunction;
  *
  * <ul>
  *   <li>{@link #bucket} (the water tank 2^n scheme, multiple sources) compiles any {@link Schedule}
- *       whose steps wait for their arrivals in one fixed order: each rank numbers the packets it
- *       expects (a peer's RTR for each of its data sends, a peer's RTE or signal for each receive)
- *       in round order and gives arrival i the bucket 2^(A-1-i); an entry that needs the first k
- *       arrivals fires at the sum of their buckets, which no combination of later buckets reaches.
+ *       whose steps wait for their arrivals in one fixed order: each rank lists the packets it
+ *       expects (a peer's RTR for each of its data sends, a peer's RTE or signal for each receive),
+ *       finds an order in which the set every entry waits for is a prefix (possible exactly when
+ *       those sets form a chain under inclusion), and gives arrival i the bucket 2^(A-1-i); an
+ *       entry that needs the first k arrivals fires at the sum of their buckets, which no
+ *       combination of later buckets reaches.
  *       A data message becomes the table 5 exchange: the receiver's RTR when its buffer is ready,
  *       the sender's DAT (a PUT) once its data is ready and the RTR is in, then its RTE, which lands
  *       after the DAT because packets between two ranks arrive in order. A zero-byte message (a
@@ -58,7 +61,13 @@ public final class OffloadCompiler {
 
     // ---------------------------------------------------------------- 2^n scheme
 
-    /** One rank's view for the 2^n scheme: its arrival order and where each step stands. */
+    /**
+     * One rank's view for the 2^n scheme: which arrivals each of its entries waits for, and an order
+     * of those arrivals in which every such set is a prefix. Such an order exists exactly when the
+     * sets form a chain under inclusion; arrivals are then ranked by the smallest set that holds
+     * them (an RTR before the RTE of the same round, as in table 5, because the DAT needs only the
+     * RTR). If the sets do not form a chain, {@code problem} says which two steps disagree.
+     */
     private static final class Analysis {
         final Schedule s;
         final int[] level;
@@ -69,15 +78,21 @@ public final class OffloadCompiler {
         final Map<Long, Integer> sendByKey = new HashMap<>();
         final int[] ordinal;
         final int rounds;
+        final String problem;
 
         Analysis(Schedule s) {
             this.s = s;
             int n = s.steps();
             level = new int[n];
             ordinal = new int[n];
+            rtr = new int[n];
+            rte = new int[n];
+            Arrays.fill(rtr, -1);
+            Arrays.fill(rte, -1);
             Map<Long, Integer> seen = new HashMap<>();
             BitSet commLevels = new BitSet();
-            List<long[]> events = new ArrayList<>();
+            // provisional arrival ids in step order; id -> step and phase (0 RTR, 1 RTE/signal)
+            List<int[]> ids = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 int lv = 0;
                 for (int d : s.dependencies(i)) {
@@ -92,25 +107,92 @@ public final class OffloadCompiler {
                     ordinal[i] = ord;
                     (k == Schedule.SEND ? sendByKey : recvByKey).put(key(s.peer(i), s.tag(i), ord), i);
                     if (k == Schedule.RECV) {
-                        events.add(new long[] {lv, 1, i});
+                        rte[i] = ids.size();
+                        ids.add(new int[] {i, 1});
                     } else if (s.length(i) > 0) {
-                        events.add(new long[] {lv, 0, i});
+                        rtr[i] = ids.size();
+                        ids.add(new int[] {i, 0});
                     }
                 }
             }
             rounds = commLevels.cardinality();
-            // round order; within a round the RTR comes before the RTE, as in table 5
-            events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0])
-                    : a[1] != b[1] ? Long.compare(a[1], b[1]) : Long.compare(a[2], b[2]));
-            rtr = new int[n];
-            rte = new int[n];
-            Arrays.fill(rtr, -1);
-            Arrays.fill(rte, -1);
-            for (int e = 0; e < events.size(); e++) {
-                long[] ev = events.get(e);
-                (ev[1] == 0 ? rtr : rte)[(int) ev[2]] = e;
+            arrivals = ids.size();
+            // the set each entry waits for, over provisional ids
+            BitSet[] done = new BitSet[n];
+            List<BitSet> waits = new ArrayList<>();
+            List<Integer> waiter = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                BitSet req = new BitSet();
+                for (int d : s.dependencies(i)) {
+                    req.or(done[d]);
+                }
+                BitSet after = (BitSet) req.clone();
+                byte k = s.kind(i);
+                if (k == Schedule.SEND && s.length(i) > 0) {
+                    after.set(rtr[i]);
+                    waits.add(after);
+                    waiter.add(i);
+                } else if (k == Schedule.SEND || s.length(i) > 0) {
+                    waits.add(req);
+                    waiter.add(i);
+                }
+                if (k == Schedule.RECV) {
+                    after.set(rte[i]);
+                }
+                done[i] = after;
             }
-            arrivals = events.size();
+            BitSet all = new BitSet();
+            all.set(0, arrivals);
+            waits.add(all);
+            waiter.add(-1);
+            Integer[] bySize = new Integer[waits.size()];
+            for (int w = 0; w < bySize.length; w++) {
+                bySize[w] = w;
+            }
+            Arrays.sort(bySize, (a, b) -> Integer.compare(waits.get(a).cardinality(), waits.get(b).cardinality()));
+            String why = null;
+            for (int w = 1; w < bySize.length && why == null; w++) {
+                BitSet smaller = waits.get(bySize[w - 1]);
+                BitSet larger = waits.get(bySize[w]);
+                BitSet extra = (BitSet) smaller.clone();
+                extra.andNot(larger);
+                if (!extra.isEmpty()) {
+                    why = s.name() + " rank " + s.rank() + ": step " + waiter.get(bySize[w - 1]) + " waits for "
+                            + describe(ids, smaller) + " and step " + waiter.get(bySize[w]) + " for "
+                            + describe(ids, larger) + "; neither includes the other, so no order of one counter's"
+                            + " 2^n buckets lets both fire exactly when their arrivals are in";
+                }
+            }
+            problem = why;
+            // rank: the smallest set holding the arrival, then RTR before RTE, then step order
+            int[] first = new int[arrivals];
+            Arrays.fill(first, Integer.MAX_VALUE);
+            for (int w = 0; w < bySize.length; w++) {
+                BitSet set = waits.get(bySize[w]);
+                for (int a = set.nextSetBit(0); a >= 0; a = set.nextSetBit(a + 1)) {
+                    first[a] = Math.min(first[a], w);
+                }
+            }
+            Integer[] order = new Integer[arrivals];
+            for (int a = 0; a < arrivals; a++) {
+                order[a] = a;
+            }
+            Arrays.sort(order, (a, b) -> first[a] != first[b] ? Integer.compare(first[a], first[b])
+                    : ids.get(a)[1] != ids.get(b)[1] ? Integer.compare(ids.get(a)[1], ids.get(b)[1])
+                    : Integer.compare(ids.get(a)[0], ids.get(b)[0]));
+            for (int pos = 0; pos < arrivals; pos++) {
+                int[] id = ids.get(order[pos]);
+                (id[1] == 0 ? rtr : rte)[id[0]] = pos;
+            }
+        }
+
+        private static String describe(List<int[]> ids, BitSet set) {
+            StringBuilder sb = new StringBuilder("{");
+            for (int a = set.nextSetBit(0); a >= 0; a = set.nextSetBit(a + 1)) {
+                sb.append(sb.length() > 1 ? ", " : "").append(ids.get(a)[1] == 0 ? "RTR of step " : "arrival of step ")
+                        .append(ids.get(a)[0]);
+            }
+            return sb.append('}').toString();
         }
 
         long weight(int arrival) {
@@ -162,6 +244,9 @@ public final class OffloadCompiler {
         Ranks ranks = new Ranks(schedules);
         Analysis me = ranks.get(rank);
         Schedule s = me.s;
+        if (me.problem != null) {
+            throw new Refused(me.problem);
+        }
         if (me.arrivals > MAX_BUCKETS) {
             throw new Refused(s.name() + " rank " + rank + " expects " + me.arrivals + " arrivals; one 64-bit counter"
                     + " holds at most " + MAX_BUCKETS + " buckets of the 2^n scheme");
@@ -185,7 +270,7 @@ public final class OffloadCompiler {
                     if (len > 0) {
                         // RTR: the buffer is ready, tell the sender
                         int k = prefix(req, s, i, "its receive buffer is ready");
-                        Analysis peer = ranks.get(s.peer(i));
+                        Analysis peer = peer(ranks, s.peer(i));
                         int send = match(peer.sendByKey, rank, me, i, "send");
                         checkLength(peer.s, send, s, i);
                         b.remoteAdd(me.threshold(k), k, s.peer(i), peer.weight(peer.rtr[send]), peer.rtr[send])
@@ -194,7 +279,7 @@ public final class OffloadCompiler {
                     after.set(me.rte[i]);
                 }
                 case Schedule.SEND -> {
-                    Analysis peer = ranks.get(s.peer(i));
+                    Analysis peer = peer(ranks, s.peer(i));
                     int recv = match(peer.recvByKey, rank, me, i, "receive");
                     checkLength(peer.s, recv, s, i);
                     if (len > 0) {
@@ -236,6 +321,15 @@ public final class OffloadCompiler {
             b.counterAdd(full, me.arrivals, -full).role(OffloadProgram.ROLE_FIN);
         }
         return b.build();
+    }
+
+    private static Analysis peer(Ranks ranks, int p) {
+        Analysis a = ranks.get(p);
+        if (a.problem != null || a.arrivals > MAX_BUCKETS) {
+            throw new Refused("peer rank " + p + " cannot take part in the 2^n scheme: " + (a.problem != null
+                    ? a.problem : "it expects " + a.arrivals + " arrivals, more than " + MAX_BUCKETS));
+        }
+        return a;
     }
 
     private static int prefix(BitSet set, Schedule s, int step, String what) {
@@ -320,14 +414,22 @@ public final class OffloadCompiler {
         int size = s.size();
         Sources src = new Sources(s);
         int sources = src.parents.size();
+        // every source must lead back to one root, and a root must be the only origin of what its children get
         int root = rank;
-        for (int hops = 0, p = sources == 0 ? -1 : src.parents.get(0); p >= 0; hops++) {
-            if (hops > size) {
-                throw new Refused(s.name() + ": the receive chain from rank " + rank + " loops; no single source");
+        for (int k = 0; k < sources; k++) {
+            int r = rootOf(schedules, src.parents.get(k), size, s.name());
+            if (k > 0 && r != root) {
+                throw new Refused(s.name() + " rank " + rank + " gets data that starts at ranks " + root + " and " + r
+                        + ": no single source; use the 2^n scheme");
             }
-            root = p;
-            Sources up = new Sources(schedules.apply(p));
-            p = up.parents.isEmpty() ? -1 : up.parents.get(0);
+            root = r;
+        }
+        if (sources == 0) {
+            // the root waits for a sync from every other rank, so its data must reach them all
+            String why = broadcastFrom(schedules, rank, size);
+            if (why != null) {
+                throw new Refused(s.name() + ": rank " + rank + " receives nothing, but it is no broadcast root: " + why);
+            }
         }
         int n = s.steps();
         int[] from = new int[n]; // the source a step's data comes from, -1 none, -2 several
@@ -461,14 +563,65 @@ public final class OffloadCompiler {
         return b.build();
     }
 
-    /** The single-source pattern if every rank has one source, else the 2^n scheme. */
+    // follows first sources up to a rank that receives nothing
+    private static int rootOf(IntFunction<Schedule> schedules, int from, int size, String name) {
+        int at = from;
+        for (int hops = 0; hops <= size; hops++) {
+            Sources up = new Sources(schedules.apply(at));
+            if (up.parents.isEmpty()) {
+                return at;
+            }
+            at = up.parents.get(0);
+        }
+        throw new Refused(name + ": the receive chain from rank " + from + " loops; no single source");
+    }
+
+    /**
+     * Why the schedule is not a broadcast from {@code root} (its sends reach every rank, nobody
+     * reduces, and every rank's data starts at the root), or null if it is. Reads every rank's
+     * schedule.
+     */
+    static String broadcastFrom(IntFunction<Schedule> schedules, int root, int size) {
+        boolean[] seen = new boolean[size];
+        ArrayDeque<Integer> todo = new ArrayDeque<>();
+        seen[root] = true;
+        todo.add(root);
+        int reached = 1;
+        while (!todo.isEmpty()) {
+            int r = todo.poll();
+            Schedule s = schedules.apply(r);
+            for (int i = 0; i < s.steps(); i++) {
+                if (s.kind(i) == Schedule.REDUCE && s.length(i) > 0) {
+                    return "rank " + r + " reduces";
+                }
+                if (s.kind(i) == Schedule.RECV && rootOf(schedules, s.peer(i), size, s.name()) != root) {
+                    return "rank " + r + " gets data from rank " + s.peer(i) + ", which does not start at rank " + root;
+                }
+                if (s.kind(i) == Schedule.SEND && !seen[s.peer(i)]) {
+                    seen[s.peer(i)] = true;
+                    reached++;
+                    todo.add(s.peer(i));
+                }
+            }
+        }
+        return reached == size ? null : "its sends reach " + reached + " of " + size + " ranks";
+    }
+
+    /**
+     * The single-source pattern if the schedule is a broadcast (see {@link #singleSource}), else the
+     * 2^n scheme. The choice is made for the whole schedule, not per rank, so that the ranks agree:
+     * it reads every rank's schedule once.
+     */
     public static OffloadProgram compile(IntFunction<Schedule> schedules, int rank, OffloadAlu.Op op,
                                          OffloadAlu.Type type) {
+        int size = schedules.apply(rank).size();
+        boolean broadcast;
         try {
-            return singleSource(schedules, rank);
-        } catch (Refused notSingle) {
-            return bucket(schedules, rank, op, type);
+            broadcast = broadcastFrom(schedules, rootOf(schedules, 0, size, ""), size) == null;
+        } catch (Refused loops) {
+            broadcast = false;
         }
+        return broadcast ? singleSource(schedules, rank) : bucket(schedules, rank, op, type);
     }
 
     // ---------------------------------------------------------------- NIC reduction tree
