@@ -235,9 +235,9 @@ public final class OffloadCompiler {
      * The 2^n scheme on one counter for {@code rank}'s schedule. {@code op} and {@code type} are the
      * ALU's for a schedule with REDUCE steps (null otherwise).
      *
-     * @throws Refused if some step waits for a set of arrivals that is not a prefix of the rank's
-     *                 arrival order, if the rank expects more than {@value #MAX_BUCKETS} arrivals, or
-     *                 a send has no matching receive of the same length
+     * @throws Refused if two of the rank's entries (or of a peer's) wait for sets of arrivals neither of
+     *                 which includes the other, if a rank expects more than {@value #MAX_BUCKETS}
+     *                 arrivals, or a send has no matching receive of the same length
      */
     public static OffloadProgram bucket(IntFunction<Schedule> schedules, int rank, OffloadAlu.Op op,
                                         OffloadAlu.Type type) {
@@ -739,6 +739,11 @@ public final class OffloadCompiler {
      * What a program uses, and what the send/recv-based ("pre-matched", Schneider et al.) offload of
      * the same algorithm would: per the seed's count, one counter per send and two per receive,
      * one triggered operation or matching entry per send and receive, the same rounds.
+     *
+     * <p>{@code rounds}: the communication rounds (dependency levels with a send or receive) of the
+     * rank's schedule; for the NIC tree, the tree's levels up (and down, for an allreduce), the
+     * critical path every rank waits through. {@code checkpoints}: distinct thresholds (the seed's
+     * real rounds R). {@code arrivals}: packets counted per run.
      */
     public record Resources(String scheme, int counters, int entries, int rounds, int checkpoints, int arrivals,
                             int preMatchedCounters, int preMatchedEntries, int preMatchedRounds) {
