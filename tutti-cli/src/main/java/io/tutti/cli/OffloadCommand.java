@@ -5,11 +5,13 @@ import io.tutti.offload.OffloadAlu;
 import io.tutti.offload.OffloadCompiler;
 import io.tutti.offload.OffloadPlans;
 import io.tutti.offload.OffloadProgram;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code tutti offload}: the offload engine's plans. {@code plan} compiles a collective for N ranks
@@ -23,9 +25,12 @@ import picocli.CommandLine.Option;
         footer = {"", "Examples:", "  tutti offload plan --coll barrier --n 8 --dump",
             "  tutti offload plan --coll allgather --n 1000000"})
 public final class OffloadCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() {
-        System.err.println("tutti offload: give a command: plan");
+        spec.commandLine().getErr().println("tutti offload: give a command: plan");
         return Launcher.EXIT_USAGE;
     }
 
@@ -55,6 +60,9 @@ public final class OffloadCommand implements Callable<Integer> {
                     + " Pq (peer), Ci (counter added to).",
             })
     static final class Plan implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
         @Option(names = "--coll", required = true, paramLabel = "COLL",
                 description = "The collective: ${COMPLETION-CANDIDATES}.")
         Coll coll;
@@ -62,8 +70,8 @@ public final class OffloadCommand implements Callable<Integer> {
         @Option(names = "--n", required = true, paramLabel = "N", description = "Number of ranks (any N >= 1).")
         int n;
 
-        @Option(names = "--rank", paramLabel = "R", description = "The rank to report (default: the busiest one: 1 for"
-                + " barrier, allgather and bcast, the root for reduce and allreduce).")
+        @Option(names = "--rank", paramLabel = "R", description = "The rank to report (default: a busy one: 1 for"
+                + " barrier and allgather, the root's first child for bcast, the root for reduce and allreduce).")
         Integer rank;
 
         @Option(names = "--bytes", paramLabel = "B", defaultValue = "8",
@@ -78,13 +86,14 @@ public final class OffloadCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            PrintStream out = System.out;
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
             if (n < 1 || root < 0 || root >= n || bytes < 0 || (rank != null && (rank < 0 || rank >= n))) {
-                System.err.println("tutti offload plan: need N >= 1, 0 <= --rank, --root < N and --bytes >= 0");
+                err.println("tutti offload plan: need N >= 1, 0 <= --rank, --root < N and --bytes >= 0");
                 return Launcher.EXIT_USAGE;
             }
             boolean reduction = coll == Coll.reduce || coll == Coll.allreduce;
-            int r = rank != null ? rank : reduction || n == 1 ? root : 1;
+            int r = rank != null ? rank : reduction || n == 1 ? root : coll == Coll.bcast ? (root + 1) % n : 1;
             try {
                 OffloadProgram p = OffloadPlans.program(coll.plan, n, r, bytes, root, OffloadAlu.Op.ADD,
                         OffloadAlu.Type.INT64);
@@ -111,9 +120,10 @@ public final class OffloadCommand implements Callable<Integer> {
                     out.println();
                     out.print(p.dump());
                 }
+                out.flush();
                 return 0;
             } catch (TuttiException e) {
-                System.err.println("tutti offload plan: " + e.getMessage());
+                err.println("tutti offload plan: " + e.getMessage());
                 return Launcher.EXIT_USAGE;
             }
         }

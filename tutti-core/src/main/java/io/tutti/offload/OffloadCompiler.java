@@ -2,6 +2,7 @@ package io.tutti.offload;
 
 import io.tutti.TuttiException;
 import io.tutti.coll.Schedule;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -16,10 +17,12 @@ import java.util.function.IntFunction;
  *
  * <ul>
  *   <li>{@link #bucket} (the water tank 2^n scheme, multiple sources) compiles any {@link Schedule}
- *       whose steps wait for their arrivals in one fixed order: each rank numbers the packets it
- *       expects (a peer's RTR for each of its data sends, a peer's RTE or signal for each receive)
- *       in round order and gives arrival i the bucket 2^(A-1-i); an entry that needs the first k
- *       arrivals fires at the sum of their buckets, which no combination of later buckets reaches.
+ *       whose steps wait for their arrivals in one fixed order: each rank lists the packets it
+ *       expects (a peer's RTR for each of its data sends, a peer's RTE or signal for each receive),
+ *       finds an order in which the set every entry waits for is a prefix (possible exactly when
+ *       those sets form a chain under inclusion), and gives arrival i the bucket 2^(A-1-i); an
+ *       entry that needs the first k arrivals fires at the sum of their buckets, which no
+ *       combination of later buckets reaches.
  *       A data message becomes the table 5 exchange: the receiver's RTR when its buffer is ready,
  *       the sender's DAT (a PUT) once its data is ready and the RTR is in, then its RTE, which lands
  *       after the DAT because packets between two ranks arrive in order. A zero-byte message (a
@@ -43,6 +46,8 @@ import java.util.function.IntFunction;
 public final class OffloadCompiler {
     /** A schedule the requested pattern cannot express; the message says why. */
     public static final class Refused extends TuttiException.InvalidArgument {
+        private static final long serialVersionUID = 1L;
+
         public Refused(String message) {
             super(message);
         }
@@ -56,7 +61,13 @@ public final class OffloadCompiler {
 
     // ---------------------------------------------------------------- 2^n scheme
 
-    /** One rank's view for the 2^n scheme: its arrival order and where each step stands. */
+    /**
+     * One rank's view for the 2^n scheme: which arrivals each of its entries waits for, and an order
+     * of those arrivals in which every such set is a prefix. Such an order exists exactly when the
+     * sets form a chain under inclusion; arrivals are then ranked by the smallest set that holds
+     * them (an RTR before the RTE of the same round, as in table 5, because the DAT needs only the
+     * RTR). If the sets do not form a chain, {@code problem} says which two steps disagree.
+     */
     private static final class Analysis {
         final Schedule s;
         final int[] level;
@@ -67,15 +78,21 @@ public final class OffloadCompiler {
         final Map<Long, Integer> sendByKey = new HashMap<>();
         final int[] ordinal;
         final int rounds;
+        final String problem;
 
         Analysis(Schedule s) {
             this.s = s;
             int n = s.steps();
             level = new int[n];
             ordinal = new int[n];
+            rtr = new int[n];
+            rte = new int[n];
+            Arrays.fill(rtr, -1);
+            Arrays.fill(rte, -1);
             Map<Long, Integer> seen = new HashMap<>();
             BitSet commLevels = new BitSet();
-            List<long[]> events = new ArrayList<>();
+            // provisional arrival ids in step order; id -> step and phase (0 RTR, 1 RTE/signal)
+            List<int[]> ids = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 int lv = 0;
                 for (int d : s.dependencies(i)) {
@@ -90,25 +107,92 @@ public final class OffloadCompiler {
                     ordinal[i] = ord;
                     (k == Schedule.SEND ? sendByKey : recvByKey).put(key(s.peer(i), s.tag(i), ord), i);
                     if (k == Schedule.RECV) {
-                        events.add(new long[] {lv, 1, i});
+                        rte[i] = ids.size();
+                        ids.add(new int[] {i, 1});
                     } else if (s.length(i) > 0) {
-                        events.add(new long[] {lv, 0, i});
+                        rtr[i] = ids.size();
+                        ids.add(new int[] {i, 0});
                     }
                 }
             }
             rounds = commLevels.cardinality();
-            // round order; within a round the RTR comes before the RTE, as in table 5
-            events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0])
-                    : a[1] != b[1] ? Long.compare(a[1], b[1]) : Long.compare(a[2], b[2]));
-            rtr = new int[n];
-            rte = new int[n];
-            Arrays.fill(rtr, -1);
-            Arrays.fill(rte, -1);
-            for (int e = 0; e < events.size(); e++) {
-                long[] ev = events.get(e);
-                (ev[1] == 0 ? rtr : rte)[(int) ev[2]] = e;
+            arrivals = ids.size();
+            // the set each entry waits for, over provisional ids
+            BitSet[] done = new BitSet[n];
+            List<BitSet> waits = new ArrayList<>();
+            List<Integer> waiter = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                BitSet req = new BitSet();
+                for (int d : s.dependencies(i)) {
+                    req.or(done[d]);
+                }
+                BitSet after = (BitSet) req.clone();
+                byte k = s.kind(i);
+                if (k == Schedule.SEND && s.length(i) > 0) {
+                    after.set(rtr[i]);
+                    waits.add(after);
+                    waiter.add(i);
+                } else if (k == Schedule.SEND || s.length(i) > 0) {
+                    waits.add(req);
+                    waiter.add(i);
+                }
+                if (k == Schedule.RECV) {
+                    after.set(rte[i]);
+                }
+                done[i] = after;
             }
-            arrivals = events.size();
+            BitSet all = new BitSet();
+            all.set(0, arrivals);
+            waits.add(all);
+            waiter.add(-1);
+            Integer[] bySize = new Integer[waits.size()];
+            for (int w = 0; w < bySize.length; w++) {
+                bySize[w] = w;
+            }
+            Arrays.sort(bySize, (a, b) -> Integer.compare(waits.get(a).cardinality(), waits.get(b).cardinality()));
+            String why = null;
+            for (int w = 1; w < bySize.length && why == null; w++) {
+                BitSet smaller = waits.get(bySize[w - 1]);
+                BitSet larger = waits.get(bySize[w]);
+                BitSet extra = (BitSet) smaller.clone();
+                extra.andNot(larger);
+                if (!extra.isEmpty()) {
+                    why = s.name() + " rank " + s.rank() + ": step " + waiter.get(bySize[w - 1]) + " waits for "
+                            + describe(ids, smaller) + " and step " + waiter.get(bySize[w]) + " for "
+                            + describe(ids, larger) + "; neither includes the other, so no order of one counter's"
+                            + " 2^n buckets lets both fire exactly when their arrivals are in";
+                }
+            }
+            problem = why;
+            // rank: the smallest set holding the arrival, then RTR before RTE, then step order
+            int[] first = new int[arrivals];
+            Arrays.fill(first, Integer.MAX_VALUE);
+            for (int w = 0; w < bySize.length; w++) {
+                BitSet set = waits.get(bySize[w]);
+                for (int a = set.nextSetBit(0); a >= 0; a = set.nextSetBit(a + 1)) {
+                    first[a] = Math.min(first[a], w);
+                }
+            }
+            Integer[] order = new Integer[arrivals];
+            for (int a = 0; a < arrivals; a++) {
+                order[a] = a;
+            }
+            Arrays.sort(order, (a, b) -> first[a] != first[b] ? Integer.compare(first[a], first[b])
+                    : ids.get(a)[1] != ids.get(b)[1] ? Integer.compare(ids.get(a)[1], ids.get(b)[1])
+                    : Integer.compare(ids.get(a)[0], ids.get(b)[0]));
+            for (int pos = 0; pos < arrivals; pos++) {
+                int[] id = ids.get(order[pos]);
+                (id[1] == 0 ? rtr : rte)[id[0]] = pos;
+            }
+        }
+
+        private static String describe(List<int[]> ids, BitSet set) {
+            StringBuilder sb = new StringBuilder("{");
+            for (int a = set.nextSetBit(0); a >= 0; a = set.nextSetBit(a + 1)) {
+                sb.append(sb.length() > 1 ? ", " : "").append(ids.get(a)[1] == 0 ? "RTR of step " : "arrival of step ")
+                        .append(ids.get(a)[0]);
+            }
+            return sb.append('}').toString();
         }
 
         long weight(int arrival) {
@@ -151,15 +235,18 @@ public final class OffloadCompiler {
      * The 2^n scheme on one counter for {@code rank}'s schedule. {@code op} and {@code type} are the
      * ALU's for a schedule with REDUCE steps (null otherwise).
      *
-     * @throws Refused if some step waits for a set of arrivals that is not a prefix of the rank's
-     *                 arrival order, if the rank expects more than {@value #MAX_BUCKETS} arrivals, or
-     *                 a send has no matching receive of the same length
+     * @throws Refused if two of the rank's entries (or of a peer's) wait for sets of arrivals neither of
+     *                 which includes the other, if a rank expects more than {@value #MAX_BUCKETS}
+     *                 arrivals, or a send has no matching receive of the same length
      */
     public static OffloadProgram bucket(IntFunction<Schedule> schedules, int rank, OffloadAlu.Op op,
                                         OffloadAlu.Type type) {
         Ranks ranks = new Ranks(schedules);
         Analysis me = ranks.get(rank);
         Schedule s = me.s;
+        if (me.problem != null) {
+            throw new Refused(me.problem);
+        }
         if (me.arrivals > MAX_BUCKETS) {
             throw new Refused(s.name() + " rank " + rank + " expects " + me.arrivals + " arrivals; one 64-bit counter"
                     + " holds at most " + MAX_BUCKETS + " buckets of the 2^n scheme");
@@ -183,15 +270,16 @@ public final class OffloadCompiler {
                     if (len > 0) {
                         // RTR: the buffer is ready, tell the sender
                         int k = prefix(req, s, i, "its receive buffer is ready");
-                        Analysis peer = ranks.get(s.peer(i));
+                        Analysis peer = peer(ranks, s.peer(i));
                         int send = match(peer.sendByKey, rank, me, i, "send");
                         checkLength(peer.s, send, s, i);
-                        b.remoteAdd(me.threshold(k), k, s.peer(i), peer.weight(peer.rtr[send]), peer.rtr[send]);
+                        b.remoteAdd(me.threshold(k), k, s.peer(i), peer.weight(peer.rtr[send]), peer.rtr[send])
+                                .role(OffloadProgram.ROLE_RTR);
                     }
                     after.set(me.rte[i]);
                 }
                 case Schedule.SEND -> {
-                    Analysis peer = ranks.get(s.peer(i));
+                    Analysis peer = peer(ranks, s.peer(i));
                     int recv = match(peer.recvByKey, rank, me, i, "receive");
                     checkLength(peer.s, recv, s, i);
                     if (len > 0) {
@@ -199,11 +287,13 @@ public final class OffloadCompiler {
                         int k = prefix(after, s, i, "its data and the peer's RTR are in");
                         long th = me.threshold(k);
                         b.put(th, k, s.peer(i), s.buffer(i), s.offset(i), len, peer.s.buffer(recv), peer.s.offset(recv),
-                                0, -1);
-                        b.remoteAdd(th, k, s.peer(i), peer.weight(peer.rte[recv]), peer.rte[recv]);
+                                0, -1).role(OffloadProgram.ROLE_DAT);
+                        b.remoteAdd(th, k, s.peer(i), peer.weight(peer.rte[recv]), peer.rte[recv])
+                                .role(OffloadProgram.ROLE_RTE);
                     } else {
                         int k = prefix(req, s, i, "it may signal");
-                        b.remoteAdd(me.threshold(k), k, s.peer(i), peer.weight(peer.rte[recv]), peer.rte[recv]);
+                        b.remoteAdd(me.threshold(k), k, s.peer(i), peer.weight(peer.rte[recv]), peer.rte[recv])
+                                .role(OffloadProgram.ROLE_SIGNAL);
                     }
                 }
                 case Schedule.COPY, Schedule.REDUCE -> {
@@ -228,9 +318,18 @@ public final class OffloadCompiler {
         b.complete(full, me.arrivals);
         if (full != 0) {
             // wrap the tank back to 0 for the next start (no CNTR_SUB exists)
-            b.counterAdd(full, me.arrivals, -full);
+            b.counterAdd(full, me.arrivals, -full).role(OffloadProgram.ROLE_FIN);
         }
         return b.build();
+    }
+
+    private static Analysis peer(Ranks ranks, int p) {
+        Analysis a = ranks.get(p);
+        if (a.problem != null || a.arrivals > MAX_BUCKETS) {
+            throw new Refused("peer rank " + p + " cannot take part in the 2^n scheme: " + (a.problem != null
+                    ? a.problem : "it expects " + a.arrivals + " arrivals, more than " + MAX_BUCKETS));
+        }
+        return a;
     }
 
     private static int prefix(BitSet set, Schedule s, int step, String what) {
@@ -253,16 +352,6 @@ public final class OffloadCompiler {
         return m;
     }
 
-    private static int ordinal(Schedule s, int step) {
-        int ord = 0;
-        for (int j = 0; j < step; j++) {
-            if (s.kind(j) == s.kind(step) && s.peer(j) == s.peer(step) && s.tag(j) == s.tag(step)) {
-                ord++;
-            }
-        }
-        return ord;
-    }
-
     private static void checkLength(Schedule other, int otherStep, Schedule s, int step) {
         if (other.length(otherStep) != s.length(step)) {
             throw new Refused(s.name() + ": rank " + s.rank() + " step " + step + " moves " + s.length(step)
@@ -273,99 +362,172 @@ public final class OffloadCompiler {
 
     // ---------------------------------------------------------------- single source
 
+    /** Where a rank's receives come from: its sources in order of first receive, and each receive's number. */
+    private static final class Sources {
+        final List<Integer> parents = new ArrayList<>();
+        final int[] counts;
+        final int[] source; // per step: index of the source a RECV is from, else -1
+        final int[] ordinal; // per RECV step: its number among the receives from its source
+
+        Sources(Schedule s) {
+            int n = s.steps();
+            source = new int[n];
+            ordinal = new int[n];
+            int[] c = new int[n + 1];
+            for (int i = 0; i < n; i++) {
+                source[i] = -1;
+                if (s.kind(i) == Schedule.RECV) {
+                    int k = parents.indexOf(s.peer(i));
+                    if (k < 0) {
+                        k = parents.size();
+                        parents.add(s.peer(i));
+                    }
+                    source[i] = k;
+                    ordinal[i] = c[k]++;
+                }
+            }
+            counts = Arrays.copyOf(c, parents.size());
+        }
+
+        /** First arrival number of source {@code k}'s block (receives are counted per source). */
+        int base(int k) {
+            int b = 0;
+            for (int j = 0; j < k; j++) {
+                b += counts[j];
+            }
+            return b;
+        }
+    }
+
     /**
-     * Branch and pipeline on one counter for a schedule in which every rank receives from at most one
-     * peer (a broadcast tree or chain).
+     * Branch and pipeline (seed 001, section 4.1) for a schedule in which each step forwards data
+     * from at most one source: a broadcast tree or chain (one source per rank, one counter), or
+     * several pipelines through a rank (Trinaryx3: one counter per source, each counting its
+     * segments, plus a completion counter that each source's counter bumps when its part is done).
+     * The root waits for a sync from every other rank (table 2, Rq 0) before it sends.
      *
-     * @throws Refused if a rank receives from two peers, reduces, or forwards before receiving
+     * @throws Refused if a step waits for data from two sources, a rank reduces, or forwards before
+     *                 receiving
      */
     public static OffloadProgram singleSource(IntFunction<Schedule> schedules, int rank) {
         Schedule s = schedules.apply(rank);
         int size = s.size();
-        int parent = parentOf(s);
+        Sources src = new Sources(s);
+        int sources = src.parents.size();
+        // every source must lead back to one root, and a root must be the only origin of what its children get
         int root = rank;
-        for (int hops = 0, p = parent; p >= 0; hops++) {
-            if (hops > size) {
-                throw new Refused(s.name() + ": the receive chain from rank " + rank + " loops; no single source");
+        for (int k = 0; k < sources; k++) {
+            int r = rootOf(schedules, src.parents.get(k), size, s.name());
+            if (k > 0 && r != root) {
+                throw new Refused(s.name() + " rank " + rank + " gets data that starts at ranks " + root + " and " + r
+                        + ": no single source; use the 2^n scheme");
             }
-            root = p;
-            p = parentOf(schedules.apply(p));
+            root = r;
+        }
+        if (sources == 0) {
+            // the root waits for a sync from every other rank, so its data must reach them all
+            String why = broadcastFrom(schedules, rank, size);
+            if (why != null) {
+                throw new Refused(s.name() + ": rank " + rank + " receives nothing, but it is no broadcast root: " + why);
+            }
         }
         int n = s.steps();
-        int recvs = 0;
-        int[] seg = new int[n]; // receives (counted from the first) the step needs
-        BitSet levels = new BitSet();
+        int[] from = new int[n]; // the source a step's data comes from, -1 none, -2 several
+        int[] seg = new int[n]; // receives from that source the step needs
         int[] level = new int[n];
+        BitSet levels = new BitSet();
+        int[] fanout = new int[Math.max(1, sources)];
         for (int i = 0; i < n; i++) {
+            int f = -1;
             int need = 0;
             int lv = 0;
             for (int d : s.dependencies(i)) {
-                need = Math.max(need, seg[d]);
                 lv = Math.max(lv, level[d] + 1);
+                if (from[d] == -1) {
+                    continue;
+                }
+                f = f == -1 || f == from[d] ? from[d] : -2;
+                need = Math.max(need, seg[d]);
             }
             level[i] = lv;
-            if (s.kind(i) == Schedule.RECV) {
-                need = Math.max(need, ++recvs);
+            byte kind = s.kind(i);
+            if (kind == Schedule.RECV) {
+                int k = src.source[i];
+                if (f >= 0 && f != k) {
+                    f = -2;
+                } else {
+                    f = k;
+                    need = Math.max(need, src.ordinal[i] + 1);
+                }
                 levels.set(lv);
-            } else if (s.kind(i) == Schedule.SEND) {
+            }
+            boolean moves = s.length(i) > 0 && kind != Schedule.RECV;
+            if (f == -2 && (kind == Schedule.SEND || moves)) {
+                throw new Refused(s.name() + " rank " + rank + " step " + i + " waits for data from several sources;"
+                        + " one threshold watches one counter");
+            }
+            if (kind == Schedule.SEND) {
                 levels.set(lv);
-                if (rank != root && need == 0 && s.length(i) > 0) {
+                if (rank != root && f < 0 && s.length(i) > 0) {
                     throw new Refused(s.name() + " rank " + rank + " step " + i + " sends before it has received"
                             + " anything; not a single-source pattern");
                 }
-            } else if (s.kind(i) == Schedule.REDUCE && s.length(i) > 0) {
+                if (f >= 0) {
+                    fanout[f]++;
+                }
+            } else if (kind == Schedule.REDUCE && s.length(i) > 0) {
                 throw new Refused(s.name() + " rank " + rank + " step " + i + " reduces: the single-source pattern"
                         + " only forwards data; use the NIC reduction tree");
             }
+            from[i] = f;
             seg[i] = need;
         }
+        int done = sources > 1 ? sources : -1; // the completion counter, when there are several sources
+        int counters = Math.max(1, sources) + (sources > 1 ? 1 : 0);
         OffloadProgram.Builder b = new OffloadProgram.Builder(s.name(), "single-source", rank, size)
-                .rounds(levels.cardinality());
-        long fin;
-        int fanout = 0;
-        for (int i = 0; i < n; i++) {
-            if (s.kind(i) == Schedule.SEND) {
-                fanout++;
-            }
-        }
-        boolean branch = rank != root && recvs == 1 && fanout >= 2;
+                .rounds(levels.cardinality()).counters(counters);
+        long[] fin = new long[Math.max(1, sources)];
+        boolean[] branch = new boolean[Math.max(1, sources)];
         if (rank == root) {
             b.arrivals(size - 1);
-            fin = size - 1;
+            fin[0] = size - 1;
         } else {
-            b.arrivals(recvs);
+            int[] perCounter = new int[counters];
+            System.arraycopy(src.counts, 0, perCounter, 0, sources);
+            b.arrivals(perCounter);
             int sync = rank < root ? rank : rank - 1;
-            // the sync (table 2, Rq 0): this rank's buffer is ready; a zero-byte write that counts 1 at the root
-            b.put(0, 0, root, OffloadProgram.RECV_BUFFER, 0, 0, OffloadProgram.RECV_BUFFER, 0, 1, sync);
-            if (branch) {
-                b.counterAdd(1, 1, fanout);
-                fin = 1 + fanout;
-            } else {
-                fin = recvs;
+            // the sync (table 2, Rq 0): this rank's buffers are ready; a zero-byte write that counts 1 at the root
+            b.put(0, 0, root, OffloadProgram.RECV_BUFFER, 0, 0, OffloadProgram.RECV_BUFFER, 0, 1, sync)
+                    .role(OffloadProgram.ROLE_SYNC);
+            for (int k = 0; k < sources; k++) {
+                branch[k] = src.counts[k] == 1 && fanout[k] >= 2;
+                if (branch[k]) {
+                    // the tank must rise by the fan-out before the branch writes fire (table 2, Rq 1)
+                    b.counterAdd(1, 1, fanout[k]).on(k).role(OffloadProgram.ROLE_BRANCH);
+                    fin[k] = 1 + fanout[k];
+                } else {
+                    fin[k] = src.counts[k];
+                }
             }
         }
+        Ranks ranks = new Ranks(schedules);
+        Analysis me = ranks.get(rank);
+        Map<Integer, Sources> childSources = new HashMap<>();
         Map<Integer, Long> lastTh = new HashMap<>();
         for (int i = 0; i < n; i++) {
             byte kind = s.kind(i);
             long len = s.length(i);
-            long th = rank == root ? size - 1 : branch ? 1 + fanout : seg[i];
+            int k = Math.max(from[i], 0);
+            long th = rank == root ? size - 1 : branch[k] ? 1 + fanout[k] : seg[i];
             int need = rank == root ? size - 1 : seg[i];
             if (kind == Schedule.RECV) {
                 b.buffer(s.buffer(i), s.offset(i) + len);
             } else if (kind == Schedule.SEND) {
-                Schedule child = schedules.apply(s.peer(i));
-                int ord = ordinal(s, i);
-                int recv = -1;
-                int childOrd = 0;
-                for (int j = 0; j < child.steps() && recv < 0; j++) {
-                    if (child.kind(j) == Schedule.RECV) {
-                        if (child.peer(j) == rank && child.tag(j) == s.tag(i) && ordinal(child, j) == ord) {
-                            recv = j;
-                        } else {
-                            childOrd++;
-                        }
-                    }
-                }
+                Analysis ca = ranks.get(s.peer(i));
+                Schedule child = ca.s;
+                Sources cs = childSources.computeIfAbsent(s.peer(i), x -> new Sources(child));
+                Integer found = ca.recvByKey.get(key(rank, s.tag(i), me.ordinal[i]));
+                int recv = found == null ? -1 : found;
                 if (recv < 0) {
                     throw new Refused(s.name() + " rank " + rank + " step " + i + " to rank " + s.peer(i)
                             + " has no matching receive");
@@ -374,46 +536,92 @@ public final class OffloadCompiler {
                 Long prev = lastTh.put(s.peer(i), th);
                 if (prev != null && prev > th) {
                     throw new Refused(s.name() + " rank " + rank + " sends segments to rank " + s.peer(i) + " out of"
-                            + " order; a single counter identifies them by count only");
+                            + " order; a counter identifies them by count only");
                 }
-                // the child counts arrivals from us in order: its k-th receive is arrival k
+                // the child counts what we send on its counter for us, in order
+                int ck = cs.source[recv];
                 b.put(th, need, s.peer(i), s.buffer(i), s.offset(i), len, child.buffer(recv), child.offset(recv), 1,
-                        childOrd);
+                        cs.base(ck) + cs.ordinal[recv]).on(k).target(ck);
             } else if (kind == Schedule.COPY && len > 0) {
-                b.copy(rank == root ? 0 : seg[i], seg[i], s.buffer(i), s.offset(i), s.srcBuffer(i), s.srcOffset(i),
-                        len);
+                b.copy(th, need, s.buffer(i), s.offset(i), s.srcBuffer(i), s.srcOffset(i), len).on(k);
             }
         }
-        int need = rank == root ? size - 1 : recvs;
-        b.complete(fin, need);
-        if (fin != 0) {
-            b.counterAdd(fin, need, -fin);
+        if (done < 0) {
+            int need = rank == root ? size - 1 : sources == 0 ? 0 : src.counts[0];
+            b.complete(fin[0], need);
+            if (fin[0] != 0) {
+                b.counterAdd(fin[0], need, -fin[0]).role(OffloadProgram.ROLE_FIN);
+            }
+        } else {
+            for (int k = 0; k < sources; k++) {
+                b.counterAdd(fin[k], src.counts[k], 1).on(k).target(done);
+                b.counterAdd(fin[k], src.counts[k], -fin[k]).on(k).role(OffloadProgram.ROLE_FIN);
+            }
+            b.complete(sources, 0).on(done);
+            b.counterAdd(sources, 0, -sources).on(done).role(OffloadProgram.ROLE_FIN);
         }
         return b.build();
     }
 
-    private static int parentOf(Schedule s) {
-        int parent = -1;
-        for (int i = 0; i < s.steps(); i++) {
-            if (s.kind(i) == Schedule.RECV) {
-                if (parent >= 0 && parent != s.peer(i)) {
-                    throw new Refused(s.name() + " rank " + s.rank() + " receives from ranks " + parent + " and "
-                            + s.peer(i) + ": not a single-source pattern; use the 2^n scheme");
-                }
-                parent = s.peer(i);
+    // follows first sources up to a rank that receives nothing
+    private static int rootOf(IntFunction<Schedule> schedules, int from, int size, String name) {
+        int at = from;
+        for (int hops = 0; hops <= size; hops++) {
+            Sources up = new Sources(schedules.apply(at));
+            if (up.parents.isEmpty()) {
+                return at;
             }
+            at = up.parents.get(0);
         }
-        return parent;
+        throw new Refused(name + ": the receive chain from rank " + from + " loops; no single source");
     }
 
-    /** The single-source pattern if every rank has one source, else the 2^n scheme. */
+    /**
+     * Why the schedule is not a broadcast from {@code root} (its sends reach every rank, nobody
+     * reduces, and every rank's data starts at the root), or null if it is. Reads every rank's
+     * schedule.
+     */
+    static String broadcastFrom(IntFunction<Schedule> schedules, int root, int size) {
+        boolean[] seen = new boolean[size];
+        ArrayDeque<Integer> todo = new ArrayDeque<>();
+        seen[root] = true;
+        todo.add(root);
+        int reached = 1;
+        while (!todo.isEmpty()) {
+            int r = todo.poll();
+            Schedule s = schedules.apply(r);
+            for (int i = 0; i < s.steps(); i++) {
+                if (s.kind(i) == Schedule.REDUCE && s.length(i) > 0) {
+                    return "rank " + r + " reduces";
+                }
+                if (s.kind(i) == Schedule.RECV && rootOf(schedules, s.peer(i), size, s.name()) != root) {
+                    return "rank " + r + " gets data from rank " + s.peer(i) + ", which does not start at rank " + root;
+                }
+                if (s.kind(i) == Schedule.SEND && !seen[s.peer(i)]) {
+                    seen[s.peer(i)] = true;
+                    reached++;
+                    todo.add(s.peer(i));
+                }
+            }
+        }
+        return reached == size ? null : "its sends reach " + reached + " of " + size + " ranks";
+    }
+
+    /**
+     * The single-source pattern if the schedule is a broadcast (see {@link #singleSource}), else the
+     * 2^n scheme. The choice is made for the whole schedule, not per rank, so that the ranks agree:
+     * it reads every rank's schedule once.
+     */
     public static OffloadProgram compile(IntFunction<Schedule> schedules, int rank, OffloadAlu.Op op,
                                          OffloadAlu.Type type) {
+        int size = schedules.apply(rank).size();
+        boolean broadcast;
         try {
-            return singleSource(schedules, rank);
-        } catch (Refused notSingle) {
-            return bucket(schedules, rank, op, type);
+            broadcast = broadcastFrom(schedules, rootOf(schedules, 0, size, ""), size) == null;
+        } catch (Refused loops) {
+            broadcast = false;
         }
+        return broadcast ? singleSource(schedules, rank) : bucket(schedules, rank, op, type);
     }
 
     // ---------------------------------------------------------------- NIC reduction tree
@@ -507,7 +715,7 @@ public final class OffloadCompiler {
         }
         b.complete(fin, (int) fin);
         if (fin != 0) {
-            b.counterAdd(fin, (int) fin, -fin);
+            b.counterAdd(fin, (int) fin, -fin).role(OffloadProgram.ROLE_FIN);
         }
         return b.build();
     }
@@ -531,6 +739,11 @@ public final class OffloadCompiler {
      * What a program uses, and what the send/recv-based ("pre-matched", Schneider et al.) offload of
      * the same algorithm would: per the seed's count, one counter per send and two per receive,
      * one triggered operation or matching entry per send and receive, the same rounds.
+     *
+     * <p>{@code rounds}: the communication rounds (dependency levels with a send or receive) of the
+     * rank's schedule; for the NIC tree, the tree's levels up (and down, for an allreduce), the
+     * critical path every rank waits through. {@code checkpoints}: distinct thresholds (the seed's
+     * real rounds R). {@code arrivals}: packets counted per run.
      */
     public record Resources(String scheme, int counters, int entries, int rounds, int checkpoints, int arrivals,
                             int preMatchedCounters, int preMatchedEntries, int preMatchedRounds) {

@@ -130,7 +130,10 @@ public final class OffloadEngine {
         return cursor[c];
     }
 
-    /** Descriptors dropped because their operation or type did not match the program's. */
+    /**
+     * Descriptors dropped because their operation, type, part or counter did not fit the program
+     * (arrival thread's count; read it there or after the run).
+     */
     public long rejected() {
         return rejected;
     }
@@ -138,7 +141,8 @@ public final class OffloadEngine {
     /**
      * Arms the program for the next run and fires what is ready at once. The previous run must have
      * completed, and the counters must be back at the level the wrap left (0 plus whatever packets of
-     * this run the caller already delivered).
+     * this run the caller already delivered). Progress thread; resets the Rcnt registers with plain
+     * writes, which is safe because no packet of this run is delivered before this call returns.
      */
     public int start() {
         if (running) {
@@ -146,7 +150,6 @@ public final class OffloadEngine {
         }
         running = true;
         epoch++;
-        java.util.Arrays.fill(cursor, 0);
         for (int c = 0; c < cursor.length; c++) {
             cursor[c] = p.counterStart[c];
         }
@@ -154,7 +157,11 @@ public final class OffloadEngine {
         return progress();
     }
 
-    /** Fires every entry whose threshold its counter has reached; returns how many fired. */
+    /**
+     * Fires every entry whose threshold its counter has reached; returns how many fired. Progress
+     * thread; each counter is read with acquire semantics, so the data of every arrival counted in
+     * the level is visible to the entries that fire on it.
+     */
     public int progress() {
         if (!running) {
             return 0;
@@ -241,6 +248,7 @@ public final class OffloadEngine {
     /**
      * A PUT landed: copies its data into buffer {@code rbuf} at {@code roff}, then adds {@code add}
      * to counter {@code counter} (volatile: the data is visible to whoever sees the new level).
+     * Arrival thread.
      */
     public void onPut(MemorySegment data, long off, long len, byte rbuf, long roff, int counter, long add) {
         if (len > 0) {
@@ -251,7 +259,7 @@ public final class OffloadEngine {
         }
     }
 
-    /** A REMOTE_CNTR_ADD landed. */
+    /** A REMOTE_CNTR_ADD landed. Arrival thread; a volatile add. */
     public void onRemoteAdd(int counter, long value) {
         counters[counter].add(value);
     }
@@ -261,9 +269,14 @@ public final class OffloadEngine {
      * (the first input of a run is stored, later ones combined, as the seed's Rcnt register); a
      * broadcast descriptor is written to the receive buffer at its part. Then the counter gains 1
      * if its CP flag is set. A descriptor whose Rtype or Type differs from the program's is counted
-     * in {@link #rejected()} and dropped.
+     * in {@link #rejected()} and dropped. Arrival thread: the accumulator and Rcnt writes are plain
+     * and are published by the counter's volatile add that follows them.
      */
     public void onDescriptor(MemorySegment d, long at) {
+        if (ReductionDescriptor.counter(d, at) >= counters.length) {
+            rejected++;
+            return;
+        }
         int part = ReductionDescriptor.part(d, at);
         int n = ReductionDescriptor.count(d, at);
         long dst = (long) part * ReductionDescriptor.PAYLOAD;

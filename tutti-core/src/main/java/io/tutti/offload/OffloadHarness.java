@@ -34,6 +34,8 @@ import java.util.Random;
 public final class OffloadHarness {
     /** Why a run failed. */
     public static final class Failure extends AssertionError {
+        private static final long serialVersionUID = 1L;
+
         Failure(String message) {
             super(message);
         }
@@ -82,7 +84,7 @@ public final class OffloadHarness {
     private final ArrayDeque<Packet> pool = new ArrayDeque<>();
     private final List<ArrayDeque<Packet>> held = new ArrayList<>();
     private final boolean[][] delivered;
-    private final int[] prefix;
+    private final int[][] prefix;
     private final int[] pendingStart;
     private final long[] base;
     private final long[] notified;
@@ -102,7 +104,7 @@ public final class OffloadHarness {
         this.counters = new Counter[n][];
         this.memory = new MemorySegment[n][];
         this.delivered = new boolean[n][];
-        this.prefix = new int[n];
+        this.prefix = new int[n][];
         this.pendingStart = new int[n];
         this.channels = new Channel[n * n];
         this.base = new long[n];
@@ -122,6 +124,7 @@ public final class OffloadHarness {
                 memory[r][b] = arena.allocate(Math.max(1, p.bufferBytes(b)), 8);
             }
             delivered[r] = new boolean[p.arrivals()];
+            prefix[r] = new int[p.counters()];
             held.add(new ArrayDeque<>());
             engines[r] = new OffloadEngine(p, counters[r], memory[r], new Net(), this::check);
         }
@@ -227,7 +230,7 @@ public final class OffloadHarness {
             observer.started(r, (int) (e.completedRuns() - base[r] + 1));
         }
         java.util.Arrays.fill(delivered[r], false);
-        prefix[r] = 0;
+        java.util.Arrays.fill(prefix[r], 0);
         e.start();
         // packets of this run that landed early
         ArrayDeque<Packet> h = held.get(r);
@@ -323,8 +326,13 @@ public final class OffloadHarness {
             throw new Failure("rank " + r + " got arrival " + arrival + " twice (the second from rank " + from + ")");
         }
         d[arrival] = true;
-        while (prefix[r] < d.length && d[prefix[r]]) {
-            prefix[r]++;
+        OffloadProgram p = programs[r];
+        for (int c = 0; c < p.counters(); c++) {
+            int start = p.arrivalStart(c);
+            int end = p.arrivalStart(c + 1);
+            while (start + prefix[r][c] < end && d[start + prefix[r][c]]) {
+                prefix[r][c]++;
+            }
         }
     }
 
@@ -342,10 +350,12 @@ public final class OffloadHarness {
         OffloadProgram p = e.program();
         int r = p.rank();
         int need = p.need(entry);
-        if (prefix[r] < need) {
+        int c = p.counter(entry);
+        if (prefix[r][c] < need) {
+            int from = p.arrivalStart(c);
             throw new Failure(String.format("rank %d entry %d (%s, Th %d) fired early at level %d: it needs arrivals"
-                    + " 0..%d, landed %s", r, entry, OffloadProgram.opName(p.op[entry]), p.threshold[entry], level,
-                    need - 1, landed(r)));
+                    + " %d..%d, landed %s", r, entry, OffloadProgram.opName(p.op[entry]), p.threshold[entry], level,
+                    from, from + need - 1, landed(r)));
         }
     }
 

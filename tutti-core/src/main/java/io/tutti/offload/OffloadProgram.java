@@ -42,6 +42,17 @@ public final class OffloadProgram {
     public static final byte REDUCE = 7;
     public static final byte COMPLETE = 8;
 
+    /** What an entry is for, in the seed's message names (the dump's Mn column); reports only. */
+    public static final byte ROLE_NONE = 0;
+    public static final byte ROLE_RTR = 1;
+    public static final byte ROLE_DAT = 2;
+    public static final byte ROLE_RTE = 3;
+    public static final byte ROLE_SIGNAL = 4;
+    public static final byte ROLE_SYNC = 5;
+    public static final byte ROLE_BRANCH = 6;
+    public static final byte ROLE_FIN = 7;
+    private static final String[] ROLES = {"", "RTR", "DAT", "RTE", "SIG", "SYNC", "BRANCH", "FIN"};
+
     /** Buffer ids: the schedule's three, and the NIC's accumulator. */
     public static final byte SEND_BUFFER = 0;
     public static final byte RECV_BUFFER = 1;
@@ -56,6 +67,7 @@ public final class OffloadProgram {
     final int counters;
     final int entries;
     final int arrivals;
+    final int[] arrivalStart;
     final long[] bufferBytes;
     final OffloadAlu.Op aluOp;
     final OffloadAlu.Type aluType;
@@ -76,6 +88,7 @@ public final class OffloadProgram {
     final int[] branch;
     final int[] arrival;
     final int[] need;
+    final byte[] role;
     final int rounds;
 
     private OffloadProgram(Builder b, List<Builder.E> es) {
@@ -84,7 +97,11 @@ public final class OffloadProgram {
         this.rank = b.rank;
         this.size = b.size;
         this.counters = b.counters;
-        this.arrivals = b.arrivals;
+        this.arrivalStart = new int[b.counters + 1];
+        for (int c = 0; c < b.counters; c++) {
+            arrivalStart[c + 1] = arrivalStart[c] + (c < b.arrivals.length ? b.arrivals[c] : 0);
+        }
+        this.arrivals = arrivalStart[b.counters];
         this.bufferBytes = b.bufferBytes.clone();
         this.aluOp = b.aluOp;
         this.aluType = b.aluType;
@@ -107,6 +124,7 @@ public final class OffloadProgram {
         branch = new int[n];
         arrival = new int[n];
         need = new int[n];
+        role = new byte[n];
         counterStart = new int[counters + 1];
         for (int i = 0; i < n; i++) {
             Builder.E e = es.get(i);
@@ -126,6 +144,7 @@ public final class OffloadProgram {
             branch[i] = e.branch;
             arrival[i] = e.arrival;
             need[i] = e.need;
+            role[i] = e.role;
             counterStart[e.counter + 1]++;
         }
         for (int c = 0; c < counters; c++) {
@@ -164,6 +183,20 @@ public final class OffloadProgram {
     /** Arrivals this rank expects per run (packets that add to its counters). */
     public int arrivals() {
         return arrivals;
+    }
+
+    /**
+     * Checking metadata: arrivals are numbered per counter, counter {@code c}'s from
+     * {@code arrivalStart(c)} to {@code arrivalStart(c + 1) - 1}; {@link #need} counts from the start
+     * of the entry's counter's block.
+     */
+    public int arrivalStart(int c) {
+        return arrivalStart[c];
+    }
+
+    /** The counter entry {@code i} waits on. */
+    public int counter(int i) {
+        return counter[i];
     }
 
     /** Communication rounds of the algorithm on this rank. */
@@ -214,7 +247,7 @@ public final class OffloadProgram {
         return l;
     }
 
-    /** Checking metadata: arrivals of this rank that must have landed before entry {@code i} fires. */
+    /** Checking metadata: arrivals of this rank on the entry's counter that must have landed before it fires. */
     public int need(int i) {
         return need[i];
     }
@@ -222,6 +255,11 @@ public final class OffloadProgram {
     /** Checking metadata: the number, in the peer's arrival order, of the first packet entry {@code i} sends. */
     public int arrival(int i) {
         return arrival[i];
+    }
+
+    /** The entry's role ({@link #ROLE_RTR} ...), for reports. */
+    public byte role(int i) {
+        return role[i];
     }
 
     /** Buffer read for COPY/REDUCE sources and NIC_REDUCE's accumulator. */
@@ -280,8 +318,8 @@ public final class OffloadProgram {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format("%s, rank %d of %d, scheme %s: %d counter(s), %d entries%n", name, rank, size, scheme,
                 counters, entries));
-        sb.append(String.format("%4s %3s %20s  %-16s %10s %5s %4s  %s%n", "Rq", "Ct", "Th", "Ot", "Iv/Cl/Cr", "Pq", "Ci",
-                "region"));
+        sb.append(String.format("%4s %3s %20s  %-16s %10s %5s %4s  %-6s %s%n", "Rq", "Ct", "Th", "Ot", "Iv/Cl/Cr", "Pq",
+                "Ci", "Mn", "region"));
         for (int i = 0; i < entries; i++) {
             String v;
             String pq = peer[i] >= 0 ? Integer.toString(peer[i]) : "-";
@@ -317,8 +355,8 @@ public final class OffloadProgram {
                 }
                 default -> v = "-";
             }
-            sb.append(String.format("%4d %3s %20d  %-16s %10s %5s %4s  %s%n", i, "C" + counter[i], threshold[i],
-                    opName(op[i]), v, pq, ci, region).stripTrailing()).append(System.lineSeparator());
+            sb.append(String.format("%4d %3s %20d  %-16s %10s %5s %4s  %-6s %s", i, "C" + counter[i], threshold[i],
+                    opName(op[i]), v, pq, ci, ROLES[role[i]], region).stripTrailing()).append(System.lineSeparator());
         }
         return sb.toString();
     }
@@ -350,6 +388,7 @@ public final class OffloadProgram {
             int branch;
             int arrival = -1;
             int need;
+            byte role;
         }
 
         private final String name;
@@ -359,7 +398,7 @@ public final class OffloadProgram {
         private final List<E> es = new ArrayList<>();
         private final long[] bufferBytes = new long[BUFFERS];
         private int counters = 1;
-        private int arrivals;
+        private int[] arrivals = {0};
         private int rounds;
         private OffloadAlu.Op aluOp;
         private OffloadAlu.Type aluType;
@@ -376,8 +415,15 @@ public final class OffloadProgram {
             return this;
         }
 
+        /** Arrivals per run, all on counter 0. */
         public Builder arrivals(int n) {
-            arrivals = n;
+            arrivals = new int[] {n};
+            return this;
+        }
+
+        /** Arrivals per run on each counter. */
+        public Builder arrivals(int[] perCounter) {
+            arrivals = perCounter.clone();
             return this;
         }
 
@@ -425,8 +471,11 @@ public final class OffloadProgram {
             return this;
         }
 
+        /** Adds {@code value} to the triggering counter (or to another one, see {@link #target}). */
         public Builder counterAdd(long th, int need, long value) {
-            add(CNTR_ADD, th, need).value = value;
+            E e = add(CNTR_ADD, th, need);
+            e.value = value;
+            e.targetCounter = -1;
             return this;
         }
 
@@ -508,10 +557,25 @@ public final class OffloadProgram {
             return this;
         }
 
+        /** Names what the entry added last is for ({@link #ROLE_RTR} ...). */
+        public Builder role(byte r) {
+            es.getLast().role = r;
+            return this;
+        }
+
+        /** Sets the counter the entry added last adds to (the peer's for PUT and remote adds). */
+        public Builder target(int counter) {
+            es.getLast().targetCounter = counter;
+            return this;
+        }
+
         public OffloadProgram build() {
             List<E> sorted = new ArrayList<>(es);
             sorted.sort(Comparator.<E>comparingInt(e -> e.counter).thenComparingLong(e -> e.threshold));
             for (E e : sorted) {
+                if (e.op == CNTR_ADD && e.targetCounter < 0) {
+                    e.targetCounter = e.counter;
+                }
                 if (e.counter < 0 || e.counter >= counters || e.targetCounter < 0) {
                     throw new IllegalStateException("counter out of range in " + name);
                 }

@@ -5,12 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.tutti.coll.BinomialBcast;
+import io.tutti.coll.BinomialReduce;
+import io.tutti.coll.BruckAllgather;
 import io.tutti.coll.ButterflyBarrier;
 import io.tutti.coll.ChainBcast;
 import io.tutti.coll.DisseminationBarrier;
 import io.tutti.coll.KaryBcast;
 import io.tutti.coll.RecursiveDoublingAllgather;
+import io.tutti.coll.RecursiveDoublingAllreduce;
 import io.tutti.coll.Schedule;
+import io.tutti.coll.TreeBarrier;
+import io.tutti.coll.Trinaryx3Bcast;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -71,14 +76,15 @@ class OffloadPropertyTest {
 
     @Property(tries = 80, shrinking = ShrinkingMode.OFF)
     void bcast(@ForAll @IntRange(min = 1, max = 33) int n, @ForAll @IntRange(min = 0, max = 300) int bytes,
-               @ForAll @IntRange(min = 0, max = 2) int algorithm, @ForAll @IntRange(min = 0, max = 99) int rootPick,
+               @ForAll @IntRange(min = 0, max = 3) int algorithm, @ForAll @IntRange(min = 0, max = 99) int rootPick,
                @ForAll long seed) {
         assertTimeoutPreemptively(LIMIT, () -> {
             int root = rootPick % n;
             IntFunction<Schedule> s = switch (algorithm) {
                 case 0 -> r -> KaryBcast.build(r, n, bytes, root, 2);
                 case 1 -> r -> BinomialBcast.build(r, n, bytes, root);
-                default -> r -> ChainBcast.build(r, n, bytes, root, 1 + bytes / 5);
+                case 2 -> r -> ChainBcast.build(r, n, bytes, root, 1 + bytes / 5);
+                default -> r -> Trinaryx3Bcast.build(r, n, bytes, root, 1 + bytes / 7);
             };
             OffloadHarness h = new OffloadHarness(compile(n, s, true), seed);
             if (n == 1) {
@@ -89,7 +95,7 @@ class OffloadPropertyTest {
             byte[] data = new byte[bytes];
             random.nextBytes(data);
             MemorySegment.copy(MemorySegment.ofArray(data), 0, h.memory(root, OffloadProgram.RECV_BUFFER), 0, bytes);
-            h.run();
+            h.run(2, null);
             for (int r = 0; r < n; r++) {
                 assertArrayEquals(data, bytes(h.memory(r, OffloadProgram.RECV_BUFFER), 0, bytes), "rank " + r);
             }
@@ -156,6 +162,63 @@ class OffloadPropertyTest {
                     assertArrayEquals(want, bytes(h.memory(r, OffloadProgram.RECV_BUFFER), 0, bytes),
                             op + " " + type + " rank " + r + " of " + n);
                 }
+            }
+        });
+    }
+
+    /**
+     * Host schedules through {@link OffloadCompiler#compile}, which picks the pattern: recursive
+     * doubling allreduce and binomial reduce (their REDUCE steps run on the ALU), Bruck's allgather,
+     * the tree barrier; results against the sequential reference.
+     */
+    @Property(tries = 80, shrinking = ShrinkingMode.OFF)
+    void hostSchedules(@ForAll @IntRange(min = 1, max = 20) int n, @ForAll @IntRange(min = 0, max = 3) int which,
+                       @ForAll @IntRange(min = 1, max = 12) int items, @ForAll boolean maximum, @ForAll long seed) {
+        assertTimeoutPreemptively(LIMIT, () -> {
+            OffloadAlu.Op op = maximum ? OffloadAlu.Op.MAX : OffloadAlu.Op.ADD;
+            OffloadAlu.Type type = maximum ? OffloadAlu.Type.FLOAT64 : OffloadAlu.Type.INT64;
+            long bytes = 8L * items;
+            long[] b = new long[n];
+            long[] d = new long[n];
+            for (int i = 0; i < n; i++) {
+                b[i] = bytes;
+                d[i] = i * bytes;
+            }
+            IntFunction<Schedule> s = switch (which) {
+                case 0 -> r -> RecursiveDoublingAllreduce.build(r, n, bytes, 8, false, true);
+                case 1 -> r -> BinomialReduce.build(r, n, bytes, 8, 0, false, true);
+                case 2 -> r -> BruckAllgather.build(r, n, b, d, false);
+                default -> r -> TreeBarrier.build(r, n);
+            };
+            OffloadProgram[] p = new OffloadProgram[n];
+            for (int r = 0; r < n; r++) {
+                p[r] = OffloadCompiler.compile(s, r, op, type);
+            }
+            OffloadHarness h = new OffloadHarness(p, seed);
+            Random random = new Random(seed);
+            MemorySegment expect = Arena.ofAuto().allocate(Math.max(1, which == 2 ? n * bytes : bytes), 8);
+            for (int r = 0; r < n && which < 3; r++) {
+                MemorySegment in = h.memory(r, OffloadProgram.SEND_BUFFER);
+                if (in.byteSize() < bytes) {
+                    continue; // one rank: nothing is sent
+                }
+                ReductionReference.fill(in, op, type, bytes, r, random);
+                if (which == 2) {
+                    MemorySegment.copy(in, 0, expect, r * bytes, bytes);
+                } else if (r == 0) {
+                    MemorySegment.copy(in, 0, expect, 0, bytes);
+                } else {
+                    ReductionReference.combine(op, type, expect, in, bytes);
+                }
+            }
+            h.run(2, null);
+            if (which == 3 || n == 1) {
+                return;
+            }
+            long len = which == 2 ? n * bytes : bytes;
+            for (int r = 0; r < (which == 1 ? 1 : n); r++) {
+                assertArrayEquals(bytes(expect, 0, len), bytes(h.memory(r, OffloadProgram.RECV_BUFFER), 0, len),
+                        p[r].name() + " rank " + r + " of " + n);
             }
         });
     }
