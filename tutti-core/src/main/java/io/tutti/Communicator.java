@@ -1201,6 +1201,21 @@ public final class Communicator {
         return offloaded(io.tutti.offload.OffloadPlans.Coll.ALLREDUCE, snd, r, bytes(count, type), 0, op, type);
     }
 
+    /**
+     * How {@code allreduceInit(..., Offload.NIC)} is offloaded: {@code recursive-doubling} (default)
+     * or {@code nic-tree} (the NIC reduction tree with triggered broadcast), from
+     * {@code TUTTI_OFFLOAD_ALLREDUCE}.
+     */
+    private static String offloadedAllreduce() {
+        String v = io.tutti.bootstrap.LaunchEnvironment.current().get("TUTTI_OFFLOAD_ALLREDUCE");
+        v = System.getProperty("tutti.offload.allreduce", v == null ? "recursive-doubling" : v.trim());
+        if (!v.equals("recursive-doubling") && !v.equals("nic-tree")) {
+            throw new TuttiException.InvalidArgument("TUTTI_OFFLOAD_ALLREDUCE (or tutti.offload.allreduce) must be"
+                    + " recursive-doubling or nic-tree, got '" + v + "'");
+        }
+        return v;
+    }
+
     private static void notInPlace(Object send) {
         if (send == IN_PLACE) {
             throw new TuttiException.InvalidArgument("IN_PLACE is not offloaded: give a send buffer, or use"
@@ -1221,8 +1236,17 @@ public final class Communicator {
                         + " MINLOC take the pair types, the others plain ones");
             }
         }
-        io.tutti.offload.OffloadProgram program = io.tutti.offload.OffloadPlans.program(coll, group.length, rank, bytes,
-                root, alu, aluType);
+        io.tutti.offload.OffloadProgram program;
+        if (coll == io.tutti.offload.OffloadPlans.Coll.ALLREDUCE && !"nic-tree".equals(offloadedAllreduce())) {
+            // recursive doubling on one counter (2^n buckets): one exchange per round, where the NIC
+            // tree needs a way up and a way down; its REDUCE steps run on the offload ALU
+            int n = group.length;
+            int extent = type.extent();
+            program = io.tutti.offload.OffloadCompiler.bucket(r -> io.tutti.coll.RecursiveDoublingAllreduce.build(r, n,
+                    bytes, extent, false, true), rank, alu, aluType);
+        } else {
+            program = io.tutti.offload.OffloadPlans.program(coll, group.length, rank, bytes, root, alu, aluType);
+        }
         // every rank makes its offloaded inits in the same order, so the count names the collective
         return new io.tutti.offload.OffloadedCollective(engine, program, send, recv, context + 1, offloadedInits++,
                 group);

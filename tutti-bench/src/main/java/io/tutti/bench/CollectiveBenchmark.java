@@ -61,6 +61,11 @@ public final class CollectiveBenchmark {
                    double linkBytesPerSecond, String plot, boolean nonblocking, int testCalls, String algorithm,
                    boolean blocking, boolean offload) {
 
+        /** Where persistent requests run: offloaded with {@code --offload}, so that warm-up compiles that path. */
+        io.tutti.Offload where() {
+            return offload ? io.tutti.Offload.NIC : io.tutti.Offload.HOST;
+        }
+
         static final String USAGE = "usage: CollectiveBenchmark " + String.join("|", CollectiveOp.NAMES)
                 + " [--sizes LIST] [--iters N] [--warmup N] [--json] [--buffer array|segment] [--blocking]"
                 + " [--algorithm A] [--nonblocking [--test-calls N]] [--thesis [--link-bw GB/s] [--plot FILE]]"
@@ -217,7 +222,7 @@ public final class CollectiveBenchmark {
                 long size = CollectiveOp.effectiveSize(o.op(), o.sizes()[k]);
                 double bNode = bNodes == null ? Double.NaN : bNodes[k];
                 try (CollectiveOp op = CollectiveOp.create(o.op(), size, world, arena, o.segment(), o.blocking(),
-                        o.offload() ? io.tutti.Offload.NIC : io.tutti.Offload.HOST)) {
+                        o.where())) {
                     Row row = o.nonblocking()
                             ? nonblocking(world, op, o, size, stats)
                             : blocking(world, op, o, size, stats, bNode);
@@ -252,10 +257,8 @@ public final class CollectiveBenchmark {
         long lastJit = -1;
         long quietSince = 0;
         try (Arena scratch = Arena.ofConfined();
-             CollectiveOp a = CollectiveOp.create(o.op(), small, c, scratch, o.segment(), o.blocking(),
-                     io.tutti.Offload.HOST);
-             CollectiveOp b = CollectiveOp.create(o.op(), large, c, scratch, o.segment(), o.blocking(),
-                     io.tutti.Offload.HOST)) {
+             CollectiveOp a = CollectiveOp.create(o.op(), small, c, scratch, o.segment(), o.blocking(), o.where());
+             CollectiveOp b = CollectiveOp.create(o.op(), large, c, scratch, o.segment(), o.blocking(), o.where())) {
             while (more[0] != 0) {
                 if (o.nonblocking()) {
                     for (int i = 0; i < 200; i++) {

@@ -29,7 +29,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 class OffloadedCollectivesTest {
 
     private static void job(int n, String path, boolean agent, ThreadLauncher.RankBody body) {
+        job(n, path, agent, "recursive-doubling", body);
+    }
+
+    private static void job(int n, String path, boolean agent, String allreduce, ThreadLauncher.RankBody body) {
         BiConsumer<Integer, Map<String, String>> env = (r, e) -> {
+            e.put("TUTTI_OFFLOAD_ALLREDUCE", allreduce);
             if (path.equals("net")) {
                 e.put("TUTTI_TRANSPORT", "net");
                 e.put("TUTTI_NET_PROVIDER", "inproc");
@@ -49,10 +54,11 @@ class OffloadedCollectivesTest {
         }
     }
 
-    @ParameterizedTest(name = "{0} ranks, {1}, agent {2}")
-    @CsvSource({"2, shm, false", "3, shm, true", "4, net, false", "5, shm, false", "6, net, true"})
-    void offloadedResultsEqualTheHostsRunAfterRun(int n, String path, boolean agent) {
-        job(n, path, agent, rank -> {
+    @ParameterizedTest(name = "{0} ranks, {1}, agent {2}, allreduce {3}")
+    @CsvSource({"2, shm, false, recursive-doubling", "3, shm, true, nic-tree", "4, net, false, nic-tree",
+        "5, shm, false, recursive-doubling", "6, net, true, recursive-doubling", "7, shm, false, nic-tree"})
+    void offloadedResultsEqualTheHostsRunAfterRun(int n, String path, boolean agent, String allreduceScheme) {
+        job(n, path, agent, allreduceScheme, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
                 Random random = new Random(rank * 7919L + n);
