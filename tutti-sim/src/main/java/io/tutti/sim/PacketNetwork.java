@@ -8,8 +8,9 @@ import java.util.Arrays;
  *
  * <ul>
  *   <li>Ranks are placed {@code ppn} to a node, node n on host n; ranks of one node share its
- *       NIC, and a message between them never leaves the node: it arrives {@code shm_latency +
- *       s·shm_ns_per_byte} after it was handed over.</li>
+ *       NIC, and a message between them never leaves the node: the sending rank copies it in
+ *       {@code s·shm_ns_per_byte} (one message at a time) and it arrives {@code shm_latency}
+ *       after the copy.</li>
  *   <li>The sending NIC puts its packets on its host link one after another (a NIC has one port,
  *       with or without contention elsewhere).</li>
  *   <li>A packet of b bytes that reaches a link at t leaves its far end at {@code start +
@@ -19,7 +20,11 @@ import java.util.Arrays;
  *   <li>The message has arrived when its last packet has reached the destination host.</li>
  * </ul>
  *
- * Per-packet state lives in pooled primitive arrays; a packet's route is recomputed hop by hop
+ * Messages from one rank to another arrive in the order they were sent when {@code contention}
+ * is on (links are FIFO); with it off, a short message may overtake a long one on the same path,
+ * as on an unordered network, and the rank model then matches in arrival order.
+ *
+ * <p>Per-packet state lives in pooled primitive arrays; a packet's route is recomputed hop by hop
  * from the fabric, never stored.
  */
 public final class PacketNetwork implements Network {
@@ -46,6 +51,7 @@ public final class PacketNetwork implements Network {
     private int msgFree = -1;
 
     private long packets;
+    private long[] shmFree = new long[64];
 
     /** A packet network of {@code fabric} with {@code ppn} ranks per node. */
     public PacketNetwork(Fabric fabric, SimParams params, int ppn) {
@@ -98,7 +104,14 @@ public final class PacketNetwork implements Network {
                     + fabric.hosts() + " hosts");
         }
         if (from == to) {
-            engine.schedule(sinkHandler, t + p.shmLatency() + SimParams.perByte(p.shmNsPerByte(), bytes), sinkPayload);
+            // the sending rank copies one message at a time, so its messages arrive in order
+            if (src >= shmFree.length) {
+                shmFree = Arrays.copyOf(shmFree, Math.max(src + 1, shmFree.length * 2));
+            }
+            long start = Math.max(t, shmFree[src]);
+            long copy = SimParams.perByte(p.shmNsPerByte(), bytes);
+            shmFree[src] = start + copy;
+            engine.schedule(sinkHandler, start + copy + p.shmLatency(), sinkPayload);
             return;
         }
         int count = (int) Math.max(1, (bytes + p.mtu() - 1) / p.mtu());
