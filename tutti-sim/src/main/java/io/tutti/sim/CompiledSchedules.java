@@ -7,6 +7,7 @@ import io.tutti.coll.Topology;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.DoubleConsumer;
 import java.util.function.IntFunction;
 
 /**
@@ -103,16 +104,25 @@ public final class CompiledSchedules {
     /** Builds every rank's schedule with {@code algorithms} and folds them in. */
     public static CompiledSchedules build(Algorithms algorithms, CollectiveCall call, int size, Topology topo,
                                           String algorithm) {
-        return compile(size, r -> algorithms.build(call, r, size, topo, algorithm));
+        return build(algorithms, call, size, topo, algorithm, null);
+    }
+
+    /** As {@link #build(Algorithms, CollectiveCall, int, Topology, String)}, telling {@code progress} the fraction built. */
+    public static CompiledSchedules build(Algorithms algorithms, CollectiveCall call, int size, Topology topo,
+                                          String algorithm, DoubleConsumer progress) {
+        return compile(size, r -> algorithms.build(call, r, size, topo, algorithm), progress);
     }
 
     /** Folds in given schedules (rank r's at index r). */
     public static CompiledSchedules of(Schedule[] schedules) {
-        return compile(schedules.length, r -> schedules[r]);
+        return compile(schedules.length, r -> schedules[r], null);
     }
 
-    /** Folds in the schedules {@code source} gives for ranks 0 … size−1, one at a time. */
-    public static CompiledSchedules compile(int size, IntFunction<Schedule> source) {
+    /**
+     * Folds in the schedules {@code source} gives for ranks 0 … size−1, one at a time;
+     * {@code progress} (may be null) hears the fraction done now and then.
+     */
+    public static CompiledSchedules compile(int size, IntFunction<Schedule> source, DoubleConsumer progress) {
         if (size < 1) {
             throw new IllegalArgumentException("at least one rank, got " + size);
         }
@@ -144,6 +154,9 @@ public final class CompiledSchedules {
                 throw new IllegalArgumentException("more than 2^31 steps over all ranks: too large to simulate");
             }
             stepBase[r + 1] = (int) total;
+            if (progress != null && (r & 0xffff) == 0xffff) {
+                progress.accept((double) (r + 1) / size);
+            }
         }
         return shapes.finish(size, name, shapeOf, stepBase);
     }

@@ -133,7 +133,10 @@ public final class SimExperiment {
                 a2a ? blocks : null, a2a ? displs : null, false);
     }
 
-    /** Runs one point; {@code progress} (may be null) hears the fraction done. */
+    /**
+     * Runs one point; {@code progress} (may be null) hears the fraction done: building the
+     * schedules is the first fifth, the simulation the rest.
+     */
     public static Row run(Spec s, DoubleConsumer progress) {
         if (!s.mode().equals("host")) {
             throw new IllegalArgumentException("mode " + s.mode() + " is not available yet: it needs the "
@@ -158,7 +161,8 @@ public final class SimExperiment {
         Algorithms algorithms = new Algorithms(Map.of());
         String alg = s.algorithm() != null ? Algorithms.check(s.coll(), s.algorithm(), "--algorithm")
                 : algorithms.choose(c, ranks, topo, null);
-        CompiledSchedules cs = CompiledSchedules.build(algorithms, c, ranks, topo, alg);
+        CompiledSchedules cs = CompiledSchedules.build(algorithms, c, ranks, topo, alg,
+                progress == null ? null : f -> progress.accept(0.2 * f));
         Network net;
         String topology;
         if (s.network().equals("loggp")) {
@@ -171,7 +175,8 @@ public final class SimExperiment {
         } else {
             throw new IllegalArgumentException("unknown network '" + s.network() + "'; choose loggp or packet");
         }
-        SimResult r = Simulation.run(new HostModel(cs, s.params(), null), net, progress);
+        SimResult r = Simulation.run(new HostModel(cs, s.params(), null), net,
+                progress == null ? null : f -> progress.accept(0.2 + 0.8 * f));
         return new Row(s.coll().settingName(), alg, s.mode(), net.name(), topology, s.nodes(), s.ppn(), ranks,
                 c.kind() == Kind.BARRIER ? 0 : s.size() / s.extent() * s.extent(), r.completionNs(), r.events(),
                 r.messages(), r.bytes(), cs.shapes(), (System.nanoTime() - wall) / 1e9);
