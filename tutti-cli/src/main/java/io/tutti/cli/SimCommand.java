@@ -1,12 +1,14 @@
 package io.tutti.cli;
 
+import io.tutti.TuttiException;
 import io.tutti.coll.Algorithms;
 import io.tutti.coll.CollectiveCall.Kind;
+import io.tutti.sim.Fabric;
 import io.tutti.sim.SimExperiment;
 import io.tutti.sim.SimParams;
 import io.tutti.sim.SimulationException;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,7 +17,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code tutti sim}: the discrete-event simulator. {@code tutti sim run} simulates a collective,
@@ -27,9 +31,15 @@ import picocli.CommandLine.Option;
         description = "Simulates collectives on modelled hosts, NICs, links and switches.",
         subcommands = {SimCommand.Run.class})
 public final class SimCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() {
-        System.err.println("tutti sim: give a command, e.g. tutti sim run --coll bcast --nodes 1024 --sizes 8");
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("tutti sim: give a command, e.g. tutti sim run --coll bcast --nodes 1024 --sizes 8");
+        err.println();
+        spec.commandLine().usage(err);
         return Launcher.EXIT_USAGE;
     }
 
@@ -57,6 +67,9 @@ public final class SimCommand implements Callable<Integer> {
                 "  tutti sim run --coll alltoall --network packet --topology thesis:links=2 --nodes 16,32,64 --sizes 64k",
             })
     public static final class Run implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
         @Option(names = "--coll", required = true, paramLabel = "C",
                 description = "Collective: barrier, bcast, reduce, allreduce, reducescatter, scan, exscan, gather,"
                         + " scatter, allgather, alltoall.")
@@ -128,12 +141,12 @@ public final class SimCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            PrintStream out = System.out;
-            PrintStream err = System.err;
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
             List<SimExperiment.Spec> specs;
             try {
                 specs = specs();
-            } catch (IllegalArgumentException | IOException e) {
+            } catch (IllegalArgumentException | TuttiException.InvalidArgument | IOException e) {
                 err.println("tutti sim run: " + e.getMessage());
                 return Launcher.EXIT_USAGE;
             }
@@ -148,7 +161,7 @@ public final class SimCommand implements Callable<Integer> {
                 SimExperiment.Row r;
                 try {
                     r = SimExperiment.run(s, bar::update);
-                } catch (IllegalArgumentException | SimulationException e) {
+                } catch (IllegalArgumentException | TuttiException.InvalidArgument | SimulationException e) {
                     bar.done();
                     err.println("tutti sim run: " + e.getMessage());
                     return e instanceof SimulationException ? 1 : Launcher.EXIT_USAGE;
@@ -231,6 +244,10 @@ public final class SimCommand implements Callable<Integer> {
                 if (n < 1 || n > Integer.MAX_VALUE) {
                     throw new IllegalArgumentException("--nodes: " + n + " is not a node count");
                 }
+                if (net.equals("packet")) {
+                    // checked before any run, so that a bad point fails at once rather than after hours
+                    Fabric.parse(topology, (int) n);
+                }
                 for (long size : numbers(sizes, "--sizes")) {
                     if (size < 0) {
                         throw new IllegalArgumentException("--sizes must not be negative");
@@ -284,14 +301,14 @@ public final class SimCommand implements Callable<Integer> {
 
     /** A progress bar on standard error, shown only once a run has taken over a second. */
     static final class Progress {
-        private final PrintStream err;
+        private final PrintWriter err;
         private final String label;
         private final boolean enabled;
         private final long start = System.nanoTime();
         private long lastDraw;
         private boolean drawn;
 
-        Progress(PrintStream err, String label, boolean enabled) {
+        Progress(PrintWriter err, String label, boolean enabled) {
             this.err = err;
             this.label = label;
             this.enabled = enabled;
