@@ -184,7 +184,13 @@ public final class HostModel implements RankModel {
             bytes += len;
             int dst = (int) ((r + (long) s.relPeer[j]) % s.size);
             network.carry(ts + p.os(), r, dst, len, handler, payload(ARRIVE, r, i));
-            engine.schedule(handler, cpuEnd, payload(DONE, r, i));
+            if (s.succStart[j] == s.succStart[j + 1]) {
+                // nothing waits for this send: record its completion now instead of an event (a
+                // third of a dissemination barrier's events)
+                finishAt(r, i, cpuEnd);
+            } else {
+                engine.schedule(handler, cpuEnd, payload(DONE, r, i));
+            }
         } else if (k == Schedule.RECV) {
             int src = (int) ((r + (long) s.relPeer[j]) % s.size);
             int tg = s.tag[j];
@@ -263,13 +269,7 @@ public final class HostModel implements RankModel {
 
     /** Step i of rank r completed at t: release its successors. */
     private void complete(int r, int i, long t) {
-        doneSteps++;
-        if (t > clock[4 * r + FINISH]) {
-            clock[4 * r + FINISH] = t;
-        }
-        if (trace != null) {
-            trace.completed(r, i, t);
-        }
+        finishAt(r, i, t);
         int base = rs[8 * r + SHAPE_BASE];
         int g = rs[8 * r + STEP_BASE];
         int[] succ = s.succ;
@@ -278,6 +278,17 @@ public final class HostModel implements RankModel {
             if (--remaining[g + n] == 0) {
                 begin(r, n, t);
             }
+        }
+    }
+
+    /** Counts rank r's step i as completed at t. */
+    private void finishAt(int r, int i, long t) {
+        doneSteps++;
+        if (t > clock[4 * r + FINISH]) {
+            clock[4 * r + FINISH] = t;
+        }
+        if (trace != null) {
+            trace.completed(r, i, t);
         }
     }
 
