@@ -118,135 +118,47 @@ public final class CompiledSchedules {
         return compile(schedules.length, r -> schedules[r], null);
     }
 
-    /** Ranks below this are folded in on the calling thread alone. */
-    static final int PARALLEL_THRESHOLD = 1 << 16;
-
     /**
-     * Folds in the schedules {@code source} gives for ranks 0 … size−1; {@code progress} (may be
-     * null) hears the fraction done now and then. Large communicators are built by one thread per
-     * available processor over contiguous rank ranges ({@code source} must then be safe to call
-     * from several threads, as the stateless builders are), and the ranges' shapes are merged in
-     * rank order, so the result does not depend on the number of threads.
+     * Folds in the schedules {@code source} gives for ranks 0 … size−1, one at a time;
+     * {@code progress} (may be null) hears the fraction done now and then.
      */
     public static CompiledSchedules compile(int size, IntFunction<Schedule> source, DoubleConsumer progress) {
         if (size < 1) {
             throw new IllegalArgumentException("at least one rank, got " + size);
         }
-        int threads = size < PARALLEL_THRESHOLD ? 1 : Math.min(4, Runtime.getRuntime().availableProcessors());
-        Range[] ranges = new Range[threads];
-        for (int t = 0; t < threads; t++) {
-            ranges[t] = new Range((int) ((long) size * t / threads), (int) ((long) size * (t + 1) / threads), size,
-                    source, t == 0 ? progress : null);
-        }
-        if (threads == 1) {
-            ranges[0].run();
-        } else {
-            Thread[] workers = new Thread[threads - 1];
-            for (int t = 1; t < threads; t++) {
-                workers[t - 1] = Thread.ofPlatform().name("tutti-sim-build-" + t).start(ranges[t]);
-            }
-            ranges[0].run();
-            for (Thread w : workers) {
-                try {
-                    w.join();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while building schedules", e);
-                }
-            }
-        }
-        // merge in rank order: shape ids are numbered by first appearance, as with one thread
         int[] shapeOf = new int[size];
         int[] stepBase = new int[size + 1];
         Map<Key, Integer> ids = new HashMap<>();
         Shapes shapes = new Shapes();
+        String name = null;
         long total = 0;
-        for (Range g : ranges) {
-            if (g.failure != null) {
-                if (g.failure instanceof RuntimeException re) {
-                    throw re;
-                }
-                throw new IllegalStateException(g.failure);
+        for (int r = 0; r < size; r++) {
+            Schedule s = source.apply(r);
+            if (s.rank() != r || s.size() != size) {
+                throw new IllegalArgumentException("schedule " + r + " is for rank " + s.rank() + " of " + s.size());
             }
-            int[] map = new int[g.encodings.size()];
-            for (int i = 0; i < map.length; i++) {
-                long[] enc = g.encodings.get(i);
-                Key k = new Key(enc);
-                Integer id = ids.get(k);
-                if (id == null) {
-                    id = ids.size();
-                    ids.put(k, id);
-                    shapes.add(enc);
-                }
-                map[i] = id;
+            if (name == null) {
+                name = s.name();
             }
-            for (int r = g.from; r < g.to; r++) {
-                shapeOf[r] = map[g.localShape[r - g.from]];
-                total += g.steps[r - g.from];
-                if (total >= Integer.MAX_VALUE) {
-                    throw new IllegalArgumentException("more than 2^31 steps over all ranks: too large to simulate");
-                }
-                stepBase[r + 1] = (int) total;
+            long[] enc = encode(s, r, size);
+            Key k = new Key(enc);
+            Integer id = ids.get(k);
+            if (id == null) {
+                id = ids.size();
+                ids.put(k, id);
+                shapes.add(enc);
+            }
+            shapeOf[r] = id;
+            total += s.steps();
+            if (total >= Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("more than 2^31 steps over all ranks: too large to simulate");
+            }
+            stepBase[r + 1] = (int) total;
+            if (progress != null && (r & 0xffff) == 0xffff) {
+                progress.accept((double) (r + 1) / size);
             }
         }
-        return shapes.finish(size, ranges[0].name, shapeOf, stepBase);
-    }
-
-    /** One thread's contiguous ranks: their shapes in order of first appearance. */
-    private static final class Range implements Runnable {
-        final int from;
-        final int to;
-        final int size;
-        final IntFunction<Schedule> source;
-        final DoubleConsumer progress;
-        final int[] localShape;
-        final int[] steps;
-        final java.util.List<long[]> encodings = new java.util.ArrayList<>();
-        String name;
-        Throwable failure;
-
-        Range(int from, int to, int size, IntFunction<Schedule> source, DoubleConsumer progress) {
-            this.from = from;
-            this.to = to;
-            this.size = size;
-            this.source = source;
-            this.progress = progress;
-            this.localShape = new int[to - from];
-            this.steps = new int[to - from];
-        }
-
-        @Override
-        public void run() {
-            try {
-                Map<Key, Integer> ids = new HashMap<>();
-                for (int r = from; r < to; r++) {
-                    Schedule s = source.apply(r);
-                    if (s.rank() != r || s.size() != size) {
-                        throw new IllegalArgumentException("schedule " + r + " is for rank " + s.rank() + " of "
-                                + s.size());
-                    }
-                    if (name == null) {
-                        name = s.name();
-                    }
-                    long[] enc = encode(s, r, size);
-                    Key k = new Key(enc);
-                    Integer id = ids.get(k);
-                    if (id == null) {
-                        id = ids.size();
-                        ids.put(k, id);
-                        encodings.add(enc);
-                    }
-                    localShape[r - from] = id;
-                    steps[r - from] = s.steps();
-                    if (progress != null && ((r - from) & 0xffff) == 0xffff) {
-                        // the ranges are equal and built at the same pace: the first speaks for all
-                        progress.accept((double) (r - from + 1) / (to - from));
-                    }
-                }
-            } catch (RuntimeException | Error e) {
-                failure = e;
-            }
-        }
+        return shapes.finish(size, name, shapeOf, stepBase);
     }
 
     /** [steps, then per step: kind|tag|relPeer, length, ndeps, deps...]. */

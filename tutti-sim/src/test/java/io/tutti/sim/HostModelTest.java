@@ -263,38 +263,4 @@ class HostModelTest {
             assertEquals((r + 999) % 1000, cs.peer(r, 1));
         }
     }
-
-    /** Above the parallel threshold the compact form still holds each rank's own steps, from the real builder. */
-    @Test
-    void parallelCompileKeepsEveryRanksSteps() {
-        int ranks = CompiledSchedules.PARALLEL_THRESHOLD + 1234;
-        CompiledSchedules cs = Sims.schedules(Kind.BCAST, "binomial", ranks, 8, 1);
-        Algorithms alg = new Algorithms(Map.of());
-        long total = 0;
-        for (int r = 0; r < ranks; r++) {
-            total += cs.steps(r);
-        }
-        assertEquals(cs.totalSteps(), total);
-        for (int r = 0; r < ranks; r += 997) {
-            Schedule s = alg.build(SimExperiment.call(Kind.BCAST, 8, 1, ranks), r, ranks,
-                    io.tutti.coll.Topology.flat(ranks, false), "binomial");
-            assertEquals(s.steps(), cs.steps(r), "rank " + r);
-            for (int i = 0; i < s.steps(); i++) {
-                assertEquals(s.kind(i), cs.kind(r, i));
-                assertEquals(s.length(i), cs.length(r, i));
-                if (s.kind(i) == Schedule.SEND || s.kind(i) == Schedule.RECV) {
-                    assertEquals(s.peer(i), cs.peer(r, i), "rank " + r + " step " + i);
-                    assertEquals(s.tag(i), cs.tag(r, i));
-                }
-            }
-        }
-        // shapes are numbered by first appearance in rank order, whatever the number of threads
-        assertEquals(0, cs.shapeOf[0]);
-        int seen = 0;
-        for (int r = 0; r < ranks; r++) {
-            assertTrue(cs.shapeOf[r] <= seen, "rank " + r);
-            seen = Math.max(seen, cs.shapeOf[r] + 1);
-        }
-        assertEquals(cs.shapes(), seen);
-    }
 }
