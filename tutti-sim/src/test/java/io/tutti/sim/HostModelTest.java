@@ -263,4 +263,34 @@ class HostModelTest {
             assertEquals((r + 999) % 1000, cs.peer(r, 1));
         }
     }
+
+    /** The compact form gives back each rank's own steps, exactly as the real builder made them. */
+    @Test
+    void compactFormKeepsEveryRanksSteps() {
+        Algorithms alg = new Algorithms(Map.of());
+        int ranks = 300;
+        for (Object[] c : new Object[][] {{Kind.BCAST, "binomial"}, {Kind.ALLREDUCE, "ring"},
+            {Kind.ALLTOALL, "bruck"}, {Kind.REDUCE, "rabenseifner"}}) {
+            Kind kind = (Kind) c[0];
+            String name = (String) c[1];
+            CompiledSchedules cs = Sims.schedules(kind, name, ranks, 24, 8);
+            long total = 0;
+            for (int r = 0; r < ranks; r++) {
+                Schedule s = alg.build(SimExperiment.call(kind, 24, 8, ranks), r, ranks,
+                        io.tutti.coll.Topology.flat(ranks, false), name);
+                assertEquals(s.steps(), cs.steps(r), kind + " rank " + r);
+                total += s.steps();
+                for (int i = 0; i < s.steps(); i++) {
+                    assertEquals(s.kind(i), cs.kind(r, i));
+                    assertEquals(s.length(i), cs.length(r, i));
+                    if (s.kind(i) == Schedule.SEND || s.kind(i) == Schedule.RECV) {
+                        assertEquals(s.peer(i), cs.peer(r, i), kind + " rank " + r + " step " + i);
+                        assertEquals(s.tag(i), cs.tag(r, i));
+                    }
+                }
+            }
+            assertEquals(total, cs.totalSteps());
+            assertTrue(cs.shapes() <= ranks);
+        }
+    }
 }
