@@ -152,7 +152,7 @@ public final class SimCommand implements Callable<Integer> {
             }
             List<SimExperiment.Row> rows = new ArrayList<>();
             if (!json) {
-                out.printf("%-10s %-20s %-6s %-7s %9s %5s %12s %16s %12s%n", "coll", "algorithm", "mode", "network",
+                out.printf("%-13s %-20s %-6s %-7s %9s %5s %12s %16s %12s%n", "coll", "algorithm", "mode", "network",
                         "nodes", "ppn", "size", "completion(us)", "events");
             }
             for (SimExperiment.Spec s : specs) {
@@ -171,7 +171,7 @@ public final class SimCommand implements Callable<Integer> {
                 if (json) {
                     out.println(r.json());
                 } else {
-                    out.printf(Locale.ROOT, "%-10s %-20s %-6s %-7s %9d %5d %12d %16.3f %12d%n", r.coll(), r.algorithm(),
+                    out.printf(Locale.ROOT, "%-13s %-20s %-6s %-7s %9d %5d %12d %16.3f %12d%n", r.coll(), r.algorithm(),
                             r.mode(), r.network(), r.nodes(), r.ppn(), r.size(), r.completionNs() / 1e3, r.events());
                 }
                 out.flush();
