@@ -19,8 +19,9 @@ import java.util.Arrays;
  *   <li>A received message is matched to the first posted RECV of that rank with the same
  *       source and tag (posting order), which completes at that moment; with none, it waits in
  *       the unexpected queue. A RECV step that starts takes the first unexpected message with
- *       its source and tag (arrival order) and completes at once, or is posted. As in
- *       LogGOPSim, posting a receive costs nothing, and receive overhead is paid at arrival.</li>
+ *       its source and tag (arrival order) and completes at once, or is posted. Posting a
+ *       receive costs nothing: the receive overhead is paid at arrival (the rule above),
+ *       whether a receive is posted yet or not.</li>
  *   <li><b>REDUCE</b> and <b>COPY</b> of s bytes occupy the CPU for s·reduce_per_byte or
  *       s·copy_per_byte from {@code max(t, cpu)}; an empty one (a join) completes at once.</li>
  *   <li>CPU and NICs are granted first come, first served in request-time order (ties in event
