@@ -149,4 +149,18 @@ class FabricTest {
             }
         }
     }
+
+    /** Every documented property round-trips: the names of PROPERTIES are exactly the parameters. */
+    @Test
+    void propertiesCoverEveryParameter() {
+        java.util.List<String> names = SimParams.PROPERTIES.stream().map(SimParams.Property::name).toList();
+        assertEquals(names, java.util.List.copyOf(SimParams.defaults().toMap().keySet()));
+        SimParams p = SimParams.defaults();
+        assertEquals(p, p.with(p.toMap()));
+        for (SimParams.Property prop : SimParams.PROPERTIES) {
+            assertEquals(Double.parseDouble(prop.defaultValue().replace("true", "1").replace("false", "0")),
+                    Double.parseDouble(p.toMap().get(prop.name()).replace("true", "1").replace("false", "0")),
+                    prop.name());
+        }
+    }
 }
