@@ -20,10 +20,21 @@ public record Group(int[] ranks, int me, int tagBase) {
         }
     }
 
-    /** The whole communicator, identity order, tags from 0. */
+    /** The last identity mapping made; never written after publication, so ranks may share it. */
+    private static volatile int[] identity = new int[0];
+
+    /**
+     * The whole communicator, identity order, tags from 0. The identity array is shared between
+     * calls of the same size: building every rank's schedule of a million-rank communicator (the
+     * simulator does) would otherwise cost P² time.
+     */
     public static Group all(int rank, int size) {
-        int[] r = new int[size];
-        Arrays.setAll(r, i -> i);
+        int[] r = identity;
+        if (r.length != size) {
+            r = new int[size];
+            Arrays.setAll(r, i -> i);
+            identity = r;
+        }
         return new Group(r, rank, 0);
     }
 

@@ -1,0 +1,337 @@
+package io.tutti.cli;
+
+import io.tutti.TuttiException;
+import io.tutti.coll.Algorithms;
+import io.tutti.coll.CollectiveCall.Kind;
+import io.tutti.sim.Fabric;
+import io.tutti.sim.SimExperiment;
+import io.tutti.sim.SimParams;
+import io.tutti.sim.SimulationException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tutti sim}: the discrete-event simulator. {@code tutti sim run} simulates a collective,
+ * built by the same schedule builders as the real one, over a range of node counts and sizes, and
+ * prints the completion time of each (all ranks start at t0, until the last finishes).
+ */
+@Command(name = "sim", mixinStandardHelpOptions = true, usageHelpAutoWidth = true, versionProvider = Main.Version.class,
+        synopsisSubcommandLabel = "COMMAND",
+        description = "Simulates collectives on modelled hosts, NICs, links and switches.",
+        subcommands = {SimCommand.Run.class})
+public final class SimCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("tutti sim: give a command, e.g. tutti sim run --coll bcast --nodes 1024 --sizes 8");
+        err.println();
+        spec.commandLine().usage(err);
+        return Launcher.EXIT_USAGE;
+    }
+
+    /** {@code tutti sim run}: one collective over node counts × sizes. */
+    @Command(name = "run", mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
+            versionProvider = Main.Version.class, sortOptions = false,
+            description = {
+                "Simulates a collective and prints its completion time (all ranks start at t0 until the last"
+                    + " finishes) for every node count and size.",
+                "",
+                "--network loggp: LogGOPSim's eager LogGP model without contention (L, o, g, G, O in ns);"
+                    + " --network packet: packets over --topology with link latency, bandwidth, switch delay and"
+                    + " (by default) one packet at a time per link direction. Parameters default to the BCL-3"
+                    + " thesis' inter-node figures; see docs/sim/README.md.",
+            },
+            footer = {
+                "",
+                "Lists are comma separated; numbers accept k, m, g suffixes (powers of 1024) and 2^N.",
+                "Topologies: crossbar, fattree:k=K[,n=N], leafspine:hosts=H,spines=S, thesis[:links=W,hosts=H].",
+                "",
+                "Examples:",
+                "  tutti sim run --coll bcast --algorithm binomial --nodes 2^20 --sizes 8",
+                "  tutti sim run --coll barrier --algorithm dissemination --nodes 2^20",
+                "  tutti sim run --coll allreduce --algorithm ring --nodes 16,64,256 --sizes 8,64k,1m --plot ar.png",
+                "  tutti sim run --coll alltoall --network packet --topology thesis:links=2 --nodes 16,32,64 --sizes 64k",
+            })
+    public static final class Run implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--coll", required = true, paramLabel = "C",
+                description = "Collective: barrier, bcast, reduce, allreduce, reducescatter, scan, exscan, gather,"
+                        + " scatter, allgather, alltoall.")
+        String coll;
+
+        @Option(names = "--algorithm", paramLabel = "A", description = "Algorithm (default: the selector's choice).")
+        String algorithm;
+
+        @Option(names = "--mode", paramLabel = "host|nic|switch", defaultValue = "host",
+                description = "What the ranks execute (default ${DEFAULT-VALUE}; nic and switch are not available yet).")
+        String mode;
+
+        @Option(names = "--network", paramLabel = "loggp|packet", defaultValue = "loggp",
+                description = "Network model (default ${DEFAULT-VALUE}).")
+        String network;
+
+        @Option(names = "--topology", paramLabel = "T", defaultValue = "crossbar",
+                description = "Fabric of the packet network (default ${DEFAULT-VALUE}).")
+        String topology;
+
+        @Option(names = "--nodes", required = true, paramLabel = "LIST", description = "Node counts, e.g. 16,64,2^20.")
+        String nodes;
+
+        @Option(names = "--ppn", paramLabel = "K", defaultValue = "1", description = "Ranks per node (default ${DEFAULT-VALUE}).")
+        int ppn;
+
+        @Option(names = "--sizes", paramLabel = "LIST", defaultValue = "8",
+                description = "Bytes per rank (per block for block collectives), e.g. 8,1k,1m (default ${DEFAULT-VALUE}).")
+        String sizes;
+
+        @Option(names = "--dtype", paramLabel = "D", defaultValue = "byte",
+                description = "Element type: byte, int, long, float, double (default ${DEFAULT-VALUE}).")
+        String dtype;
+
+        @Option(names = "--L", paramLabel = "NS", description = "LogGP latency (ns).")
+        String latency;
+
+        @Option(names = "--o", paramLabel = "NS", description = "LogGP overhead (ns), send and receive alike.")
+        String overhead;
+
+        @Option(names = "--g", paramLabel = "NS", description = "LogGP gap per message (ns).")
+        String gap;
+
+        @Option(names = "--G", paramLabel = "NS", description = "LogGP gap per byte (ns/B).")
+        String gapPerByte;
+
+        @Option(names = "--O", paramLabel = "NS", description = "CPU overhead per byte (ns/B).")
+        String overheadPerByte;
+
+        @Option(names = "--set", paramLabel = "NAME=VALUE", description = "Any other model parameter (repeatable),"
+                + " e.g. --set link_ns_per_byte=0.1 --set contention=false.")
+        List<String> set = new ArrayList<>();
+
+        @Option(names = "--calibration", paramLabel = "FILE", description = "Calibration file (docs/sim/*.cal);"
+                + " the options above override it.")
+        Path calibration;
+
+        @Option(names = "--json", description = "Print one JSON object per result row instead of a table.")
+        boolean json;
+
+        @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
+        Path csv;
+
+        @Option(names = "--plot", paramLabel = "FILE", description = "Also write a PNG plot of completion time.")
+        Path plot;
+
+        @Option(names = "--no-progress", description = "No progress bar on standard error.")
+        boolean noProgress;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            List<SimExperiment.Spec> specs;
+            try {
+                specs = specs();
+            } catch (IllegalArgumentException | TuttiException.InvalidArgument | IOException e) {
+                err.println("tutti sim run: " + e.getMessage());
+                return Launcher.EXIT_USAGE;
+            }
+            List<SimExperiment.Row> rows = new ArrayList<>();
+            if (!json) {
+                out.printf("%-13s %-20s %-6s %-7s %9s %5s %12s %16s %12s%n", "coll", "algorithm", "mode", "network",
+                        "nodes", "ppn", "size", "completion(us)", "events");
+            }
+            for (SimExperiment.Spec s : specs) {
+                Progress bar = new Progress(err, s.coll().settingName() + " " + s.nodes() + "x" + s.ppn() + " "
+                        + (s.coll() == Kind.BARRIER ? 0 : s.size()) + " B", !noProgress);
+                SimExperiment.Row r;
+                try {
+                    r = SimExperiment.run(s, bar::update);
+                } catch (IllegalArgumentException | TuttiException.InvalidArgument | SimulationException e) {
+                    bar.done();
+                    err.println("tutti sim run: " + e.getMessage());
+                    return e instanceof SimulationException ? 1 : Launcher.EXIT_USAGE;
+                }
+                bar.done();
+                rows.add(r);
+                if (json) {
+                    out.println(r.json());
+                } else {
+                    out.printf(Locale.ROOT, "%-13s %-20s %-6s %-7s %9d %5d %12d %16.3f %12d%n", r.coll(), r.algorithm(),
+                            r.mode(), r.network(), r.nodes(), r.ppn(), r.size(), r.completionNs() / 1e3, r.events());
+                }
+                out.flush();
+            }
+            try {
+                if (csv != null) {
+                    SimExperiment.writeCsv(csv, rows);
+                }
+                if (plot != null) {
+                    SimExperiment.plot(plot, rows);
+                }
+            } catch (RuntimeException e) {
+                err.println("tutti sim run: " + e.getMessage());
+                return 1;
+            }
+            return 0;
+        }
+
+        /** The points to run, in order: node counts outer, sizes inner. */
+        List<SimExperiment.Spec> specs() throws IOException {
+            String m = mode.toLowerCase(Locale.ROOT);
+            if (!SimExperiment.MODES.contains(m)) {
+                throw new IllegalArgumentException("--mode must be host, nic or switch, got '" + mode + "'");
+            }
+            if (!m.equals("host")) {
+                throw new IllegalArgumentException("--mode " + m + " is not available yet: it needs the "
+                        + (m.equals("nic") ? "offload engine (deferred work on counters)" : "in-network aggregation switch")
+                        + ", which the simulator cannot run so far; use --mode host");
+            }
+            String net = network.toLowerCase(Locale.ROOT);
+            if (!SimExperiment.NETWORKS.contains(net)) {
+                throw new IllegalArgumentException("--network must be loggp or packet, got '" + network + "'");
+            }
+            Kind kind = SimExperiment.kind(coll);
+            if (algorithm != null) {
+                Algorithms.check(kind, algorithm, "--algorithm");
+            }
+            if (ppn < 1) {
+                throw new IllegalArgumentException("--ppn must be at least 1");
+            }
+            int extent = switch (dtype.toLowerCase(Locale.ROOT)) {
+                case "byte" -> 1;
+                case "int", "float" -> 4;
+                case "long", "double" -> 8;
+                default -> throw new IllegalArgumentException("--dtype must be byte, int, long, float or double");
+            };
+            SimParams params = SimParams.defaults();
+            if (calibration != null) {
+                params = params.withCalibration(calibration);
+            }
+            Map<String, String> over = new LinkedHashMap<>();
+            for (String kv : set) {
+                int eq = kv.indexOf('=');
+                if (eq <= 0) {
+                    throw new IllegalArgumentException("--set wants NAME=VALUE, got '" + kv + "'");
+                }
+                over.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+            }
+            putIf(over, "L", latency);
+            if (overhead != null) {
+                over.put("o_s", overhead);
+                over.put("o_r", overhead);
+            }
+            putIf(over, "g", gap);
+            putIf(over, "G", gapPerByte);
+            putIf(over, "O", overheadPerByte);
+            params = params.with(over);
+            List<SimExperiment.Spec> out = new ArrayList<>();
+            for (long n : numbers(nodes, "--nodes")) {
+                if (n < 1 || n > Integer.MAX_VALUE) {
+                    throw new IllegalArgumentException("--nodes: " + n + " is not a node count");
+                }
+                if (net.equals("packet")) {
+                    // checked before any run, so that a bad point fails at once rather than after hours
+                    Fabric.parse(topology, (int) n);
+                }
+                for (long size : numbers(sizes, "--sizes")) {
+                    if (size < 0) {
+                        throw new IllegalArgumentException("--sizes must not be negative");
+                    }
+                    out.add(new SimExperiment.Spec(kind, algorithm, m, net, topology, (int) n, ppn, size, extent,
+                            params));
+                }
+            }
+            return out;
+        }
+
+        private static void putIf(Map<String, String> m, String k, String v) {
+            if (v != null) {
+                m.put(k, v);
+            }
+        }
+
+        /** Comma-separated numbers with k/m/g suffixes (powers of 1024) or 2^N. */
+        static List<Long> numbers(String list, String option) {
+            List<Long> out = new ArrayList<>();
+            for (String part : list.split(",")) {
+                String s = part.trim().toLowerCase(Locale.ROOT);
+                try {
+                    if (s.startsWith("2^")) {
+                        int e = Integer.parseInt(s.substring(2));
+                        if (e < 0 || e > 40) {
+                            throw new NumberFormatException();
+                        }
+                        out.add(1L << e);
+                        continue;
+                    }
+                    long mult = 1;
+                    if (s.endsWith("k")) {
+                        mult = 1L << 10;
+                    } else if (s.endsWith("m")) {
+                        mult = 1L << 20;
+                    } else if (s.endsWith("g")) {
+                        mult = 1L << 30;
+                    }
+                    if (mult > 1) {
+                        s = s.substring(0, s.length() - 1);
+                    }
+                    out.add(Math.multiplyExact(Long.parseLong(s), mult));
+                } catch (NumberFormatException | ArithmeticException e) {
+                    throw new IllegalArgumentException(option + ": '" + part.trim() + "' is not a number");
+                }
+            }
+            return out;
+        }
+    }
+
+    /** A progress bar on standard error, shown only once a run has taken over a second. */
+    static final class Progress {
+        private final PrintWriter err;
+        private final String label;
+        private final boolean enabled;
+        private final long start = System.nanoTime();
+        private long lastDraw;
+        private boolean drawn;
+
+        Progress(PrintWriter err, String label, boolean enabled) {
+            this.err = err;
+            this.label = label;
+            this.enabled = enabled;
+        }
+
+        void update(double fraction) {
+            long now = System.nanoTime();
+            if (!enabled || now - start < 1_000_000_000L || now - lastDraw < 250_000_000L) {
+                return;
+            }
+            lastDraw = now;
+            drawn = true;
+            int width = 30;
+            int filled = (int) Math.round(Math.min(1, Math.max(0, fraction)) * width);
+            err.printf(Locale.ROOT, "\r%s [%s%s] %3.0f%% %5.1f s", label, "#".repeat(filled), " ".repeat(width - filled),
+                    fraction * 100, (now - start) / 1e9);
+            err.flush();
+        }
+
+        void done() {
+            if (drawn) {
+                err.println();
+            }
+        }
+    }
+}

@@ -1,0 +1,247 @@
+package io.tutti.sim;
+
+import io.tutti.coll.Algorithms;
+import io.tutti.coll.CollectiveCall;
+import io.tutti.coll.CollectiveCall.Kind;
+import io.tutti.coll.Topology;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.DoubleConsumer;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * One simulated experiment point and its report: builds the collective's schedules for
+ * {@code nodes × ppn} ranks with the real {@link Algorithms}, runs them in a rank model over a
+ * network, and gives a {@link Row}; writes rows as CSV and as an XChart PNG.
+ */
+public final class SimExperiment {
+    private SimExperiment() {
+    }
+
+    /** Rank models; only host mode exists so far. */
+    public static final List<String> MODES = List.of("host", "nic", "switch");
+
+    /** Networks. */
+    public static final List<String> NETWORKS = List.of("loggp", "packet");
+
+    /**
+     * One point.
+     *
+     * @param coll      the collective
+     * @param algorithm algorithm name, or null for the selector's choice
+     * @param mode      rank model: host (nic and switch are not available yet)
+     * @param network   loggp or packet
+     * @param topology  fabric spec for the packet network ({@link Fabric#parse}); ignored by loggp
+     * @param nodes     nodes
+     * @param ppn       ranks per node
+     * @param size      bytes per rank (rounded down to whole elements)
+     * @param extent    bytes per element
+     * @param params    model parameters
+     */
+    public record Spec(Kind coll, String algorithm, String mode, String network, String topology, int nodes, int ppn,
+                       long size, int extent, SimParams params) {
+    }
+
+    /** One result row. */
+    public record Row(String coll, String algorithm, String mode, String network, String topology, int nodes, int ppn,
+                      int ranks, long size, long completionNs, long events, long messages, long bytes, int shapes,
+                      double wallSeconds) {
+        /** Field name → value, in CSV column order. */
+        public Map<String, Object> fields() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("coll", coll);
+            m.put("algorithm", algorithm);
+            m.put("mode", mode);
+            m.put("network", network);
+            m.put("topology", topology);
+            m.put("nodes", nodes);
+            m.put("ppn", ppn);
+            m.put("ranks", ranks);
+            m.put("size", size);
+            m.put("completion_ns", completionNs);
+            m.put("events", events);
+            m.put("messages", messages);
+            m.put("bytes", bytes);
+            m.put("shapes", shapes);
+            m.put("wall_s", String.format(Locale.ROOT, "%.3f", wallSeconds));
+            return m;
+        }
+
+        /** One JSON object on one line. */
+        public String json() {
+            StringBuilder sb = new StringBuilder("{");
+            for (Map.Entry<String, Object> e : fields().entrySet()) {
+                if (sb.length() > 1) {
+                    sb.append(',');
+                }
+                sb.append('"').append(e.getKey()).append("\":");
+                Object v = e.getValue();
+                if (v instanceof Number || e.getKey().equals("wall_s")) {
+                    sb.append(v);
+                } else {
+                    sb.append('"').append(String.valueOf(v).replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+                }
+            }
+            return sb.append('}').toString();
+        }
+    }
+
+    /** The collective by its setting name ({@code allreduce}, {@code reducescatter} ...). */
+    public static Kind kind(String name) {
+        for (Kind k : Kind.values()) {
+            if (k.settingName().equals(name.toLowerCase(Locale.ROOT))) {
+                return k;
+            }
+        }
+        List<String> names = new ArrayList<>();
+        for (Kind k : Kind.values()) {
+            names.add(k.settingName());
+        }
+        throw new IllegalArgumentException("unknown collective '" + name + "'; choose one of "
+                + String.join(", ", names));
+    }
+
+    /** The call every rank makes: {@code size} bytes per rank (per block for the block collectives). */
+    public static CollectiveCall call(Kind kind, long size, int extent, int ranks) {
+        long bytes = size / extent * extent;
+        long[] blocks = null;
+        long[] displs = null;
+        switch (kind) {
+            case GATHER, SCATTER, ALLGATHER, ALLTOALL, REDUCE_SCATTER -> {
+                blocks = new long[ranks];
+                displs = new long[ranks];
+                for (int r = 0; r < ranks; r++) {
+                    blocks[r] = bytes;
+                    displs[r] = r * bytes;
+                }
+            }
+            default -> {
+            }
+        }
+        boolean a2a = kind == Kind.ALLTOALL;
+        return new CollectiveCall(kind, kind == Kind.BARRIER ? 0 : bytes, extent, 0, false, true, blocks, displs,
+                a2a ? blocks : null, a2a ? displs : null, false);
+    }
+
+    /**
+     * Runs one point; {@code progress} (may be null) hears the fraction done: building the
+     * schedules is the first fifth, the simulation the rest.
+     */
+    public static Row run(Spec s, DoubleConsumer progress) {
+        if (!s.mode().equals("host")) {
+            throw new IllegalArgumentException("mode " + s.mode() + " is not available yet: it needs the "
+                    + (s.mode().equals("nic") ? "offload engine's deferred-work programs" : "in-network aggregation switch")
+                    + "; use --mode host");
+        }
+        if (s.nodes() < 1 || s.ppn() < 1) {
+            throw new IllegalArgumentException("nodes and ppn must be at least 1");
+        }
+        long ranksL = (long) s.nodes() * s.ppn();
+        if (ranksL > (1 << 26)) {
+            throw new IllegalArgumentException("at most 2^26 ranks, got " + ranksL);
+        }
+        int ranks = (int) ranksL;
+        long wall = System.nanoTime();
+        int[] node = new int[ranks];
+        for (int r = 0; r < ranks; r++) {
+            node[r] = r / s.ppn();
+        }
+        Topology topo = new Topology(node, new int[ranks], false);
+        CollectiveCall c = call(s.coll(), s.size(), s.extent(), ranks);
+        Algorithms algorithms = new Algorithms(Map.of());
+        String alg = s.algorithm() != null ? Algorithms.check(s.coll(), s.algorithm(), "--algorithm")
+                : algorithms.choose(c, ranks, topo, null);
+        CompiledSchedules cs = CompiledSchedules.build(algorithms, c, ranks, topo, alg,
+                progress == null ? null : f -> progress.accept(0.2 * f));
+        Network net;
+        String topology;
+        if (s.network().equals("loggp")) {
+            net = new LogGPNetwork(s.params().L());
+            topology = "-";
+        } else if (s.network().equals("packet")) {
+            Fabric f = Fabric.parse(s.topology(), s.nodes());
+            net = new PacketNetwork(f, s.params(), s.ppn());
+            topology = f.name();
+        } else {
+            throw new IllegalArgumentException("unknown network '" + s.network() + "'; choose loggp or packet");
+        }
+        SimResult r = Simulation.run(new HostModel(cs, s.params(), null), net,
+                progress == null ? null : f -> progress.accept(0.2 + 0.8 * f));
+        return new Row(s.coll().settingName(), alg, s.mode(), net.name(), topology, s.nodes(), s.ppn(), ranks,
+                c.kind() == Kind.BARRIER ? 0 : s.size() / s.extent() * s.extent(), r.completionNs(), r.events(),
+                r.messages(), r.bytes(), cs.shapes(), (System.nanoTime() - wall) / 1e9);
+    }
+
+    /** Writes {@code rows} as CSV with a header line. */
+    public static void writeCsv(Path file, List<Row> rows) {
+        StringBuilder sb = new StringBuilder();
+        if (!rows.isEmpty()) {
+            sb.append(String.join(",", rows.getFirst().fields().keySet())).append('\n');
+        }
+        for (Row r : rows) {
+            List<String> v = new ArrayList<>();
+            for (Object o : r.fields().values()) {
+                String x = String.valueOf(o);
+                v.add(x.contains(",") || x.contains("\"") ? "\"" + x.replace("\"", "\"\"") + "\"" : x);
+            }
+            sb.append(String.join(",", v)).append('\n');
+        }
+        try {
+            createParent(file);
+            Files.writeString(file, sb);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Writes a PNG of completion time (µs) over the x axis: message size when there are several
+     * sizes, else node count; one series per (node count or size).
+     */
+    public static void plot(Path file, List<Row> rows) {
+        System.setProperty("java.awt.headless", "true");
+        boolean bySize = rows.stream().map(Row::size).distinct().count() > 1;
+        Map<String, List<double[]>> series = new LinkedHashMap<>();
+        for (Row r : rows) {
+            String name = bySize ? r.nodes() + " nodes × " + r.ppn() : r.size() + " B";
+            double x = bySize ? Math.max(1, r.size()) : r.nodes();
+            series.computeIfAbsent(name, k -> new ArrayList<>()).add(new double[] {x, r.completionNs() / 1e3});
+        }
+        Row first = rows.getFirst();
+        XYChart chart = new XYChartBuilder().width(900).height(560)
+                .title("Tutti sim: " + first.coll() + " / " + first.algorithm() + ", " + first.mode() + " mode, "
+                        + first.network() + (first.topology().equals("-") ? "" : " " + first.topology()))
+                .xAxisTitle(bySize ? "size (bytes per rank)" : "nodes").yAxisTitle("completion time (us)").build();
+        chart.getStyler().setXAxisLogarithmic(true);
+        chart.getStyler().setYAxisLogarithmic(true);
+        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        for (Map.Entry<String, List<double[]>> e : series.entrySet()) {
+            double[] x = e.getValue().stream().mapToDouble(p -> p[0]).toArray();
+            double[] y = e.getValue().stream().mapToDouble(p -> Math.max(p[1], 1e-3)).toArray();
+            chart.addSeries(e.getKey(), x, y).setMarker(SeriesMarkers.CIRCLE);
+        }
+        try {
+            createParent(file);
+            BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the plot " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void createParent(Path file) throws IOException {
+        Path dir = file.toAbsolutePath().getParent();
+        if (dir != null) {
+            Files.createDirectories(dir);
+        }
+    }
+}

@@ -1,0 +1,181 @@
+package io.tutti.sim;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Every parameter of the models, in nanoseconds and bytes. Defaults are the BCL-3 inter-node
+ * figures of the thesis (table 5.3) where it gives them; {@link #PROPERTIES} lists each name, its
+ * default and its meaning, and {@code docs/sim/README.md} their sources.
+ *
+ * @param L               LogGP latency: first byte leaves the sender's overhead → arrives (ns)
+ * @param os              send overhead: CPU time to start a send (ns)
+ * @param or              receive overhead: CPU time to take a message in (ns)
+ * @param g               gap: NIC time per message, per direction (ns)
+ * @param G               gap per byte after the first (ns/B), the inverse of the LogGP bandwidth
+ * @param O               CPU overhead per byte after the first (ns/B)
+ * @param reducePerByte   CPU time of a REDUCE step per byte (ns/B)
+ * @param copyPerByte     CPU time of a COPY step per byte (ns/B)
+ * @param linkLatency     packet network: wire delay of one link (ns)
+ * @param linkNsPerByte   packet network: serialisation time of one byte on a link (ns/B)
+ * @param switchDelay     packet network: a switch's port-to-port delay (ns)
+ * @param mtu             packet network: largest packet payload (B)
+ * @param contention      packet network: whether a link direction carries one packet at a time
+ * @param shmLatency      packet network: latency between ranks of one node (ns)
+ * @param shmNsPerByte    packet network: time per byte between ranks of one node (ns/B)
+ */
+public record SimParams(long L, long os, long or, long g, double G, double O, double reducePerByte,
+                        double copyPerByte, long linkLatency, double linkNsPerByte, long switchDelay, int mtu,
+                        boolean contention, long shmLatency, double shmNsPerByte) {
+
+    /** A parameter's name (in calibration files), default and meaning. */
+    public record Property(String name, String defaultValue, String meaning) {
+    }
+
+    /** The parameters in calibration-file order. */
+    public static final List<Property> PROPERTIES = List.of(
+            new Property("L", "10270", "LogGP latency (ns)"),
+            new Property("o_s", "7050", "send overhead (ns)"),
+            new Property("o_r", "1017", "receive overhead (ns)"),
+            new Property("g", "11091", "gap per message (ns)"),
+            new Property("G", "6.83", "gap per byte (ns/B)"),
+            new Property("O", "0", "CPU overhead per byte (ns/B)"),
+            new Property("reduce_per_byte", "1.0", "REDUCE step CPU time (ns/B)"),
+            new Property("copy_per_byte", "0.25", "COPY step CPU time (ns/B)"),
+            new Property("link_latency", "100", "link wire delay (ns)"),
+            new Property("link_ns_per_byte", "6.25", "link serialisation (ns/B)"),
+            new Property("switch_delay", "300", "switch port-to-port delay (ns)"),
+            new Property("mtu", "4096", "largest packet payload (B)"),
+            new Property("contention", "true", "a link direction carries one packet at a time"),
+            new Property("shm_latency", "2726", "latency inside a node (ns)"),
+            new Property("shm_ns_per_byte", "2.55", "time per byte inside a node (ns/B)"));
+
+    public SimParams {
+        if (L < 0 || os < 0 || or < 0 || g < 0 || !(G >= 0) || !(O >= 0) || !(reducePerByte >= 0)
+                || !(copyPerByte >= 0) || linkLatency < 0 || !(linkNsPerByte >= 0) || switchDelay < 0 || mtu < 1
+                || shmLatency < 0 || !(shmNsPerByte >= 0)) {
+            throw new IllegalArgumentException("simulation parameters must be non-negative (mtu at least 1)");
+        }
+    }
+
+    /** The defaults of {@link #PROPERTIES}. */
+    public static SimParams defaults() {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (Property p : PROPERTIES) {
+            m.put(p.name(), p.defaultValue());
+        }
+        return fromMap(m);
+    }
+
+    /** These parameters with the ones named in {@code values} replaced (names of {@link #PROPERTIES}). */
+    public SimParams with(Map<String, String> values) {
+        Map<String, String> m = toMap();
+        for (Map.Entry<String, String> e : values.entrySet()) {
+            if (!m.containsKey(e.getKey())) {
+                throw new IllegalArgumentException("unknown simulation parameter '" + e.getKey() + "'; known: "
+                        + String.join(", ", m.keySet()));
+            }
+            m.put(e.getKey(), e.getValue());
+        }
+        return fromMap(m);
+    }
+
+    /** Name → value, in {@link #PROPERTIES} order. */
+    public Map<String, String> toMap() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("L", Long.toString(L));
+        m.put("o_s", Long.toString(os));
+        m.put("o_r", Long.toString(or));
+        m.put("g", Long.toString(g));
+        m.put("G", Double.toString(G));
+        m.put("O", Double.toString(O));
+        m.put("reduce_per_byte", Double.toString(reducePerByte));
+        m.put("copy_per_byte", Double.toString(copyPerByte));
+        m.put("link_latency", Long.toString(linkLatency));
+        m.put("link_ns_per_byte", Double.toString(linkNsPerByte));
+        m.put("switch_delay", Long.toString(switchDelay));
+        m.put("mtu", Integer.toString(mtu));
+        m.put("contention", Boolean.toString(contention));
+        m.put("shm_latency", Long.toString(shmLatency));
+        m.put("shm_ns_per_byte", Double.toString(shmNsPerByte));
+        return m;
+    }
+
+    private static SimParams fromMap(Map<String, String> m) {
+        try {
+            return new SimParams(ns(m, "L"), ns(m, "o_s"), ns(m, "o_r"), ns(m, "g"), num(m, "G"), num(m, "O"),
+                    num(m, "reduce_per_byte"), num(m, "copy_per_byte"), ns(m, "link_latency"),
+                    num(m, "link_ns_per_byte"), ns(m, "switch_delay"), Math.toIntExact(ns(m, "mtu")),
+                    bool(m, "contention"), ns(m, "shm_latency"), num(m, "shm_ns_per_byte"));
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("mtu is too large: " + m.get("mtu"));
+        }
+    }
+
+    private static long ns(Map<String, String> m, String k) {
+        String v = m.get(k).trim();
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            // a fractional nanosecond count is rounded: the engine's clock ticks in whole ns
+            return Math.round(num(m, k));
+        }
+    }
+
+    private static double num(Map<String, String> m, String k) {
+        try {
+            return Double.parseDouble(m.get(k).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("parameter " + k + " must be a number, got '" + m.get(k) + "'");
+        }
+    }
+
+    private static boolean bool(Map<String, String> m, String k) {
+        String v = m.get(k).trim().toLowerCase(Locale.ROOT);
+        if (!v.equals("true") && !v.equals("false")) {
+            throw new IllegalArgumentException("parameter " + k + " must be true or false, got '" + v + "'");
+        }
+        return Boolean.parseBoolean(v);
+    }
+
+    /**
+     * Reads a calibration file: one {@code name = value ; source} per line, {@code #} comments and
+     * blank lines ignored. Every line must say where its value comes from (after the {@code ;}), so
+     * that a calibration can be audited; parameters not in the file keep these values.
+     */
+    public SimParams withCalibration(Path file) throws IOException {
+        Map<String, String> values = new LinkedHashMap<>();
+        List<String> lines = Files.readAllLines(file);
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i).strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            int eq = line.indexOf('=');
+            int semi = line.indexOf(';');
+            if (eq < 0 || semi < eq || line.substring(semi + 1).isBlank()) {
+                throw new IllegalArgumentException(file + ":" + (i + 1) + ": expected 'name = value ; source', got '"
+                        + line + "'");
+            }
+            String name = line.substring(0, eq).strip();
+            if (values.put(name, line.substring(eq + 1, semi).strip()) != null) {
+                throw new IllegalArgumentException(file + ":" + (i + 1) + ": " + name + " is set twice");
+            }
+        }
+        try {
+            return with(values);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Per-byte time of {@code bytes} bytes at {@code nsPerByte}, rounded to whole nanoseconds. */
+    static long perByte(double nsPerByte, long bytes) {
+        return bytes <= 0 || nsPerByte == 0 ? 0 : Math.round(nsPerByte * bytes);
+    }
+}

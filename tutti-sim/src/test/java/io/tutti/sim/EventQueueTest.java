@@ -1,0 +1,71 @@
+package io.tutti.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class EventQueueTest {
+    /** Interleaved pushes and pops, many ties: the queue pops in (time, insertion) order like a sorted reference. */
+    @Test
+    void popsInTimeThenInsertionOrder() {
+        Random rnd = new Random(42);
+        EventQueue q = new EventQueue(4);
+        record E(long t, long seq) {
+        }
+        List<E> ref = new ArrayList<>();
+        long seq = 0;
+        long now = 0;
+        for (int round = 0; round < 20_000; round++) {
+            int pushes = rnd.nextInt(4);
+            for (int i = 0; i < pushes; i++) {
+                // few distinct times, so that buckets fill and empty often
+                long t = now + rnd.nextInt(8);
+                q.push(t, seq);
+                ref.add(new E(t, seq++));
+            }
+            if (!ref.isEmpty() && rnd.nextBoolean()) {
+                ref.sort(Comparator.comparingLong(E::t).thenComparingLong(E::seq));
+                E e = ref.removeFirst();
+                q.pop();
+                assertEquals(e.t(), q.time());
+                assertEquals(e.seq(), q.payload());
+                now = e.t();
+            }
+            assertEquals(ref.size(), q.size());
+        }
+        ref.sort(Comparator.comparingLong(E::t).thenComparingLong(E::seq));
+        for (E e : ref) {
+            q.pop();
+            assertEquals(e.t(), q.time());
+            assertEquals(e.seq(), q.payload());
+        }
+        assertTrue(q.isEmpty());
+    }
+
+    /** Widely spread distinct times exercise the heap and the time map's growth and deletion. */
+    @Test
+    void distinctTimes() {
+        Random rnd = new Random(7);
+        EventQueue q = new EventQueue(1);
+        List<Long> ref = new ArrayList<>();
+        for (int i = 0; i < 50_000; i++) {
+            long t = rnd.nextLong(1L << 40);
+            q.push(t, t ^ 0x5555);
+            ref.add(t);
+        }
+        ref.sort(null);
+        for (long t : ref) {
+            q.pop();
+            assertEquals(t, q.time());
+            assertEquals(t ^ 0x5555, q.payload());
+        }
+    }
+}
