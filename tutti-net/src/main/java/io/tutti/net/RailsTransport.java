@@ -80,6 +80,8 @@ public final class RailsTransport implements RemoteTransport {
     private long injected;
     private long sendFailures;
     private long railsDowned;
+    private long timeouts;
+    private long maxRtoSeen;
     private final CRC32C crc = new CRC32C();
     private final Mac mac;
     private final ByteBuffer macInput = ByteBuffer.allocate(4 * 4 + 8 + 8);
@@ -173,6 +175,7 @@ public final class RailsTransport implements RemoteTransport {
         long nakFrom;
         long nakTo;
         long lastNakFrom = -1;
+        long highest = -1;
         long nakAt;
 
         Peer(int rank, int slots, int maxRecord, long nonce) {
@@ -740,14 +743,16 @@ public final class RailsTransport implements RemoteTransport {
 
     private void onAck(Peer p, long ack, long consumed) {
         if (ack > p.acked) {
+            boolean repaired = false;
             for (long s = p.acked; s < ack; s++) {
                 int slot = (int) s & mask;
                 p.outstandingBytes -= p.sendLen[slot];
                 p.railOutstanding[p.sendRail[slot]] -= p.sendLen[slot];
+                repaired |= p.resent[slot];
             }
             int last = (int) (ack - 1) & mask;
-            // Karn: a retransmitted datagram's acknowledgement says nothing about the round trip
-            if (!p.resent[last]) {
+            // Karn: an acknowledgement that waited for a retransmission says nothing about the round trip
+            if (!repaired) {
                 sampleRtt(p, now - p.sentAt[last]);
             } else {
                 p.rto = rto(p);
@@ -772,6 +777,8 @@ public final class RailsTransport implements RemoteTransport {
     }
 
     private long rto(Peer p) {
+        long r = p.srtt == 0 ? INITIAL_RTO : Math.clamp(p.srtt + 4 * p.rttvar, rtoFloor, maxRto);
+        maxRtoSeen = Math.max(maxRtoSeen, r);
         return p.srtt == 0 ? INITIAL_RTO : Math.clamp(p.srtt + 4 * p.rttvar, rtoFloor, maxRto);
     }
 
@@ -810,18 +817,31 @@ public final class RailsTransport implements RemoteTransport {
         while (p.recvSeq[(int) p.contig & mask] == p.contig) {
             p.contig++;
         }
-        if (seq > p.contig) {
-            // a gap before this datagram: ask for it once per round trip
-            long from = p.contig;
-            if (from != p.lastNakFrom || now - p.nakAt > Math.max(p.srtt, rtoFloor / 4)) {
-                p.nakWanted = true;
-                p.nakFrom = from;
-                p.nakTo = seq;
-            } else if (seq > p.nakTo && p.nakWanted) {
-                p.nakTo = seq;
-            }
+        if (seq > p.highest) {
+            p.highest = seq;
         }
+        gapCheck(p);
         p.ackNeeded = true;
+    }
+
+    /**
+     * Asks for the first gap below the highest datagram received: at once for a new gap, again
+     * after a round trip for the same one (the NAK or the retransmission may be lost too).
+     */
+    private void gapCheck(Peer p) {
+        if (p.highest < p.contig) {
+            return;
+        }
+        long from = p.contig;
+        if (from != p.lastNakFrom || now - p.nakAt > Math.max(p.srtt, rtoFloor / 4)) {
+            long to = from + 1;
+            while (to < p.highest && p.recvSeq[(int) to & mask] != to) {
+                to++;
+            }
+            p.nakWanted = true;
+            p.nakFrom = from;
+            p.nakTo = to;
+        }
     }
 
     private void onNak(Peer p, long from, long to) {
@@ -918,15 +938,18 @@ public final class RailsTransport implements RemoteTransport {
             }
         }
         if (p.acked < p.nextSeq && !p.peerClosed && now - p.sentAt[(int) p.acked & mask] > p.rto) {
-            long rto = p.rto;
-            for (long s = p.acked; s < p.nextSeq; s++) {
-                if (now - p.sentAt[(int) s & mask] > rto) {
-                    retransmit(p, s, true);
-                }
+            // the oldest only: the receiver's NAKs name the gaps after it once it arrives
+            timeouts++;
+            retransmit(p, p.acked, true);
+            long last = p.nextSeq - 1;
+            if (last > p.acked && now - p.sentAt[(int) last & mask] > p.rto) {
+                // a tail probe: if the newest was lost too, its arrival shows the receiver every gap
+                retransmit(p, last, true);
             }
             p.rto = Math.min(2 * p.rto, maxRto);
             work++;
         }
+        gapCheck(p);
         int ackRail = -1;
         for (int r = 0; r < p.railCount && ackRail < 0; r++) {
             if (p.usable(r)) {
@@ -1059,7 +1082,8 @@ public final class RailsTransport implements RemoteTransport {
     /** Counters, for diagnostics. */
     public String statistics() {
         StringBuilder b = new StringBuilder("rails=").append(rails.length).append(" mtu=").append(mtu)
-                .append(" retransmits=").append(retransmits).append(" duplicates=").append(duplicates)
+                .append(" retransmits=").append(retransmits).append(" timeouts=").append(timeouts)
+                .append(" rto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates)
                 .append(" naks=").append(naksSent).append(" injected=").append(injected)
                 .append(" sendFailures=").append(sendFailures).append(" railsDowned=").append(railsDowned);
         for (DropReason d : DropReason.values()) {
