@@ -978,10 +978,14 @@ public final class RailsTransport implements RemoteTransport {
         return work;
     }
 
+    /**
+     * {@inheritDoc} A peer that has closed its end counts as done: its BYE carried its last
+     * acknowledgement, and nothing sent after that can be delivered; so does a failed one.
+     */
     @Override
     public boolean quiescent() {
         for (Peer p : peers) {
-            if (p != null && p.acked < p.nextSeq) {
+            if (p != null && p.acked < p.nextSeq && !p.peerClosed && p.failure == null) {
                 return false;
             }
         }
@@ -1011,6 +1015,8 @@ public final class RailsTransport implements RemoteTransport {
             for (Peer p : peers) {
                 for (int r = 0; p != null && r < p.railCount; r++) {
                     if (p.confirmed(r)) {
+                        // twice: a lost BYE costs the peer a wait for its failure timeout
+                        sendBye(p, r);
                         sendBye(p, r);
                     }
                 }
@@ -1083,7 +1089,7 @@ public final class RailsTransport implements RemoteTransport {
     public String statistics() {
         StringBuilder b = new StringBuilder("rails=").append(rails.length).append(" mtu=").append(mtu)
                 .append(" retransmits=").append(retransmits).append(" timeouts=").append(timeouts)
-                .append(" rto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates)
+                .append(" maxRto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates)
                 .append(" naks=").append(naksSent).append(" injected=").append(injected)
                 .append(" sendFailures=").append(sendFailures).append(" railsDowned=").append(railsDowned);
         for (DropReason d : DropReason.values()) {

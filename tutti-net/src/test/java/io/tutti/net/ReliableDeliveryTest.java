@@ -174,6 +174,27 @@ class ReliableDeliveryTest {
     }
 
     @Test
+    void aPeerThatClosesIsReportedAsClosedAndItsLastAcknowledgementArrives() throws Exception {
+        try (Fixture f = new Fixture(2, Map.of())) {
+            f.awaitHandshake(5000);
+            Fixture.Collector got = new Fixture.Collector();
+            f.t[0].send(1, MemorySegment.ofArray(new byte[] {1, 2, 3}), 0, 3);
+            long end = System.nanoTime() + 2_000_000_000L;
+            while (got.got.isEmpty() && System.nanoTime() < end) {
+                f.t[1].poll(got);
+            }
+            assertEquals(1, got.got.size());
+            f.t[1].close();
+            end = System.nanoTime() + 2_000_000_000L;
+            while (f.t[0].failure(1) == null && System.nanoTime() < end) {
+                f.t[0].poll((s, m, o, l) -> true);
+            }
+            assertEquals("rank 1 has closed its end", f.t[0].failure(1));
+            assertTrue(f.t[0].quiescent());
+        }
+    }
+
+    @Test
     void recordsLargerThanTheLimitAreRefused() throws Exception {
         try (Fixture f = new Fixture(2, Map.of())) {
             f.awaitHandshake(5000);
