@@ -28,7 +28,7 @@ class ReliableDeliveryTest {
 
     /**
      * Sends {@code records} records of random sizes each way, checks every one arrives once, in
-     * order and intact, and returns the receiving transport of rank 1.
+     * order and intact, and that both sides end with nothing unacknowledged.
      */
     static void exchange(Fixture f, int records, long seed, int maxSize, Runnable midway) {
         f.awaitHandshake(5000);
