@@ -1,0 +1,121 @@
+package io.tutti.net;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Settings of the network rails. Each is a property with its default; it is read from the rank's
+ * settings map, where the engine has put the {@code TUTTI_*} environment with the {@code tutti.*}
+ * system properties over it (so {@code tutti.net.mtu} and {@code TUTTI_NET_MTU} name the same
+ * setting).
+ *
+ * <p>Fault injection (for tests and for measuring recovery): {@code TUTTI_NET_DROP} and
+ * {@code TUTTI_NET_CORRUPT} are probabilities (0..1) applied to every datagram sent;
+ * {@code TUTTI_NET_DROP_RX} and {@code TUTTI_NET_CORRUPT_RX} apply to every datagram received;
+ * a suffix {@code _R<i>} ({@code TUTTI_NET_DROP_R1}, {@code TUTTI_NET_CORRUPT_RX_R0}, ...) sets the
+ * probability of rail {@code i} alone and wins over the setting without it. Corruption flips one
+ * random bit after the checksum is computed (sent) or before it is checked (received).
+ *
+ * @param rails         interface names, one rail each ({@code TUTTI_RAILS}); a name may repeat
+ *                      (two sockets on one interface) and an IPv4 literal is taken as the address
+ * @param mtu           datagram size in bytes, header included; 0: 65000 on loopback, else 1472
+ * @param maxRecord     largest record (engine header included) that one send takes
+ * @param windowBytes   unacknowledged bytes per peer before {@code canSend} says no
+ * @param timeoutMillis a peer silent on every rail this long has failed
+ * @param railTimeoutMillis a rail silent this long while another rail of the peer is heard is down
+ * @param heartbeatMillis an idle rail carries a heartbeat this often
+ * @param stripeMin     records larger than this are split over the rails; smaller ones go whole
+ * @param busyBytes     a rail with more unacknowledged bytes than this to a peer is BUSY
+ * @param rtoFloorMicros the retransmission timeout never goes below this
+ * @param settings      the raw settings, for the per-rail fault variants
+ */
+public record NetConfig(List<String> rails, int mtu, int maxRecord, int windowBytes, int timeoutMillis,
+                        int railTimeoutMillis, int heartbeatMillis, int stripeMin, int busyBytes, int rtoFloorMicros,
+                        Map<String, String> settings) {
+    public static final String RAILS = "tutti.rails";
+    public static final String RAILS_DEFAULT = "";
+    public static final String MTU = "tutti.net.mtu";
+    public static final int MTU_DEFAULT = 0;
+    public static final String MAX_RECORD = "tutti.net.max.record";
+    public static final int MAX_RECORD_DEFAULT = 65536 + 72;
+    public static final String WINDOW = "tutti.net.window";
+    public static final int WINDOW_DEFAULT = 2 << 20;
+    public static final String TIMEOUT_MS = "tutti.net.timeout.ms";
+    public static final int TIMEOUT_MS_DEFAULT = 2000;
+    public static final String RAIL_TIMEOUT_MS = "tutti.net.rail.timeout.ms";
+    public static final int RAIL_TIMEOUT_MS_DEFAULT = 400;
+    public static final String HEARTBEAT_MS = "tutti.net.heartbeat.ms";
+    public static final int HEARTBEAT_MS_DEFAULT = 100;
+    public static final String STRIPE_MIN = "tutti.net.stripe.min";
+    public static final int STRIPE_MIN_DEFAULT = 16384;
+    public static final String BUSY_BYTES = "tutti.net.busy.bytes";
+    public static final int BUSY_BYTES_DEFAULT = 1 << 20;
+    public static final String RTO_FLOOR_US = "tutti.net.rto.floor.us";
+    public static final int RTO_FLOOR_US_DEFAULT = 1000;
+    public static final String DROP = "tutti.net.drop";
+    public static final String CORRUPT = "tutti.net.corrupt";
+
+    /** Reads the settings; a value that does not parse is an error that names the setting. */
+    public static NetConfig from(Map<String, String> settings) {
+        List<String> rails = new ArrayList<>();
+        for (String r : text(settings, RAILS, RAILS_DEFAULT).split(",")) {
+            if (!r.isBlank()) {
+                rails.add(r.trim());
+            }
+        }
+        return new NetConfig(List.copyOf(rails), integer(settings, MTU, MTU_DEFAULT),
+                integer(settings, MAX_RECORD, MAX_RECORD_DEFAULT), integer(settings, WINDOW, WINDOW_DEFAULT),
+                integer(settings, TIMEOUT_MS, TIMEOUT_MS_DEFAULT),
+                integer(settings, RAIL_TIMEOUT_MS, RAIL_TIMEOUT_MS_DEFAULT),
+                integer(settings, HEARTBEAT_MS, HEARTBEAT_MS_DEFAULT), integer(settings, STRIPE_MIN, STRIPE_MIN_DEFAULT),
+                integer(settings, BUSY_BYTES, BUSY_BYTES_DEFAULT),
+                integer(settings, RTO_FLOOR_US, RTO_FLOOR_US_DEFAULT), Map.copyOf(settings));
+    }
+
+    /**
+     * A fault probability of one rail and direction: {@code base} ({@link #DROP} or {@link #CORRUPT})
+     * with {@code _RX} for received datagrams, then {@code _R<rail>}; the per-rail setting wins.
+     */
+    public double fault(String base, boolean receive, int rail) {
+        String name = receive ? base + ".rx" : base;
+        String perRail = text(settings, name + ".r" + rail, "");
+        String v = perRail.isEmpty() ? text(settings, name, "0") : perRail;
+        double p;
+        try {
+            p = Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(envName(name) + " must be a probability 0..1, not '" + v + "'");
+        }
+        if (!(p >= 0 && p <= 1)) {
+            throw new IllegalArgumentException(envName(name) + " must be a probability 0..1, not " + v);
+        }
+        return p;
+    }
+
+    /** The environment variable of a property: {@code tutti.net.mtu} is {@code TUTTI_NET_MTU}. */
+    public static String envName(String property) {
+        return property.toUpperCase(Locale.ROOT).replace('.', '_');
+    }
+
+    private static String text(Map<String, String> settings, String property, String fallback) {
+        String v = settings.get(envName(property));
+        if (v == null) {
+            v = settings.get(property);
+        }
+        return v == null || v.isBlank() ? fallback : v.trim();
+    }
+
+    private static int integer(Map<String, String> settings, String property, int fallback) {
+        String v = text(settings, property, "");
+        if (v.isEmpty()) {
+            return fallback;
+        }
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(envName(property) + " must be an integer, not '" + v + "'");
+        }
+    }
+}

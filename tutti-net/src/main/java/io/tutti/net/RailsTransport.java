@@ -1,0 +1,1107 @@
+package io.tutti.net;
+
+import static io.tutti.net.DatagramDescriptor.*;
+
+import io.tutti.transport.RemoteTransport;
+import io.tutti.transport.RemoteTransportProvider;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeoutException;
+import java.util.zip.CRC32C;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The network rails: records to ranks on other hosts go as UDP datagrams over one or more rails
+ * (a non-blocking socket per interface, polled from {@link #poll}; no threads of its own).
+ *
+ * <p>Per peer, every datagram of data has a sequence number shared by all rails, so order is kept
+ * whichever rail carries it. The receiver acknowledges cumulatively ({@code ack}: everything below
+ * has been received; {@code consumed}: everything below has been handed to the engine, which frees
+ * its slot), asks again for gaps (NAK), and the sender retransmits on NAK and on a timeout measured
+ * from the round-trip time (Jacobson/Karels, with a floor). Records larger than a datagram are
+ * fragmented and reassembled; records above {@link NetConfig#stripeMin()} are split in equal
+ * fragments over the rails that are not BUSY. Every datagram carries a CRC32C and the job id, and a
+ * source is heard only after it answered a HELLO challenge with an HMAC-SHA256 over the job secret.
+ * Idle rails carry heartbeats; a rail silent while another is heard is down (its unacknowledged
+ * data moves to the others) until it is heard again; a peer silent on every rail has failed.
+ *
+ * <p>Not thread-safe: driven by one thread at a time, as {@link RemoteTransport} says; the engine's
+ * lock (or its single owner thread) orders the calls.
+ */
+public final class RailsTransport implements RemoteTransport {
+    private static final long MS = 1_000_000L;
+    private static final long HELLO_INTERVAL = 20 * MS;
+    private static final long INITIAL_RTO = 10 * MS;
+    private static final int RECEIVE_BUDGET = 256;
+    private static final int SOCKET_BUFFER = 4 << 20;
+    private static final int LOOPBACK_MTU = 65000;
+    private static final int ETHERNET_MTU = 1472;
+
+    private final int rank;
+    private final int size;
+    private final int jobId;
+    private final NetConfig config;
+    private final RemoteTransportProvider.Context context;
+    private final Rail[] rails;
+    private final Peer[] peers;
+    private final int mtu;
+    private final int maxPayload;
+    private final int maxRecord;
+    private final int windowBytes;
+    private final int slots;
+    private final int mask;
+    private final int maxFrags;
+    private final long rtoFloor;
+    private final long maxRto;
+    private final long[] drops = new long[DropReason.values().length];
+    private long retransmits;
+    private long duplicates;
+    private long naksSent;
+    private long injected;
+    private long sendFailures;
+    private long railsDowned;
+    private long timeouts;
+    private long maxRtoSeen;
+    private final CRC32C crc = new CRC32C();
+    private final Mac mac;
+    private final ByteBuffer macInput = ByteBuffer.allocate(4 * 4 + 8 + 8);
+    private final byte[] macOut = new byte[32];
+    private final byte[] macIn = new byte[32];
+    private final ByteBuffer tx;
+    private final SplittableRandom random;
+    private final double[] txDrop;
+    private final double[] txCorrupt;
+    private final double[] rxDrop;
+    private final double[] rxCorrupt;
+    private final int[] railScratch;
+    private final int[] railScratch2;
+    /** The time of the current operation (nanoTime), read once per poll or send. */
+    private long now;
+    private boolean connected;
+    private boolean closed;
+
+    private static final class Rail {
+        final int index;
+        final String name;
+        final DatagramChannel channel;
+        final InetSocketAddress local;
+        final ByteBuffer rx = ByteBuffer.allocateDirect(1 << 16);
+
+        Rail(int index, String name, DatagramChannel channel, InetSocketAddress local) {
+            this.index = index;
+            this.name = name;
+            this.channel = channel;
+            this.local = local;
+        }
+    }
+
+    /** What this rank knows of one remote rank: both directions of the reliable stream, and its rails. */
+    private static final class Peer {
+        final int rank;
+        final long myNonce;
+        int railCount;
+        InetSocketAddress[] addr;
+        InetSocketAddress[] authAddr;
+        boolean[] authOk;
+        boolean[] confirmed;
+        boolean[] down;
+        long[] peerNonce;
+        long[] lastHeard;
+        long[] lastSent;
+        long[] lastHello;
+        long[] railOutstanding;
+        long lastHeardAny;
+        int roundRobin;
+        String failure;
+        boolean peerClosed;
+
+        // sending
+        long nextSeq;
+        long acked;
+        long peerConsumed;
+        long outstandingBytes;
+        final byte[][] sendBuf;
+        final int[] sendLen;
+        final long[] sentAt;
+        final int[] sendRail;
+        final boolean[] resent;
+        final int[] fragIndex;
+        final int[] fragCount;
+        final int[] recordLength;
+        final int[] fragOffset;
+        long srtt;
+        long rttvar;
+        long rto = INITIAL_RTO;
+
+        // receiving
+        long expected;
+        long contig;
+        final byte[][] recvBuf;
+        final MemorySegment[] recvSeg;
+        final long[] recvSeq;
+        final int[] recvLen;
+        final int[] rFragIndex;
+        final int[] rFragCount;
+        final int[] rRecordLength;
+        final int[] rFragOffset;
+        final byte[] reasm;
+        final MemorySegment reasmSeg;
+        int reasmLength;
+        int reasmNextIndex;
+        long reasmThrough;
+        boolean reasmBroken;
+        boolean ackNeeded;
+        boolean nakWanted;
+        long nakFrom;
+        long nakTo;
+        long lastNakFrom = -1;
+        long highest = -1;
+        long nakAt;
+
+        Peer(int rank, int slots, int maxRecord, long nonce) {
+            this.rank = rank;
+            this.myNonce = nonce;
+            sendBuf = new byte[slots][];
+            sendLen = new int[slots];
+            sentAt = new long[slots];
+            sendRail = new int[slots];
+            resent = new boolean[slots];
+            fragIndex = new int[slots];
+            fragCount = new int[slots];
+            recordLength = new int[slots];
+            fragOffset = new int[slots];
+            recvBuf = new byte[slots][];
+            recvSeg = new MemorySegment[slots];
+            recvSeq = new long[slots];
+            java.util.Arrays.fill(recvSeq, -1);
+            recvLen = new int[slots];
+            rFragIndex = new int[slots];
+            rFragCount = new int[slots];
+            rRecordLength = new int[slots];
+            rFragOffset = new int[slots];
+            reasm = new byte[maxRecord];
+            reasmSeg = MemorySegment.ofArray(reasm);
+        }
+
+        boolean confirmed(int r) {
+            return authOk[r] && confirmed[r];
+        }
+
+        boolean usable(int r) {
+            return authOk[r] && confirmed[r] && !down[r];
+        }
+    }
+
+    /** Opens the rails and publishes their addresses under {@code rails}. */
+    RailsTransport(RemoteTransportProvider.Context c) {
+        this.context = c;
+        this.rank = c.rank();
+        this.size = c.size();
+        this.jobId = c.wireJobId();
+        this.config = NetConfig.from(c.settings());
+        List<String> names = config.rails().isEmpty() ? List.of("127.0.0.1") : config.rails();
+        if (names.size() > MAX_RAILS) {
+            throw new IllegalArgumentException("at most " + MAX_RAILS + " rails, not " + names.size());
+        }
+        List<InetAddress> addresses = new ArrayList<>();
+        boolean loopback = true;
+        for (String name : names) {
+            InetAddress a = railAddress(name);
+            addresses.add(a);
+            loopback &= a.isLoopbackAddress();
+        }
+        this.mtu = config.mtu() > 0 ? config.mtu() : loopback ? LOOPBACK_MTU : ETHERNET_MTU;
+        if (mtu < HEADER + 64 || mtu > 65507) {
+            throw new IllegalArgumentException(NetConfig.envName(NetConfig.MTU) + " must be in " + (HEADER + 64)
+                    + "..65507, not " + mtu);
+        }
+        this.maxPayload = Math.min(mtu - HEADER, MAX_PAYLOAD);
+        this.maxRecord = config.maxRecord();
+        if (maxRecord < 128) {
+            throw new IllegalArgumentException(NetConfig.envName(NetConfig.MAX_RECORD) + " must be at least 128");
+        }
+        int n = names.size();
+        int pieces = ceilDiv(maxRecord, maxPayload);
+        this.maxFrags = ceilDiv(pieces, n) * n;
+        if (maxFrags > 0xFFFF) {
+            throw new IllegalArgumentException("a record of " + maxRecord + " bytes needs more than 65535 datagrams");
+        }
+        this.windowBytes = Math.max(config.windowBytes(), 2 * maxRecord);
+        int want = Math.max(Math.max(64, 2 * maxFrags), Math.min(4096, (int) (2L * windowBytes / maxPayload)));
+        this.slots = Integer.highestOneBit(want - 1) << 1;
+        this.mask = slots - 1;
+        this.rtoFloor = Math.max(1, config.rtoFloorMicros()) * 1000L;
+        this.maxRto = Math.max(rtoFloor, Math.min(200 * MS, config.railTimeoutMillis() * MS / 2));
+        this.tx = ByteBuffer.allocateDirect(1 << 16);
+        this.random = new SplittableRandom(new SecureRandom().nextLong());
+        this.txDrop = new double[n];
+        this.txCorrupt = new double[n];
+        this.rxDrop = new double[n];
+        this.rxCorrupt = new double[n];
+        for (int r = 0; r < n; r++) {
+            txDrop[r] = config.fault(NetConfig.DROP, false, r);
+            txCorrupt[r] = config.fault(NetConfig.CORRUPT, false, r);
+            rxDrop[r] = config.fault(NetConfig.DROP, true, r);
+            rxCorrupt[r] = config.fault(NetConfig.CORRUPT, true, r);
+        }
+        this.railScratch = new int[n];
+        this.railScratch2 = new int[n];
+        try {
+            this.mac = Mac.getInstance("HmacSHA256");
+            // without a launcher secret, first contact proves only knowledge of the job id
+            byte[] key = c.secret() != null && c.secret().length > 0 ? c.secret()
+                    : ("tutti-job-" + jobId).getBytes(StandardCharsets.US_ASCII);
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is not available: " + e.getMessage(), e);
+        }
+        this.rails = new Rail[n];
+        StringBuilder published = new StringBuilder();
+        try {
+            for (int r = 0; r < n; r++) {
+                DatagramChannel ch = DatagramChannel.open(StandardProtocolFamily.INET);
+                try {
+                    ch.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
+                    ch.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER);
+                    ch.bind(new InetSocketAddress(addresses.get(r), 0));
+                    ch.configureBlocking(false);
+                } catch (IOException | RuntimeException e) {
+                    ch.close();
+                    throw e;
+                }
+                InetSocketAddress local = (InetSocketAddress) ch.getLocalAddress();
+                rails[r] = new Rail(r, names.get(r), ch, local);
+                published.append(r == 0 ? "" : ",").append(local.getAddress().getHostAddress()).append(':')
+                        .append(local.getPort());
+            }
+        } catch (IOException e) {
+            closeChannels();
+            throw new UncheckedIOException("cannot open the network rails " + names + ": " + e.getMessage(), e);
+        }
+        SecureRandom nonces = new SecureRandom();
+        this.peers = new Peer[size];
+        for (int r = 0; r < size; r++) {
+            if (r != rank && c.remote()[r]) {
+                long nonce;
+                do {
+                    nonce = nonces.nextLong();
+                } while (nonce == 0);
+                peers[r] = new Peer(r, slots, maxRecord, nonce);
+            }
+        }
+        c.put("rails", published.toString());
+    }
+
+    /** The IPv4 address of a rail: an interface's first IPv4 address, or an IPv4 literal. */
+    static InetAddress railAddress(String name) {
+        try {
+            if (name.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+                return InetAddress.getByName(name);
+            }
+            NetworkInterface ni = NetworkInterface.getByName(name);
+            if (ni == null) {
+                throw new IllegalArgumentException("no network interface named '" + name + "' for a rail ("
+                        + NetConfig.envName(NetConfig.RAILS) + ")");
+            }
+            for (Enumeration<InetAddress> e = ni.getInetAddresses(); e.hasMoreElements(); ) {
+                InetAddress a = e.nextElement();
+                if (a instanceof Inet4Address) {
+                    return a;
+                }
+            }
+            throw new IllegalArgumentException("network interface '" + name + "' has no IPv4 address");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot look up the rail '" + name + "': " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void connect() throws TimeoutException {
+        for (Peer p : peers) {
+            if (p == null) {
+                continue;
+            }
+            String[] theirs = context.get("rails", p.rank).split(",");
+            int n = Math.min(theirs.length, rails.length);
+            InetSocketAddress[] addr = new InetSocketAddress[n];
+            for (int r = 0; r < n; r++) {
+                int colon = theirs[r].lastIndexOf(':');
+                try {
+                    addr[r] = new InetSocketAddress(InetAddress.getByName(theirs[r].substring(0, colon)),
+                            Integer.parseInt(theirs[r].substring(colon + 1)));
+                } catch (IOException | RuntimeException e) {
+                    throw new IllegalStateException("rank " + p.rank + " published a bad rail address '"
+                            + theirs[r] + "'", e);
+                }
+            }
+            p.addr = addr;
+            p.authAddr = new InetSocketAddress[n];
+            p.authOk = new boolean[n];
+            p.confirmed = new boolean[n];
+            p.down = new boolean[n];
+            p.peerNonce = new long[n];
+            p.lastHeard = new long[n];
+            p.lastSent = new long[n];
+            p.lastHello = new long[n];
+            p.railOutstanding = new long[n];
+        }
+        now = System.nanoTime();
+        for (Peer p : peers) {
+            if (p != null) {
+                p.lastHeardAny = now;
+                java.util.Arrays.fill(p.lastHeard, now);
+                p.railCount = p.addr.length;
+                for (int r = 0; r < p.railCount; r++) {
+                    sendHello(p, r);
+                }
+            }
+        }
+        connected = true;
+    }
+
+    @Override
+    public int maxRecordLength() {
+        return maxRecord;
+    }
+
+    @Override
+    public boolean canSend(int dest) {
+        Peer p = peers[dest];
+        if (p == null || !connected || closed || p.failure != null) {
+            return false;
+        }
+        boolean any = false;
+        for (int r = 0; r < p.railCount && !any; r++) {
+            any = p.confirmed(r);
+        }
+        return any && p.nextSeq + maxFrags <= p.peerConsumed + slots
+                && p.outstandingBytes + maxRecord <= windowBytes;
+    }
+
+    @Override
+    public void send(int dest, MemorySegment record, long offset, int length) {
+        Peer p = dest >= 0 && dest < size ? peers[dest] : null;
+        if (p == null || !connected) {
+            throw new IllegalArgumentException("rank " + dest + " is not reached through the network rails");
+        }
+        if (length < 0 || length > maxRecord) {
+            throw new IllegalArgumentException("record of " + length + " bytes exceeds " + maxRecord);
+        }
+        now = System.nanoTime();
+        int n = usableRails(p, railScratch);
+        int pieces = Math.max(1, ceilDiv(length, maxPayload));
+        int count;
+        int stripe;
+        int single = 0;
+        int[] use = railScratch;
+        if (length > config.stripeMin() && n > 1) {
+            int k = 0;
+            for (int i = 0; i < n; i++) {
+                if (p.railOutstanding[railScratch[i]] <= config.busyBytes()) {
+                    railScratch2[k++] = railScratch[i];
+                }
+            }
+            if (k > 0) {
+                use = railScratch2;
+            } else {
+                k = n;
+            }
+            stripe = k;
+            count = ceilDiv(pieces, k) * k;
+        } else {
+            stripe = 1;
+            count = pieces;
+            single = n == 0 ? 0 : railScratch[Math.floorMod(p.roundRobin++, n)];
+        }
+        int fragSize = ceilDiv(length, count);
+        for (int i = 0; i < count; i++) {
+            int fo = Math.min(length, i * fragSize);
+            int fl = Math.min(fragSize, length - fo);
+            long seq = p.nextSeq++;
+            int slot = (int) seq & mask;
+            if (p.sendBuf[slot] == null) {
+                p.sendBuf[slot] = new byte[maxPayload];
+            }
+            MemorySegment.copy(record, ValueLayout.JAVA_BYTE, offset + fo, p.sendBuf[slot], 0, fl);
+            p.sendLen[slot] = fl;
+            p.fragIndex[slot] = i;
+            p.fragCount[slot] = count;
+            p.recordLength[slot] = length;
+            p.fragOffset[slot] = fo;
+            p.resent[slot] = false;
+            int rail = stripe > 1 ? use[i % stripe] : single;
+            p.outstandingBytes += fl;
+            p.railOutstanding[rail] += fl;
+            transmitData(p, seq, rail);
+        }
+    }
+
+    /** The rails to {@code p} that carry data now; if none is up, the confirmed ones; if none, rail 0. */
+    private int usableRails(Peer p, int[] into) {
+        int n = 0;
+        for (int r = 0; r < p.railCount; r++) {
+            if (p.usable(r)) {
+                into[n++] = r;
+            }
+        }
+        if (n == 0) {
+            for (int r = 0; r < p.railCount; r++) {
+                if (p.confirmed(r)) {
+                    into[n++] = r;
+                }
+            }
+        }
+        if (n == 0) {
+            into[n++] = 0;
+        }
+        return n;
+    }
+
+    private void header(byte type, Peer p, int rail, int payload) {
+        tx.clear();
+        tx.putShort(MAGIC_OFFSET, MAGIC);
+        tx.put(VERSION_OFFSET, VERSION);
+        tx.put(TYPE_OFFSET, type);
+        tx.putInt(JOB_OFFSET, jobId);
+        tx.putInt(SOURCE_OFFSET, rank);
+        tx.putInt(DEST_OFFSET, p.rank);
+        tx.put(RAIL_OFFSET, (byte) rail);
+        tx.put(FLAGS_OFFSET, (byte) 0);
+        tx.putShort(FRAG_INDEX_OFFSET, (short) 0);
+        tx.putShort(FRAG_COUNT_OFFSET, (short) 0);
+        tx.putShort(PAYLOAD_LENGTH_OFFSET, (short) payload);
+        tx.putLong(SEQ_OFFSET, 0);
+        tx.putLong(ACK_OFFSET, p.contig);
+        tx.putLong(CONSUMED_OFFSET, p.expected);
+        tx.putInt(RECORD_LENGTH_OFFSET, 0);
+        tx.putInt(FRAG_OFFSET_OFFSET, 0);
+    }
+
+    private void transmitData(Peer p, long seq, int rail) {
+        int slot = (int) seq & mask;
+        int len = p.sendLen[slot];
+        header(DATA, p, rail, len);
+        tx.putShort(FRAG_INDEX_OFFSET, (short) p.fragIndex[slot]);
+        tx.putShort(FRAG_COUNT_OFFSET, (short) p.fragCount[slot]);
+        tx.putLong(SEQ_OFFSET, seq);
+        tx.putInt(RECORD_LENGTH_OFFSET, p.recordLength[slot]);
+        tx.putInt(FRAG_OFFSET_OFFSET, p.fragOffset[slot]);
+        tx.put(HEADER, p.sendBuf[slot], 0, len);
+        p.sentAt[slot] = now;
+        p.sendRail[slot] = rail;
+        // the acknowledgement rides along
+        p.ackNeeded = false;
+        emit(p, rail, HEADER + len);
+    }
+
+    /** Seals the datagram in {@link #tx}, applies the injected faults and sends it. */
+    private void emit(Peer p, int rail, int length) {
+        seal(crc, tx, length);
+        p.lastSent[rail] = now;
+        if (txDrop[rail] > 0 && random.nextDouble() < txDrop[rail]) {
+            injected++;
+            return;
+        }
+        if (txCorrupt[rail] > 0 && random.nextDouble() < txCorrupt[rail]) {
+            injected++;
+            int i = random.nextInt(length);
+            tx.put(i, (byte) (tx.get(i) ^ (1 << random.nextInt(8))));
+        }
+        tx.limit(length).position(0);
+        try {
+            if (rails[rail].channel.send(tx, p.addr[rail]) == 0) {
+                // the socket buffer is full: as good as lost, retransmission recovers it
+                sendFailures++;
+            }
+        } catch (IOException e) {
+            sendFailures++;
+        }
+    }
+
+    private void retransmit(Peer p, long seq, boolean rotate) {
+        int slot = (int) seq & mask;
+        int old = p.sendRail[slot];
+        int rail = old;
+        if (rotate || !p.usable(old)) {
+            for (int i = 1; i <= p.railCount; i++) {
+                int r = (old + i) % p.railCount;
+                if (p.usable(r)) {
+                    rail = r;
+                    break;
+                }
+            }
+        }
+        p.railOutstanding[old] -= p.sendLen[slot];
+        p.railOutstanding[rail] += p.sendLen[slot];
+        p.resent[slot] = true;
+        retransmits++;
+        transmitData(p, seq, rail);
+    }
+
+    private void sendAck(Peer p, int rail, boolean nak) {
+        header(ACK, p, rail, nak ? NAK_PAYLOAD : 0);
+        if (nak) {
+            tx.putLong(HEADER, p.nakFrom);
+            tx.putLong(HEADER + 8, p.nakTo);
+            naksSent++;
+        }
+        p.ackNeeded = false;
+        emit(p, rail, HEADER + (nak ? NAK_PAYLOAD : 0));
+    }
+
+    private void sendHello(Peer p, int rail) {
+        header(HELLO, p, rail, HELLO_PAYLOAD);
+        tx.putLong(HEADER, p.myNonce);
+        tx.putLong(HEADER + 8, p.peerNonce[rail]);
+        tx.put(HEADER + 16, (byte) ((p.authOk[rail] ? 1 : 0) | (p.confirmed[rail] ? 2 : 0)));
+        helloMac(rank, p.rank, rail, p.peerNonce[rail], p.myNonce);
+        tx.put(HEADER + 17, macOut);
+        p.lastHello[rail] = now;
+        emit(p, rail, HEADER + HELLO_PAYLOAD);
+    }
+
+    /** HMAC over who answers whom on which rail: the challenge nonce and the answerer's own nonce. */
+    private void helloMac(int from, int to, int rail, long challenge, long answererNonce) {
+        macInput.clear();
+        macInput.putInt(jobId).putInt(from).putInt(to).putInt(rail).putLong(challenge).putLong(answererNonce);
+        mac.update(macInput.array(), 0, macInput.position());
+        try {
+            mac.doFinal(macOut, 0);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void sendBye(Peer p, int rail) {
+        header(BYE, p, rail, 0);
+        emit(p, rail, HEADER);
+    }
+
+    @Override
+    public int poll(Sink sink) {
+        if (closed || !connected) {
+            return 0;
+        }
+        now = System.nanoTime();
+        int work = 0;
+        for (Rail rail : rails) {
+            work += receive(rail);
+        }
+        for (Peer p : peers) {
+            if (p != null) {
+                work += deliver(p, sink);
+                work += housekeeping(p);
+            }
+        }
+        return work;
+    }
+
+    private int receive(Rail rail) {
+        int n = 0;
+        ByteBuffer rx = rail.rx;
+        int r = rail.index;
+        while (n < RECEIVE_BUDGET) {
+            rx.clear();
+            SocketAddress from;
+            try {
+                from = rail.channel.receive(rx);
+            } catch (IOException e) {
+                break;
+            }
+            if (from == null) {
+                break;
+            }
+            n++;
+            int length = rx.position();
+            if (rxDrop[r] > 0 && random.nextDouble() < rxDrop[r]) {
+                drops[DropReason.INJECTED.ordinal()]++;
+                continue;
+            }
+            if (rxCorrupt[r] > 0 && length > 0 && random.nextDouble() < rxCorrupt[r]) {
+                injected++;
+                int i = random.nextInt(length);
+                rx.put(i, (byte) (rx.get(i) ^ (1 << random.nextInt(8))));
+            }
+            try {
+                handle(rail, (InetSocketAddress) from, length);
+            } catch (RuntimeException e) {
+                // a datagram that passed the checks and still upset the state: drop it, never throw
+                drops[DropReason.FIELD.ordinal()]++;
+            }
+        }
+        return n;
+    }
+
+    private void drop(DropReason why) {
+        drops[why.ordinal()]++;
+    }
+
+    private void handle(Rail rail, InetSocketAddress from, int length) {
+        ByteBuffer rx = rail.rx;
+        DropReason why = check(rx, length, crc, jobId, rank, size, maxRecord);
+        if (why != null) {
+            drop(why);
+            return;
+        }
+        Peer p = peers[rx.getInt(SOURCE_OFFSET)];
+        int r = rail.index;
+        if (p == null) {
+            drop(DropReason.SOURCE);
+            return;
+        }
+        if (r >= p.railCount) {
+            drop(DropReason.UNAUTHENTICATED);
+            return;
+        }
+        byte type = rx.get(TYPE_OFFSET);
+        if (type == HELLO) {
+            onHello(p, r, from, rx);
+            return;
+        }
+        if (!p.authOk[r] || !from.equals(p.authAddr[r])) {
+            drop(DropReason.UNAUTHENTICATED);
+            return;
+        }
+        long ack = rx.getLong(ACK_OFFSET);
+        if (ack > p.nextSeq) {
+            drop(DropReason.FIELD);
+            return;
+        }
+        heard(p, r);
+        onAck(p, ack, rx.getLong(CONSUMED_OFFSET));
+        switch (type) {
+            case DATA -> onData(p, rx, length - HEADER);
+            case ACK -> {
+                if (length - HEADER == NAK_PAYLOAD) {
+                    onNak(p, rx.getLong(HEADER), rx.getLong(HEADER + 8));
+                }
+            }
+            case BYE -> p.peerClosed = true;
+            default -> drop(DropReason.TYPE);
+        }
+    }
+
+    private void heard(Peer p, int r) {
+        p.lastHeard[r] = now;
+        p.lastHeardAny = now;
+        // a rail that answers again rejoins
+        p.down[r] = false;
+    }
+
+    private void onHello(Peer p, int r, InetSocketAddress from, ByteBuffer rx) {
+        long theirs = rx.getLong(HEADER);
+        long yours = rx.getLong(HEADER + 8);
+        int flags = rx.get(HEADER + 16);
+        rx.get(HEADER + 17, macIn);
+        boolean answered = yours == p.myNonce;
+        boolean valid = false;
+        if (answered) {
+            helloMac(p.rank, rank, r, p.myNonce, theirs);
+            valid = MessageDigest.isEqual(macOut, macIn);
+            if (!valid) {
+                drop(DropReason.BAD_MAC);
+                return;
+            }
+        } else if (p.authOk[r]) {
+            // someone who cannot answer our challenge may not replace the authenticated peer's nonce
+            drop(DropReason.UNAUTHENTICATED);
+            return;
+        }
+        p.peerNonce[r] = theirs;
+        if (valid) {
+            p.authOk[r] = true;
+            p.authAddr[r] = from;
+            heard(p, r);
+            if ((flags & 1) != 0) {
+                p.confirmed[r] = true;
+            }
+        }
+        if ((flags & 3) != 3 || !valid) {
+            sendHello(p, r);
+        }
+    }
+
+    private void onAck(Peer p, long ack, long consumed) {
+        if (ack > p.acked) {
+            boolean repaired = false;
+            for (long s = p.acked; s < ack; s++) {
+                int slot = (int) s & mask;
+                p.outstandingBytes -= p.sendLen[slot];
+                p.railOutstanding[p.sendRail[slot]] -= p.sendLen[slot];
+                repaired |= p.resent[slot];
+            }
+            int last = (int) (ack - 1) & mask;
+            // Karn: an acknowledgement that waited for a retransmission says nothing about the round trip
+            if (!repaired) {
+                sampleRtt(p, now - p.sentAt[last]);
+            } else {
+                p.rto = rto(p);
+            }
+            p.acked = ack;
+        }
+        if (consumed > p.peerConsumed) {
+            p.peerConsumed = Math.min(consumed, p.acked);
+        }
+    }
+
+    private void sampleRtt(Peer p, long sample) {
+        if (p.srtt == 0) {
+            p.srtt = Math.max(1, sample);
+            p.rttvar = sample / 2;
+        } else {
+            long err = sample - p.srtt;
+            p.srtt = Math.max(1, p.srtt + err / 8);
+            p.rttvar += (Math.abs(err) - p.rttvar) / 4;
+        }
+        p.rto = rto(p);
+    }
+
+    private long rto(Peer p) {
+        long r = p.srtt == 0 ? INITIAL_RTO : Math.clamp(p.srtt + 4 * p.rttvar, rtoFloor, maxRto);
+        maxRtoSeen = Math.max(maxRtoSeen, r);
+        return p.srtt == 0 ? INITIAL_RTO : Math.clamp(p.srtt + 4 * p.rttvar, rtoFloor, maxRto);
+    }
+
+    private void onData(Peer p, ByteBuffer rx, int payload) {
+        long seq = rx.getLong(SEQ_OFFSET);
+        if (seq < p.contig) {
+            duplicates++;
+            p.ackNeeded = true;
+            return;
+        }
+        if (seq >= p.expected + slots) {
+            drop(DropReason.WINDOW);
+            return;
+        }
+        int slot = (int) seq & mask;
+        if (p.recvSeq[slot] == seq) {
+            duplicates++;
+            p.ackNeeded = true;
+            return;
+        }
+        if (p.recvBuf[slot] == null) {
+            p.recvBuf[slot] = new byte[maxPayload];
+            p.recvSeg[slot] = MemorySegment.ofArray(p.recvBuf[slot]);
+        }
+        if (payload > maxPayload) {
+            drop(DropReason.LENGTH);
+            return;
+        }
+        rx.get(HEADER, p.recvBuf[slot], 0, payload);
+        p.recvLen[slot] = payload;
+        p.rFragIndex[slot] = Short.toUnsignedInt(rx.getShort(FRAG_INDEX_OFFSET));
+        p.rFragCount[slot] = Short.toUnsignedInt(rx.getShort(FRAG_COUNT_OFFSET));
+        p.rRecordLength[slot] = rx.getInt(RECORD_LENGTH_OFFSET);
+        p.rFragOffset[slot] = rx.getInt(FRAG_OFFSET_OFFSET);
+        p.recvSeq[slot] = seq;
+        while (p.recvSeq[(int) p.contig & mask] == p.contig) {
+            p.contig++;
+        }
+        if (seq > p.highest) {
+            p.highest = seq;
+        }
+        gapCheck(p);
+        p.ackNeeded = true;
+    }
+
+    /**
+     * Asks for the first gap below the highest datagram received: at once for a new gap, again
+     * after a round trip for the same one (the NAK or the retransmission may be lost too).
+     */
+    private void gapCheck(Peer p) {
+        if (p.highest < p.contig) {
+            return;
+        }
+        long from = p.contig;
+        if (from != p.lastNakFrom || now - p.nakAt > Math.max(p.srtt, rtoFloor / 4)) {
+            long to = from + 1;
+            while (to < p.highest && p.recvSeq[(int) to & mask] != to) {
+                to++;
+            }
+            p.nakWanted = true;
+            p.nakFrom = from;
+            p.nakTo = to;
+        }
+    }
+
+    private void onNak(Peer p, long from, long to) {
+        long end = Math.min(to, p.nextSeq);
+        long min = Math.max(p.srtt / 2, rtoFloor / 8);
+        for (long s = Math.max(from, p.acked); s < end && s < p.acked + slots; s++) {
+            int slot = (int) s & mask;
+            if (now - p.sentAt[slot] > min) {
+                retransmit(p, s, true);
+            }
+        }
+    }
+
+    /** Hands the records that are complete and next in order to the sink. */
+    private int deliver(Peer p, Sink sink) {
+        int work = 0;
+        while (p.expected < p.contig) {
+            long seq = p.expected;
+            int slot = (int) seq & mask;
+            int count = p.rFragCount[slot];
+            if (count == 1) {
+                if (!sink.accept(p.rank, p.recvSeg[slot], 0, p.recvLen[slot])) {
+                    break;
+                }
+            } else {
+                int index = p.rFragIndex[slot];
+                if (seq >= p.reasmThrough) {
+                    if (index == 0) {
+                        p.reasmLength = 0;
+                        p.reasmNextIndex = 0;
+                        p.reasmBroken = false;
+                    }
+                    int len = p.recvLen[slot];
+                    if (index != p.reasmNextIndex || p.rFragOffset[slot] != p.reasmLength
+                            || p.reasmLength + len > p.reasm.length) {
+                        p.reasmBroken = true;
+                    } else {
+                        System.arraycopy(p.recvBuf[slot], 0, p.reasm, p.reasmLength, len);
+                        p.reasmLength += len;
+                        p.reasmNextIndex++;
+                    }
+                    p.reasmThrough = seq + 1;
+                }
+                if (index == count - 1) {
+                    if (p.reasmBroken || p.reasmLength != p.rRecordLength[slot]) {
+                        // cannot happen with a correct sender: the stream is checked datagram by datagram
+                        drop(DropReason.FIELD);
+                    } else if (!sink.accept(p.rank, p.reasmSeg, 0, p.reasmLength)) {
+                        break;
+                    }
+                }
+            }
+            p.recvSeq[slot] = -1;
+            p.expected++;
+            p.ackNeeded = true;
+            work++;
+        }
+        return work;
+    }
+
+    private int housekeeping(Peer p) {
+        int work = 0;
+        for (int r = 0; r < p.railCount; r++) {
+            if (!p.confirmed(r) && now - p.lastHello[r] >= HELLO_INTERVAL) {
+                sendHello(p, r);
+            }
+        }
+        if (p.failure == null && now - p.lastHeardAny > config.timeoutMillis() * MS) {
+            p.failure = "rank " + p.rank + " has not been heard on any of its " + p.railCount + " rails for "
+                    + (now - p.lastHeardAny) / MS + " ms (" + NetConfig.envName(NetConfig.TIMEOUT_MS) + "="
+                    + config.timeoutMillis() + ")" + (p.peerClosed ? "; it closed its end" : "");
+        }
+        if (p.railCount > 1) {
+            long railTimeout = config.railTimeoutMillis() * MS;
+            for (int r = 0; r < p.railCount; r++) {
+                if (p.down[r] || !p.confirmed(r) || now - p.lastHeard[r] <= railTimeout) {
+                    continue;
+                }
+                boolean otherHeard = false;
+                for (int q = 0; q < p.railCount; q++) {
+                    otherHeard |= q != r && now - p.lastHeard[q] <= railTimeout;
+                }
+                if (otherHeard) {
+                    p.down[r] = true;
+                    railsDowned++;
+                    // what the silent rail carried goes again on the others
+                    for (long s = p.acked; s < p.nextSeq; s++) {
+                        if (p.sendRail[(int) s & mask] == r) {
+                            retransmit(p, s, true);
+                        }
+                    }
+                    work++;
+                }
+            }
+        }
+        if (p.acked < p.nextSeq && !p.peerClosed && now - p.sentAt[(int) p.acked & mask] > p.rto) {
+            // the oldest only: the receiver's NAKs name the gaps after it once it arrives
+            timeouts++;
+            retransmit(p, p.acked, true);
+            long last = p.nextSeq - 1;
+            if (last > p.acked && now - p.sentAt[(int) last & mask] > p.rto) {
+                // a tail probe: if the newest was lost too, its arrival shows the receiver every gap
+                retransmit(p, last, true);
+            }
+            p.rto = Math.min(2 * p.rto, maxRto);
+            work++;
+        }
+        gapCheck(p);
+        int ackRail = -1;
+        for (int r = 0; r < p.railCount && ackRail < 0; r++) {
+            if (p.usable(r)) {
+                ackRail = r;
+            }
+        }
+        if (ackRail >= 0) {
+            if (p.nakWanted) {
+                p.nakWanted = false;
+                p.lastNakFrom = p.nakFrom;
+                p.nakAt = now;
+                sendAck(p, ackRail, true);
+                work++;
+            } else if (p.ackNeeded) {
+                sendAck(p, ackRail, false);
+                work++;
+            }
+        }
+        long heartbeat = config.heartbeatMillis() * MS;
+        for (int r = 0; r < p.railCount; r++) {
+            // down rails too: that is how they are found to answer again
+            if (p.confirmed(r) && now - p.lastSent[r] >= heartbeat) {
+                sendAck(p, r, false);
+            }
+        }
+        return work;
+    }
+
+    /**
+     * {@inheritDoc} A peer that has closed its end counts as done: its BYE carried its last
+     * acknowledgement, and nothing sent after that can be delivered; so does a failed one.
+     */
+    @Override
+    public boolean quiescent() {
+        for (Peer p : peers) {
+            if (p != null && p.acked < p.nextSeq && !p.peerClosed && p.failure == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public String failure(int peer) {
+        Peer p = peer >= 0 && peer < size ? peers[peer] : null;
+        // records that arrived before it went silent are delivered first
+        if (p == null || p.expected < p.contig) {
+            return null;
+        }
+        if (p.failure != null) {
+            return p.failure;
+        }
+        return p.peerClosed && p.acked == p.nextSeq ? "rank " + p.rank + " has closed its end" : null;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (connected) {
+            now = System.nanoTime();
+            for (Peer p : peers) {
+                for (int r = 0; p != null && r < p.railCount; r++) {
+                    if (p.confirmed(r)) {
+                        // twice: a lost BYE costs the peer a wait for its failure timeout
+                        sendBye(p, r);
+                        sendBye(p, r);
+                    }
+                }
+            }
+        }
+        closed = true;
+        closeChannels();
+    }
+
+    private void closeChannels() {
+        for (Rail r : rails) {
+            if (r != null) {
+                try {
+                    r.channel.close();
+                } catch (IOException e) {
+                    // closing: nothing to recover
+                }
+            }
+        }
+    }
+
+    /**
+     * Sets the injected fault probabilities of one rail at run time (tests: a rail that goes
+     * silent). Called by the thread that drives the transport.
+     */
+    public void injectFaults(int rail, double sendDrop, double sendCorrupt, double receiveDrop,
+                             double receiveCorrupt) {
+        txDrop[rail] = sendDrop;
+        txCorrupt[rail] = sendCorrupt;
+        rxDrop[rail] = receiveDrop;
+        rxCorrupt[rail] = receiveCorrupt;
+    }
+
+    /** Received datagrams dropped for {@code why}. */
+    public long dropped(DropReason why) {
+        return drops[why.ordinal()];
+    }
+
+    /** Datagrams sent again (NAK, timeout, or a rail that went down). */
+    public long retransmits() {
+        return retransmits;
+    }
+
+    /** Times a rail to some peer was found silent and taken out of use. */
+    public long railsDowned() {
+        return railsDowned;
+    }
+
+    /** Whether rail {@code rail} to {@code peer} carries data now (authenticated, confirmed, not down). */
+    public boolean railUp(int peer, int rail) {
+        Peer p = peers[peer];
+        return p != null && rail < p.railCount && p.usable(rail);
+    }
+
+    /** Local address of each rail (tests aim datagrams at them). */
+    public List<InetSocketAddress> railAddresses() {
+        List<InetSocketAddress> l = new ArrayList<>();
+        for (Rail r : rails) {
+            l.add(r.local);
+        }
+        return l;
+    }
+
+    /** The datagram size in use, header included. */
+    public int mtu() {
+        return mtu;
+    }
+
+    /** Counters, for diagnostics. */
+    public String statistics() {
+        StringBuilder b = new StringBuilder("rails=").append(rails.length).append(" mtu=").append(mtu)
+                .append(" retransmits=").append(retransmits).append(" timeouts=").append(timeouts)
+                .append(" maxRto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates)
+                .append(" naks=").append(naksSent).append(" injected=").append(injected)
+                .append(" sendFailures=").append(sendFailures).append(" railsDowned=").append(railsDowned);
+        for (DropReason d : DropReason.values()) {
+            if (drops[d.ordinal()] > 0) {
+                b.append(' ').append(d.name().toLowerCase(java.util.Locale.ROOT)).append('=')
+                        .append(drops[d.ordinal()]);
+            }
+        }
+        return b.toString();
+    }
+
+    private static int ceilDiv(int a, int b) {
+        return Math.max(0, (a + b - 1) / b);
+    }
+}

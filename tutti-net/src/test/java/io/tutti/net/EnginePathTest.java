@@ -1,0 +1,146 @@
+package io.tutti.net;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.tutti.Communicator;
+import io.tutti.Request;
+import io.tutti.Status;
+import io.tutti.Tutti;
+import io.tutti.bootstrap.ThreadLauncher;
+import io.tutti.transport.shm.ShmFiles;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The engine over the rails (ranks as threads, loopback): what the network path must carry. */
+@Timeout(120)
+class EnginePathTest {
+
+    private static void job(int n, BiConsumer<Integer, Map<String, String>> env, ThreadLauncher.RankBody body) {
+        String jobId = "r" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        ThreadLauncher.Outcome o = ThreadLauncher.run(jobId, ShmFiles.defaultRoot().resolve("tutti-" + jobId), n,
+                Duration.ofSeconds(90), body, env);
+        ThreadLauncher.RankResult f = o.firstFailure();
+        if (!o.succeeded()) {
+            AssertionError e = new AssertionError(f != null ? "rank " + f.rank() + " failed" : "timed out");
+            if (f != null) {
+                e.initCause(f.failure());
+            }
+            throw e;
+        }
+    }
+
+    private static BiConsumer<Integer, Map<String, String>> rails(String... more) {
+        return (rank, env) -> {
+            env.put("TUTTI_TRANSPORT", "net");
+            env.put("TUTTI_NET_PROVIDER", "rails");
+            for (int i = 0; i + 1 < more.length; i += 2) {
+                env.put(more[i], more[i + 1]);
+            }
+        };
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 8, 8120, 65536, 65537, 100_000, 1 << 20, 3_000_001})
+    void messagesOfEverySizeCrossTheRailsIntact(int bytes) {
+        job(2, rails("TUTTI_RAILS", "lo,lo", "TUTTI_NET_DROP", "0.01"), rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                byte[] data = new byte[bytes];
+                if (rank == 0) {
+                    for (int i = 0; i < bytes; i++) {
+                        data[i] = (byte) (i * 31 + 7);
+                    }
+                    w.send(data, 0, bytes, 1, 5);
+                    byte[] back = new byte[bytes];
+                    Status s = w.recv(back, 0, bytes, 1, 6);
+                    assertEquals(bytes, s.bytes());
+                    for (int i = 0; i < bytes; i++) {
+                        assertEquals((byte) (i * 31 + 8), back[i], "byte " + i);
+                    }
+                } else {
+                    Status s = w.recv(data, 0, bytes, 0, 5);
+                    assertEquals(bytes, s.bytes());
+                    for (int i = 0; i < bytes; i++) {
+                        data[i]++;
+                    }
+                    w.send(data, 0, bytes, 0, 6);
+                }
+            }
+        });
+    }
+
+    @Test
+    void manyOutstandingSendsArriveInOrder() {
+        int messages = 5000;
+        job(2, rails("TUTTI_NET_DROP", "0.02", "TUTTI_NET_CORRUPT", "0.01"), rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                if (rank == 0) {
+                    Request[] sent = new Request[messages];
+                    for (int i = 0; i < messages; i++) {
+                        sent[i] = w.isend(new int[] {i}, 0, 1, 1, 3);
+                    }
+                    for (Request r : sent) {
+                        r.waitFor();
+                    }
+                } else {
+                    int[] got = new int[1];
+                    for (int i = 0; i < messages; i++) {
+                        w.recv(got, 0, 1, 0, 3);
+                        assertEquals(i, got[0], "message " + i + " overtaken");
+                    }
+                }
+            }
+        });
+    }
+
+    @Test
+    void sendsCompletedBeforeCloseAreStillDelivered() {
+        job(2, rails("TUTTI_NET_DROP", "0.05"), rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                if (rank == 0) {
+                    for (int i = 0; i < 500; i++) {
+                        w.send(new long[] {i}, 0, 1, 1, 9);
+                    }
+                } else {
+                    Thread.sleep(300);
+                    long[] got = new long[1];
+                    for (int i = 0; i < 500; i++) {
+                        w.recv(got, 0, 1, 0, 9);
+                        assertEquals(i, got[0]);
+                    }
+                }
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    @Test
+    void collectivesOverFourRanksOnTheRails() {
+        int n = 4;
+        job(n, rails(), rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                int count = 70_000;
+                double[] in = new double[count];
+                double[] out = new double[count];
+                for (int i = 0; i < count; i++) {
+                    in[i] = rank + i;
+                }
+                w.allreduce(in, out, count, io.tutti.Datatype.DOUBLE, io.tutti.coll.ReduceOp.SUM);
+                for (int i = 0; i < count; i++) {
+                    assertEquals(6.0 + 4.0 * i, out[i], "element " + i);
+                }
+                w.barrier();
+            }
+        });
+    }
+}

@@ -1,0 +1,114 @@
+package io.tutti.net;
+
+import io.tutti.bootstrap.KeyValueStore;
+import io.tutti.transport.RemoteTransport;
+import io.tutti.transport.RemoteTransportProvider;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+
+/** Transports of one job in one JVM, over loopback, through an in-memory key-value store. */
+final class Fixture implements AutoCloseable {
+    static final int JOB = 0x7a11;
+    static final byte[] SECRET = "the job secret".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /** A start-up store in memory: ranks are threads or one thread. */
+    static final class MemoryStore implements KeyValueStore {
+        private final Map<String, String> map = new ConcurrentHashMap<>();
+
+        @Override
+        public void put(String key, String value) {
+            map.put(key, value);
+        }
+
+        @Override
+        public String get(String key) throws TimeoutException {
+            String v = map.get(key);
+            if (v == null) {
+                throw new TimeoutException("no key " + key);
+            }
+            return v;
+        }
+
+        @Override
+        public void fence() {
+        }
+    }
+
+    final RailsTransport[] t;
+
+    Fixture(int n, Map<String, String> settings) throws TimeoutException {
+        this(n, settings, JOB, SECRET);
+    }
+
+    Fixture(int n, Map<String, String> settings, int job, byte[] secret) throws TimeoutException {
+        MemoryStore kvs = new MemoryStore();
+        boolean[] remote = new boolean[n];
+        Arrays.fill(remote, true);
+        t = new RailsTransport[n];
+        for (int r = 0; r < n; r++) {
+            boolean[] mine = remote.clone();
+            mine[r] = false;
+            t[r] = new RailsTransport(new RemoteTransportProvider.Context(r, n, mine, job, secret, "localhost", kvs,
+                    new HashMap<>(settings)));
+        }
+        for (RailsTransport x : t) {
+            x.connect();
+        }
+    }
+
+    /** Polls every transport once; arrivals are offered to {@code sinks[rank]}. */
+    int pollAll(RemoteTransport.Sink... sinks) {
+        int work = 0;
+        for (int r = 0; r < t.length; r++) {
+            work += t[r].poll(sinks.length > r && sinks[r] != null ? sinks[r] : (s, m, o, l) -> true);
+        }
+        return work;
+    }
+
+    /** Polls until every transport can send to every other, or fails after the deadline. */
+    void awaitHandshake(long millis) {
+        long end = System.nanoTime() + millis * 1_000_000L;
+        while (System.nanoTime() < end) {
+            pollAll();
+            boolean all = true;
+            for (int a = 0; a < t.length; a++) {
+                for (int b = 0; b < t.length; b++) {
+                    all &= a == b || t[a].canSend(b);
+                }
+            }
+            if (all) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        throw new AssertionError("no handshake within " + millis + " ms: " + t[0].statistics());
+    }
+
+    /** A sink that keeps copies of what arrives. */
+    static final class Collector implements RemoteTransport.Sink {
+        final List<byte[]> got = new ArrayList<>();
+        final List<Integer> sources = new ArrayList<>();
+
+        @Override
+        public boolean accept(int source, MemorySegment record, long offset, int length) {
+            byte[] b = new byte[length];
+            MemorySegment.copy(record, offset, MemorySegment.ofArray(b), 0, length);
+            got.add(b);
+            sources.add(source);
+            return true;
+        }
+    }
+
+    @Override
+    public void close() {
+        for (RailsTransport x : t) {
+            x.close();
+        }
+    }
+}
