@@ -236,6 +236,15 @@ public final class Engine implements AutoCloseable {
 
     // ------------------------------------------------------------------ progress agent
 
+    /** How many ranks this rank reaches through the network transport (0 when all share its memory). */
+    public int remotePeers() {
+        int n = 0;
+        for (boolean r : remote) {
+            n += r ? 1 : 0;
+        }
+        return n;
+    }
+
     /** Whether a progress agent drives this engine too. */
     public boolean hasProgressAgent() {
         return agent != null;

@@ -1,0 +1,58 @@
+package io.tutti.systest;
+
+import static io.tutti.systest.Launch.assertExit;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Jobs over several hosts made of network namespaces, each host with two rails: ranks of one host
+ * share memory, ranks of different hosts talk over the rails, and every byte is checked.
+ */
+@Timeout(180)
+class MultiHostIT {
+    @TempDir
+    Path work;
+
+    @BeforeAll
+    static void namespaces() {
+        Netns.assumeAvailable();
+    }
+
+    private Launch.Result exchange(Netns net, int ranks, int ppn, String... extra) throws Exception {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("run", "--verbose", "-n",
+                Integer.toString(ranks), "--hosts", String.join(",", net.hosts()), "--ppn", Integer.toString(ppn),
+                "--exec-prefix", "ip netns exec {host}", "--rails", "r0,r1", "--timeout", "100s"));
+        args.addAll(java.util.List.of(extra));
+        args.addAll(java.util.List.of("--cp", Launch.testClasses(), "io.tutti.systest.Exchange"));
+        return Launch.run(work, Duration.ofSeconds(150), args.toArray(String[]::new));
+    }
+
+    @Test
+    void twoHostsOfTwoRanksEach() throws Exception {
+        try (Netns net = Netns.create(2, 2, null)) {
+            Launch.Result r = exchange(net, 4, 2);
+            assertExit(0, r);
+            // each rank shares memory with the other rank of its host and reaches two over the rails
+            assertEquals(4, r.stdout().lines().filter(l -> l.endsWith("(2 over the network): ring and all-to-all ok"))
+                    .count(), r::toString);
+            r.assertNoJobDirectory();
+        }
+    }
+
+    @Test
+    void threeHostsOverRailsLimitedToOneGigabit() throws Exception {
+        try (Netns net = Netns.create(3, 2, "1gbit")) {
+            Launch.Result r = exchange(net, 3, 1);
+            assertExit(0, r);
+            assertEquals(3, r.stdout().lines().filter(l -> l.endsWith("(2 over the network): ring and all-to-all ok"))
+                    .count(), r::toString);
+            r.assertNoJobDirectory();
+        }
+    }
+}
