@@ -2,6 +2,7 @@ package io.tutti.systest;
 
 import static io.tutti.systest.Launch.assertExit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,6 +54,21 @@ class MultiHostIT {
             assertEquals(3, r.stdout().lines().filter(l -> l.endsWith("(2 over the network): ring and all-to-all ok"))
                     .count(), r::toString);
             r.assertNoJobDirectory();
+        }
+    }
+
+    @Test
+    void aRailTakenDownInTheMiddleOfA64MiBTransferLeavesItToTheOther() throws Exception {
+        try (Netns net = Netns.create(2, 2, null)) {
+            Launch.Running job = Launch.start(work, "run", "-n", "2", "--hosts", String.join(",", net.hosts()), "--ppn",
+                    "1", "--exec-prefix", "ip netns exec {host}", "--rails", "r0,r1", "--timeout", "100s", "--cp",
+                    Launch.testClasses(), "io.tutti.systest.BigTransfer", work.toString());
+            Launch.awaitFile(job, work.resolve("halfway"), Duration.ofSeconds(60));
+            net.rail(0, 1, false);
+            java.nio.file.Files.writeString(work.resolve("cut"), "rail 1 of host 0 is down");
+            Launch.Result r = job.await(Duration.ofSeconds(120));
+            assertExit(0, r);
+            assertTrue(r.stdout().contains("received 64 MiB intact"), r::toString);
         }
     }
 }
