@@ -125,7 +125,12 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
 
     private void arm() {
         nic.start();
-        // packets of this run that came before it started
+        landHeld();
+        nic.progress();
+    }
+
+    /** Lands the held packets of the current run (they came early, or on a thread that may not touch the buffers). */
+    private void landHeld() {
         for (int k = held.size(); k > 0; k--) {
             Held h = held.poll();
             if (h.epoch == nic.epoch()) {
@@ -135,7 +140,6 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
                 held.add(h);
             }
         }
-        nic.progress();
     }
 
     @Override
@@ -214,6 +218,9 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
             failure = null;
             throw e;
         }
+        if (!held.isEmpty() && !nic.idle() && ownerMemoryAccessible()) {
+            landHeld();
+        }
         flush();
         nic.progress();
         flush();
@@ -224,6 +231,30 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
     @Override
     public void fail(TuttiException error) {
         failure = error;
+    }
+
+    @Override
+    public boolean accessibleBy(Thread agent) {
+        return accessible(agent);
+    }
+
+    private boolean holding(long epoch) {
+        for (Held h : held) {
+            if (h.epoch == epoch) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean ownerMemoryAccessible() {
+        return accessible(Thread.currentThread());
+    }
+
+    private boolean accessible(Thread t) {
+        MemorySegment send = nic.memory(OffloadProgram.SEND_BUFFER);
+        MemorySegment recv = nic.memory(OffloadProgram.RECV_BUFFER);
+        return (send == null || send.isAccessibleBy(t)) && (recv == null || recv.isAccessibleBy(t));
     }
 
     // ------------------------------------------------------------------ arrivals (OffloadEndpoint)
@@ -245,10 +276,15 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
             return false;
         }
         long now = nic.epoch();
-        if (epoch == now && !nic.idle()) {
+        // an arrival on a thread that may not touch the user's buffers (the progress agent, with
+        // buffers confined to their owner) waits for the owner, who lands it in poll()
+        // and once one packet of this run waits, the later ones wait behind it: a counter add must
+        // never overtake the data it counts
+        boolean landable = (!put || ownerMemoryAccessible()) && !holding(now);
+        if (epoch == now && !nic.idle() && landable) {
             return land(source, buffer, offset, data, dataOffset, length, counter, value, put);
         }
-        if (epoch == now + 1) {
+        if (epoch == now + 1 || (epoch == now && !nic.idle())) {
             // a peer is a run ahead of this rank: keep the packet for the start of that run
             Held h = heldFree.isEmpty() ? new Held() : heldFree.poll();
             if (h.data.length < length) {

@@ -121,6 +121,32 @@ class OffloadedCollectivesTest {
     }
 
     @Test
+    void theAgentLeavesBuffersConfinedToTheirOwnerToTheOwner() {
+        job(3, "shm", true, rank -> {
+            try (Tutti t = Tutti.init(new String[0]);
+                 java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+                Communicator w = t.world();
+                java.lang.foreign.MemorySegment in = arena.allocate(8L * 7, 8);
+                java.lang.foreign.MemorySegment out = arena.allocate(8L * 7, 8);
+                Request r = w.allreduceInit(in, out, 7, Datatype.LONG, ReduceOp.SUM, Offload.NIC);
+                for (int run = 0; run < 200; run++) {
+                    for (int i = 0; i < 7; i++) {
+                        in.setAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, i, (long) run * rank + i);
+                    }
+                    r.start();
+                    Thread.onSpinWait(); // the agent runs while the owner is elsewhere
+                    r.waitFor();
+                    for (int i = 0; i < 7; i++) {
+                        assertEquals((long) run * 3 + 3L * i, out.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, i),
+                                "run " + run + ", element " + i);
+                    }
+                }
+                r.free();
+            }
+        });
+    }
+
+    @Test
     void aThousandBackToBackBarriersReuseOneCounter() {
         job(4, "shm", false, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
