@@ -523,19 +523,16 @@ public final class OffloadProgram {
         }
 
         public Builder copy(long th, int need, byte dst, long dstOff, byte src, long srcOff, long len) {
-            E e = add(COPY, th, need);
-            e.buffer = dst;
-            e.offset = dstOff;
-            e.length = len;
-            e.srcBuffer = src;
-            e.srcOffset = srcOff;
-            buffer(dst, dstOff + len);
-            buffer(src, srcOff + len);
-            return this;
+            return local(COPY, th, need, dst, dstOff, src, srcOff, len);
         }
 
         public Builder reduce(long th, int need, byte dst, long dstOff, byte src, long srcOff, long len) {
-            E e = add(REDUCE, th, need);
+            return local(REDUCE, th, need, dst, dstOff, src, srcOff, len);
+        }
+
+        /** A COPY or REDUCE: from one of the rank's buffers into another, no packet. */
+        private Builder local(byte op, long th, int need, byte dst, long dstOff, byte src, long srcOff, long len) {
+            E e = add(op, th, need);
             e.buffer = dst;
             e.offset = dstOff;
             e.length = len;
