@@ -43,7 +43,11 @@ public record NetConfig(List<String> rails, int mtu, int maxRecord, int windowBy
     public static final String WINDOW = "tutti.net.window";
     public static final int WINDOW_DEFAULT = 2 << 20;
     public static final String TIMEOUT_MS = "tutti.net.timeout.ms";
-    public static final int TIMEOUT_MS_DEFAULT = 2000;
+    /**
+     * 1.5 s of silence (15 missed heartbeats): with the engine's liveness checks every 100 ms, a
+     * blocked rank learns of a dead peer within 2 s.
+     */
+    public static final int TIMEOUT_MS_DEFAULT = 1500;
     public static final String RAIL_TIMEOUT_MS = "tutti.net.rail.timeout.ms";
     public static final int RAIL_TIMEOUT_MS_DEFAULT = 400;
     public static final String HEARTBEAT_MS = "tutti.net.heartbeat.ms";
