@@ -11,8 +11,11 @@ import io.tutti.bootstrap.JobControl;
 import io.tutti.bootstrap.JobInfo;
 import io.tutti.bootstrap.KeyValueStore;
 import io.tutti.bootstrap.LaunchEnvironment;
+import io.tutti.transport.RemoteTransport;
+import io.tutti.transport.RemoteTransportProvider;
 import io.tutti.transport.shm.ExchangeRing;
 import io.tutti.transport.shm.ExchangeRingDescriptor;
+import io.tutti.transport.shm.Futex;
 import io.tutti.transport.shm.InboundRing;
 import io.tutti.transport.shm.InboundRingDescriptor;
 import io.tutti.transport.shm.ShmFiles;
@@ -26,6 +29,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ServiceLoader;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
@@ -87,8 +91,8 @@ public final class Engine implements AutoCloseable {
     /** Per rank: reached through the network transport (its ring in {@link #peers} is our outbox to it). */
     private final boolean[] remote;
     /** The network rails, or null when every peer shares memory with this rank. */
-    private final io.tutti.transport.RemoteTransport transport;
-    private final io.tutti.transport.RemoteTransport.Sink deposit = this::deposit;
+    private final RemoteTransport transport;
+    private final RemoteTransport.Sink deposit = this::deposit;
     private final InboundRing.RecordHandler forward = this::forward;
     /** The destination whose outbox {@link #forward} is draining. */
     private int forwardDest;
@@ -133,7 +137,7 @@ public final class Engine implements AutoCloseable {
         this.spinTries = config.effectiveSpinTries(job.localSize());
         this.yieldTries = config.effectiveYieldTries(job.localSize());
         this.sleeps = config.idleSleep() && job.localSize() > Runtime.getRuntime().availableProcessors()
-                && io.tutti.transport.shm.Futex.available();
+                && Futex.available();
         this.peers = new InboundRing[size];
         this.outExchange = new ExchangeRing[size];
         this.inExchange = new ExchangeRing[size];
@@ -153,7 +157,7 @@ public final class Engine implements AutoCloseable {
         this.blockingRecv = new Operation(this);
         this.lock = config.progressThread() ? new java.util.concurrent.locks.ReentrantLock() : null;
 
-        io.tutti.transport.RemoteTransport opened = null;
+        RemoteTransport opened = null;
         try {
             ShmFiles.createJobDirectory(job.jobDir());
             Path ringFile = job.jobDir().resolve(ShmFiles.inboundRingName(rank));
@@ -374,14 +378,14 @@ public final class Engine implements AutoCloseable {
     }
 
     /** Finds the network transport (module tutti-net, or one a test installs) and opens it. */
-    private io.tutti.transport.RemoteTransport openTransport(String host, KeyValueStore store) {
+    private RemoteTransport openTransport(String host, KeyValueStore store) {
         String wanted = config.netProvider();
         java.util.List<String> found = new java.util.ArrayList<>();
-        for (io.tutti.transport.RemoteTransportProvider p
-                : java.util.ServiceLoader.load(io.tutti.transport.RemoteTransportProvider.class)) {
+        for (RemoteTransportProvider p
+                : ServiceLoader.load(RemoteTransportProvider.class)) {
             found.add(p.name());
             if (wanted.isEmpty() || wanted.equals(p.name())) {
-                return p.open(new io.tutti.transport.RemoteTransportProvider.Context(rank, size, remote.clone(),
+                return p.open(new RemoteTransportProvider.Context(rank, size, remote.clone(),
                         wireJobId, secret(), host, store, settings()));
             }
         }
@@ -415,7 +419,7 @@ public final class Engine implements AutoCloseable {
         return java.util.Map.copyOf(all);
     }
 
-    private static void closeQuietly(io.tutti.transport.RemoteTransport t) {
+    private static void closeQuietly(RemoteTransport t) {
         if (t != null) {
             try {
                 t.close();
