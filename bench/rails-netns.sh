@@ -2,7 +2,8 @@
 # 1 MiB bandwidth between two hosts made of network namespaces, over one rail and over two, each
 # rail a veth pair (bridged in a third, switch namespace) limited to 1 Gbit/s with tbf.
 # Needs root and iproute2; only the namespaces' own addresses (10.100.0.x, 10.101.0.x) are used.
-# Usage: bench/rails-netns.sh [ROUNDS]   (environment: MTU for the veths, TUTTI_NET_* for the rails)
+# Usage: bench/rails-netns.sh [ROUNDS]   (environment: MTU for the veths, TBF_LATENCY for the tbf
+# queue, default 50ms, TUTTI_NET_* for the rails)
 set -euo pipefail
 rounds="${1:-2}"
 id=$RANDOM; sw=tsw$id; h0=th${id}x0; h1=th${id}x1
@@ -19,7 +20,7 @@ for host in "$h0" "$h1"; do
         ip -n "$host" link set r$k mtu "${MTU:-1500}"; ip -n "$sw" link set h${h}r$k mtu "${MTU:-1500}"
         ip -n "$host" link set r$k up
         ip -n "$sw" link set h${h}r$k master br$k; ip -n "$sw" link set h${h}r$k up
-        ip netns exec "$host" tc qdisc add dev r$k root tbf rate 1gbit burst 256kb latency 50ms
+        ip netns exec "$host" tc qdisc add dev r$k root tbf rate 1gbit burst 256kb latency ${TBF_LATENCY:-50ms}
     done
     h=$((h + 1))
 done
