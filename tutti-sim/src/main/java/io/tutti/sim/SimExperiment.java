@@ -138,10 +138,12 @@ public final class SimExperiment {
      * schedules is the first fifth, the simulation the rest.
      */
     public static Row run(Spec s, DoubleConsumer progress) {
-        if (!s.mode().equals("host")) {
-            throw new IllegalArgumentException("mode " + s.mode() + " is not available yet: it needs the "
-                    + (s.mode().equals("nic") ? "offload engine's deferred-work programs" : "in-network aggregation switch")
-                    + "; use --mode host");
+        if (s.mode().equals("switch")) {
+            throw new IllegalArgumentException("mode switch is not available yet: it needs the in-network"
+                    + " aggregation switch; use --mode host or nic");
+        }
+        if (!s.mode().equals("host") && !s.mode().equals("nic")) {
+            throw new IllegalArgumentException("unknown mode '" + s.mode() + "'; choose host or nic");
         }
         if (s.nodes() < 1 || s.ppn() < 1) {
             throw new IllegalArgumentException("nodes and ppn must be at least 1");
@@ -159,9 +161,10 @@ public final class SimExperiment {
         Topology topo = new Topology(node, new int[ranks], false);
         CollectiveCall c = call(s.coll(), s.size(), s.extent(), ranks);
         Algorithms algorithms = new Algorithms(Map.of());
-        String alg = s.algorithm() != null ? Algorithms.check(s.coll(), s.algorithm(), "--algorithm")
+        boolean nic = s.mode().equals("nic");
+        String alg = nic ? "offload" : s.algorithm() != null ? Algorithms.check(s.coll(), s.algorithm(), "--algorithm")
                 : algorithms.choose(c, ranks, topo, null);
-        CompiledSchedules cs = CompiledSchedules.build(algorithms, c, ranks, topo, alg,
+        CompiledSchedules cs = nic ? null : CompiledSchedules.build(algorithms, c, ranks, topo, alg,
                 progress == null ? null : f -> progress.accept(0.2 * f));
         Network net;
         String topology;
@@ -175,11 +178,34 @@ public final class SimExperiment {
         } else {
             throw new IllegalArgumentException("unknown network '" + s.network() + "'; choose loggp or packet");
         }
-        SimResult r = Simulation.run(new HostModel(cs, s.params(), null), net,
-                progress == null ? null : f -> progress.accept(0.2 + 0.8 * f));
+        RankModel model = nic ? new NicModel(nicPrograms(s, ranks), null, s.params())
+                : new HostModel(cs, s.params(), null);
+        SimResult r = Simulation.run(model, net, progress == null ? null : f -> progress.accept(0.2 + 0.8 * f));
         return new Row(s.coll().settingName(), alg, s.mode(), net.name(), topology, s.nodes(), s.ppn(), ranks,
                 c.kind() == Kind.BARRIER ? 0 : s.size() / s.extent() * s.extent(), r.completionNs(), r.events(),
-                r.messages(), r.bytes(), cs.shapes(), (System.nanoTime() - wall) / 1e9);
+                r.messages(), r.bytes(), cs == null ? 0 : cs.shapes(), (System.nanoTime() - wall) / 1e9);
+    }
+
+    /** Every rank's offloaded program for NIC mode: the plans of the real offload engine. */
+    static io.tutti.offload.OffloadProgram[] nicPrograms(Spec s, int ranks) {
+        if (ranks > 1 << 16) {
+            throw new IllegalArgumentException("NIC mode builds every rank's program up front: at most 65536 ranks");
+        }
+        io.tutti.offload.OffloadPlans.Coll coll = switch (s.coll()) {
+            case BARRIER -> io.tutti.offload.OffloadPlans.Coll.BARRIER;
+            case BCAST -> io.tutti.offload.OffloadPlans.Coll.BCAST;
+            case ALLGATHER -> io.tutti.offload.OffloadPlans.Coll.ALLGATHER;
+            case REDUCE -> io.tutti.offload.OffloadPlans.Coll.REDUCE;
+            case ALLREDUCE -> io.tutti.offload.OffloadPlans.Coll.ALLREDUCE;
+            default -> throw new IllegalArgumentException(s.coll().settingName() + " has no offloaded program;"
+                    + " NIC mode runs barrier, bcast, allgather, reduce and allreduce");
+        };
+        long bytes = s.coll() == Kind.BARRIER ? 0 : Math.max(8, s.size() / 8 * 8);
+        boolean reduces = coll == io.tutti.offload.OffloadPlans.Coll.REDUCE
+                || coll == io.tutti.offload.OffloadPlans.Coll.ALLREDUCE;
+        return io.tutti.offload.OffloadPlans.programs(coll, ranks, bytes, 0,
+                reduces ? io.tutti.offload.OffloadAlu.Op.ADD : null,
+                reduces ? io.tutti.offload.OffloadAlu.Type.INT64 : null);
     }
 
     /** Writes {@code rows} as CSV with a header line. */

@@ -28,10 +28,16 @@ import java.util.Map;
  * @param contention      packet network: whether a link direction carries one packet at a time
  * @param shmLatency      packet network: latency between ranks of one node (ns)
  * @param shmNsPerByte    packet network: time per byte between ranks of one node (ns/B)
+ * @param nicTrigger      NIC-offload mode: from a counter reaching a threshold to the triggered
+ *                        operation starting (ns)
+ * @param nicProcess      NIC-offload mode: the receiving NIC's time to take in a packet and add to its
+ *                        counter (ns)
+ * @param nicAluPerByte   NIC-offload mode: the NIC ALU's time per byte reduced (ns/B)
  */
 public record SimParams(long L, long os, long or, long g, double G, double O, double reducePerByte,
                         double copyPerByte, long linkLatency, double linkNsPerByte, long switchDelay, int mtu,
-                        boolean contention, long shmLatency, double shmNsPerByte) {
+                        boolean contention, long shmLatency, double shmNsPerByte, long nicTrigger, long nicProcess,
+                        double nicAluPerByte) {
 
     /** A parameter's name (in calibration files), default and meaning. */
     public record Property(String name, String defaultValue, String meaning) {
@@ -53,12 +59,16 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
             new Property("mtu", "4096", "largest packet payload (B)"),
             new Property("contention", "true", "a link direction carries one packet at a time"),
             new Property("shm_latency", "2726", "latency inside a node (ns)"),
-            new Property("shm_ns_per_byte", "2.55", "time per byte inside a node (ns/B)"));
+            new Property("shm_ns_per_byte", "2.55", "time per byte inside a node (ns/B)"),
+            new Property("nic_trigger", "200", "NIC: threshold reached to triggered operation started (ns)"),
+            new Property("nic_process", "300", "NIC: packet taken in and counted (ns)"),
+            new Property("nic_alu_per_byte", "0.5", "NIC ALU time per byte reduced (ns/B)"));
 
     public SimParams {
         if (L < 0 || os < 0 || or < 0 || g < 0 || !(G >= 0) || !(O >= 0) || !(reducePerByte >= 0)
                 || !(copyPerByte >= 0) || linkLatency < 0 || !(linkNsPerByte >= 0) || switchDelay < 0 || mtu < 1
-                || shmLatency < 0 || !(shmNsPerByte >= 0)) {
+                || shmLatency < 0 || !(shmNsPerByte >= 0) || nicTrigger < 0 || nicProcess < 0
+                || !(nicAluPerByte >= 0)) {
             throw new IllegalArgumentException("simulation parameters must be non-negative (mtu at least 1)");
         }
     }
@@ -103,6 +113,9 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
         m.put("contention", Boolean.toString(contention));
         m.put("shm_latency", Long.toString(shmLatency));
         m.put("shm_ns_per_byte", Double.toString(shmNsPerByte));
+        m.put("nic_trigger", Long.toString(nicTrigger));
+        m.put("nic_process", Long.toString(nicProcess));
+        m.put("nic_alu_per_byte", Double.toString(nicAluPerByte));
         return m;
     }
 
@@ -111,7 +124,8 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
             return new SimParams(ns(m, "L"), ns(m, "o_s"), ns(m, "o_r"), ns(m, "g"), num(m, "G"), num(m, "O"),
                     num(m, "reduce_per_byte"), num(m, "copy_per_byte"), ns(m, "link_latency"),
                     num(m, "link_ns_per_byte"), ns(m, "switch_delay"), Math.toIntExact(ns(m, "mtu")),
-                    bool(m, "contention"), ns(m, "shm_latency"), num(m, "shm_ns_per_byte"));
+                    bool(m, "contention"), ns(m, "shm_latency"), num(m, "shm_ns_per_byte"), ns(m, "nic_trigger"),
+                    ns(m, "nic_process"), num(m, "nic_alu_per_byte"));
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("mtu is too large: " + m.get("mtu"));
         }

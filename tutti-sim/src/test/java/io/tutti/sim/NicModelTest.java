@@ -1,0 +1,68 @@
+package io.tutti.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.tutti.offload.OffloadAlu;
+import io.tutti.offload.OffloadPlans;
+import io.tutti.offload.OffloadProgram;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** NIC-offload mode: the offload engine's own programs on modelled NICs. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class NicModelTest {
+    private static final SimParams NO_GAP = SimParams.defaults().with(Map.of("g", "0", "G", "0"));
+
+    @Test
+    void aButterflyBarrierTakesOneTriggerLatencyAndIntakePerRound() {
+        for (int k = 1; k <= 6; k++) {
+            int n = 1 << k;
+            OffloadProgram[] p = OffloadPlans.programs(OffloadPlans.Coll.BARRIER, n, 0, 0, null, null);
+            SimResult r = Simulation.run(new NicModel(p, null, NO_GAP), new LogGPNetwork(NO_GAP.L()), null);
+            long round = NO_GAP.nicTrigger() + NO_GAP.L() + NO_GAP.nicProcess();
+            assertEquals(k * round, r.completionNs(), "N = " + n);
+            assertEquals((long) n * k, r.messages(), "one counter add per rank and round");
+        }
+    }
+
+    @Test
+    void everyOffloadedCollectiveCompletesAndAllreduceSumsForAnyRankCount() {
+        Random random = new Random(7);
+        for (int n = 1; n <= 33; n++) {
+            for (OffloadPlans.Coll coll : OffloadPlans.Coll.values()) {
+                boolean reduces = coll == OffloadPlans.Coll.REDUCE || coll == OffloadPlans.Coll.ALLREDUCE;
+                long bytes = coll == OffloadPlans.Coll.BARRIER ? 0 : 8L * (1 + random.nextInt(12));
+                OffloadProgram[] p = OffloadPlans.programs(coll, n, bytes, 0, reduces ? OffloadAlu.Op.ADD : null,
+                        reduces ? OffloadAlu.Type.INT64 : null);
+                NicModel m = new NicModel(p, null, SimParams.defaults());
+                long[] expected = new long[(int) (bytes / 8)];
+                if (coll == OffloadPlans.Coll.ALLREDUCE) {
+                    for (int r = 0; r < n; r++) {
+                        MemorySegment in = m.memory(r, OffloadProgram.SEND_BUFFER);
+                        for (int i = 0; i < expected.length; i++) {
+                            long v = random.nextInt(1000);
+                            in.setAtIndex(ValueLayout.JAVA_LONG, i, v);
+                            expected[i] += v;
+                        }
+                    }
+                }
+                SimResult res = Simulation.run(m, new LogGPNetwork(SimParams.defaults().L()), null);
+                assertEquals(n, res.finishNs().length);
+                if (coll == OffloadPlans.Coll.ALLREDUCE) {
+                    for (int r = 0; r < n; r++) {
+                        MemorySegment out = m.memory(r, OffloadProgram.RECV_BUFFER);
+                        for (int i = 0; i < expected.length; i++) {
+                            assertEquals(expected[i], out.getAtIndex(ValueLayout.JAVA_LONG, i),
+                                    "allreduce N = " + n + ", rank " + r + ", element " + i);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
