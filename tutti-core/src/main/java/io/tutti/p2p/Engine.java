@@ -118,6 +118,11 @@ public final class Engine implements AutoCloseable {
     private final java.util.ArrayList<Endpoint> endpoints = new java.util.ArrayList<>();
     /** PUT and CNTR_ADD packets that came before their endpoint was registered, in arrival order. */
     private final java.util.ArrayList<byte[]> early = new java.util.ArrayList<>();
+    /**
+     * Endpoints that were registered and are gone: a late packet for one is dropped, not kept for
+     * a registration that will never come (8 bytes per freed collective).
+     */
+    private final java.util.HashSet<Long> retired = new java.util.HashSet<>();
 
     private final Operation blockingSend;
     private final Operation blockingRecv;
@@ -1169,7 +1174,15 @@ public final class Engine implements AutoCloseable {
 
     /** Removes an endpoint; packets for it that arrive later are counted and dropped. */
     public void unregister(int context, int tag) {
-        locked(() -> endpoints.removeIf(e -> e.context() == context && e.tag() == tag));
+        locked(() -> {
+            if (endpoints.removeIf(e -> e.context() == context && e.tag() == tag)) {
+                retired.add(endpointKey(context, tag));
+            }
+        });
+    }
+
+    private static long endpointKey(int context, int tag) {
+        return ((long) context << 32) | (tag & 0xFFFFFFFFL);
     }
 
     /** Runs {@code r} holding the engine, as a wait or the progress agent would. */
@@ -1205,6 +1218,10 @@ public final class Engine implements AutoCloseable {
                            int payload) {
         OffloadEndpoint ep = endpoint(context, tag);
         if (ep == null) {
+            if (!retired.isEmpty() && retired.contains(endpointKey(context, tag))) {
+                droppedPackets++;
+                return;
+            }
             byte[] copy = new byte[length];
             MemorySegment.copy(s, at, MemorySegment.ofArray(copy), 0, length);
             early.add(copy);

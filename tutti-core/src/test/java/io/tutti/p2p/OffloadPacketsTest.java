@@ -93,6 +93,10 @@ class OffloadPacketsTest {
                             assertTrue(engine.tryPut(0, CONTEXT, TAG, 0, 4090, src, 0, 100, 0, 1000, 7));
                             t.world().barrier();
                             t.world().barrier();
+                            t.world().barrier(); // rank 0 has freed its endpoint
+                            assertTrue(engine.tryRemoteAdd(0, CONTEXT, TAG, 0, 1, 8));
+                            t.world().barrier();
+                            t.world().barrier();
                         } else {
                             t.world().barrier();
                             Target target = new Target();
@@ -107,6 +111,14 @@ class OffloadPacketsTest {
                             }
                             t.world().barrier();
                             engine.unregister(CONTEXT, TAG);
+                            long before = engine.droppedPackets();
+                            t.world().barrier();
+                            // rank 1 sends one more add now, then enters the next barrier: its add
+                            // comes first through the ring, so it has been read when the barrier ends
+                            t.world().barrier();
+                            t.world().barrier();
+                            assertEquals(before + 1, engine.droppedPackets(), "a packet for a freed endpoint is"
+                                    + " dropped, not kept");
                         }
                     }
                 }, env);
