@@ -66,23 +66,7 @@ class OffloadHarnessTest {
         for (int n : new int[] {8, 6}) {
             OffloadHarness h = new OffloadHarness(OffloadPlans.programs(OffloadPlans.Coll.BARRIER, n, 0, 0, null, null),
                     n);
-            int[] started = new int[n];
-            h.run(10_000, new OffloadHarness.Observer() {
-                @Override
-                public void started(int rank, int run) {
-                    started[rank] = run;
-                }
-
-                @Override
-                public void completed(int rank, int run) {
-                    for (int r = 0; r < n; r++) {
-                        if (started[r] < run) {
-                            throw new AssertionError("rank " + rank + " left barrier " + run + " before rank " + r
-                                    + " entered it");
-                        }
-                    }
-                }
-            });
+            h.run(10_000, new BarrierOrderObserver(n));
             for (int r = 0; r < n; r++) {
                 assertEquals(10_000, h.engine(r).completedRuns());
                 assertEquals(0, h.counter(r, 0).level(), "wrapped to 0");

@@ -51,23 +51,7 @@ class OffloadPropertyTest {
             OffloadProgram[] p = compile(n, dissemination ? r -> DisseminationBarrier.build(r, n)
                     : r -> ButterflyBarrier.build(r, n), false);
             OffloadHarness h = new OffloadHarness(p, seed);
-            int[] started = new int[n];
-            h.run(3, new OffloadHarness.Observer() {
-                @Override
-                public void started(int rank, int run) {
-                    started[rank] = run;
-                }
-
-                @Override
-                public void completed(int rank, int run) {
-                    for (int r = 0; r < n; r++) {
-                        if (started[r] < run) {
-                            throw new AssertionError("rank " + rank + " left barrier " + run + " before rank " + r
-                                    + " entered it");
-                        }
-                    }
-                }
-            });
+            h.run(3, new BarrierOrderObserver(n));
             for (int r = 0; r < n; r++) {
                 assertEquals(0, h.counter(r, 0).level(), "counter wrapped to 0");
             }
