@@ -56,6 +56,30 @@ public final class CollectiveCall {
         return kind;
     }
 
+    /**
+     * What every rank of a correct program agrees on for this call, as three words: operation and
+     * root, total bytes (-1 where ranks legitimately differ: gatherv, scatterv, alltoallv), and the
+     * algorithm's name hash. Ranks compare these when a call stalls.
+     */
+    public long[] signature(String algorithm) {
+        long total = bytes;
+        if (blocks != null) {
+            for (long b : blocks) {
+                total += b;
+            }
+        }
+        return new long[] {(long) kind.ordinal() << 32 | (root & 0xFFFFFFFFL), irregular ? -1 : total,
+            algorithm.hashCode()};
+    }
+
+    /** Says in words what {@link #signature} encodes, for an error message. */
+    static String describe(long[] signature) {
+        int k = (int) (signature[0] >>> 32);
+        String name = k >= 0 && k < Kind.values().length ? Kind.values()[k].settingName() : "call " + k;
+        String what = name + " with root " + (int) signature[0];
+        return signature[1] < 0 ? what : what + " over " + signature[1] + " bytes";
+    }
+
     /** Whether a call with these arguments would get the same schedule. */
     public boolean matches(Kind k, long b, int e, int r, boolean ip, boolean c, long[] bl, long[] di, long[] sb,
                            long[] sd, boolean irr) {

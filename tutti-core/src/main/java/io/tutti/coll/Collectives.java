@@ -46,13 +46,19 @@ public final class Collectives {
 
         final CollectiveCall call;
         final Schedule schedule;
+        final long[] signature;
         HostExecutor blocking;
         private final HostExecutor[] idle = new HostExecutor[IDLE];
         private int idleCount;
 
-        Entry(CollectiveCall call, Schedule schedule) {
+        Entry(CollectiveCall call, Schedule schedule, String algorithm) {
             this.call = call;
             this.schedule = schedule;
+            this.signature = call.signature(algorithm);
+        }
+
+        HostExecutor executor(Engine engine, int context, int[] group) {
+            return new HostExecutor(engine, schedule, context, group, signature);
         }
 
         HostExecutor take(Engine engine, int context, int[] group) {
@@ -61,7 +67,7 @@ public final class Collectives {
                 idle[idleCount] = null;
                 return x;
             }
-            return new HostExecutor(engine, schedule, context, group);
+            return executor(engine, context, group);
         }
 
         @Override
@@ -140,7 +146,7 @@ public final class Collectives {
         CollectiveCall call = new CollectiveCall(kind, bytes, extent, root, inPlace, commutative, clone(blocks),
                 clone(displs), clone(sendBlocks), clone(sendDispls), irregular);
         String algorithm = algorithmFor(call);
-        Entry e = new Entry(call, algorithms.build(call, rank, group.length, topology(), algorithm));
+        Entry e = new Entry(call, algorithms.build(call, rank, group.length, topology(), algorithm), algorithm);
         cache.addFirst(e);
         if (cache.size() > CACHE) {
             cache.removeLast();
@@ -161,7 +167,7 @@ public final class Collectives {
         if (mode == Mode.BLOCKING) {
             HostExecutor x = e.blocking;
             if (x == null || !x.isDone()) {
-                x = new HostExecutor(engine, e.schedule, context, group);
+                x = e.executor(engine, context, group);
                 e.blocking = x;
             }
             x.start(send, recv, sequence.getAsInt(), type, op, userOp);
@@ -169,7 +175,7 @@ public final class Collectives {
             return null;
         }
         if (mode == Mode.PERSISTENT) {
-            return new CollectiveRequest(engine, new HostExecutor(engine, e.schedule, context, group), send, recv, type,
+            return new CollectiveRequest(engine, e.executor(engine, context, group), send, recv, type,
                     op, userOp, sequence, null);
         }
         return new CollectiveRequest(engine, e.take(engine, context, group), send, recv, type, op, userOp, sequence, e);

@@ -38,12 +38,22 @@ public final class HostExecutor implements Engine.Task {
     private ReduceOp op;
     private UserOp userOp;
     private TuttiException failure;
+    /** {@link CollectiveCall#signature} of the call, or null; announced to peers when a run stalls. */
+    private final long[] signature;
+    private int sequence;
+    private boolean announced;
 
     /**
      * @param context the communicator's internal (collective) context
      * @param group   communicator rank to world rank
      */
     public HostExecutor(Engine engine, Schedule schedule, int context, int[] group) {
+        this(engine, schedule, context, group, null);
+    }
+
+    /** As above, for a call whose {@link CollectiveCall#signature} ranks compare when it stalls. */
+    public HostExecutor(Engine engine, Schedule schedule, int context, int[] group, long[] signature) {
+        this.signature = signature;
         this.engine = engine;
         this.s = schedule;
         this.context = context;
@@ -83,6 +93,8 @@ public final class HostExecutor implements Engine.Task {
         this.op = op;
         this.userOp = userOp;
         this.wireBase = (sequence & 0x7FFFF) * Schedule.MAX_TAG;
+        this.sequence = sequence;
+        this.announced = false;
         this.done = 0;
         this.readyHead = 0;
         this.readyCount = 0;
@@ -143,6 +155,74 @@ public final class HostExecutor implements Engine.Task {
     @Override
     public void fail(TuttiException error) {
         failure = error;
+    }
+
+    /**
+     * Runs while a wait for this call has idled for a liveness interval. Two signs that the ranks
+     * disagree on the call (root, counts or algorithm), either of which would otherwise leave both
+     * sides waiting for ever: a message of this call (same sequence) that no RECV step of this
+     * rank's schedule takes; or a peer this run waits on that announces it waits in this call with
+     * another signature. Announces this rank's own call to those peers once per run.
+     */
+    @Override
+    public void diagnose() {
+        if (done == s.steps) {
+            return;
+        }
+        engine.forEachUnexpected(context, (source, tag, bytes) -> {
+            int stepTag = tag - wireBase;
+            if (stepTag < 0 || stepTag >= Schedule.MAX_TAG) {
+                return; // another collective call in flight on this communicator
+            }
+            int peer = commRank(source);
+            if (!expects(peer, stepTag)) {
+                throw disagree("rank " + (peer < 0 ? "(world) " + source : peer) + " sent " + bytes + " bytes that rank "
+                        + s.rank + "'s " + s.name + " does not expect (step " + stepTag + ")");
+            }
+        });
+        if (signature == null) {
+            return;
+        }
+        long[] heard = new long[4];
+        for (int k = 0; k < activeCount; k++) {
+            int peer = s.peer[active[k]];
+            if (!announced) {
+                engine.announceCall(group[peer], context, sequence, signature[0], signature[1], signature[2]);
+            }
+            if (engine.announcedCall(group[peer], context, heard) && (int) heard[0] == sequence
+                    && (heard[1] != signature[0] || heard[2] != signature[1] || heard[3] != signature[2])) {
+                long[] theirs = {heard[1], heard[2], heard[3]};
+                String what = CollectiveCall.describe(theirs).equals(CollectiveCall.describe(signature))
+                        ? " with another algorithm" : "";
+                throw disagree("rank " + peer + " is in " + CollectiveCall.describe(theirs) + what + " where rank "
+                        + s.rank + " is in " + CollectiveCall.describe(signature));
+            }
+        }
+        announced = true;
+    }
+
+    private TuttiException.InvalidArgument disagree(String what) {
+        abandon();
+        return new TuttiException.InvalidArgument(what + ": every rank must make the same collective call with"
+                + " matching counts, datatype, root and algorithm");
+    }
+
+    private int commRank(int world) {
+        for (int r = 0; r < group.length; r++) {
+            if (group[r] == world) {
+                return r;
+            }
+        }
+        return -1;
+    }
+
+    private boolean expects(int peer, int stepTag) {
+        for (int i = 0; i < s.steps; i++) {
+            if (s.kind[i] == Schedule.RECV && s.peer[i] == peer && s.tag[i] == stepTag) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void pump() {

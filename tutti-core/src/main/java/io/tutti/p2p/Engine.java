@@ -130,6 +130,10 @@ public final class Engine implements AutoCloseable {
 
     private long droppedPackets;
     private long lastLivenessNanos = System.nanoTime();
+    /** The task a wait is blocked on, asked to {@link Task#diagnose()} itself now and then. */
+    private Task awaited;
+    /** The latest CALL announcement of each source: context, sequence, three signature words; null until one comes. */
+    private long[] calls;
     private boolean closed;
 
     @SuppressWarnings("unchecked")
@@ -1106,6 +1110,7 @@ public final class Engine implements AutoCloseable {
             case MessageType.CTS -> onCts(source, flags(s, at), handle(s, at), peerHandle(s, at), address(s, at));
             case MessageType.DATA -> onData(source, handle(s, at), address(s, at), s, at + MessageHeaderDescriptor.LENGTH,
                     payload);
+            case MessageType.CALL -> onCall(source, context, tag, handle(s, at), peerHandle(s, at), address(s, at));
             case MessageType.FIN -> {
                 Operation op = table.lookup(handle(s, at));
                 if (op == null) {
@@ -1444,6 +1449,68 @@ public final class Engine implements AutoCloseable {
         default boolean accessibleBy(Thread agent) {
             return true;
         }
+
+        /**
+         * Called once per liveness interval while a wait for this task idles: throws when the task
+         * can tell it will never finish, e.g. a message has arrived that shows the ranks disagree on
+         * the call. Slow path; may allocate.
+         */
+        default void diagnose() {
+        }
+    }
+
+    /**
+     * Tells {@code dest} (a world rank) which collective call this rank is waiting in, so that a
+     * peer stalled in a different call can see the disagreement. Slow path: sent once per stall.
+     *
+     * @param sequence the call's number on the communicator; {@code w0..w2} its signature
+     */
+    public void announceCall(int dest, int context, int sequence, long w0, long w1, long w2) {
+        control(dest, MessageType.CALL, (short) 0, context, sequence, w0, w1, w2, 0);
+    }
+
+    /**
+     * The latest call {@code source} (a world rank) announced on {@code context}: copies sequence
+     * and the three signature words into {@code into[0..3]} and returns true, or returns false when
+     * it announced none on this context. Called from within a wait on this engine.
+     */
+    public boolean announcedCall(int source, int context, long[] into) {
+        if (calls == null || calls[source * 5] != ((long) context << 1 | 1)) {
+            return false;
+        }
+        System.arraycopy(calls, source * 5 + 1, into, 0, 4);
+        return true;
+    }
+
+    private void onCall(int source, int context, int sequence, long w0, long w1, long w2) {
+        if (calls == null) {
+            calls = new long[size * 5];
+        }
+        int at = source * 5;
+        calls[at] = (long) context << 1 | 1;
+        calls[at + 1] = sequence;
+        calls[at + 2] = w0;
+        calls[at + 3] = w1;
+        calls[at + 4] = w2;
+    }
+
+    /** What {@link #forEachUnexpected} reports of a message that arrived before its receive was posted. */
+    @FunctionalInterface
+    public interface UnexpectedVisitor {
+        /** {@code source} is a world rank; {@code bytes} the message's whole length. */
+        void visit(int source, int tag, long bytes);
+    }
+
+    /**
+     * Visits every unexpected message of {@code context}, in arrival order. Slow path for
+     * diagnosis: the caller is inside a wait on this engine (it holds the engine).
+     */
+    public void forEachUnexpected(int context, UnexpectedVisitor visitor) {
+        for (Unexpected u = unexpectedHead; u != null; u = u.next) {
+            if (u.context == context) {
+                visitor.visit(u.source, u.tag, u.type == MessageType.EAGER ? u.dataLength : u.total);
+            }
+        }
     }
 
     /** Drives progress until {@code task} reports it has finished, backing off while idle. */
@@ -1451,6 +1518,8 @@ public final class Engine implements AutoCloseable {
         if (lock != null) {
             lock.lock();
         }
+        Task outer = awaited;
+        awaited = task;
         try {
             checkOpen();
             int round = 0;
@@ -1462,6 +1531,7 @@ public final class Engine implements AutoCloseable {
                 round = idle(round, ANY);
             }
         } finally {
+            awaited = outer;
             if (lock != null) {
                 lock.unlock();
             }
@@ -1504,6 +1574,9 @@ public final class Engine implements AutoCloseable {
         if (now - lastLivenessNanos > config.livenessMillis() * 1_000_000L) {
             lastLivenessNanos = now;
             checkLiveness(peer);
+            if (awaited != null) {
+                awaited.diagnose();
+            }
         }
         // with a progress agent, let it in while this thread gives up the core
         int holds = lock == null ? 0 : lock.getHoldCount();

@@ -26,8 +26,13 @@ public final class MessageType {
     public static final byte INC_DATA = 14;
     public static final byte HEARTBEAT = 15;
     public static final byte HELLO = 16;
+    /**
+     * Which collective call the source waits in (context, sequence in the tag, the call's signature
+     * in handle, peer handle and address): lets a stalled peer see that the ranks disagree on the call.
+     */
+    public static final byte CALL = 17;
     /** Highest type number a decoder accepts. */
-    public static final byte MAX = HELLO;
+    public static final byte MAX = CALL;
 
     private MessageType() {
     }
@@ -51,6 +56,7 @@ public final class MessageType {
             case INC_DATA -> "INC_DATA";
             case HEARTBEAT -> "HEARTBEAT";
             case HELLO -> "HELLO";
+            case CALL -> "CALL";
             default -> "UNKNOWN(" + type + ")";
         };
     }

@@ -501,6 +501,52 @@ class CollectiveOperationsPropertyTest {
         });
     }
 
+    /** Each rank thinks the other is the root: both wait to receive, and no data message ever flows. */
+    @Test
+    @Timeout(60)
+    void crossedRootsAreReportedNotHung() {
+        job(2, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                long[] a = new long[4];
+                TuttiException e = assertThrows(TuttiException.InvalidArgument.class,
+                        () -> w.bcast(a, 4, Datatype.LONG, 1 - rank));
+                assertTrue(e.getMessage().contains("rank " + (1 - rank) + " is in bcast with root " + rank)
+                        && e.getMessage().contains("rank " + rank + " is in bcast with root " + (1 - rank)),
+                        e.getMessage());
+                // the communicator stays usable for calls the ranks agree on
+                a[0] = rank == 0 ? 42 : 0;
+                w.bcast(a, 4, Datatype.LONG, 0);
+                assertEquals(42, a[0]);
+            }
+        });
+    }
+
+    /**
+     * Rank 0 reduces to root 0, ranks 1 and 2 to root 1: rank 2 finishes, ranks 0 and 1 wait for
+     * messages that never come. Both must get the error.
+     */
+    @Test
+    @Timeout(60)
+    void rootsThatDifferAreReportedByTheRanksTheyStall() {
+        job(3, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                long[] in = {rank + 1};
+                long[] out = new long[1];
+                int root = rank == 0 ? 0 : 1;
+                if (rank == 2) {
+                    w.reduce(in, out, 1, Datatype.LONG, ReduceOp.SUM, root);
+                } else {
+                    TuttiException e = assertThrows(TuttiException.InvalidArgument.class,
+                            () -> w.reduce(in, out, 1, Datatype.LONG, ReduceOp.SUM, root));
+                    assertTrue(e.getMessage().contains("reduce with root " + (1 - rank) + " over 8 bytes where rank "
+                            + rank + " is in reduce with root " + rank), e.getMessage());
+                }
+            }
+        });
+    }
+
     @Test
     void invalidArgumentsFailFastWithClearMessages() {
         job(2, rank -> {
