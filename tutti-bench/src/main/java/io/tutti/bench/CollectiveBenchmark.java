@@ -483,7 +483,7 @@ public final class CollectiveBenchmark {
     }
 
     private static long allocated() {
-        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
+        return ThreadAllocation.bytes();
     }
 
     private static void header(Options o, Communicator world, Tutti tutti) {

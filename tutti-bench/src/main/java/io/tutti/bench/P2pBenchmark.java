@@ -6,7 +6,6 @@ import io.tutti.Status;
 import io.tutti.Tutti;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Locale;
 import org.HdrHistogram.Histogram;
@@ -343,7 +342,7 @@ public final class P2pBenchmark {
     }
 
     private static long allocated() {
-        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
+        return ThreadAllocation.bytes();
     }
 
     private static void header(Options o, Communicator world, Tutti tutti) {
