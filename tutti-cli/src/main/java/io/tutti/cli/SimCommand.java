@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "sim", mixinStandardHelpOptions = true, usageHelpAutoWidth = true, versionProvider = Main.Version.class,
         synopsisSubcommandLabel = "COMMAND",
         description = "Simulates collectives on modelled hosts, NICs, links and switches.",
-        subcommands = {SimCommand.Run.class})
+        subcommands = {SimCommand.Run.class, SimCommand.Experiment.class})
 public final class SimCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -223,14 +223,7 @@ public final class SimCommand implements Callable<Integer> {
             if (calibration != null) {
                 params = params.withCalibration(calibration);
             }
-            Map<String, String> over = new LinkedHashMap<>();
-            for (String kv : set) {
-                int eq = kv.indexOf('=');
-                if (eq <= 0) {
-                    throw new IllegalArgumentException("--set wants NAME=VALUE, got '" + kv + "'");
-                }
-                over.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
-            }
+            Map<String, String> over = overrides(set);
             putIf(over, "L", latency);
             if (overhead != null) {
                 over.put("o_s", overhead);
@@ -258,6 +251,19 @@ public final class SimCommand implements Callable<Integer> {
                 }
             }
             return out;
+        }
+
+        /** {@code --set NAME=VALUE} options as a map. */
+        static Map<String, String> overrides(List<String> set) {
+            Map<String, String> over = new LinkedHashMap<>();
+            for (String kv : set) {
+                int eq = kv.indexOf('=');
+                if (eq <= 0) {
+                    throw new IllegalArgumentException("--set wants NAME=VALUE, got '" + kv + "'");
+                }
+                over.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+            }
+            return over;
         }
 
         private static void putIf(Map<String, String> m, String k, String v) {
@@ -297,6 +303,143 @@ public final class SimCommand implements Callable<Integer> {
                 }
             }
             return out;
+        }
+    }
+
+
+    /** {@code tutti sim experiment}: the seeds' published tables, simulated side by side. */
+    @Command(name = "experiment", mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
+            versionProvider = Main.Version.class, sortOptions = false,
+            description = {
+                "Reproduces a seed's published experiment and prints its tables with the published values, the"
+                    + " simulated ones and the relative error side by side.",
+                "",
+                "nic-reduce: seed 000 tables 1-5 (reduction of 16-48 B doubles on 16-256 fat-tree nodes, without and"
+                    + " with NIC offload); calibrated on the 16-node column.",
+                "inc-allreduce: seed 002 tables 4-6 (allreduce of 4-256 B on 4, 9 and 16 nodes at PPN 8, 32, 64:"
+                    + " host, switch Node mode, switch Socket mode); calibrated on the 4-node table.",
+            },
+            footer = {
+                "",
+                "Examples:",
+                "  tutti sim experiment nic-reduce",
+                "  tutti sim experiment nic-reduce --fit --json",
+                "  tutti sim experiment inc-allreduce --calibration docs/sim/inc-allreduce.cal",
+            })
+    public static final class Experiment implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NAME", description = "nic-reduce or inc-allreduce.")
+        String name;
+
+        @Option(names = "--calibration", paramLabel = "FILE", description = "Calibration file (default:"
+                + " docs/sim/NAME.cal under the current directory).")
+        Path calibration;
+
+        @Option(names = "--fit", description = "Fit the free parameters on the calibration column first (the"
+                + " calibration file's values are the starting point) and print them.")
+        boolean fit;
+
+        @Option(names = "--coll", paramLabel = "reduce|allreduce", defaultValue = "reduce",
+                description = "nic-reduce only: the operation (default ${DEFAULT-VALUE}; allreduce sends the result down"
+                        + " the whole tree).")
+        String coll;
+
+        @Option(names = "--host-algorithm", paramLabel = "A", description = "The host side's algorithm (default:"
+                + " binomial for nic-reduce, recursive-doubling with --coll allreduce; the selector's choice for"
+                + " inc-allreduce).")
+        String hostAlgorithm;
+
+        @Option(names = "--topology", paramLabel = "T", description = "Fabric (default: fattree:k=4 for nic-reduce,"
+                + " leafspine:hosts=3,spines=2 for inc-allreduce).")
+        String topology;
+
+        @Option(names = "--set", paramLabel = "NAME=VALUE", description = "Override a parameter of the calibration"
+                + " (repeatable).")
+        List<String> set = new ArrayList<>();
+
+        @Option(names = "--json", description = "One JSON object per cell instead of tables.")
+        boolean json;
+
+        @Option(names = "--no-progress", description = "No progress bar on standard error.")
+        boolean noProgress;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            String n = name.toLowerCase(Locale.ROOT);
+            if (!n.equals("nic-reduce") && !n.equals("inc-allreduce")) {
+                err.println("tutti sim experiment: unknown experiment '" + name + "'; choose nic-reduce or inc-allreduce");
+                return Launcher.EXIT_USAGE;
+            }
+            Path cal = calibration != null ? calibration : Path.of("docs", "sim", n + ".cal");
+            SimParams params;
+            try {
+                if (!java.nio.file.Files.isRegularFile(cal)) {
+                    throw new IllegalArgumentException("calibration file " + cal + " not found; run from the source"
+                            + " tree or give --calibration FILE (docs/sim/" + n + ".cal)");
+                }
+                params = SimParams.defaults().withCalibration(cal);
+                params = params.with(Run.overrides(set));
+            } catch (IllegalArgumentException | IOException e) {
+                err.println("tutti sim experiment: " + e.getMessage());
+                return Launcher.EXIT_USAGE;
+            }
+            Progress bar = new Progress(err, n, !noProgress);
+            try {
+                if (n.equals("nic-reduce")) {
+                    Kind k = SimExperiment.kind(coll);
+                    io.tutti.sim.NicReduceExperiment.Options o = new io.tutti.sim.NicReduceExperiment.Options(k,
+                            hostAlgorithm, topology != null ? topology : "fattree:k=4");
+                    if (fit) {
+                        params = printFit(io.tutti.sim.NicReduceExperiment.fit(params, o), params, err);
+                    }
+                    List<io.tutti.sim.NicReduceExperiment.Cell> cells = io.tutti.sim.NicReduceExperiment.run(params, o,
+                            bar::update);
+                    bar.done();
+                    if (json) {
+                        cells.forEach(c -> out.println(c.json()));
+                    } else {
+                        out.print(io.tutti.sim.NicReduceExperiment.format(cells, o));
+                    }
+                } else {
+                    io.tutti.sim.IncAllreduceExperiment.Options o = new io.tutti.sim.IncAllreduceExperiment.Options(
+                            hostAlgorithm, topology != null ? topology : "leafspine:hosts=3,spines=2");
+                    if (fit) {
+                        params = printFit(io.tutti.sim.IncAllreduceExperiment.fit(params, o, bar::update), params, err);
+                    }
+                    List<io.tutti.sim.IncAllreduceExperiment.Cell> cells = io.tutti.sim.IncAllreduceExperiment.run(
+                            params, o, bar::update);
+                    bar.done();
+                    if (json) {
+                        cells.forEach(c -> out.println(c.json()));
+                    } else {
+                        out.print(io.tutti.sim.IncAllreduceExperiment.format(cells, o));
+                    }
+                }
+            } catch (IllegalArgumentException | TuttiException.InvalidArgument e) {
+                bar.done();
+                err.println("tutti sim experiment: " + e.getMessage());
+                return Launcher.EXIT_USAGE;
+            } catch (SimulationException e) {
+                bar.done();
+                err.println("tutti sim experiment: " + e.getMessage());
+                return 1;
+            }
+            out.flush();
+            return 0;
+        }
+
+        private static SimParams printFit(List<io.tutti.sim.Fit.Result> fits, SimParams params, PrintWriter err) {
+            SimParams p = params;
+            for (io.tutti.sim.Fit.Result f : fits) {
+                err.println("fit: " + f.describe());
+                p = io.tutti.sim.Fit.with(p, f.names(), f.value());
+            }
+            err.flush();
+            return p;
         }
     }
 
