@@ -65,6 +65,8 @@ public final class SimCommand implements Callable<Integer> {
                 "  tutti sim run --coll barrier --algorithm dissemination --nodes 2^20",
                 "  tutti sim run --coll allreduce --algorithm ring --nodes 16,64,256 --sizes 8,64k,1m --plot ar.png",
                 "  tutti sim run --coll alltoall --network packet --topology thesis:links=2 --nodes 16,32,64 --sizes 64k",
+                "  tutti sim run --coll allreduce --mode switch --algorithm socket --topology leafspine:hosts=3,spines=2 \\",
+                "      --nodes 4,9,16 --ppn 32 --sizes 4,64,256 --dtype int --calibration docs/sim/inc-allreduce.cal",
             })
     public static final class Run implements Callable<Integer> {
         @Spec
@@ -80,8 +82,9 @@ public final class SimCommand implements Callable<Integer> {
 
         @Option(names = "--mode", paramLabel = "host|nic|switch", defaultValue = "host",
                 description = "What the ranks execute (default ${DEFAULT-VALUE}): host runs the collective's schedule on"
-                        + " the CPUs, nic the offload engine's deferred-work program on the NICs; switch is not"
-                        + " available yet.")
+                        + " the CPUs, nic the offload engine's deferred-work program on the NICs, switch aggregates an"
+                        + " allreduce in the ToR and spine switches (--algorithm node|socket picks the leaders; always"
+                        + " over the packet network's links, --topology leafspine:... or crossbar).")
         String mode;
 
         @Option(names = "--network", paramLabel = "loggp|packet", defaultValue = "loggp",
@@ -198,16 +201,21 @@ public final class SimCommand implements Callable<Integer> {
             if (!SimExperiment.MODES.contains(m)) {
                 throw new IllegalArgumentException("--mode must be host, nic or switch, got '" + mode + "'");
             }
-            if (m.equals("switch")) {
-                throw new IllegalArgumentException("--mode switch is not available yet: it needs the in-network"
-                        + " aggregation switch, which the simulator cannot model so far; use --mode host or nic");
-            }
-            String net = network.toLowerCase(Locale.ROOT);
+            // switch mode carries its packets over its own ToR and spine links, with the packet network's parameters
+            String net = m.equals("switch") ? "packet" : network.toLowerCase(Locale.ROOT);
             if (!SimExperiment.NETWORKS.contains(net)) {
                 throw new IllegalArgumentException("--network must be loggp or packet, got '" + network + "'");
             }
             Kind kind = SimExperiment.kind(coll);
-            if (algorithm != null) {
+            if (m.equals("switch")) {
+                if (kind != Kind.ALLREDUCE) {
+                    throw new IllegalArgumentException("--mode switch aggregates allreduce only, not " + kind.settingName());
+                }
+                if (algorithm != null && !SimExperiment.LEADERS.contains(algorithm.toLowerCase(Locale.ROOT))) {
+                    throw new IllegalArgumentException("--mode switch: --algorithm names the leaders, node or socket;"
+                            + " got '" + algorithm + "'");
+                }
+            } else if (algorithm != null) {
                 Algorithms.check(kind, algorithm, "--algorithm");
             }
             if (ppn < 1) {
@@ -238,7 +246,7 @@ public final class SimCommand implements Callable<Integer> {
                 if (n < 1 || n > Integer.MAX_VALUE) {
                     throw new IllegalArgumentException("--nodes: " + n + " is not a node count");
                 }
-                if (net.equals("packet")) {
+                if (net.equals("packet") && !m.equals("switch")) {
                     // checked before any run, so that a bad point fails at once rather than after hours
                     Fabric.parse(topology, (int) n);
                 }
