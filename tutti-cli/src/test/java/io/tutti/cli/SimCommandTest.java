@@ -138,6 +138,12 @@ class SimCommandTest {
         assertEquals(0, inc.code(), inc.err());
         assertEquals(3 * 7 * 3 * 3, inc.out().lines().count());
         assertTrue(inc.out().contains("\"published_us\":53.730"), "table 6, 256 B, host PPN 64");
+        Run fit = experiment("nic-reduce", "--calibration", docs.resolve("nic-reduce.cal").toString(), "--fit",
+                "--json", "--no-progress");
+        assertEquals(0, fit.code(), fit.err());
+        assertTrue(fit.err().contains("fit: o_s, o_r = 3400") && fit.err().contains("fit: nic_process = 2195"),
+                fit.err());
+        assertEquals(50, fit.out().lines().count());
         Run bad = experiment("nic-allgather", "--no-progress");
         assertEquals(Launcher.EXIT_USAGE, bad.code());
         assertTrue(bad.err().contains("nic-reduce or inc-allreduce"), bad.err());

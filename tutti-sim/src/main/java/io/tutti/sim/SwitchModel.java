@@ -108,8 +108,8 @@ public final class SwitchModel implements RankModel {
      * @param leaders Node or Socket leaders
      * @param bytes   message bytes per rank
      * @param extent  bytes per element
-     * @param data    every rank's input, {@code bytes / extent} elements (null: zeros); the result
-     *                replaces it
+     * @param data    every rank's input, {@code bytes / extent} elements, which the result replaces;
+     *                null for a run that only times
      */
     public SwitchModel(int nodes, int ppn, int perTor, Leaders leaders, long bytes, int extent, long[][] data,
                        SimParams params) {
@@ -150,7 +150,7 @@ public final class SwitchModel implements RankModel {
         if (data != null && data.length != ranks) {
             throw new IllegalArgumentException("data for " + data.length + " ranks, expected " + ranks);
         }
-        this.data = data != null ? data : new long[ranks][elements];
+        this.data = data;
         this.result = new long[chunks][];
     }
 
@@ -231,10 +231,12 @@ public final class SwitchModel implements RankModel {
             }
             long tr = Math.max(at, cpu[r]);
             cpu[r] = tr + p.or() + SimParams.perByte(p.O(), s - 1) + SimParams.perByte(p.reducePerByte(), s);
-            long[] mine = data[r];
-            long[] theirs = data[r + bit];
-            for (int k = 0; k < elements; k++) {
-                mine[k] += theirs[k];
+            if (data != null) {
+                long[] mine = data[r];
+                long[] theirs = data[r + bit];
+                for (int k = 0; k < elements; k++) {
+                    mine[k] += theirs[k];
+                }
             }
             t = cpu[r];
         }
@@ -262,7 +264,9 @@ public final class SwitchModel implements RankModel {
         // broadcast: the parent's result has arrived
         long tr = Math.max(t, cpu[r]);
         cpu[r] = tr + p.or() + SimParams.perByte(p.O(), bytes - 1) + SimParams.perByte(p.copyPerByte(), bytes);
-        System.arraycopy(data[r - (1 << b)], 0, data[r], 0, elements);
+        if (data != null) {
+            System.arraycopy(data[r - (1 << b)], 0, data[r], 0, elements);
+        }
         fanOut(r, b);
     }
 
@@ -365,15 +369,11 @@ public final class SwitchModel implements RankModel {
         long[] a = acc[sw * p.switchSlots() + slotOf[sw * chunks + c]];
         int from = c * perChunk;
         int n = Math.min(perChunk, elements - from);
-        if (sw == spine()) {
-            long[] in = partials[c][src];
+        if (data != null) {
+            long[] in = sw == spine() ? partials[c][src] : data[src * group];
+            int off = sw == spine() ? 0 : from;
             for (int e = 0; e < n; e++) {
-                a[e] += in[e];
-            }
-        } else {
-            long[] in = data[src * group];
-            for (int e = 0; e < n; e++) {
-                a[e] += in[from + e];
+                a[e] += in[off + e];
             }
         }
         int expected = sw == spine() ? tors : leadersUnder(sw);
@@ -484,7 +484,9 @@ public final class SwitchModel implements RankModel {
         int leader = g * group;
         int from = c * perChunk;
         long[] r = result[c];
-        System.arraycopy(r, 0, data[leader], from, r.length);
+        if (data != null) {
+            System.arraycopy(r, 0, data[leader], from, r.length);
+        }
         if (++resultChunks[g] < chunks) {
             return;
         }
@@ -535,9 +537,9 @@ public final class SwitchModel implements RankModel {
         pktFree = k;
     }
 
-    /** Rank r's buffer: its input before the run, the allreduce's result after it. */
+    /** Rank r's buffer: its input before the run, the allreduce's result after it (null when timing only). */
     public long[] data(int r) {
-        return data[r];
+        return data == null ? null : data[r];
     }
 
     @Override
