@@ -4,11 +4,15 @@ import io.tutti.TuttiException;
 import io.tutti.coll.Algorithms;
 import io.tutti.coll.CollectiveCall.Kind;
 import io.tutti.sim.Fabric;
+import io.tutti.sim.Fit;
+import io.tutti.sim.IncAllreduceExperiment;
+import io.tutti.sim.NicReduceExperiment;
 import io.tutti.sim.SimExperiment;
 import io.tutti.sim.SimParams;
 import io.tutti.sim.SimulationException;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,6 +23,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -338,7 +343,7 @@ public final class SimCommand implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
-        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NAME", description = "nic-reduce or inc-allreduce.")
+        @Parameters(index = "0", paramLabel = "NAME", description = "nic-reduce or inc-allreduce.")
         String name;
 
         @Option(names = "--calibration", paramLabel = "FILE", description = "Calibration file (default:"
@@ -385,7 +390,7 @@ public final class SimCommand implements Callable<Integer> {
             Path cal = calibration != null ? calibration : Path.of("docs", "sim", n + ".cal");
             SimParams params;
             try {
-                if (!java.nio.file.Files.isRegularFile(cal)) {
+                if (!Files.isRegularFile(cal)) {
                     throw new IllegalArgumentException("calibration file " + cal + " not found; run from the source"
                             + " tree or give --calibration FILE (docs/sim/" + n + ".cal)");
                 }
@@ -399,32 +404,32 @@ public final class SimCommand implements Callable<Integer> {
             try {
                 if (n.equals("nic-reduce")) {
                     Kind k = SimExperiment.kind(coll);
-                    io.tutti.sim.NicReduceExperiment.Options o = new io.tutti.sim.NicReduceExperiment.Options(k,
+                    NicReduceExperiment.Options o = new NicReduceExperiment.Options(k,
                             hostAlgorithm, topology != null ? topology : "fattree:k=4");
                     if (fit) {
-                        params = printFit(io.tutti.sim.NicReduceExperiment.fit(params, o), params, err);
+                        params = printFit(NicReduceExperiment.fit(params, o), params, err);
                     }
-                    List<io.tutti.sim.NicReduceExperiment.Cell> cells = io.tutti.sim.NicReduceExperiment.run(params, o,
+                    List<NicReduceExperiment.Cell> cells = NicReduceExperiment.run(params, o,
                             bar::update);
                     bar.done();
                     if (json) {
                         cells.forEach(c -> out.println(c.json()));
                     } else {
-                        out.print(io.tutti.sim.NicReduceExperiment.format(cells, o));
+                        out.print(NicReduceExperiment.format(cells, o));
                     }
                 } else {
-                    io.tutti.sim.IncAllreduceExperiment.Options o = new io.tutti.sim.IncAllreduceExperiment.Options(
+                    IncAllreduceExperiment.Options o = new IncAllreduceExperiment.Options(
                             hostAlgorithm, topology != null ? topology : "leafspine:hosts=3,spines=2");
                     if (fit) {
-                        params = printFit(io.tutti.sim.IncAllreduceExperiment.fit(params, o, bar::update), params, err);
+                        params = printFit(IncAllreduceExperiment.fit(params, o, bar::update), params, err);
                     }
-                    List<io.tutti.sim.IncAllreduceExperiment.Cell> cells = io.tutti.sim.IncAllreduceExperiment.run(
+                    List<IncAllreduceExperiment.Cell> cells = IncAllreduceExperiment.run(
                             params, o, bar::update);
                     bar.done();
                     if (json) {
                         cells.forEach(c -> out.println(c.json()));
                     } else {
-                        out.print(io.tutti.sim.IncAllreduceExperiment.format(cells, o));
+                        out.print(IncAllreduceExperiment.format(cells, o));
                     }
                 }
             } catch (IllegalArgumentException | TuttiException.InvalidArgument e) {
@@ -440,11 +445,11 @@ public final class SimCommand implements Callable<Integer> {
             return 0;
         }
 
-        private static SimParams printFit(List<io.tutti.sim.Fit.Result> fits, SimParams params, PrintWriter err) {
+        private static SimParams printFit(List<Fit.Result> fits, SimParams params, PrintWriter err) {
             SimParams p = params;
-            for (io.tutti.sim.Fit.Result f : fits) {
+            for (Fit.Result f : fits) {
                 err.println("fit: " + f.describe());
-                p = io.tutti.sim.Fit.with(p, f.names(), f.value());
+                p = Fit.with(p, f.names(), f.value());
             }
             err.flush();
             return p;

@@ -194,7 +194,7 @@ public final class NicReduceExperiment {
             Summary s = summary(cells, n);
             sb.append(String.format(Locale.ROOT, "%-7s %13.1f%% %+13.1f%% %8s %12.2f %12.2f%n",
                     n + (n == CALIBRATION_NODES ? "*" : ""), 100 * s.maxError, 100 * s.meanError,
-                    n == CALIBRATION_NODES ? "fit" : s.maxError <= BAR ? "yes" : "no", s.seedSpeedup, s.simSpeedup));
+                    n == CALIBRATION_NODES ? "calib." : s.maxError <= BAR ? "yes" : "no", s.seedSpeedup, s.simSpeedup));
         }
         sb.append(String.format(Locale.ROOT, "speed-up grows with node count: seed %s, simulated %s%n",
                 grows(cells, true) ? "yes" : "no", grows(cells, false) ? "yes" : "no"));
