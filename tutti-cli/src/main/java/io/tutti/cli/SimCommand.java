@@ -4,11 +4,15 @@ import io.tutti.TuttiException;
 import io.tutti.coll.Algorithms;
 import io.tutti.coll.CollectiveCall.Kind;
 import io.tutti.sim.Fabric;
+import io.tutti.sim.Fit;
+import io.tutti.sim.IncAllreduceExperiment;
+import io.tutti.sim.NicReduceExperiment;
 import io.tutti.sim.SimExperiment;
 import io.tutti.sim.SimParams;
 import io.tutti.sim.SimulationException;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,6 +23,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -29,7 +34,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "sim", mixinStandardHelpOptions = true, usageHelpAutoWidth = true, versionProvider = Main.Version.class,
         synopsisSubcommandLabel = "COMMAND",
         description = "Simulates collectives on modelled hosts, NICs, links and switches.",
-        subcommands = {SimCommand.Run.class})
+        subcommands = {SimCommand.Run.class, SimCommand.Experiment.class})
 public final class SimCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -65,6 +70,8 @@ public final class SimCommand implements Callable<Integer> {
                 "  tutti sim run --coll barrier --algorithm dissemination --nodes 2^20",
                 "  tutti sim run --coll allreduce --algorithm ring --nodes 16,64,256 --sizes 8,64k,1m --plot ar.png",
                 "  tutti sim run --coll alltoall --network packet --topology thesis:links=2 --nodes 16,32,64 --sizes 64k",
+                "  tutti sim run --coll allreduce --mode switch --algorithm socket --topology leafspine:hosts=3,spines=2 \\",
+                "      --nodes 4,9,16 --ppn 32 --sizes 4,64,256 --dtype int --calibration docs/sim/inc-allreduce.cal",
             })
     public static final class Run implements Callable<Integer> {
         @Spec
@@ -80,8 +87,9 @@ public final class SimCommand implements Callable<Integer> {
 
         @Option(names = "--mode", paramLabel = "host|nic|switch", defaultValue = "host",
                 description = "What the ranks execute (default ${DEFAULT-VALUE}): host runs the collective's schedule on"
-                        + " the CPUs, nic the offload engine's deferred-work program on the NICs; switch is not"
-                        + " available yet.")
+                        + " the CPUs, nic the offload engine's deferred-work program on the NICs, switch aggregates an"
+                        + " allreduce in the ToR and spine switches (--algorithm node|socket picks the leaders; always"
+                        + " over the packet network's links, --topology leafspine:... or crossbar).")
         String mode;
 
         @Option(names = "--network", paramLabel = "loggp|packet", defaultValue = "loggp",
@@ -198,16 +206,21 @@ public final class SimCommand implements Callable<Integer> {
             if (!SimExperiment.MODES.contains(m)) {
                 throw new IllegalArgumentException("--mode must be host, nic or switch, got '" + mode + "'");
             }
-            if (m.equals("switch")) {
-                throw new IllegalArgumentException("--mode switch is not available yet: it needs the in-network"
-                        + " aggregation switch, which the simulator cannot model so far; use --mode host or nic");
-            }
-            String net = network.toLowerCase(Locale.ROOT);
+            // switch mode carries its packets over its own ToR and spine links, with the packet network's parameters
+            String net = m.equals("switch") ? "packet" : network.toLowerCase(Locale.ROOT);
             if (!SimExperiment.NETWORKS.contains(net)) {
                 throw new IllegalArgumentException("--network must be loggp or packet, got '" + network + "'");
             }
             Kind kind = SimExperiment.kind(coll);
-            if (algorithm != null) {
+            if (m.equals("switch")) {
+                if (kind != Kind.ALLREDUCE) {
+                    throw new IllegalArgumentException("--mode switch aggregates allreduce only, not " + kind.settingName());
+                }
+                if (algorithm != null && !SimExperiment.LEADERS.contains(algorithm.toLowerCase(Locale.ROOT))) {
+                    throw new IllegalArgumentException("--mode switch: --algorithm names the leaders, node or socket;"
+                            + " got '" + algorithm + "'");
+                }
+            } else if (algorithm != null) {
                 Algorithms.check(kind, algorithm, "--algorithm");
             }
             if (ppn < 1) {
@@ -223,14 +236,7 @@ public final class SimCommand implements Callable<Integer> {
             if (calibration != null) {
                 params = params.withCalibration(calibration);
             }
-            Map<String, String> over = new LinkedHashMap<>();
-            for (String kv : set) {
-                int eq = kv.indexOf('=');
-                if (eq <= 0) {
-                    throw new IllegalArgumentException("--set wants NAME=VALUE, got '" + kv + "'");
-                }
-                over.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
-            }
+            Map<String, String> over = overrides(set);
             putIf(over, "L", latency);
             if (overhead != null) {
                 over.put("o_s", overhead);
@@ -245,7 +251,7 @@ public final class SimCommand implements Callable<Integer> {
                 if (n < 1 || n > Integer.MAX_VALUE) {
                     throw new IllegalArgumentException("--nodes: " + n + " is not a node count");
                 }
-                if (net.equals("packet")) {
+                if (net.equals("packet") && !m.equals("switch")) {
                     // checked before any run, so that a bad point fails at once rather than after hours
                     Fabric.parse(topology, (int) n);
                 }
@@ -258,6 +264,19 @@ public final class SimCommand implements Callable<Integer> {
                 }
             }
             return out;
+        }
+
+        /** {@code --set NAME=VALUE} options as a map. */
+        static Map<String, String> overrides(List<String> set) {
+            Map<String, String> over = new LinkedHashMap<>();
+            for (String kv : set) {
+                int eq = kv.indexOf('=');
+                if (eq <= 0) {
+                    throw new IllegalArgumentException("--set wants NAME=VALUE, got '" + kv + "'");
+                }
+                over.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+            }
+            return over;
         }
 
         private static void putIf(Map<String, String> m, String k, String v) {
@@ -297,6 +316,143 @@ public final class SimCommand implements Callable<Integer> {
                 }
             }
             return out;
+        }
+    }
+
+
+    /** {@code tutti sim experiment}: the seeds' published tables, simulated side by side. */
+    @Command(name = "experiment", mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
+            versionProvider = Main.Version.class, sortOptions = false,
+            description = {
+                "Reproduces a seed's published experiment and prints its tables with the published values, the"
+                    + " simulated ones and the relative error side by side.",
+                "",
+                "nic-reduce: seed 000 tables 1-5 (reduction of 16-48 B doubles on 16-256 fat-tree nodes, without and"
+                    + " with NIC offload); calibrated on the 16-node column.",
+                "inc-allreduce: seed 002 tables 4-6 (allreduce of 4-256 B on 4, 9 and 16 nodes at PPN 8, 32, 64:"
+                    + " host, switch Node mode, switch Socket mode); calibrated on the 4-node table.",
+            },
+            footer = {
+                "",
+                "Examples:",
+                "  tutti sim experiment nic-reduce",
+                "  tutti sim experiment nic-reduce --fit --json",
+                "  tutti sim experiment inc-allreduce --calibration docs/sim/inc-allreduce.cal",
+            })
+    public static final class Experiment implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "NAME", description = "nic-reduce or inc-allreduce.")
+        String name;
+
+        @Option(names = "--calibration", paramLabel = "FILE", description = "Calibration file (default:"
+                + " docs/sim/NAME.cal under the current directory).")
+        Path calibration;
+
+        @Option(names = "--fit", description = "Fit the free parameters on the calibration column first (the"
+                + " calibration file's values are the starting point) and print them.")
+        boolean fit;
+
+        @Option(names = "--coll", paramLabel = "reduce|allreduce", defaultValue = "reduce",
+                description = "nic-reduce only: the operation (default ${DEFAULT-VALUE}; allreduce sends the result down"
+                        + " the whole tree).")
+        String coll;
+
+        @Option(names = "--host-algorithm", paramLabel = "A", description = "The host side's algorithm (default:"
+                + " binomial for nic-reduce, recursive-doubling with --coll allreduce; the selector's choice for"
+                + " inc-allreduce).")
+        String hostAlgorithm;
+
+        @Option(names = "--topology", paramLabel = "T", description = "Fabric (default: fattree:k=4 for nic-reduce,"
+                + " leafspine:hosts=3,spines=2 for inc-allreduce).")
+        String topology;
+
+        @Option(names = "--set", paramLabel = "NAME=VALUE", description = "Override a parameter of the calibration"
+                + " (repeatable).")
+        List<String> set = new ArrayList<>();
+
+        @Option(names = "--json", description = "One JSON object per cell instead of tables.")
+        boolean json;
+
+        @Option(names = "--no-progress", description = "No progress bar on standard error.")
+        boolean noProgress;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            String n = name.toLowerCase(Locale.ROOT);
+            if (!n.equals("nic-reduce") && !n.equals("inc-allreduce")) {
+                err.println("tutti sim experiment: unknown experiment '" + name + "'; choose nic-reduce or inc-allreduce");
+                return Launcher.EXIT_USAGE;
+            }
+            Path cal = calibration != null ? calibration : Path.of("docs", "sim", n + ".cal");
+            SimParams params;
+            try {
+                if (!Files.isRegularFile(cal)) {
+                    throw new IllegalArgumentException("calibration file " + cal + " not found; run from the source"
+                            + " tree or give --calibration FILE (docs/sim/" + n + ".cal)");
+                }
+                params = SimParams.defaults().withCalibration(cal);
+                params = params.with(Run.overrides(set));
+            } catch (IllegalArgumentException | IOException e) {
+                err.println("tutti sim experiment: " + e.getMessage());
+                return Launcher.EXIT_USAGE;
+            }
+            Progress bar = new Progress(err, n, !noProgress);
+            try {
+                if (n.equals("nic-reduce")) {
+                    Kind k = SimExperiment.kind(coll);
+                    NicReduceExperiment.Options o = new NicReduceExperiment.Options(k,
+                            hostAlgorithm, topology != null ? topology : "fattree:k=4");
+                    if (fit) {
+                        params = printFit(NicReduceExperiment.fit(params, o), params, err);
+                    }
+                    List<NicReduceExperiment.Cell> cells = NicReduceExperiment.run(params, o,
+                            bar::update);
+                    bar.done();
+                    if (json) {
+                        cells.forEach(c -> out.println(c.json()));
+                    } else {
+                        out.print(NicReduceExperiment.format(cells, o));
+                    }
+                } else {
+                    IncAllreduceExperiment.Options o = new IncAllreduceExperiment.Options(
+                            hostAlgorithm, topology != null ? topology : "leafspine:hosts=3,spines=2");
+                    if (fit) {
+                        params = printFit(IncAllreduceExperiment.fit(params, o, bar::update), params, err);
+                    }
+                    List<IncAllreduceExperiment.Cell> cells = IncAllreduceExperiment.run(
+                            params, o, bar::update);
+                    bar.done();
+                    if (json) {
+                        cells.forEach(c -> out.println(c.json()));
+                    } else {
+                        out.print(IncAllreduceExperiment.format(cells, o));
+                    }
+                }
+            } catch (IllegalArgumentException | TuttiException.InvalidArgument e) {
+                bar.done();
+                err.println("tutti sim experiment: " + e.getMessage());
+                return Launcher.EXIT_USAGE;
+            } catch (SimulationException e) {
+                bar.done();
+                err.println("tutti sim experiment: " + e.getMessage());
+                return 1;
+            }
+            out.flush();
+            return 0;
+        }
+
+        private static SimParams printFit(List<Fit.Result> fits, SimParams params, PrintWriter err) {
+            SimParams p = params;
+            for (Fit.Result f : fits) {
+                err.println("fit: " + f.describe());
+                p = Fit.with(p, f.names(), f.value());
+            }
+            err.flush();
+            return p;
         }
     }
 

@@ -71,12 +71,84 @@ class SimCommandTest {
         Run nic = run("--coll", "alltoall", "--mode", "nic", "--nodes", "4");
         assertEquals(Launcher.EXIT_USAGE, nic.code());
         assertTrue(nic.err().contains("has no offloaded program"), nic.err());
-        Run sw = run("--coll", "allreduce", "--mode", "switch", "--nodes", "4");
+        Run sw = run("--coll", "bcast", "--mode", "switch", "--nodes", "4");
         assertEquals(Launcher.EXIT_USAGE, sw.code());
-        assertTrue(sw.err().contains("not available yet"), sw.err());
+        assertTrue(sw.err().contains("allreduce only"), sw.err());
+        Run leaders = run("--coll", "allreduce", "--mode", "switch", "--algorithm", "ring", "--nodes", "4");
+        assertEquals(Launcher.EXIT_USAGE, leaders.code());
+        assertTrue(leaders.err().contains("node or socket"), leaders.err());
+        Run tree = run("--coll", "allreduce", "--mode", "switch", "--topology", "fattree:k=2", "--nodes", "4");
+        assertEquals(Launcher.EXIT_USAGE, tree.code());
+        assertTrue(tree.err().contains("leafspine"), tree.err());
         assertEquals(Launcher.EXIT_USAGE, run("--coll", "bcast", "--nodes", "four").code());
         assertEquals(Launcher.EXIT_USAGE, run("--coll", "bcast", "--algorithm", "ring", "--nodes", "4").code());
         assertEquals(Launcher.EXIT_USAGE, run("--coll", "bcast", "--network", "packet", "--topology", "thesis",
                 "--nodes", "65").code());
+    }
+
+    /** Every mode answers the same options with the same JSON row fields. */
+    @Test
+    void allThreeModesGiveJsonRows() {
+        for (String mode : List.of("host", "nic", "switch")) {
+            Run r = run("--coll", "allreduce", "--mode", mode, "--network", "packet", "--topology",
+                    "leafspine:hosts=2,spines=1", "--nodes", "4", "--ppn", "2", "--sizes", "64", "--dtype", "int",
+                    "--json", "--no-progress");
+            assertEquals(0, r.code(), mode + ": " + r.err());
+            String row = r.out().strip();
+            for (String key : List.of("\"coll\":\"allreduce\"", "\"mode\":\"" + mode + "\"", "\"nodes\":4,",
+                    "\"size\":64,", "\"algorithm\":", "\"completion_ns\":")) {
+                assertTrue(row.contains(key), mode + ": " + row);
+            }
+        }
+        Run socket = run("--coll", "allreduce", "--mode", "switch", "--algorithm", "socket", "--topology",
+                "leafspine:hosts=3,spines=2", "--nodes", "9", "--ppn", "8", "--sizes", "256", "--dtype", "int",
+                "--json", "--no-progress");
+        assertEquals(0, socket.code(), socket.err());
+        assertTrue(socket.out().contains("\"algorithm\":\"socket\""), socket.out());
+    }
+
+    private static Run experiment(String... args) {
+        String[] all = new String[args.length + 1];
+        all[0] = "experiment";
+        System.arraycopy(args, 0, all, 1, args.length);
+        CommandLine cl = Main.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        String[] cmd = new String[all.length + 1];
+        cmd[0] = "sim";
+        System.arraycopy(all, 0, cmd, 1, all.length);
+        return new Run(cl.execute(cmd), out.toString(), err.toString());
+    }
+
+    /** The experiments print the seeds' tables from the shipped calibrations; a wrong name is a usage error. */
+    @Test
+    void experimentsPrintTheSeedsTables() {
+        Path docs = Path.of("..", "docs", "sim");
+        Run nic = experiment("nic-reduce", "--calibration", docs.resolve("nic-reduce.cal").toString(),
+                "--no-progress");
+        assertEquals(0, nic.code(), nic.err());
+        for (String s : List.of("Table 1: message size 16 B", "Table 5: message size 48 B", "26.174", "15.286",
+                "speed-up grows with node count")) {
+            assertTrue(nic.out().contains(s), s + " in\n" + nic.out());
+        }
+        Run inc = experiment("inc-allreduce", "--calibration", docs.resolve("inc-allreduce.cal").toString(),
+                "--json", "--no-progress");
+        assertEquals(0, inc.code(), inc.err());
+        assertEquals(3 * 7 * 3 * 3, inc.out().lines().count());
+        assertTrue(inc.out().contains("\"published_us\":53.730"), "table 6, 256 B, host PPN 64");
+        Run fit = experiment("nic-reduce", "--calibration", docs.resolve("nic-reduce.cal").toString(), "--fit",
+                "--json", "--no-progress");
+        assertEquals(0, fit.code(), fit.err());
+        assertTrue(fit.err().contains("fit: o_s, o_r = 3400") && fit.err().contains("fit: nic_process = 2195"),
+                fit.err());
+        assertEquals(50, fit.out().lines().count());
+        Run bad = experiment("nic-allgather", "--no-progress");
+        assertEquals(Launcher.EXIT_USAGE, bad.code());
+        assertTrue(bad.err().contains("nic-reduce or inc-allreduce"), bad.err());
+        Run missing = experiment("nic-reduce", "--calibration", "no/such.cal", "--no-progress");
+        assertEquals(Launcher.EXIT_USAGE, missing.code());
+        assertTrue(missing.err().contains("not found"), missing.err());
     }
 }

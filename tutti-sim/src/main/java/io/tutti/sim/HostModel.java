@@ -30,7 +30,9 @@ import java.util.Arrays;
  * </ul>
  *
  * With a packet network ({@link Network#hostChargesBandwidth()} false) the per-byte gap is the
- * links' business: the NICs are busy g per message and the receive CPU o_r + (s−1)·O.
+ * links' business: the NICs are busy g per message and the receive CPU o_r + (s−1)·O. A message
+ * between ranks of one node (same {@link Network#nicOf}) does not touch the node's NIC: only the
+ * CPUs' o_s and o_r + (s−1)·O are charged, and the network's shared-memory costs.
  */
 public final class HostModel implements RankModel {
     /** Observes every step, for tests; null in normal runs. */
@@ -176,14 +178,19 @@ public final class HostModel implements RankModel {
         long len = s.length[j];
         long[] c = clock;
         if (k == Schedule.SEND) {
-            int nic = 4 * network.nicOf(r) + NIC_SEND;
-            long ts = Math.max(t, Math.max(c[4 * r + CPU], c[nic]));
+            int dst = (int) ((r + (long) s.relPeer[j]) % s.size);
+            // a message to a rank of the same node goes through shared memory, not the node's NIC
+            int nicId = network.nicOf(r);
+            boolean viaNic = nicId != network.nicOf(dst);
+            int nic = 4 * nicId + NIC_SEND;
+            long ts = Math.max(t, viaNic ? Math.max(c[4 * r + CPU], c[nic]) : c[4 * r + CPU]);
             long cpuEnd = ts + p.os() + SimParams.perByte(p.O(), len - 1);
             c[4 * r + CPU] = cpuEnd;
-            c[nic] = ts + p.g() + (chargeG ? SimParams.perByte(p.G(), len - 1) : 0);
+            if (viaNic) {
+                c[nic] = ts + p.g() + (chargeG ? SimParams.perByte(p.G(), len - 1) : 0);
+            }
             messages++;
             bytes += len;
-            int dst = (int) ((r + (long) s.relPeer[j]) % s.size);
             network.carry(ts + p.os(), r, dst, len, handler, payload(ARRIVE, r, i));
             if (s.succStart[j] == s.succStart[j + 1]) {
                 // nothing waits for this send: record its completion now instead of an event (a
@@ -221,10 +228,19 @@ public final class HostModel implements RankModel {
         int dst = (int) ((src + (long) s.relPeer[j]) % s.size);
         long len = s.length[j];
         long[] c = clock;
-        int nic = 4 * network.nicOf(dst) + NIC_RECV;
-        long tr = Math.max(t, Math.max(c[4 * dst + CPU], c[nic]));
+        int nicId = network.nicOf(dst);
+        int nic = 4 * nicId + NIC_RECV;
         long cpu = SimParams.perByte(p.O(), len - 1);
         long end;
+        if (nicId == network.nicOf(src)) {
+            // shared memory: the CPU takes it in, the NIC is not involved
+            long tr = Math.max(t, c[4 * dst + CPU]);
+            end = tr + p.or() + cpu;
+            c[4 * dst + CPU] = end;
+            engine.schedule(handler, end, payload(RECEIVED, src, sendStep));
+            return;
+        }
+        long tr = Math.max(t, Math.max(c[4 * dst + CPU], c[nic]));
         if (chargeG) {
             long wire = SimParams.perByte(p.G(), len - 1);
             end = tr + p.or() + Math.max(cpu, wire);

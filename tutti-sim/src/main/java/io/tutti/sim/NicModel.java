@@ -14,6 +14,8 @@ import java.util.List;
  * objects the real offload engine runs, compiled by {@code OffloadPlans}) on a modelled NIC, with
  * no host CPU in the loop. Timing:
  * <ul>
+ *   <li>the host hands every rank's program to its NIC in {@code nic_post} ns from t0; nothing
+ *       fires before;</li>
  *   <li>an entry fires when its counter reaches the threshold; the operation it triggers starts
  *       {@code nic_trigger} ns later, once the NIC's send side is free;</li>
  *   <li>a PUT, counter add or descriptor of s bytes keeps the NIC's send side busy g + (s−1)·G and
@@ -22,7 +24,9 @@ import java.util.List;
  *   <li>the receiving NIC takes the packet in: its receive side is busy {@code nic_process} ns plus
  *       {@code nic_alu_per_byte} per byte of a reduction descriptor; then the data lands and the
  *       counter is added to, and the entries that became ready fire;</li>
- *   <li>a rank is done when its program's COMPLETE fires; the completion time is the last rank's.</li>
+ *   <li>a rank is done {@code nic_complete} ns after its program's COMPLETE fires (the NIC writes the
+ *       completion value to host memory and the host sees it); the completion time is the last
+ *       rank's.</li>
  * </ul>
  * Local CNTR_ADD, COPY and REDUCE entries take no modelled time. The programs move real data,
  * so the results can be checked, and every rank's program is built up front: this mode is meant
@@ -110,10 +114,11 @@ public final class NicModel implements RankModel {
 
     @Override
     public void start(long t0) {
-        now = t0;
+        long posted = t0 + params.nicPost();
+        now = posted;
         for (int r = 0; r < engines.length; r++) {
             engines[r].start();
-            check(r, t0);
+            check(r, posted);
         }
     }
 
@@ -146,7 +151,7 @@ public final class NicModel implements RankModel {
 
     private void check(int r, long t) {
         if (done[r] < 0 && engines[r].completedRuns() > 0) {
-            done[r] = t;
+            done[r] = t + params.nicComplete();
             finished++;
         }
     }

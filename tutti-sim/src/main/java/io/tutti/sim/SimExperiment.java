@@ -28,7 +28,7 @@ public final class SimExperiment {
     private SimExperiment() {
     }
 
-    /** Rank models; only host mode exists so far. */
+    /** Rank models. */
     public static final List<String> MODES = List.of("host", "nic", "switch");
 
     /** Networks. */
@@ -38,8 +38,10 @@ public final class SimExperiment {
      * One point.
      *
      * @param coll      the collective
-     * @param algorithm algorithm name, or null for the selector's choice
-     * @param mode      rank model: host (nic and switch are not available yet)
+     * @param algorithm algorithm name, or null for the selector's choice; in switch mode the leaders,
+     *                  {@code node} (default) or {@code socket}
+     * @param mode      rank model: host, nic or switch (allreduce only, always over the packet
+     *                  network's links)
      * @param network   loggp or packet
      * @param topology  fabric spec for the packet network ({@link Fabric#parse}); ignored by loggp
      * @param nodes     nodes
@@ -138,12 +140,8 @@ public final class SimExperiment {
      * schedules is the first fifth, the simulation the rest.
      */
     public static Row run(Spec s, DoubleConsumer progress) {
-        if (s.mode().equals("switch")) {
-            throw new IllegalArgumentException("mode switch is not available yet: it needs the in-network"
-                    + " aggregation switch; use --mode host or nic");
-        }
-        if (!s.mode().equals("host") && !s.mode().equals("nic")) {
-            throw new IllegalArgumentException("unknown mode '" + s.mode() + "'; choose host or nic");
+        if (!MODES.contains(s.mode())) {
+            throw new IllegalArgumentException("unknown mode '" + s.mode() + "'; choose host, nic or switch");
         }
         if (s.nodes() < 1 || s.ppn() < 1) {
             throw new IllegalArgumentException("nodes and ppn must be at least 1");
@@ -153,6 +151,9 @@ public final class SimExperiment {
             throw new IllegalArgumentException("at most 2^26 ranks, got " + ranksL);
         }
         int ranks = (int) ranksL;
+        if (s.mode().equals("switch")) {
+            return runSwitch(s, progress);
+        }
         long wall = System.nanoTime();
         int[] node = new int[ranks];
         for (int r = 0; r < ranks; r++) {
@@ -184,6 +185,39 @@ public final class SimExperiment {
         return new Row(s.coll().settingName(), alg, s.mode(), net.name(), topology, s.nodes(), s.ppn(), ranks,
                 c.kind() == Kind.BARRIER ? 0 : s.size() / s.extent() * s.extent(), r.completionNs(), r.events(),
                 r.messages(), r.bytes(), cs == null ? 0 : cs.shapes(), (System.nanoTime() - wall) / 1e9);
+    }
+
+    /** The leader modes of switch mode, by algorithm name. */
+    public static final List<String> LEADERS = List.of("node", "socket");
+
+    /** Switch mode: in-network aggregation of an allreduce ({@link SwitchModel}). */
+    private static Row runSwitch(Spec s, DoubleConsumer progress) {
+        if (s.coll() != Kind.ALLREDUCE) {
+            throw new IllegalArgumentException("switch mode aggregates allreduce only, not " + s.coll().settingName());
+        }
+        String leaders = s.algorithm() == null ? "node" : s.algorithm().toLowerCase(Locale.ROOT);
+        if (!LEADERS.contains(leaders)) {
+            throw new IllegalArgumentException("switch mode's algorithm names the leaders: node or socket, not '"
+                    + s.algorithm() + "'");
+        }
+        long wall = System.nanoTime();
+        Fabric f = Fabric.parse(s.topology(), s.nodes());
+        int perTor;
+        if (f instanceof Fabric.LeafSpine ls) {
+            perTor = ls.perLeaf;
+        } else if (f instanceof Fabric.Crossbar) {
+            perTor = s.nodes();
+        } else {
+            throw new IllegalArgumentException("switch mode aggregates in ToR and spine switches: use --topology"
+                    + " leafspine:hosts=H,spines=S or crossbar, not " + f.name());
+        }
+        long bytes = Math.max(s.extent(), s.size() / s.extent() * s.extent());
+        SwitchModel m = new SwitchModel(s.nodes(), s.ppn(), perTor, leaders.equals("node") ? SwitchModel.Leaders.NODE
+                : SwitchModel.Leaders.SOCKET, bytes, s.extent(), null, s.params());
+        SimResult r = Simulation.run(m, null, progress);
+        return new Row(s.coll().settingName(), leaders, "switch", "packet", f.name(), s.nodes(), s.ppn(),
+                s.nodes() * s.ppn(), bytes, r.completionNs(), r.events(), r.messages(), r.bytes(), 0,
+                (System.nanoTime() - wall) / 1e9);
     }
 
     /** Every rank's offloaded program for NIC mode: the plans of the real offload engine. */

@@ -33,11 +33,21 @@ import java.util.Map;
  * @param nicProcess      NIC-offload mode: the receiving NIC's time to take in a packet and add to its
  *                        counter (ns)
  * @param nicAluPerByte   NIC-offload mode: the NIC ALU's time per byte reduced (ns/B)
+ * @param nicPost         NIC-offload mode: from t0 until the host has handed the program's descriptors
+ *                        to its NIC and the first entry may fire (ns)
+ * @param nicComplete     NIC-offload mode: from COMPLETE firing until the host sees the completion
+ *                        value the NIC writes to its memory (ns)
+ * @param switchAlu       switch mode: the switch's aggregation ALU time per packet (ns)
+ * @param switchSlots     switch mode: aggregation slots per switch (chunks in aggregation at once)
+ * @param incPayload      switch mode: largest data payload of one aggregation packet (B)
+ * @param incHeader       switch mode: header and trailer bytes of one aggregation packet on the wire (B)
+ * @param sockets         switch mode: CPUs (sockets) per node, for the Socket leader mode
  */
 public record SimParams(long L, long os, long or, long g, double G, double O, double reducePerByte,
                         double copyPerByte, long linkLatency, double linkNsPerByte, long switchDelay, int mtu,
                         boolean contention, long shmLatency, double shmNsPerByte, long nicTrigger, long nicProcess,
-                        double nicAluPerByte) {
+                        double nicAluPerByte, long nicPost, long nicComplete, long switchAlu, int switchSlots,
+                        int incPayload, int incHeader, int sockets) {
 
     /** A parameter's name (in calibration files), default and meaning. */
     public record Property(String name, String defaultValue, String meaning) {
@@ -62,14 +72,23 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
             new Property("shm_ns_per_byte", "2.55", "time per byte inside a node (ns/B)"),
             new Property("nic_trigger", "200", "NIC: threshold reached to triggered operation started (ns)"),
             new Property("nic_process", "300", "NIC: packet taken in and counted (ns)"),
-            new Property("nic_alu_per_byte", "0.5", "NIC ALU time per byte reduced (ns/B)"));
+            new Property("nic_alu_per_byte", "0.5", "NIC ALU time per byte reduced (ns/B)"),
+            new Property("nic_post", "0", "NIC: t0 until the host has posted the program to the NIC (ns)"),
+            new Property("nic_complete", "0", "NIC: COMPLETE fired until the host sees the completion value (ns)"),
+            new Property("switch_alu", "100", "switch aggregation ALU time per packet (ns)"),
+            new Property("switch_slots", "64", "aggregation slots per switch"),
+            new Property("inc_payload", "256", "largest data payload of an aggregation packet (B)"),
+            new Property("inc_header", "112", "header and trailer bytes of an aggregation packet (B)"),
+            new Property("sockets", "2", "CPUs (sockets) per node, for switch mode's Socket leaders"));
 
     public SimParams {
         if (L < 0 || os < 0 || or < 0 || g < 0 || !(G >= 0) || !(O >= 0) || !(reducePerByte >= 0)
                 || !(copyPerByte >= 0) || linkLatency < 0 || !(linkNsPerByte >= 0) || switchDelay < 0 || mtu < 1
                 || shmLatency < 0 || !(shmNsPerByte >= 0) || nicTrigger < 0 || nicProcess < 0
-                || !(nicAluPerByte >= 0)) {
-            throw new IllegalArgumentException("simulation parameters must be non-negative (mtu at least 1)");
+                || !(nicAluPerByte >= 0) || nicPost < 0 || nicComplete < 0 || switchAlu < 0 || switchSlots < 1
+                || incPayload < 8 || incHeader < 0 || sockets < 1) {
+            throw new IllegalArgumentException("simulation parameters must be non-negative (mtu, switch_slots and"
+                    + " sockets at least 1, inc_payload at least 8)");
         }
     }
 
@@ -116,6 +135,13 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
         m.put("nic_trigger", Long.toString(nicTrigger));
         m.put("nic_process", Long.toString(nicProcess));
         m.put("nic_alu_per_byte", Double.toString(nicAluPerByte));
+        m.put("nic_post", Long.toString(nicPost));
+        m.put("nic_complete", Long.toString(nicComplete));
+        m.put("switch_alu", Long.toString(switchAlu));
+        m.put("switch_slots", Integer.toString(switchSlots));
+        m.put("inc_payload", Integer.toString(incPayload));
+        m.put("inc_header", Integer.toString(incHeader));
+        m.put("sockets", Integer.toString(sockets));
         return m;
     }
 
@@ -125,9 +151,13 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                     num(m, "reduce_per_byte"), num(m, "copy_per_byte"), ns(m, "link_latency"),
                     num(m, "link_ns_per_byte"), ns(m, "switch_delay"), Math.toIntExact(ns(m, "mtu")),
                     bool(m, "contention"), ns(m, "shm_latency"), num(m, "shm_ns_per_byte"), ns(m, "nic_trigger"),
-                    ns(m, "nic_process"), num(m, "nic_alu_per_byte"));
+                    ns(m, "nic_process"), num(m, "nic_alu_per_byte"), ns(m, "nic_post"), ns(m, "nic_complete"),
+                    ns(m, "switch_alu"), Math.toIntExact(ns(m, "switch_slots")), Math.toIntExact(ns(m, "inc_payload")),
+                    Math.toIntExact(ns(m, "inc_header")), Math.toIntExact(ns(m, "sockets")));
         } catch (ArithmeticException e) {
-            throw new IllegalArgumentException("mtu is too large: " + m.get("mtu"));
+            throw new IllegalArgumentException("a count or size is too large: mtu " + m.get("mtu") + ", switch_slots "
+                    + m.get("switch_slots") + ", inc_payload " + m.get("inc_payload") + ", inc_header "
+                    + m.get("inc_header") + ", sockets " + m.get("sockets"));
         }
     }
 

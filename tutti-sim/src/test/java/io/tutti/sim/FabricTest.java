@@ -123,6 +123,19 @@ class FabricTest {
         assertEquals(100 + 2000 + 17 + 5000 + 10 + 50, r.finishNs()[1]);
     }
 
+    /** Messages between ranks of one node go through shared memory: the node's NIC gap does not hold them. */
+    @Test
+    void intraNodeMessagesDoNotQueueOnTheNic() {
+        SimParams p = SimParams.defaults().with(Map.of("o_s", "100", "o_r", "50", "g", "1000000", "O", "0",
+                "shm_latency", "30", "shm_ns_per_byte", "0"));
+        // a binomial bcast over 4 ranks of one node: the root sends twice, rank 2 once
+        CompiledSchedules cs = Sims.schedules(Kind.BCAST, "binomial", 4, 8, 1);
+        SimResult r = Simulation.run(new HostModel(cs, p, null), new PacketNetwork(Fabric.parse("crossbar", 1), p, 4),
+                null);
+        // 0 -> 2 arrives at 130, taken in at 180; 2 -> 3 arrives at 310, taken in at 360; 0 -> 1 sent at 100
+        assertEquals(360, r.completionNs());
+    }
+
     @Test
     void calibrationFile(@TempDir Path dir) throws IOException {
         Path f = dir.resolve("c.cal");

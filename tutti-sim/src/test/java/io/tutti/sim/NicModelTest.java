@@ -30,6 +30,15 @@ class NicModelTest {
         }
     }
 
+    /** Posting the program and seeing the completion value add their fixed costs once per rank. */
+    @Test
+    void postingAndCompletionAddOnce() {
+        SimParams p = NO_GAP.with(Map.of("nic_post", "700", "nic_complete", "300"));
+        OffloadProgram[] prog = OffloadPlans.programs(OffloadPlans.Coll.BARRIER, 8, 0, 0, null, null);
+        SimResult r = Simulation.run(new NicModel(prog, null, p), new LogGPNetwork(p.L()), null);
+        assertEquals(700 + 3 * (p.nicTrigger() + p.L() + p.nicProcess()) + 300, r.completionNs());
+    }
+
     @Test
     void everyOffloadedCollectiveCompletesAndAllreduceSumsForAnyRankCount() {
         Random random = new Random(7);

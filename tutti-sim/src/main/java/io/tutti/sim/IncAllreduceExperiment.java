@@ -1,0 +1,282 @@
+package io.tutti.sim;
+
+import io.tutti.coll.CollectiveCall.Kind;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.DoubleConsumer;
+
+/**
+ * Seed 002's in-network allreduce benchmark (§4.2, tables 4–6): osu_allreduce of 4 to 256 B on 4,
+ * 9 and 16 nodes at 8, 32 and 64 processes per node, on the host (the real allreduce Schedules,
+ * the selector's choice) and aggregated in the switches with Node and Socket leaders
+ * ({@link SwitchModel}). Calibrated on the 4-node table only; 9 and 16 nodes are predictions.
+ */
+public final class IncAllreduceExperiment {
+    private IncAllreduceExperiment() {
+    }
+
+    /** Node counts of tables 4, 5 and 6. */
+    public static final int[] NODES = {4, 9, 16};
+    /** Processes per node, the columns within each mode. */
+    public static final int[] PPN = {8, 32, 64};
+    /** Message sizes, the rows (bytes). */
+    public static final int[] SIZES = {4, 8, 16, 32, 64, 128, 256};
+    /** The modes, in the seed's column order. */
+    public static final List<String> MODES = List.of("host", "node", "socket");
+    /** The table the parameters are fitted on. */
+    public static final int CALIBRATION_NODES = 4;
+    /** Bytes per element: osu_allreduce reduces floats. */
+    public static final int EXTENT = 4;
+
+    /** Seed 002 tables 4–6, µs: [table][size row][mode × 3 + ppn column]. */
+    private static final double[][][] PUBLISHED = {
+        {
+            {6.89, 10.45, 16.44, 8.45, 11.79, 14.72, 6.4, 9.44, 14.07},
+            {6.77, 9.36, 14.48, 8.38, 10.66, 13.99, 6.36, 9.07, 13},
+            {6.81, 9.43, 14.63, 8.43, 10.68, 13.97, 6.53, 8.98, 12.35},
+            {7, 9.72, 15.87, 9.28, 11.47, 15.3, 6.8, 9.55, 13.15},
+            {7.52, 11.33, 18.35, 9.66, 11.75, 15.79, 7.05, 9.76, 14.52},
+            {8.62, 12.4, 19.28, 10.25, 12.82, 16.44, 8.35, 10.82, 14.62},
+            {10.73, 19.03, 28.88, 12.27, 14.97, 19.01, 9.75, 12.74, 16.5},
+        },
+        {
+            {9.9, 15.68, 20.66, 8.63, 12.79, 14.78, 7.16, 11.67, 14.05},
+            {9.8, 13.53, 20.51, 8.6, 11.05, 14.87, 7.19, 9.91, 14.13},
+            {9.89, 13.61, 20.86, 8.73, 11.08, 15.19, 7.35, 10.01, 14.05},
+            {10.95, 13.86, 21.34, 10.43, 12.12, 15.83, 8.51, 10.88, 15.07},
+            {11.25, 17.43, 27.21, 9.84, 12.36, 16.45, 8.15, 11.27, 16.79},
+            {12.05, 18.61, 31.35, 10.78, 13.84, 17.63, 9.19, 12.4, 17.31},
+            {15.61, 30.4, 43, 12.89, 16.4, 20.21, 11.55, 14.92, 19.33},
+        },
+        {
+            {11.53, 18.51, 23.98, 9.91, 15.53, 17.15, 8.3, 14.03, 15.96},
+            {11.29, 15.73, 24.75, 9.8, 12.59, 17.03, 8.18, 11.27, 15.51},
+            {11.58, 15.75, 24.32, 9.83, 12.45, 16.72, 8.34, 11.37, 15.43},
+            {12.37, 16.11, 24.72, 11.68, 13.28, 17.6, 9.93, 12.2, 16.3},
+            {12.99, 20.85, 33.85, 10.84, 13.56, 18.1, 9.32, 12.59, 16.91},
+            {13.85, 22.76, 39.33, 12.26, 15.25, 19.92, 11.05, 14.27, 19.14},
+            {18.22, 36.09, 53.73, 14.59, 18.2, 22.35, 14.18, 17.37, 22.34},
+        },
+    };
+
+    /** The seed's figure in µs. */
+    public static double published(int nodes, int size, String mode, int ppn) {
+        return PUBLISHED[index(NODES, nodes, "node count")][index(SIZES, size, "size")]
+                [MODES.indexOf(checkMode(mode)) * PPN.length + index(PPN, ppn, "ppn")];
+    }
+
+    private static String checkMode(String mode) {
+        if (!MODES.contains(mode)) {
+            throw new IllegalArgumentException("the seed has no mode " + mode + "; it has " + MODES);
+        }
+        return mode;
+    }
+
+    private static int index(int[] a, int v, String what) {
+        for (int i = 0; i < a.length; i++) {
+            if (a[i] == v) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("the seed has no " + what + " " + v);
+    }
+
+    /**
+     * What to run.
+     *
+     * @param hostAlgorithm the host's allreduce algorithm (null: the selector's choice)
+     * @param topology      the fabric: {@code leafspine:hosts=H,spines=S} or {@code crossbar}
+     */
+    public record Options(String hostAlgorithm, String topology) {
+        /** The defaults: the selector's choice, 3 nodes per ToR (the seed's figure 8) under 2 spines. */
+        public static Options defaults() {
+            return new Options(null, "leafspine:hosts=3,spines=2");
+        }
+    }
+
+    /**
+     * One simulated cell next to the seed's.
+     *
+     * @param table       4, 5 or 6, the seed's table
+     * @param nodes       node count
+     * @param size        message bytes
+     * @param mode        host, node or socket
+     * @param ppn         processes per node
+     * @param publishedUs the seed's figure (µs)
+     * @param simulatedNs the simulator's completion time (ns)
+     */
+    public record Cell(int table, int nodes, int size, String mode, int ppn, double publishedUs, long simulatedNs) {
+        /** Relative error of the simulation against the seed. */
+        public double error() {
+            return simulatedNs / 1e3 / publishedUs - 1;
+        }
+
+        /** Whether this cell was fitted rather than predicted. */
+        public boolean calibration() {
+            return nodes == CALIBRATION_NODES;
+        }
+
+        /** One JSON object. */
+        public String json() {
+            return String.format(Locale.ROOT, "{\"experiment\":\"inc-allreduce\",\"table\":%d,\"nodes\":%d,"
+                    + "\"size\":%d,\"mode\":\"%s\",\"ppn\":%d,\"published_us\":%.3f,\"simulated_us\":%.3f,"
+                    + "\"error\":%.4f,\"calibration\":%b}", table, nodes, size, mode, ppn, publishedUs,
+                    simulatedNs / 1e3, error(), calibration());
+        }
+    }
+
+    /** Simulates one cell. */
+    public static long simulate(SimParams p, Options o, int nodes, int size, String mode, int ppn) {
+        boolean host = checkMode(mode).equals("host");
+        SimExperiment.Spec s = new SimExperiment.Spec(Kind.ALLREDUCE, host ? o.hostAlgorithm() : mode,
+                host ? "host" : "switch", "packet", o.topology(), nodes, ppn, size, EXTENT, p);
+        return SimExperiment.run(s, null).completionNs();
+    }
+
+    /** Every cell of tables 4–6: table by table, size rows, then mode and ppn in the seed's column order. */
+    public static List<Cell> run(SimParams p, Options o, DoubleConsumer progress) {
+        List<Cell> out = new ArrayList<>();
+        int total = NODES.length * SIZES.length * MODES.size() * PPN.length;
+        for (int t = 0; t < NODES.length; t++) {
+            for (int size : SIZES) {
+                for (String mode : MODES) {
+                    for (int ppn : PPN) {
+                        out.add(new Cell(t + 4, NODES[t], size, mode, ppn, published(NODES[t], size, mode, ppn),
+                                simulate(p, o, NODES[t], size, mode, ppn)));
+                        if (progress != null) {
+                            progress.accept(out.size() / (double) total);
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Fits the two free parameters on the 4-node table: the host's per-message overhead
+     * ({@code o_s = o_r}) on the host columns' mean, then the switches' aggregation time
+     * ({@code switch_alu}) on the mean of the Node and Socket columns. Everything else keeps its
+     * value in {@code p}.
+     */
+    public static List<Fit.Result> fit(SimParams p, Options o, DoubleConsumer progress) {
+        Fit.Result h = Fit.fit(p, List.of("o_s", "o_r"), 0, 20_000, meanPublished(List.of("host")),
+                q -> meanUs(q, o, List.of("host")));
+        if (progress != null) {
+            progress.accept(0.5);
+        }
+        SimParams withHost = Fit.with(p, h.names(), h.value());
+        Fit.Result s = Fit.fit(withHost, List.of("switch_alu"), 0, 20_000, meanPublished(List.of("node", "socket")),
+                q -> meanUs(q, o, List.of("node", "socket")));
+        return List.of(h, s);
+    }
+
+    private static double meanPublished(List<String> modes) {
+        double sum = 0;
+        int n = 0;
+        for (int size : SIZES) {
+            for (String m : modes) {
+                for (int ppn : PPN) {
+                    sum += published(CALIBRATION_NODES, size, m, ppn);
+                    n++;
+                }
+            }
+        }
+        return sum / n;
+    }
+
+    private static double meanUs(SimParams p, Options o, List<String> modes) {
+        double sum = 0;
+        int n = 0;
+        for (int size : SIZES) {
+            for (String m : modes) {
+                for (int ppn : PPN) {
+                    sum += simulate(p, o, CALIBRATION_NODES, size, m, ppn) / 1e3;
+                    n++;
+                }
+            }
+        }
+        return sum / n;
+    }
+
+    /** The cells as the seed's tables (one block per mode), then the fidelity per table and mode. */
+    public static String format(List<Cell> cells, Options o) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "Seed 002 tables 4-6: allreduce of floats on %s; completion time in us"
+                + " (t0 until the last rank finishes).%n", o.topology()));
+        sb.append(String.format(Locale.ROOT, "host = the %s Schedule on every rank; node/socket = aggregation in the"
+                + " switches with Node / Socket leaders. Calibrated on %d nodes (*); 9 and 16 are predictions.%n",
+                o.hostAlgorithm() == null ? "selector's" : o.hostAlgorithm(), CALIBRATION_NODES));
+        for (int t = 0; t < NODES.length; t++) {
+            int nodes = NODES[t];
+            sb.append(String.format(Locale.ROOT, "%nTable %d: %d nodes%s%n", t + 4, nodes,
+                    nodes == CALIBRATION_NODES ? " (calibration)" : ""));
+            for (String mode : MODES) {
+                sb.append(String.format(Locale.ROOT, "%-9s", mode.equals("host") ? "host (B)" : mode + " (B)"));
+                for (int ppn : PPN) {
+                    sb.append(String.format(Locale.ROOT, "| PPN=%-2d %6s %6s %7s ", ppn, "seed", "sim", "error"));
+                }
+                sb.append('\n');
+                for (int size : SIZES) {
+                    sb.append(String.format(Locale.ROOT, "%-9d", size));
+                    for (int ppn : PPN) {
+                        Cell c = find(cells, nodes, size, mode, ppn);
+                        sb.append(String.format(Locale.ROOT, "| %13.2f %6.2f %+6.1f%% ", c.publishedUs(),
+                                c.simulatedNs() / 1e3, 100 * c.error()));
+                    }
+                    sb.append('\n');
+                }
+            }
+        }
+        sb.append(String.format(Locale.ROOT, "%nFidelity per table and mode (relative error over sizes and PPN), and"
+                + " the improvement over host (1 - mode/host, mean):%n"));
+        sb.append(String.format(Locale.ROOT, "%-7s %-7s %11s %11s %14s %14s%n", "nodes", "mode", "mean |err|",
+                "max |err|", "gain seed", "gain sim"));
+        for (int nodes : NODES) {
+            for (String mode : MODES) {
+                Summary s = summary(cells, nodes, mode);
+                sb.append(String.format(Locale.ROOT, "%-7s %-7s %10.1f%% %10.1f%% %13s %13s%n",
+                        nodes + (nodes == CALIBRATION_NODES ? "*" : ""), mode, 100 * s.meanAbsError(),
+                        100 * s.maxAbsError(), mode.equals("host") ? "-" : String.format(Locale.ROOT, "%+.1f%%",
+                                100 * s.seedGain()), mode.equals("host") ? "-" : String.format(Locale.ROOT, "%+.1f%%",
+                                100 * s.simGain())));
+            }
+        }
+        return sb.toString();
+    }
+
+    /** One table and mode: errors, and the mean gain over host (seed and simulated). */
+    public record Summary(double meanAbsError, double maxAbsError, double seedGain, double simGain) {
+    }
+
+    /** The fidelity of {@code mode} on {@code nodes} nodes. */
+    public static Summary summary(List<Cell> cells, int nodes, String mode) {
+        double mean = 0;
+        double max = 0;
+        double seed = 0;
+        double sim = 0;
+        int n = 0;
+        for (int size : SIZES) {
+            for (int ppn : PPN) {
+                Cell c = find(cells, nodes, size, mode, ppn);
+                Cell h = find(cells, nodes, size, "host", ppn);
+                mean += Math.abs(c.error());
+                max = Math.max(max, Math.abs(c.error()));
+                seed += 1 - c.publishedUs() / h.publishedUs();
+                sim += 1 - (double) c.simulatedNs() / h.simulatedNs();
+                n++;
+            }
+        }
+        return new Summary(mean / n, max, seed / n, sim / n);
+    }
+
+    private static Cell find(List<Cell> cells, int nodes, int size, String mode, int ppn) {
+        for (Cell c : cells) {
+            if (c.nodes() == nodes && c.size() == size && c.mode().equals(mode) && c.ppn() == ppn) {
+                return c;
+            }
+        }
+        throw new IllegalArgumentException("no cell for " + nodes + " nodes, " + size + " B, " + mode + ", PPN " + ppn);
+    }
+}
