@@ -73,6 +73,8 @@ public final class Engine implements AutoCloseable {
     private final ProgressAgent agent;
     private final java.util.ArrayList<Task> tasks = new java.util.ArrayList<>();
     private final int[] packages;
+    /** Node index of each world rank: hosts numbered in the order of their lowest rank. */
+    private final int[] nodes;
     /** Looked up once: ProcessHandle.of allocates, isAlive on a held handle does not. */
     private final ProcessHandle[] peerProcesses;
     private final SingleCopy singleCopy;
@@ -152,6 +154,7 @@ public final class Engine implements AutoCloseable {
         this.inExchange = new ExchangeRing[size];
         this.pids = new int[size];
         this.packages = new int[size];
+        this.nodes = new int[size];
         this.peerProcesses = new ProcessHandle[size];
         this.eagerTo = new int[size];
         this.remote = new boolean[size];
@@ -190,10 +193,12 @@ public final class Engine implements AutoCloseable {
             kvs.put("rank-" + rank, ProcessHandle.current().pid() + " " + CpuTopology.currentPackage() + " " + host);
             kvs.fence();
             boolean anyRemote = false;
+            java.util.Map<String, Integer> hosts = new java.util.HashMap<>();
             for (int r = 0; r < size; r++) {
                 String[] info = kvs.get("rank-" + r).split(" ", 3);
                 pids[r] = Integer.parseInt(info[0]);
                 packages[r] = Integer.parseInt(info[1]);
+                nodes[r] = hosts.computeIfAbsent(info[2], h -> hosts.size());
                 remote[r] = r != rank && (config.forceNetwork() || !info[2].equals(host));
                 anyRemote |= remote[r];
                 if (remote[r]) {
@@ -473,9 +478,12 @@ public final class Engine implements AutoCloseable {
         return packages[worldRank];
     }
 
-    /** Node index of a world rank: ranks on one host share it. (One host per job in this build.) */
+    /**
+     * Node index of a world rank: ranks on one host ({@code TUTTI_HOST}, else the host name) share
+     * it, whichever transport connects them; hosts are numbered in the order of their lowest rank.
+     */
     public int nodeOf(int worldRank) {
-        return 0;
+        return nodes[worldRank];
     }
 
     /** Whether large messages between off-heap buffers are copied once. */

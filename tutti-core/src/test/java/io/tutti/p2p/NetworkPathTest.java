@@ -92,6 +92,22 @@ class NetworkPathTest {
         assertTrue(records >= (bytes <= 8120 ? 2 : 2 * (2 + packets)), records + " records for " + bytes + " bytes");
     }
 
+    /** Ranks of one host share a node index (collectives build node-aware schedules on it); hosts count up by lowest rank. */
+    @Test
+    void ranksOfOneHostShareANode() {
+        job(6, (rank, env) -> {
+            env.put(LaunchEnvironment.HOST, rank % 3 == 0 ? "x" : rank % 3 == 1 ? "y" : "z");
+            env.put("TUTTI_NET_PROVIDER", "inproc");
+        }, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                for (int r = 0; r < 6; r++) {
+                    assertEquals(r % 3, t.engine().nodeOf(r), "node of rank " + r + " seen by rank " + rank);
+                }
+                t.world().barrier();
+            }
+        });
+    }
+
     @Test
     void manyOutstandingSendsPassTheTransportsWindowInOrder() {
         int messages = 2000;
