@@ -62,6 +62,12 @@ public final class Launcher {
 
     /** How long stopped ranks get to run their shutdown hooks before they are killed. */
     static final Duration STOP_GRACE = Duration.ofSeconds(2);
+    /**
+     * How long the other ranks get, after one failed, to notice it themselves and end before they
+     * are stopped: the engine reports a dead peer within 2 s, and a rank that waits for one should
+     * see the error rather than a SIGTERM.
+     */
+    static final Duration PEER_NOTICE = Duration.ofMillis(2500);
     /** Name of the per-job secret in the job directory. */
     static final String SECRET = "secret";
     static final int SECRET_BYTES = 32;
@@ -546,6 +552,13 @@ public final class Launcher {
                         say("rank " + r + " (pid " + p.pid() + ") " + describeExit(code)
                                 + (others == 0 ? "" : others == 1 ? "; stopping the other rank"
                                 : "; stopping the other " + others + " ranks"));
+                    }
+                    long notice = System.nanoTime() + PEER_NOTICE.toNanos();
+                    if (deadline != 0 && deadline - notice < 0) {
+                        notice = deadline;
+                    }
+                    while (procs.started().stream().anyMatch(Process::isAlive) && notice - System.nanoTime() > 0) {
+                        exited.poll(20, TimeUnit.MILLISECONDS);
                     }
                     return code;
                 }
