@@ -63,6 +63,7 @@ public final class RailsTransport implements RemoteTransport {
     private final NetConfig config;
     private final RemoteTransportProvider.Context context;
     private final RailWire wire;
+    private final RailTable table;
     private final List<String> railNames;
     private final RailWire.Receiver receiver = new RailWire.Receiver() {
         @Override
@@ -297,6 +298,14 @@ public final class RailsTransport implements RemoteTransport {
         }
         this.railNames = List.copyOf(names);
         this.wire = tcp ? new TcpWire(rank, addresses, size, windowBytes) : new UdpWire(addresses, size);
+        String jobDir = c.settings().get(io.tutti.bootstrap.LaunchEnvironment.JOB_DIR);
+        try {
+            this.table = RailTable.open(jobDir == null || jobDir.isBlank() ? null : java.nio.file.Path.of(jobDir),
+                    c.host(), rank, size, n);
+        } catch (RuntimeException e) {
+            wire.close();
+            throw e;
+        }
         StringBuilder published = new StringBuilder();
         for (InetSocketAddress local : wire.localAddresses()) {
             published.append(published.isEmpty() ? "" : ",").append(local.getAddress().getHostAddress()).append(':')
@@ -422,7 +431,7 @@ public final class RailsTransport implements RemoteTransport {
         if (length > config.stripeMin() && n > 1) {
             int k = 0;
             for (int i = 0; i < n; i++) {
-                if (p.railOutstanding[railScratch[i]] <= config.busyBytes()) {
+                if (table.load(railScratch[i]) <= config.busyBytes()) {
                     railScratch2[k++] = railScratch[i];
                 }
             }
@@ -436,7 +445,7 @@ public final class RailsTransport implements RemoteTransport {
         } else {
             stripe = 1;
             count = pieces;
-            single = n == 0 ? 0 : railScratch[Math.floorMod(p.roundRobin++, n)];
+            single = pickFree(p, n);
         }
         int fragSize = ceilDiv(length, count);
         for (int i = 0; i < count; i++) {
@@ -457,7 +466,33 @@ public final class RailsTransport implements RemoteTransport {
             int rail = stripe > 1 ? use[i % stripe] : single;
             p.outstandingBytes += fl;
             p.railOutstanding[rail] += fl;
+            table.add(rail, fl);
             transmitData(p, seq, rail);
+        }
+    }
+
+    /**
+     * The rail for a record that goes whole: from the next in round-robin order, the first that is
+     * FREE on the node (its load at most {@link NetConfig#busyBytes()}); when every one is BUSY, the
+     * next in round-robin order, as MNC does. The rails to pick from are in {@link #railScratch}.
+     */
+    private int pickFree(Peer p, int n) {
+        int start = Math.floorMod(p.roundRobin++, n);
+        for (int i = 0; i < n; i++) {
+            int r = railScratch[(start + i) % n];
+            if (n == 1 || table.load(r) <= config.busyBytes()) {
+                return r;
+            }
+        }
+        return railScratch[start];
+    }
+
+    /** Records {@code p}'s failure; what it never acknowledged no longer weighs on the node's rails. */
+    private void failed(Peer p, String why) {
+        p.failure = why;
+        for (int r = 0; r < p.railCount; r++) {
+            table.add(r, -p.railOutstanding[r]);
+            p.railOutstanding[r] = 0;
         }
     }
 
@@ -551,8 +586,12 @@ public final class RailsTransport implements RemoteTransport {
                 }
             }
         }
-        p.railOutstanding[old] -= p.sendLen[slot];
-        p.railOutstanding[rail] += p.sendLen[slot];
+        if (p.failure == null && rail != old) {
+            p.railOutstanding[old] -= p.sendLen[slot];
+            p.railOutstanding[rail] += p.sendLen[slot];
+            table.add(old, -p.sendLen[slot]);
+            table.add(rail, p.sendLen[slot]);
+        }
         p.resent[slot] = true;
         retransmits++;
         transmitData(p, seq, rail);
@@ -639,8 +678,8 @@ public final class RailsTransport implements RemoteTransport {
         if (p == null || p.peerClosed || p.failure != null || closed) {
             return;
         }
-        p.failure = "rank " + peer + " dropped its connection on rail " + rail + " (" + railNames.get(rail)
-                + ") without closing its end: " + why + "; the process has died or was cut off";
+        failed(p, "rank " + peer + " dropped its connection on rail " + rail + " (" + railNames.get(rail)
+                + ") without closing its end: " + why + "; the process has died or was cut off");
     }
 
     private void drop(DropReason why) {
@@ -738,7 +777,11 @@ public final class RailsTransport implements RemoteTransport {
             for (long s = p.acked; s < ack; s++) {
                 int slot = (int) s & mask;
                 p.outstandingBytes -= p.sendLen[slot];
-                p.railOutstanding[p.sendRail[slot]] -= p.sendLen[slot];
+                if (p.failure == null) {
+                    // after a failure the peer's load was taken off the rails at once
+                    p.railOutstanding[p.sendRail[slot]] -= p.sendLen[slot];
+                    table.add(p.sendRail[slot], -p.sendLen[slot]);
+                }
                 repaired |= p.resent[slot];
             }
             int last = (int) (ack - 1) & mask;
@@ -901,9 +944,9 @@ public final class RailsTransport implements RemoteTransport {
             }
         }
         if (p.failure == null && now - p.lastHeardAny > config.timeoutMillis() * MS) {
-            p.failure = "rank " + p.rank + " has not been heard on any of its " + p.railCount + " rails for "
+            failed(p, "rank " + p.rank + " has not been heard on any of its " + p.railCount + " rails for "
                     + (now - p.lastHeardAny) / MS + " ms (" + NetConfig.envName(NetConfig.TIMEOUT_MS) + "="
-                    + config.timeoutMillis() + ")" + (p.peerClosed ? "; it closed its end" : "");
+                    + config.timeoutMillis() + ")" + (p.peerClosed ? "; it closed its end" : ""));
         }
         if (p.railCount > 1) {
             long railTimeout = config.railTimeoutMillis() * MS;
@@ -1016,6 +1059,7 @@ public final class RailsTransport implements RemoteTransport {
         }
         closed = true;
         wire.close();
+        table.close();
     }
 
     /**
@@ -1025,6 +1069,7 @@ public final class RailsTransport implements RemoteTransport {
     void abort() {
         closed = true;
         wire.close();
+        table.close();
     }
 
     /**
@@ -1063,6 +1108,17 @@ public final class RailsTransport implements RemoteTransport {
     /** Local address of each rail (tests aim frames at them). */
     public List<InetSocketAddress> railAddresses() {
         return wire.localAddresses();
+    }
+
+    /** Bytes in flight on {@code rail} from every rank of this host, as the node's rail table says. */
+    public long nodeRailLoad(int rail) {
+        return table.load(rail);
+    }
+
+    /** This rank's bytes in flight to {@code peer} on {@code rail}. */
+    public long railOutstanding(int peer, int rail) {
+        Peer p = peers[peer];
+        return p == null || rail >= p.railCount ? 0 : p.railOutstanding[rail];
     }
 
     /** The wire in use: {@code udp} or {@code tcp}. */
