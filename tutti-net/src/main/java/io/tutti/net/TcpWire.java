@@ -20,8 +20,10 @@ import java.util.function.Consumer;
  * The TCP wire: one connection per peer per rail, frames one after another on the stream (each
  * frame's header states its length). The lower rank of a pair connects, from its rail's address to
  * the higher rank's listening socket of the same rail; the connection carries nothing but HELLOs
- * until the challenge is answered. One selector serves every socket, so a poll costs one system
- * call however many peers there are, plus one read per connection that has data.
+ * until the challenge is answered. With few authenticated connections (at most
+ * {@value #DIRECT_MAX}) each poll reads them directly, one system call each, and asks the selector
+ * about new connections only every millisecond once every rail of every peer is connected; with
+ * more, one selector call per poll finds the connections that have data.
  *
  * <p>A stream that cannot be framed (bad magic or version: garbage, or another protocol) is closed
  * and counted; a frame that frames but fails the rails' checks (another job, a field out of range)
@@ -34,6 +36,8 @@ final class TcpWire implements RailWire {
     private static final int MAX_FRAME = HEADER + MAX_PAYLOAD;
     private static final long RETRY_NANOS = 20_000_000L;
     private static final long CLOSE_FLUSH_NANOS = 500_000_000L;
+    private static final int DIRECT_MAX = 8;
+    private static final long SELECT_NANOS = 1_000_000L;
 
     /** One connection: a rail to one peer, or a stranger's until its HELLO names a peer. */
     private static final class Conn {
@@ -73,6 +77,10 @@ final class TcpWire implements RailWire {
     private final long[][] lastAttempt;
     private final List<Conn> conns = new ArrayList<>();
     private final List<Conn> queued = new ArrayList<>();
+    /** The authenticated connections, read directly while there are at most {@value #DIRECT_MAX}. */
+    private final List<Conn> authenticated = new ArrayList<>();
+    private int expected;
+    private long lastSelect;
     private final ByteBuffer frame = ByteBuffer.allocateDirect(MAX_FRAME);
     private final int controlLimit;
     private final Consumer<SelectionKey> onReady = this::ready;
@@ -131,6 +139,7 @@ final class TcpWire implements RailWire {
     @Override
     public void connect(int peer, InetSocketAddress[] addr) {
         remote[peer] = addr.clone();
+        expected += addr.length;
         if (rank < peer) {
             for (int r = 0; r < addr.length; r++) {
                 dial(peer, r, System.nanoTime());
@@ -252,12 +261,25 @@ final class TcpWire implements RailWire {
                 queued.removeLast();
             }
         }
-        try {
-            selector.selectNow(onReady);
-        } catch (IOException e) {
-            throw new UncheckedIOException("the TCP rails' selector failed: " + e.getMessage(), e);
+        boolean direct = authenticated.size() <= DIRECT_MAX;
+        if (direct) {
+            for (int i = 0; i < authenticated.size(); i++) {
+                Conn c = authenticated.get(i);
+                if (!c.closed) {
+                    read(c);
+                }
+            }
         }
         long now = 0;
+        if (!direct || authenticated.size() < expected || (now = System.nanoTime()) - lastSelect >= SELECT_NANOS) {
+            lastSelect = now;
+            try {
+                selector.selectNow(onReady);
+            } catch (IOException e) {
+                throw new UncheckedIOException("the TCP rails' selector failed: " + e.getMessage(), e);
+            }
+        }
+        now = 0;
         for (int i = conns.size() - 1; i >= 0; i--) {
             Conn c = conns.get(i);
             if (c.closed) {
@@ -288,6 +310,11 @@ final class TcpWire implements RailWire {
         }
         if (c.peer >= 0 && reply[c.peer][c.rail] == c) {
             reply[c.peer][c.rail] = null;
+        }
+        if (authenticated.remove(c) && authenticated.size() == DIRECT_MAX) {
+            for (Conn a : authenticated) {
+                a.key.interestOps(0);
+            }
         }
         if (c.bound && bound[c.peer][c.rail] == c) {
             into.lost(c.peer, c.rail, c.why);
@@ -411,6 +438,17 @@ final class TcpWire implements RailWire {
         c.bound = true;
         bound[peer][rail] = c;
         reply[peer][rail] = c;
+        authenticated.add(c);
+        if (authenticated.size() <= DIRECT_MAX) {
+            // read directly by every poll: the selector need not report it
+            c.key.interestOps(0);
+        } else if (authenticated.size() == DIRECT_MAX + 1) {
+            for (Conn a : authenticated) {
+                a.key.interestOps(SelectionKey.OP_READ);
+            }
+        } else {
+            c.key.interestOps(SelectionKey.OP_READ);
+        }
     }
 
     @Override
