@@ -37,6 +37,7 @@ final class TcpWire implements RailWire {
     private static final long RETRY_NANOS = 20_000_000L;
     private static final long CLOSE_FLUSH_NANOS = 500_000_000L;
     private static final int DIRECT_MAX = 8;
+    private static final int READS_PER_POLL = 64;
     private static final long SELECT_NANOS = 1_000_000L;
 
     /** One connection: a rail to one peer, or a stranger's until its HELLO names a peer. */
@@ -372,18 +373,39 @@ final class TcpWire implements RailWire {
         }
     }
 
+    /**
+     * Reads and frames what has arrived on {@code c}: until the socket is drained, at most
+     * {@value #READS_PER_POLL} buffers, so a rank that gets the core rarely still takes all that
+     * waits (the sender's window bounds it) rather than one buffer per turn.
+     */
     private void read(Conn c) {
-        int n;
-        try {
-            n = c.channel.read(c.in);
-        } catch (IOException e) {
-            fail(c, "connection reset (" + e.getMessage() + ")");
-            return;
+        ByteBuffer in = c.in;
+        for (int k = 0; k < READS_PER_POLL && !c.closed; k++) {
+            int space = in.remaining();
+            int n;
+            try {
+                n = c.channel.read(in);
+            } catch (IOException e) {
+                fail(c, "connection reset (" + e.getMessage() + ")");
+                return;
+            }
+            if (n < 0) {
+                fail(c, "end of stream");
+                return;
+            }
+            if (n == 0) {
+                return;
+            }
+            frame(c);
+            if (n < space) {
+                // drained
+                return;
+            }
         }
-        if (n < 0) {
-            fail(c, "end of stream");
-            return;
-        }
+    }
+
+    /** Hands the whole frames at the start of {@code c.in} to the rails and keeps the partial one. */
+    private void frame(Conn c) {
         ByteBuffer in = c.in;
         int end = in.position();
         int at = 0;
