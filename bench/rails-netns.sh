@@ -3,7 +3,7 @@
 # rail a veth pair (bridged in a third, switch namespace) limited to 1 Gbit/s with tbf.
 # Needs root and iproute2; only the namespaces' own addresses (10.100.0.x, 10.101.0.x) are used.
 # Usage: bench/rails-netns.sh [ROUNDS]   (environment: MTU for the veths, TBF_LATENCY for the tbf
-# queue, default 50ms, TUTTI_NET_* for the rails)
+# queue, default 50ms, TUTTI_NET=tcp for the TCP rails, TUTTI_NET_* for their settings)
 set -euo pipefail
 rounds="${1:-2}"
 id=$RANDOM; sw=tsw$id; h0=th${id}x0; h1=th${id}x1

@@ -11,6 +11,10 @@
  *   - two rails each way: a datagram goes on either, so datagrams overtake each other; each may
  *     be lost, corrupted (the CRC check drops it) or find its socket buffer full (lost).
  * A timeout may fire at any moment (any RTO); safety does not depend on the timing.
+ * The TCP wire (TUTTI_NET=tcp) runs this same stream over connections, which lose nothing, with
+ * neither NAKs nor timeout retransmissions: its datagrams still overtake each other across the two
+ * rails, and what a rail found down carried is sent again on the other. That is this model with
+ * no loss or corruption and the timeout left to the rail-down case: a subset of its behaviours.
  * Checked: delivery exactly once and in order, content intact, slots never reused too early,
  * and no invalid end state.
  */

@@ -62,6 +62,12 @@ public final class Launcher {
 
     /** How long stopped ranks get to run their shutdown hooks before they are killed. */
     static final Duration STOP_GRACE = Duration.ofSeconds(2);
+    /**
+     * How long the other ranks get, after one failed, to notice it themselves and end before they
+     * are stopped: the engine reports a dead peer within 2 s, and a rank that waits for one should
+     * see the error rather than a SIGTERM.
+     */
+    static final Duration PEER_NOTICE = Duration.ofMillis(2500);
     /** Name of the per-job secret in the job directory. */
     static final String SECRET = "secret";
     static final int SECRET_BYTES = 32;
@@ -198,6 +204,53 @@ public final class Launcher {
             }
             return words;
         }
+
+        /**
+         * Whether the rank inherits the launcher's environment: with no template, or with
+         * {@code ip netns exec}, which starts the command itself. Any other template (ssh, ...) is
+         * taken to start a remote shell that joins its words and parses them anew, with an
+         * environment of its own.
+         */
+        boolean inheritsEnvironment() {
+            if (execPrefix == null) {
+                return true;
+            }
+            String[] w = execPrefix.trim().split("\\s+");
+            return w.length >= 3 && w[0].equals("ip") && w[1].equals("netns") && w[2].equals("exec");
+        }
+
+        /**
+         * The full command of a rank on {@code host}: the template's words, then the command. When
+         * the template does not pass the environment on ({@link #inheritsEnvironment()}), the rank's
+         * {@code TUTTI_*} variables go on the command line as {@code env K=V ...}, and every word
+         * after the template is quoted for the remote shell.
+         */
+        List<String> command(String host, List<String> command, Map<String, String> rankEnv) {
+            List<String> full = new ArrayList<>(prefix(host));
+            if (inheritsEnvironment()) {
+                full.addAll(command);
+                return full;
+            }
+            full.add("env");
+            new java.util.TreeMap<>(rankEnv).forEach((k, v) -> {
+                if (k.startsWith("TUTTI_")) {
+                    full.add(shellQuote(k + "=" + v));
+                }
+            });
+            for (String w : command) {
+                full.add(shellQuote(w));
+            }
+            return full;
+        }
+    }
+
+    /** {@code word} as one word for a POSIX shell: unchanged when plainly safe, else in single quotes. */
+    static String shellQuote(String word) {
+        if (!word.isEmpty() && word.chars().allMatch(c -> c < 128 && (Character.isLetterOrDigit(c)
+                || "_@%+=:,./-".indexOf(c) >= 0))) {
+            return word;
+        }
+        return "'" + word.replace("'", "'\\''") + "'";
     }
 
     /** A request that cannot run as given; the message says what to change. */
@@ -434,9 +487,7 @@ public final class Launcher {
             int perHost = place.perHost(n);
             for (int r = 0; r < n; r++) {
                 String host = place.hostOf(r, n);
-                List<String> full = new ArrayList<>(place.prefix(host));
-                full.addAll(command);
-                ProcessBuilder pb = new ProcessBuilder(full);
+                ProcessBuilder pb = new ProcessBuilder();
                 environment(pb.environment(), job, r, n);
                 pb.environment().putAll(place.env());
                 if (host != null) {
@@ -447,6 +498,7 @@ public final class Launcher {
                     pb.environment().put(LaunchEnvironment.LOCAL_RANK, Integer.toString(r % perHost));
                     pb.environment().put(LaunchEnvironment.LOCAL_SIZE, Integer.toString(onHost));
                 }
+                pb.command(place.command(host, command, pb.environment()));
                 // Like mpirun: only rank 0 reads the terminal; the others see end of input.
                 pb.redirectInput(r == 0 ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.PIPE);
                 if (o.tagOutput()) {
@@ -546,6 +598,13 @@ public final class Launcher {
                         say("rank " + r + " (pid " + p.pid() + ") " + describeExit(code)
                                 + (others == 0 ? "" : others == 1 ? "; stopping the other rank"
                                 : "; stopping the other " + others + " ranks"));
+                    }
+                    long notice = System.nanoTime() + PEER_NOTICE.toNanos();
+                    if (deadline != 0 && deadline - notice < 0) {
+                        notice = deadline;
+                    }
+                    while (procs.started().stream().anyMatch(Process::isAlive) && notice - System.nanoTime() > 0) {
+                        exited.poll(20, TimeUnit.MILLISECONDS);
                     }
                     return code;
                 }

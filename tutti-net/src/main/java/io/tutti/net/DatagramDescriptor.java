@@ -6,7 +6,9 @@ import java.util.zip.CRC32C;
 
 /**
  * The layout of one rails datagram, and its checks. Big-endian; every field is checked before
- * it is used, and a datagram that fails a check is dropped with a {@link DropReason}.
+ * it is used, and a datagram that fails a check is dropped with a {@link DropReason}. The TCP
+ * rails send the same frames one after another on a connection, each delimited by its payload
+ * length.
  *
  * <pre>
  *  0               1               2               3

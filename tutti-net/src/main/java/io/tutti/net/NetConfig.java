@@ -18,6 +18,7 @@ import java.util.Map;
  * probability of rail {@code i} alone and wins over the setting without it. Corruption flips one
  * random bit after the checksum is computed (sent) or before it is checked (received).
  *
+ * @param net           the wire: {@code udp} (the rails repair loss) or {@code tcp} ({@code TUTTI_NET})
  * @param rails         interface names, one rail each ({@code TUTTI_RAILS}); a name may repeat
  *                      (two sockets on one interface) and an IPv4 literal is taken as the address
  * @param mtu           datagram size in bytes, header included; 0: 65000 on loopback, else 1472
@@ -31,9 +32,11 @@ import java.util.Map;
  * @param rtoFloorMicros the retransmission timeout never goes below this
  * @param settings      the raw settings, for the per-rail fault variants
  */
-public record NetConfig(List<String> rails, int mtu, int maxRecord, int windowBytes, int timeoutMillis,
+public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, int windowBytes, int timeoutMillis,
                         int railTimeoutMillis, int heartbeatMillis, int stripeMin, int busyBytes, int rtoFloorMicros,
                         Map<String, String> settings) {
+    public static final String NET = "tutti.net";
+    public static final String NET_DEFAULT = "udp";
     public static final String RAILS = "tutti.rails";
     public static final String RAILS_DEFAULT = "";
     public static final String MTU = "tutti.net.mtu";
@@ -69,13 +72,22 @@ public record NetConfig(List<String> rails, int mtu, int maxRecord, int windowBy
                 rails.add(r.trim());
             }
         }
-        return new NetConfig(List.copyOf(rails), integer(settings, MTU, MTU_DEFAULT),
+        String net = text(settings, NET, NET_DEFAULT).toLowerCase(Locale.ROOT);
+        if (!net.equals("udp") && !net.equals("tcp")) {
+            throw new IllegalArgumentException(envName(NET) + " must be udp or tcp, not '" + net + "'");
+        }
+        return new NetConfig(net, List.copyOf(rails), integer(settings, MTU, MTU_DEFAULT),
                 integer(settings, MAX_RECORD, MAX_RECORD_DEFAULT), integer(settings, WINDOW, WINDOW_DEFAULT),
                 integer(settings, TIMEOUT_MS, TIMEOUT_MS_DEFAULT),
                 integer(settings, RAIL_TIMEOUT_MS, RAIL_TIMEOUT_MS_DEFAULT),
                 integer(settings, HEARTBEAT_MS, HEARTBEAT_MS_DEFAULT), integer(settings, STRIPE_MIN, STRIPE_MIN_DEFAULT),
                 integer(settings, BUSY_BYTES, BUSY_BYTES_DEFAULT),
                 integer(settings, RTO_FLOOR_US, RTO_FLOOR_US_DEFAULT), Map.copyOf(settings));
+    }
+
+    /** Whether the rails run over TCP connections rather than UDP datagrams. */
+    public boolean tcp() {
+        return net.equals("tcp");
     }
 
     /**

@@ -12,11 +12,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
-import java.net.SocketAddress;
-import java.net.StandardProtocolFamily;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -31,8 +27,11 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The network rails: records to ranks on other hosts go as UDP datagrams over one or more rails
- * (a non-blocking socket per interface, polled from {@link #poll}; no threads of its own).
+ * The network rails: records to ranks on other hosts go as frames over one or more rails (one per
+ * interface), on UDP ({@link UdpWire}, the default) or TCP ({@link TcpWire}), chosen by
+ * {@link NetConfig#NET}; polled from {@link #poll}, with no threads of their own. Everything but the
+ * wire is the same on both, as described below; on TCP, which repairs loss itself, there are no
+ * NAKs nor timeout retransmissions, and a connection that ends without a BYE is the peer's failure.
  *
  * <p>Per peer, every datagram of data has a sequence number shared by all rails, so order is kept
  * whichever rail carries it. The receiver acknowledges cumulatively ({@code ack}: everything below
@@ -52,8 +51,6 @@ public final class RailsTransport implements RemoteTransport {
     private static final long MS = 1_000_000L;
     private static final long HELLO_INTERVAL = 20 * MS;
     private static final long INITIAL_RTO = 10 * MS;
-    private static final int RECEIVE_BUDGET = 256;
-    private static final int SOCKET_BUFFER = 4 << 20;
     private static final int LOOPBACK_MTU = 65000;
     private static final int ETHERNET_MTU = 1472;
 
@@ -62,7 +59,33 @@ public final class RailsTransport implements RemoteTransport {
     private final int jobId;
     private final NetConfig config;
     private final RemoteTransportProvider.Context context;
-    private final Rail[] rails;
+    private final RailWire wire;
+    private final RailTable table;
+    private final List<String> railNames;
+    private final RailWire.Receiver receiver = new RailWire.Receiver() {
+        @Override
+        public void frame(int rail, Object from, ByteBuffer frame, int length) {
+            received(rail, from, frame, length);
+        }
+
+        @Override
+        public void lost(int peer, int rail, String why) {
+            connectionLost(peer, rail, why);
+        }
+
+        @Override
+        public void opened(int peer, int rail) {
+            Peer p = peers[peer];
+            if (p != null && rail < p.railCount) {
+                sendHello(p, rail);
+            }
+        }
+
+        @Override
+        public void garbled(DropReason why) {
+            drop(why);
+        }
+    };
     private final Peer[] peers;
     private final int mtu;
     private final int maxPayload;
@@ -100,28 +123,14 @@ public final class RailsTransport implements RemoteTransport {
     private boolean connected;
     private boolean closed;
 
-    private static final class Rail {
-        final int index;
-        final String name;
-        final DatagramChannel channel;
-        final InetSocketAddress local;
-        final ByteBuffer rx = ByteBuffer.allocateDirect(1 << 16);
-
-        Rail(int index, String name, DatagramChannel channel, InetSocketAddress local) {
-            this.index = index;
-            this.name = name;
-            this.channel = channel;
-            this.local = local;
-        }
-    }
-
     /** What this rank knows of one remote rank: both directions of the reliable stream, and its rails. */
     private static final class Peer {
         final int rank;
         final long myNonce;
         int railCount;
         InetSocketAddress[] addr;
-        InetSocketAddress[] authAddr;
+        /** Per rail, who passed the challenge: an address (UDP) or a connection (TCP). */
+        Object[] authAddr;
         boolean[] authOk;
         boolean[] confirmed;
         boolean[] down;
@@ -230,10 +239,13 @@ public final class RailsTransport implements RemoteTransport {
             addresses.add(a);
             loopback &= a.isLoopbackAddress();
         }
-        this.mtu = config.mtu() > 0 ? config.mtu() : loopback ? LOOPBACK_MTU : ETHERNET_MTU;
-        if (mtu < HEADER + 64 || mtu > 65507) {
+        boolean tcp = config.tcp();
+        // TCP streams frames: no path MTU to respect, the largest frame the header can state
+        this.mtu = config.mtu() > 0 ? config.mtu() : loopback || tcp ? LOOPBACK_MTU : ETHERNET_MTU;
+        int mtuMax = tcp ? HEADER + MAX_PAYLOAD : 65507;
+        if (mtu < HEADER + 64 || mtu > mtuMax) {
             throw new IllegalArgumentException(NetConfig.envName(NetConfig.MTU) + " must be in " + (HEADER + 64)
-                    + "..65507, not " + mtu);
+                    + ".." + mtuMax + ", not " + mtu);
         }
         this.maxPayload = Math.min(mtu - HEADER, MAX_PAYLOAD);
         this.maxRecord = config.maxRecord();
@@ -263,6 +275,12 @@ public final class RailsTransport implements RemoteTransport {
             txCorrupt[r] = config.fault(NetConfig.CORRUPT, false, r);
             rxDrop[r] = config.fault(NetConfig.DROP, true, r);
             rxCorrupt[r] = config.fault(NetConfig.CORRUPT, true, r);
+            if (tcp && txDrop[r] + txCorrupt[r] + rxDrop[r] + rxCorrupt[r] > 0) {
+                throw new IllegalArgumentException("fault injection (" + NetConfig.envName(NetConfig.DROP) + ", "
+                        + NetConfig.envName(NetConfig.CORRUPT) + ") needs the UDP rails, whose loss the rails repair;"
+                        + " on TCP a lost frame is never sent again: unset it or set "
+                        + NetConfig.envName(NetConfig.NET) + "=udp");
+            }
         }
         this.railScratch = new int[n];
         this.railScratch2 = new int[n];
@@ -275,28 +293,20 @@ public final class RailsTransport implements RemoteTransport {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is not available: " + e.getMessage(), e);
         }
-        this.rails = new Rail[n];
-        StringBuilder published = new StringBuilder();
+        this.railNames = List.copyOf(names);
+        this.wire = tcp ? new TcpWire(rank, addresses, size, windowBytes) : new UdpWire(addresses, size);
+        String jobDir = c.settings().get(io.tutti.bootstrap.LaunchEnvironment.JOB_DIR);
         try {
-            for (int r = 0; r < n; r++) {
-                DatagramChannel ch = DatagramChannel.open(StandardProtocolFamily.INET);
-                try {
-                    ch.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
-                    ch.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER);
-                    ch.bind(new InetSocketAddress(addresses.get(r), 0));
-                    ch.configureBlocking(false);
-                } catch (IOException | RuntimeException e) {
-                    ch.close();
-                    throw e;
-                }
-                InetSocketAddress local = (InetSocketAddress) ch.getLocalAddress();
-                rails[r] = new Rail(r, names.get(r), ch, local);
-                published.append(r == 0 ? "" : ",").append(local.getAddress().getHostAddress()).append(':')
-                        .append(local.getPort());
-            }
-        } catch (IOException e) {
-            closeChannels();
-            throw new UncheckedIOException("cannot open the network rails " + names + ": " + e.getMessage(), e);
+            this.table = RailTable.open(jobDir == null || jobDir.isBlank() ? null : java.nio.file.Path.of(jobDir),
+                    c.host(), rank, size, n);
+        } catch (RuntimeException e) {
+            wire.close();
+            throw e;
+        }
+        StringBuilder published = new StringBuilder();
+        for (InetSocketAddress local : wire.localAddresses()) {
+            published.append(published.isEmpty() ? "" : ",").append(local.getAddress().getHostAddress()).append(':')
+                    .append(local.getPort());
         }
         SecureRandom nonces = new SecureRandom();
         this.peers = new Peer[size];
@@ -342,7 +352,7 @@ public final class RailsTransport implements RemoteTransport {
                 continue;
             }
             String[] theirs = context.get("rails", p.rank).split(",");
-            int n = Math.min(theirs.length, rails.length);
+            int n = Math.min(theirs.length, railNames.size());
             InetSocketAddress[] addr = new InetSocketAddress[n];
             for (int r = 0; r < n; r++) {
                 int colon = theirs[r].lastIndexOf(':');
@@ -355,7 +365,7 @@ public final class RailsTransport implements RemoteTransport {
                 }
             }
             p.addr = addr;
-            p.authAddr = new InetSocketAddress[n];
+            p.authAddr = new Object[n];
             p.authOk = new boolean[n];
             p.confirmed = new boolean[n];
             p.down = new boolean[n];
@@ -364,6 +374,7 @@ public final class RailsTransport implements RemoteTransport {
             p.lastSent = new long[n];
             p.lastHello = new long[n];
             p.railOutstanding = new long[n];
+            wire.connect(p.rank, addr);
         }
         now = System.nanoTime();
         for (Peer p : peers) {
@@ -417,7 +428,7 @@ public final class RailsTransport implements RemoteTransport {
         if (length > config.stripeMin() && n > 1) {
             int k = 0;
             for (int i = 0; i < n; i++) {
-                if (p.railOutstanding[railScratch[i]] <= config.busyBytes()) {
+                if (table.load(railScratch[i]) <= config.busyBytes()) {
                     railScratch2[k++] = railScratch[i];
                 }
             }
@@ -431,7 +442,7 @@ public final class RailsTransport implements RemoteTransport {
         } else {
             stripe = 1;
             count = pieces;
-            single = n == 0 ? 0 : railScratch[Math.floorMod(p.roundRobin++, n)];
+            single = pickFree(p, n);
         }
         int fragSize = ceilDiv(length, count);
         for (int i = 0; i < count; i++) {
@@ -452,7 +463,33 @@ public final class RailsTransport implements RemoteTransport {
             int rail = stripe > 1 ? use[i % stripe] : single;
             p.outstandingBytes += fl;
             p.railOutstanding[rail] += fl;
+            table.add(rail, fl);
             transmitData(p, seq, rail);
+        }
+    }
+
+    /**
+     * The rail for a record that goes whole: from the next in round-robin order, the first that is
+     * FREE on the node (its load at most {@link NetConfig#busyBytes()}); when every one is BUSY, the
+     * next in round-robin order, as MNC does. The rails to pick from are in {@link #railScratch}.
+     */
+    private int pickFree(Peer p, int n) {
+        int start = Math.floorMod(p.roundRobin++, n);
+        for (int i = 0; i < n; i++) {
+            int r = railScratch[(start + i) % n];
+            if (n == 1 || table.load(r) <= config.busyBytes()) {
+                return r;
+            }
+        }
+        return railScratch[start];
+    }
+
+    /** Records {@code p}'s failure; what it never acknowledged no longer weighs on the node's rails. */
+    private void failed(Peer p, String why) {
+        p.failure = why;
+        for (int r = 0; r < p.railCount; r++) {
+            table.add(r, -p.railOutstanding[r]);
+            p.railOutstanding[r] = 0;
         }
     }
 
@@ -527,13 +564,8 @@ public final class RailsTransport implements RemoteTransport {
             int i = random.nextInt(length);
             tx.put(i, (byte) (tx.get(i) ^ (1 << random.nextInt(8))));
         }
-        tx.limit(length).position(0);
-        try {
-            if (rails[rail].channel.send(tx, p.addr[rail]) == 0) {
-                // the socket buffer is full: as good as lost, retransmission recovers it
-                sendFailures++;
-            }
-        } catch (IOException e) {
+        if (!wire.send(p.rank, rail, tx, length) && tx.get(TYPE_OFFSET) == DATA) {
+            // as good as lost: retransmission (UDP) or the rail's failure (TCP) takes it from here
             sendFailures++;
         }
     }
@@ -551,8 +583,12 @@ public final class RailsTransport implements RemoteTransport {
                 }
             }
         }
-        p.railOutstanding[old] -= p.sendLen[slot];
-        p.railOutstanding[rail] += p.sendLen[slot];
+        if (p.failure == null && rail != old) {
+            p.railOutstanding[old] -= p.sendLen[slot];
+            p.railOutstanding[rail] += p.sendLen[slot];
+            table.add(old, -p.sendLen[slot]);
+            table.add(rail, p.sendLen[slot]);
+        }
         p.resent[slot] = true;
         retransmits++;
         transmitData(p, seq, rail);
@@ -604,9 +640,7 @@ public final class RailsTransport implements RemoteTransport {
         }
         now = System.nanoTime();
         int work = 0;
-        for (Rail rail : rails) {
-            work += receive(rail);
-        }
+        work += wire.receive(receiver);
         for (Peer p : peers) {
             if (p != null) {
                 work += deliver(p, sink);
@@ -616,55 +650,46 @@ public final class RailsTransport implements RemoteTransport {
         return work;
     }
 
-    private int receive(Rail rail) {
-        int n = 0;
-        ByteBuffer rx = rail.rx;
-        int r = rail.index;
-        while (n < RECEIVE_BUDGET) {
-            rx.clear();
-            SocketAddress from;
-            try {
-                from = rail.channel.receive(rx);
-            } catch (IOException e) {
-                break;
-            }
-            if (from == null) {
-                break;
-            }
-            n++;
-            int length = rx.position();
-            if (rxDrop[r] > 0 && random.nextDouble() < rxDrop[r]) {
-                drops[DropReason.INJECTED.ordinal()]++;
-                continue;
-            }
-            if (rxCorrupt[r] > 0 && length > 0 && random.nextDouble() < rxCorrupt[r]) {
-                injected++;
-                int i = random.nextInt(length);
-                rx.put(i, (byte) (rx.get(i) ^ (1 << random.nextInt(8))));
-            }
-            try {
-                handle(rail, (InetSocketAddress) from, length);
-            } catch (RuntimeException e) {
-                // a datagram that passed the checks and still upset the state: drop it, never throw
-                drops[DropReason.FIELD.ordinal()]++;
-            }
+    /** One frame from the wire: the injected receive faults, then the checks, then the protocol. */
+    private void received(int r, Object from, ByteBuffer rx, int length) {
+        if (rxDrop[r] > 0 && random.nextDouble() < rxDrop[r]) {
+            drops[DropReason.INJECTED.ordinal()]++;
+            return;
         }
-        return n;
+        if (rxCorrupt[r] > 0 && length > 0 && random.nextDouble() < rxCorrupt[r]) {
+            injected++;
+            int i = random.nextInt(length);
+            rx.put(i, (byte) (rx.get(i) ^ (1 << random.nextInt(8))));
+        }
+        try {
+            handle(r, from, rx, length);
+        } catch (RuntimeException e) {
+            // a frame that passed the checks and still upset the state: drop it, never throw
+            drops[DropReason.FIELD.ordinal()]++;
+        }
+    }
+
+    /** The authenticated connection of {@code peer} on {@code rail} ended: without a BYE, the peer has failed. */
+    private void connectionLost(int peer, int rail, String why) {
+        Peer p = peers[peer];
+        if (p == null || p.peerClosed || p.failure != null || closed) {
+            return;
+        }
+        failed(p, "rank " + peer + " dropped its connection on rail " + rail + " (" + railNames.get(rail)
+                + ") without closing its end: " + why + "; the process has died or was cut off");
     }
 
     private void drop(DropReason why) {
         drops[why.ordinal()]++;
     }
 
-    private void handle(Rail rail, InetSocketAddress from, int length) {
-        ByteBuffer rx = rail.rx;
+    private void handle(int r, Object from, ByteBuffer rx, int length) {
         DropReason why = check(rx, length, crc, jobId, rank, size, maxRecord);
         if (why != null) {
             drop(why);
             return;
         }
         Peer p = peers[rx.getInt(SOURCE_OFFSET)];
-        int r = rail.index;
         if (p == null) {
             drop(DropReason.SOURCE);
             return;
@@ -675,6 +700,7 @@ public final class RailsTransport implements RemoteTransport {
         }
         byte type = rx.get(TYPE_OFFSET);
         if (type == HELLO) {
+            wire.claimed(p.rank, r, from);
             onHello(p, r, from, rx);
             return;
         }
@@ -708,7 +734,7 @@ public final class RailsTransport implements RemoteTransport {
         p.down[r] = false;
     }
 
-    private void onHello(Peer p, int r, InetSocketAddress from, ByteBuffer rx) {
+    private void onHello(Peer p, int r, Object from, ByteBuffer rx) {
         long theirs = rx.getLong(HEADER);
         long yours = rx.getLong(HEADER + 8);
         int flags = rx.get(HEADER + 16);
@@ -731,6 +757,7 @@ public final class RailsTransport implements RemoteTransport {
         if (valid) {
             p.authOk[r] = true;
             p.authAddr[r] = from;
+            wire.authenticated(p.rank, r, from);
             heard(p, r);
             if ((flags & 1) != 0) {
                 p.confirmed[r] = true;
@@ -747,7 +774,11 @@ public final class RailsTransport implements RemoteTransport {
             for (long s = p.acked; s < ack; s++) {
                 int slot = (int) s & mask;
                 p.outstandingBytes -= p.sendLen[slot];
-                p.railOutstanding[p.sendRail[slot]] -= p.sendLen[slot];
+                if (p.failure == null) {
+                    // after a failure the peer's load was taken off the rails at once
+                    p.railOutstanding[p.sendRail[slot]] -= p.sendLen[slot];
+                    table.add(p.sendRail[slot], -p.sendLen[slot]);
+                }
                 repaired |= p.resent[slot];
             }
             int last = (int) (ack - 1) & mask;
@@ -829,7 +860,7 @@ public final class RailsTransport implements RemoteTransport {
      * after a round trip for the same one (the NAK or the retransmission may be lost too).
      */
     private void gapCheck(Peer p) {
-        if (p.highest < p.contig) {
+        if (p.highest < p.contig || wire.repairsLoss()) {
             return;
         }
         long from = p.contig;
@@ -910,9 +941,9 @@ public final class RailsTransport implements RemoteTransport {
             }
         }
         if (p.failure == null && now - p.lastHeardAny > config.timeoutMillis() * MS) {
-            p.failure = "rank " + p.rank + " has not been heard on any of its " + p.railCount + " rails for "
+            failed(p, "rank " + p.rank + " has not been heard on any of its " + p.railCount + " rails for "
                     + (now - p.lastHeardAny) / MS + " ms (" + NetConfig.envName(NetConfig.TIMEOUT_MS) + "="
-                    + config.timeoutMillis() + ")" + (p.peerClosed ? "; it closed its end" : "");
+                    + config.timeoutMillis() + ")" + (p.peerClosed ? "; it closed its end" : ""));
         }
         if (p.railCount > 1) {
             long railTimeout = config.railTimeoutMillis() * MS;
@@ -937,7 +968,8 @@ public final class RailsTransport implements RemoteTransport {
                 }
             }
         }
-        if (p.acked < p.nextSeq && !p.peerClosed && now - p.sentAt[(int) p.acked & mask] > p.rto) {
+        if (!wire.repairsLoss() && p.acked < p.nextSeq && !p.peerClosed
+                && now - p.sentAt[(int) p.acked & mask] > p.rto) {
             // the oldest only: the receiver's NAKs name the gaps after it once it arrives
             timeouts++;
             retransmit(p, p.acked, true);
@@ -1023,19 +1055,18 @@ public final class RailsTransport implements RemoteTransport {
             }
         }
         closed = true;
-        closeChannels();
+        wire.close();
+        table.close();
     }
 
-    private void closeChannels() {
-        for (Rail r : rails) {
-            if (r != null) {
-                try {
-                    r.channel.close();
-                } catch (IOException e) {
-                    // closing: nothing to recover
-                }
-            }
-        }
+    /**
+     * Releases the sockets without a BYE, as the kernel does when the process dies (tests: a peer
+     * killed on TCP rails, whose connections end without a goodbye).
+     */
+    void abort() {
+        closed = true;
+        wire.close();
+        table.close();
     }
 
     /**
@@ -1071,13 +1102,25 @@ public final class RailsTransport implements RemoteTransport {
         return p != null && rail < p.railCount && p.usable(rail);
     }
 
-    /** Local address of each rail (tests aim datagrams at them). */
+    /** Local address of each rail (tests aim frames at them). */
     public List<InetSocketAddress> railAddresses() {
-        List<InetSocketAddress> l = new ArrayList<>();
-        for (Rail r : rails) {
-            l.add(r.local);
-        }
-        return l;
+        return wire.localAddresses();
+    }
+
+    /** Bytes in flight on {@code rail} from every rank of this host, as the node's rail table says. */
+    public long nodeRailLoad(int rail) {
+        return table.load(rail);
+    }
+
+    /** This rank's bytes in flight to {@code peer} on {@code rail}. */
+    public long railOutstanding(int peer, int rail) {
+        Peer p = peers[peer];
+        return p == null || rail >= p.railCount ? 0 : p.railOutstanding[rail];
+    }
+
+    /** The wire in use: {@code udp} or {@code tcp}. */
+    public String wire() {
+        return wire.name();
     }
 
     /** The datagram size in use, header included. */
@@ -1087,7 +1130,7 @@ public final class RailsTransport implements RemoteTransport {
 
     /** Counters, for diagnostics. */
     public String statistics() {
-        StringBuilder b = new StringBuilder("rails=").append(rails.length).append(" mtu=").append(mtu)
+        StringBuilder b = new StringBuilder("rails=").append(railNames.size()).append(' ').append(wire.name()).append(" mtu=").append(mtu)
                 .append(" retransmits=").append(retransmits).append(" timeouts=").append(timeouts)
                 .append(" maxRto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates)
                 .append(" naks=").append(naksSent).append(" injected=").append(injected)

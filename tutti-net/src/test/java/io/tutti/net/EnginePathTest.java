@@ -48,7 +48,17 @@ class EnginePathTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 8, 8120, 65536, 65537, 100_000, 1 << 20, 3_000_001})
     void messagesOfEverySizeCrossTheRailsIntact(int bytes) {
-        job(2, rails("TUTTI_RAILS", "lo,lo", "TUTTI_NET_DROP", "0.01"), rank -> {
+        pingPong(bytes, rails("TUTTI_RAILS", "lo,lo", "TUTTI_NET_DROP", "0.01"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 8, 65537, 1 << 20, 3_000_001})
+    void messagesOfEverySizeCrossTheTcpRailsIntact(int bytes) {
+        pingPong(bytes, rails("TUTTI_RAILS", "lo,lo", "TUTTI_NET", "tcp"));
+    }
+
+    private static void pingPong(int bytes, BiConsumer<Integer, Map<String, String>> env) {
+        job(2, env, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
                 byte[] data = new byte[bytes];
@@ -123,10 +133,11 @@ class EnginePathTest {
         });
     }
 
-    @Test
-    void collectivesOverFourRanksOnTheRails() {
+    @ParameterizedTest
+    @ValueSource(strings = {"udp", "tcp"})
+    void collectivesOverFourRanksOnTheRails(String wire) {
         int n = 4;
-        job(n, rails(), rank -> {
+        job(n, rails("TUTTI_NET", wire), rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
                 int count = 70_000;

@@ -47,6 +47,22 @@ final class Fixture implements AutoCloseable {
     }
 
     Fixture(int n, Map<String, String> settings, int job, byte[] secret) throws TimeoutException {
+        this(hosts(n), settings, job, secret);
+    }
+
+    /** Rank r on host {@code hosts[r]}: ranks of one host share the rail table when the settings name a job directory. */
+    Fixture(String[] hosts, Map<String, String> settings) throws TimeoutException {
+        this(hosts, settings, JOB, SECRET);
+    }
+
+    private static String[] hosts(int n) {
+        String[] h = new String[n];
+        Arrays.fill(h, "localhost");
+        return h;
+    }
+
+    private Fixture(String[] hosts, Map<String, String> settings, int job, byte[] secret) throws TimeoutException {
+        int n = hosts.length;
         MemoryStore kvs = new MemoryStore();
         boolean[] remote = new boolean[n];
         Arrays.fill(remote, true);
@@ -54,7 +70,7 @@ final class Fixture implements AutoCloseable {
         for (int r = 0; r < n; r++) {
             boolean[] mine = remote.clone();
             mine[r] = false;
-            t[r] = new RailsTransport(new RemoteTransportProvider.Context(r, n, mine, job, secret, "localhost", kvs,
+            t[r] = new RailsTransport(new RemoteTransportProvider.Context(r, n, mine, job, secret, hosts[r], kvs,
                     new HashMap<>(settings)));
         }
         for (RailsTransport x : t) {

@@ -100,6 +100,11 @@ final class Launch {
 
     /** Starts {@code tutti ARGS} in the background; its output goes to files in {@code work}. */
     static Running start(Path work, String... args) throws IOException {
+        return start(work, java.util.Map.of(), args);
+    }
+
+    /** Starts {@code tutti ARGS} in the background with {@code env} added to the launcher's environment. */
+    static Running start(Path work, java.util.Map<String, String> env, String... args) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", lib() + "/*", "io.tutti.cli.Main"));
         cmd.addAll(List.of(args));
@@ -109,12 +114,19 @@ final class Launch {
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         // Keep the ranks small: up to 8 JVMs share 2 cores in CI.
         pb.environment().put("TUTTI_JVM_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
+        pb.environment().putAll(env);
         return new Running(pb.start(), out, err, System.nanoTime());
     }
 
     /** Runs {@code tutti ARGS} to its end, at most {@code limit}. */
     static Result run(Path work, Duration limit, String... args) throws IOException, InterruptedException {
         return start(work, args).await(limit);
+    }
+
+    /** Runs {@code tutti ARGS} to its end, at most {@code limit}, with {@code env} added to the environment. */
+    static Result run(Path work, java.util.Map<String, String> env, Duration limit, String... args)
+            throws IOException, InterruptedException {
+        return start(work, env, args).await(limit);
     }
 
     /** Waits until {@code file} exists; fails after {@code limit}, or at once if the launcher ended. */

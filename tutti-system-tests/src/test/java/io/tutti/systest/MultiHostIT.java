@@ -26,18 +26,25 @@ class MultiHostIT {
     }
 
     private Launch.Result exchange(Netns net, int ranks, int ppn, String... extra) throws Exception {
+        return exchange(net, "udp", ranks, ppn, extra);
+    }
+
+    /** The Exchange program over {@code wire} ({@code TUTTI_NET}, passed down by the launcher's environment). */
+    private Launch.Result exchange(Netns net, String wire, int ranks, int ppn, String... extra) throws Exception {
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("run", "--verbose", "-n",
                 Integer.toString(ranks), "--hosts", String.join(",", net.hosts()), "--ppn", Integer.toString(ppn),
                 "--exec-prefix", "ip netns exec {host}", "--rails", "r0,r1", "--timeout", "100s"));
         args.addAll(java.util.List.of(extra));
         args.addAll(java.util.List.of("--cp", Launch.testClasses(), "io.tutti.systest.Exchange"));
-        return Launch.run(work, Duration.ofSeconds(150), args.toArray(String[]::new));
+        return Launch.run(work, java.util.Map.of("TUTTI_NET", wire), Duration.ofSeconds(150),
+                args.toArray(String[]::new));
     }
 
-    @Test
-    void twoHostsOfTwoRanksEach() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"udp", "tcp"})
+    void twoHostsOfTwoRanksEach(String wire) throws Exception {
         try (Netns net = Netns.create(2, 2, null)) {
-            Launch.Result r = exchange(net, 4, 2);
+            Launch.Result r = exchange(net, wire, 4, 2);
             assertExit(0, r);
             // each rank shares memory with the other rank of its host and reaches two over the rails
             assertEquals(4, r.stdout().lines().filter(l -> l.endsWith("(2 over the network): ring and all-to-all ok"))
@@ -58,9 +65,61 @@ class MultiHostIT {
     }
 
     @Test
-    void aRailTakenDownInTheMiddleOfA64MiBTransferLeavesItToTheOther() throws Exception {
+    void threeHostsOverTcpRailsLimitedToOneGigabit() throws Exception {
+        try (Netns net = Netns.create(3, 2, "1gbit")) {
+            Launch.Result r = exchange(net, "tcp", 3, 1);
+            assertExit(0, r);
+            assertEquals(3, r.stdout().lines().filter(l -> l.endsWith("(2 over the network): ring and all-to-all ok"))
+                    .count(), r::toString);
+            r.assertNoJobDirectory();
+        }
+    }
+
+    /**
+     * Rank 2, on the second host, is killed with SIGKILL while the other ranks (one beside it, two
+     * on the first host) wait to receive from it: each gets the error naming rank 2 within 2 s of
+     * the kill, and the launcher ends the job reporting the signal.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"udp", "tcp"})
+    void aPeerKilledWithSigkillIsReportedToTheOthersWithinTwoSeconds(String wire) throws Exception {
         try (Netns net = Netns.create(2, 2, null)) {
-            Launch.Running job = Launch.start(work, "run", "-n", "2", "--hosts", String.join(",", net.hosts()), "--ppn",
+            // ranks 0, 1 on host 0 and 2, 3 on host 1: the victim's neighbour 3 learns of its death
+            // over shared memory, 0 and 1 over the rails
+            Launch.Running job = Launch.start(work, java.util.Map.of("TUTTI_NET", wire), "run", "--verbose", "-n",
+                    "4", "--hosts", String.join(",", net.hosts()), "--ppn", "2", "--exec-prefix",
+                    "ip netns exec {host}", "--rails", "r0,r1", "--timeout", "60s", "--cp", Launch.testClasses(),
+                    "io.tutti.systest.AwaitDeadPeer", work.toString(), "2");
+            for (int rank = 0; rank < 4; rank++) {
+                Launch.awaitFile(job, work.resolve("rank-" + rank + ".ready"), Duration.ofSeconds(60));
+            }
+            java.util.List<Long> pids = Launch.pids(work, 4);
+            // the others are blocked in their receive by now, or about to be
+            Thread.sleep(300);
+            long killedAt = System.currentTimeMillis();
+            ProcessHandle.of(pids.get(2)).orElseThrow().destroyForcibly();
+            Launch.Result r = job.await(Duration.ofSeconds(30));
+            assertExit(128 + 9, r);
+            assertTrue(r.stderr().contains("rank 2 (pid " + pids.get(2) + ") was killed by signal 9 (SIGKILL)"),
+                    r::toString);
+            for (int rank : new int[] {0, 1, 3}) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("rank " + rank + " caught at (\\d+): (.*)")
+                        .matcher(r.stdout());
+                assertTrue(m.find(), () -> "rank " + rank + " did not get the error\n" + r);
+                long after = Long.parseLong(m.group(1)) - killedAt;
+                assertTrue(m.group(2).contains("rank 2"), m.group(2));
+                assertTrue(after >= 0 && after < 2000, "rank " + rank + " learnt of the death after " + after + " ms: " + m.group(2));
+            }
+            Launch.assertAllDead(pids);
+            r.assertNoJobDirectory();
+        }
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"udp", "tcp"})
+    void aRailTakenDownInTheMiddleOfA64MiBTransferLeavesItToTheOther(String wire) throws Exception {
+        try (Netns net = Netns.create(2, 2, null)) {
+            Launch.Running job = Launch.start(work, java.util.Map.of("TUTTI_NET", wire), "run", "-n", "2", "--hosts", String.join(",", net.hosts()), "--ppn",
                     "1", "--exec-prefix", "ip netns exec {host}", "--rails", "r0,r1", "--timeout", "100s", "--cp",
                     Launch.testClasses(), "io.tutti.systest.BigTransfer", work.toString());
             Launch.awaitFile(job, work.resolve("halfway"), Duration.ofSeconds(60));

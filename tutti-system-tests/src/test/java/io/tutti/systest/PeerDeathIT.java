@@ -25,7 +25,7 @@ class PeerDeathIT {
     Path work;
 
     @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"shm", "net"})
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"shm", "net", "net-tcp"})
     void aBlockedReceiveFromADeadPeerFailsWithAClearError(String path) throws Exception {
         String job = "it" + Long.toHexString(System.nanoTime());
         Path jobDir = ShmFiles.createJobDirectory(ShmFiles.defaultRoot().resolve("tutti-" + job));
@@ -42,10 +42,11 @@ class PeerDeathIT {
                 pb.environment().put(LaunchEnvironment.RANK, Integer.toString(rank));
                 pb.environment().put(LaunchEnvironment.SIZE, "2");
                 pb.environment().put(LaunchEnvironment.JOB_DIR, jobDir.toString());
-                if (path.equals("net")) {
+                if (path.startsWith("net")) {
                     // the network rails between two processes of this host: the dead peer is found
-                    // by its silence, not by its pid
+                    // by its silence (UDP) or its connections' end (TCP), not by its pid
                     pb.environment().put("TUTTI_TRANSPORT", "net");
+                    pb.environment().put("TUTTI_NET", path.equals("net-tcp") ? "tcp" : "udp");
                 }
                 ranks.add(pb.start());
             }
@@ -55,7 +56,7 @@ class PeerDeathIT {
             String out = Files.readString(work.resolve("out-0"));
             String err = Files.readString(work.resolve("err-0"));
             assertEquals(0, ranks.get(0).exitValue(), out + err);
-            String named = path.equals("net") ? "rank 1 cannot be reached" : "rank 1 (pid " + ranks.get(1).pid()
+            String named = path.startsWith("net") ? "rank 1 cannot be reached" : "rank 1 (pid " + ranks.get(1).pid()
                     + ") has exited or was killed";
             assertTrue(out.contains("caught after") && out.contains(named), out + err);
             long ms = Long.parseLong(out.replaceAll("(?s).*caught after (\\d+) ms.*", "$1"));

@@ -1,0 +1,73 @@
+package io.tutti.net;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.List;
+
+/**
+ * How frames travel on the rails: the one part of the rails that differs between UDP
+ * ({@link UdpWire}) and TCP ({@link TcpWire}). Everything else — the handshake, sequence numbers
+ * shared by all rails, acknowledgements, striping, reassembly, heartbeats and failure bookkeeping —
+ * is {@link RailsTransport}'s, the same over both.
+ *
+ * <p>A frame is one {@link DatagramDescriptor} unit, header and payload. Not thread-safe: driven by
+ * the thread that drives the transport.
+ */
+interface RailWire {
+    /** The name that {@code TUTTI_NET} selects this wire by. */
+    String name();
+
+    /**
+     * Whether the wire itself repairs loss and keeps order on each rail (TCP): the rails then send
+     * no NAKs and retransmit only what a rail found down carried.
+     */
+    boolean repairsLoss();
+
+    /** The local address of each rail, as the peers reach it. */
+    List<InetSocketAddress> localAddresses();
+
+    /** Starts reaching {@code peer}, whose rails are at {@code addr} (one per rail). */
+    void connect(int peer, InetSocketAddress[] addr);
+
+    /**
+     * Sends the frame of {@code length} bytes at the start of {@code frame} (its position and limit
+     * are the wire's to use) to {@code peer} on {@code rail}.
+     *
+     * @return false when it could not leave (no way to the peer on that rail yet, or the socket
+     *         refused it); the frame is then as good as lost
+     */
+    boolean send(int peer, int rail, ByteBuffer frame, int length);
+
+    /** Reads what has arrived on every rail and hands each frame to {@code into}; returns the frames read. */
+    int receive(Receiver into);
+
+    /**
+     * A HELLO from {@code from} claims to come from {@code peer} on {@code rail}: HELLOs to that peer
+     * and rail go back to it until one source has passed the challenge.
+     */
+    void claimed(int peer, int rail, Object from);
+
+    /** {@code from} has answered the challenge: it is {@code peer}'s end of {@code rail}. */
+    void authenticated(int peer, int rail, Object from);
+
+    /** Sends what is still queued (bounded in time) and releases the sockets. */
+    void close();
+
+    /** What the wire reports to the rails. */
+    interface Receiver {
+        /**
+         * A frame of {@code length} bytes at the start of {@code frame} arrived on {@code rail} from
+         * {@code from} (an address, or a connection: compared with {@code equals}). Not yet checked.
+         */
+        void frame(int rail, Object from, ByteBuffer frame, int length);
+
+        /** {@code peer}'s end of {@code rail} is gone (end of stream, reset). */
+        void lost(int peer, int rail, String why);
+
+        /** A way to {@code peer} on {@code rail} has just opened: a HELLO can go now. */
+        void opened(int peer, int rail);
+
+        /** A received stream could not be framed (garbage on a connection): counted, the connection closed. */
+        void garbled(DropReason why);
+    }
+}

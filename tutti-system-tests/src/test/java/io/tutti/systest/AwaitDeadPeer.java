@@ -1,0 +1,46 @@
+package io.tutti.systest;
+
+import io.tutti.Communicator;
+import io.tutti.Tutti;
+import io.tutti.TuttiException;
+import java.nio.file.Path;
+
+/**
+ * Arguments: the pid directory and a victim rank. The victim polls until it is killed; every other
+ * rank receives from it, and when that fails with {@link TuttiException.PeerFailed} prints
+ * {@code rank R caught at <epoch ms>: <message>} and ends normally. Each rank writes
+ * {@code rank-R.pid}, then {@code rank-R.ready} just before it blocks.
+ */
+public final class AwaitDeadPeer {
+    private AwaitDeadPeer() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        Path dir = Path.of(args[0]);
+        int victim = Integer.parseInt(args[1]);
+        Tutti tutti = Tutti.init(args);
+        Communicator w = tutti.world();
+        int rank = w.rank();
+        Ranks.mark(dir, rank, "pid");
+        Ranks.barrier(w);
+        Ranks.mark(dir, rank, "ready");
+        if (rank == victim) {
+            // alive and heard (a rank that never calls in is silent on the rails) until it is killed
+            long end = System.nanoTime() + 600_000_000_000L;
+            while (System.nanoTime() < end) {
+                w.iprobe(Communicator.ANY_SOURCE, 77);
+                Thread.sleep(1);
+            }
+            return;
+        }
+        try {
+            w.recv(new byte[8], 0, 8, victim, 5);
+            System.out.println("rank " + rank + " received a message nobody sent");
+            System.exit(1);
+        } catch (TuttiException.PeerFailed e) {
+            System.out.println("rank " + rank + " caught at " + System.currentTimeMillis() + ": " + e.getMessage());
+        }
+        // the dead peer would make a collective close wait for it: leave without one
+        System.exit(0);
+    }
+}
