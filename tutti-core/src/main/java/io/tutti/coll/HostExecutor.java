@@ -24,6 +24,8 @@ public final class HostExecutor implements Engine.Task {
     private final Operation[] posted;
     /** One operation per SEND/RECV step, reused run after run. */
     private final Operation[] ops;
+    /** One switch exchange per INC step (null without INC steps). */
+    private final io.tutti.transport.InNetworkAggregation.Transfer[] incs;
     private final int[] ready;
     private final int[] active;
     /** Steps whose dependencies are done, run in the order they became ready (a step enters once per run). */
@@ -44,6 +46,11 @@ public final class HostExecutor implements Engine.Task {
      * @param group   communicator rank to world rank
      */
     public HostExecutor(Engine engine, Schedule schedule, int context, int[] group) {
+        this(engine, schedule, context, group, null);
+    }
+
+    /** @param inc the in-network group that runs the schedule's INC steps (null if it has none) */
+    public HostExecutor(Engine engine, Schedule schedule, int context, int[] group, InNetworkGroup inc) {
         this.engine = engine;
         this.s = schedule;
         this.context = context;
@@ -58,6 +65,17 @@ public final class HostExecutor implements Engine.Task {
                 ops[i] = engine.operation();
             }
         }
+        io.tutti.transport.InNetworkAggregation.Transfer[] x = null;
+        for (int i = 0; i < schedule.steps; i++) {
+            if (schedule.kind[i] == Schedule.INC) {
+                if (inc == null) {
+                    throw new IllegalStateException(schedule.name + " exchanges with switches but has no group");
+                }
+                x = x == null ? new io.tutti.transport.InNetworkAggregation.Transfer[schedule.steps] : x;
+                x[i] = inc.transfer();
+            }
+        }
+        this.incs = x;
         this.ready = new int[schedule.steps];
         this.active = new int[schedule.steps];
         this.done = schedule.steps;
@@ -113,6 +131,15 @@ public final class HostExecutor implements Engine.Task {
         try {
             for (int k = 0; k < activeCount; ) {
                 int i = active[k];
+                if (s.kind[i] == Schedule.INC) {
+                    if (incs[i].poll()) {
+                        active[k] = active[--activeCount];
+                        complete(i);
+                    } else {
+                        k++;
+                    }
+                    continue;
+                }
                 Operation r = posted[i];
                 if (r.isDone()) {
                     posted[i] = null;
@@ -162,6 +189,10 @@ public final class HostExecutor implements Engine.Task {
                             offset, s.length[i], null);
                     post(i, ops[i]);
                 }
+                case Schedule.INC -> {
+                    incs[i].start(buffer(s.buffer[i]), offset, s.length[i], op.ordinal(), type.ordinal(), type.size());
+                    active[activeCount++] = i;
+                }
                 case Schedule.REDUCE -> {
                     reduce(i);
                     complete(i);
@@ -202,6 +233,9 @@ public final class HostExecutor implements Engine.Task {
     private void abandon() {
         for (int k = 0; k < activeCount; k++) {
             int i = active[k];
+            if (s.kind[i] == Schedule.INC) {
+                continue;
+            }
             ops[i] = engine.operation();
             posted[i] = null;
         }
