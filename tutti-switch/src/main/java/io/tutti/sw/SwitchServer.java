@@ -32,6 +32,8 @@ public final class SwitchServer implements AutoCloseable {
     private final double loss;
     private long injected;
     private volatile boolean running = true;
+    private java.util.function.IntConsumer onGroups = g -> { };
+    private int reportedGroups;
 
     /** Binds the ports; a ToR learns its spines' ids from their first query replies. */
     public SwitchServer(SwitchConfig config) throws IOException {
@@ -76,6 +78,11 @@ public final class SwitchServer implements AutoCloseable {
         return injected;
     }
 
+    /** Called from the loop whenever the number of hosted groups changed (for status output). */
+    public void onGroupsChanged(java.util.function.IntConsumer listener) {
+        this.onGroups = listener;
+    }
+
     /** Runs until {@link #stop()}. */
     public void run() throws IOException {
         long nextSweep = System.nanoTime() + SWEEP_MILLIS * 1_000_000L;
@@ -92,6 +99,10 @@ public final class SwitchServer implements AutoCloseable {
                     }
                     logic.receive(rx, from, System.nanoTime());
                 }
+            }
+            if (logic.groups() != reportedGroups) {
+                reportedGroups = logic.groups();
+                onGroups.accept(reportedGroups);
             }
             long now = System.nanoTime();
             if (now - nextSweep > 0) {
