@@ -45,7 +45,7 @@ public final class SwitchCommand implements Callable<Integer> {
             description = "A ToR's spines; none for a spine, or for a ToR that is always the root.")
     List<String> uplinks = new ArrayList<>();
 
-    @Option(names = "--id", description = "Switch id in control packets (default: derived from the first port).")
+    @Option(names = "--id", description = "Switch id in control packets, unique in the network (default: random).")
     Integer id;
 
     @Option(names = "--capacity", description = "Groups it can host at once (default: ${DEFAULT-VALUE}).")
@@ -128,7 +128,7 @@ public final class SwitchCommand implements Callable<Integer> {
         int opMask = ops == null ? SwitchConfig.allOps() : mask(ops, "--ops", ReduceOp.class);
         int typeMask = types == null ? SwitchConfig.allTypes() : mask(types, "--types", Datatype.class);
         long leaseNanos = Durations.parse(lease).toNanos();
-        return new SwitchConfig(r, id != null ? id : SwitchConfig.idOf(p.getFirst()), p, u, capacity, slots, maxPayload,
+        return new SwitchConfig(r, id != null ? id : SwitchConfig.randomId(), p, u, capacity, slots, maxPayload,
                 opMask, typeMask, loss, seed, leaseNanos);
     }
 

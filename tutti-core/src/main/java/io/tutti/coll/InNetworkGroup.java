@@ -260,7 +260,8 @@ public final class InNetworkGroup {
     private static InNetworkAggregation open(Engine engine, int worldRank) {
         Map<String, String> settings = LaunchEnvironment.current();
         for (InNetworkAggregation.Provider p : ServiceLoader.load(InNetworkAggregation.Provider.class)) {
-            InNetworkAggregation a = p.open(new InNetworkAggregation.Context(engine.wireJobId(), worldRank, settings));
+            InNetworkAggregation a = p.open(new InNetworkAggregation.Context(engine.wireJobId(), worldRank, settings,
+                    engine::progress));
             if (a != null) {
                 return a;
             }

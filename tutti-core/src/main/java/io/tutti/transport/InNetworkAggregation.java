@@ -27,8 +27,10 @@ public interface InNetworkAggregation extends AutoCloseable {
      * @param wireJobId the job id every packet carries
      * @param worldRank this rank
      * @param settings  the environment and system properties ({@code TUTTI_*})
+     * @param progress  drives the rank's other communication; a control request waiting for its
+     *                  answer calls it, so that the rank keeps answering its peers meanwhile
      */
-    record Context(int wireJobId, int worldRank, Map<String, String> settings) {
+    record Context(int wireJobId, int worldRank, Map<String, String> settings, Runnable progress) {
     }
 
     /**

@@ -64,8 +64,12 @@ public final class IncClient implements InNetworkAggregation {
         }
     }
 
-    public IncClient(int job, int rank, InetSocketAddress tor, long retryMillis, long timeoutMillis, long setupMillis)
-            throws IOException {
+    private final Runnable progress;
+
+    /** @param progress run while a control request waits (the rank's other communication) */
+    public IncClient(int job, int rank, InetSocketAddress tor, long retryMillis, long timeoutMillis, long setupMillis,
+                     Runnable progress) throws IOException {
+        this.progress = progress;
         this.job = job;
         this.rank = rank;
         this.tor = tor;
@@ -129,7 +133,7 @@ public final class IncClient implements InNetworkAggregation {
                     resend.run();
                     next = System.nanoTime() + Math.max(retryNanos * 10, 20_000_000L);
                 }
-                Thread.onSpinWait();
+                progress.run();
                 parkBriefly();
                 continue;
             }

@@ -25,7 +25,7 @@ public final class IncProvider implements InNetworkAggregation.Provider {
             return new IncClient(context.wireJobId(), context.worldRank(), parse(IncClient.SWITCH, where.trim()),
                     millis(s, IncClient.RETRY, IncClient.RETRY_DEFAULT),
                     millis(s, IncClient.TIMEOUT, IncClient.TIMEOUT_DEFAULT),
-                    millis(s, IncClient.SETUP, IncClient.SETUP_DEFAULT));
+                    millis(s, IncClient.SETUP, IncClient.SETUP_DEFAULT), context.progress());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the socket toward the switch " + where, e);
         }

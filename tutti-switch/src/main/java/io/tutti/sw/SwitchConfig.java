@@ -98,9 +98,11 @@ public record SwitchConfig(Role role, int id, List<InetSocketAddress> ports, Lis
         return new SwitchConfig(role, id, ports, uplinks, capacity, slots, maxPayload, ops, types, loss, seed, nanos);
     }
 
-    /** The id a switch gets from its first port when none is given: stable, non-zero. */
-    public static int idOf(InetSocketAddress port) {
-        int h = port.toString().hashCode() * 0x9E3779B1;
-        return h == 0 ? 1 : h;
+    /**
+     * The id a switch gets when none is given: random and non-zero, since a port address (often
+     * the wildcard) does not tell switches apart.
+     */
+    public static int randomId() {
+        return java.util.concurrent.ThreadLocalRandom.current().nextInt(1, Integer.MAX_VALUE);
     }
 }
