@@ -109,7 +109,8 @@ public final class SwitchCommand implements Callable<Integer> {
             out.flush();
             server.run();
             var c = server.logic().counters();
-            out.println("tutti switch: stopped; control " + c.controlPackets + ", data " + c.dataPackets + ", aggregated "
+            out.println("tutti switch: stopped; control " + c.controlPackets + ", data " + c.dataPackets + " (from children " + c.fromChildren
+                    + ", results to children " + c.toChildren + "), aggregated "
                     + c.aggregated + ", duplicates " + c.duplicates + ", resent " + c.resent + ", forwarded "
                     + c.forwarded + ", dropped " + c.dropped + ", injected losses " + server.injectedLosses());
             out.flush();

@@ -64,6 +64,10 @@ public final class AggregationSwitch {
     public static final class Counters {
         public long controlPackets;
         public long dataPackets;
+        /** Contributions received from children (hosts below a ToR, ToRs below a spine), repeats included. */
+        public long fromChildren;
+        /** Result packets sent down to children, repeats included. */
+        public long toChildren;
         public long aggregated;
         public long duplicates;
         public long resent;
@@ -379,6 +383,7 @@ public final class AggregationSwitch {
             counters.dropped++;
             return;
         }
+        counters.fromChildren++;
         int req = req(p);
         Slot s = g.slots[Integer.remainderUnsigned(req, g.slots.length)];
         long bit = 1L << child;
@@ -484,6 +489,9 @@ public final class AggregationSwitch {
                           int child, InetSocketAddress to) {
         if (to == null) {
             return;
+        }
+        if ((flags & FLAG_RESULT) != 0) {
+            counters.toChildren++;
         }
         writeHeader(tx, MessageType.INC_DATA, flags, g.job, config.id(), g.id, op, type, count, req, child, bytes);
         MemorySegment.copy(payload, 0, MemorySegment.ofBuffer(tx), HEADER_LENGTH, bytes);

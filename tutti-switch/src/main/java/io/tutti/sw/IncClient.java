@@ -34,7 +34,7 @@ import java.util.Map;
 public final class IncClient implements InNetworkAggregation {
     public static final String SWITCH = "TUTTI_INC_SWITCH";
     public static final String RETRY = "TUTTI_INC_RETRY_MS";
-    public static final long RETRY_DEFAULT = 5;
+    public static final long RETRY_DEFAULT = 20;
     public static final String TIMEOUT = "TUTTI_INC_TIMEOUT_MS";
     public static final long TIMEOUT_DEFAULT = 10_000;
     public static final String SETUP = "TUTTI_INC_SETUP_MS";

@@ -206,8 +206,11 @@ class AggregationSwitchTest {
             assertEquals(1, res.size(), "leader " + l + " gets exactly one result packet");
             assertArrayEquals(new int[] {10, 100, -6}, ints(res.getFirst()));
         }
-        // the ToRs sent one packet each up, not the leaders' four
+        // the ToRs sent one packet each up, not the leaders' four; each leader sent one and got one
         assertEquals(2, spine.counters().aggregated);
+        assertEquals(2, tor1.counters().fromChildren);
+        assertEquals(2, tor1.counters().toChildren);
+        assertEquals(2, spine.counters().toChildren);
     }
 
     @Test
