@@ -234,6 +234,78 @@ class IncAllreduceTest {
     }
 
     @Test
+    void socketLeadersEachExchangeWithTheSwitches() throws Exception {
+        InetSocketAddress[] tors = fabric(0);
+        // two nodes of four ranks, two sockets each: four socket leaders, two per node, one node per ToR
+        job(8, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                WORLD.set(t.world());
+                check(8, ReduceOp.SUM, Datatype.LONG, 3);
+                check(8, ReduceOp.MIN, Datatype.INT, 300);
+            }
+        }, (rank, env) -> {
+            env.put("TUTTI_TOPOLOGY_NODE_SIZE", "4");
+            env.put("TUTTI_TOPOLOGY_SOCKETS", "2");
+            env.put("TUTTI_INC_MODE", "socket");
+            env.put("TUTTI_COLL_ALLREDUCE", "inc");
+            InetSocketAddress t = tors[rank / 4];
+            env.put(IncClient.SWITCH, t.getHostString() + ":" + t.getPort());
+        });
+        // each ToR saw two children (the socket leaders of its node)
+        for (SwitchServer s : servers.subList(1, 3)) {
+            assertEquals(0, s.logic().counters().fromChildren % 2);
+            assertTrue(s.logic().counters().fromChildren > 0);
+        }
+    }
+
+    @Test
+    void nonblockingAndPersistentCallsGoThroughTheSwitchesToo() throws Exception {
+        InetSocketAddress[] tors = fabric(0);
+        job(8, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                long[] a = {rank, 1};
+                long[] b = new long[2];
+                io.tutti.Request r = w.iallreduce(a, b, 2, Datatype.LONG, ReduceOp.SUM);
+                r.waitFor();
+                assertArrayEquals(new long[] {28, 8}, b);
+                double[] x = new double[100];
+                double[] y = new double[100];
+                io.tutti.Request p = w.allreduceInit(x, y, 100, Datatype.DOUBLE, ReduceOp.MAX);
+                for (int round = 0; round < 5; round++) {
+                    java.util.Arrays.fill(x, rank * 10 + round);
+                    p.start();
+                    p.waitFor();
+                    assertEquals(70 + round, y[99]);
+                }
+                p.free();
+            }
+        }, incEnv(tors));
+        assertTrue(servers.getFirst().logic().counters().aggregated >= 2 * 6, "the spine took part in every call");
+    }
+
+    @Test
+    void aGroupTheSwitchesHaveNoRoomForFallsBack() throws Exception {
+        SwitchServer spine = start(new SwitchConfig(SwitchConfig.Role.SPINE, 9, List.of(loopback()), List.of(), 0, 8,
+                256, SwitchConfig.allOps(), SwitchConfig.allTypes(), 0, 11, Long.MAX_VALUE));
+        InetSocketAddress up = spine.port(0);
+        InetSocketAddress[] tors = new InetSocketAddress[2];
+        for (int i = 0; i < 2; i++) {
+            tors[i] = start(SwitchConfig.of(SwitchConfig.Role.TOR, i + 1, List.of(loopback()), List.of(up))).port(0);
+        }
+        job(8, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                WORLD.set(t.world());
+                check(8, ReduceOp.SUM, Datatype.INT, 10);
+            }
+        }, incEnv(tors));
+        for (SwitchServer s : servers) {
+            assertEquals(0, s.logic().groups(), "nothing left behind by the refused set-up");
+            assertEquals(0, s.logic().counters().aggregated);
+        }
+    }
+
+    @Test
     void withoutASwitchTheHostAlgorithmRuns() {
         job(8, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
