@@ -24,8 +24,9 @@ import java.util.Map;
  * transfers (a window of packets in flight, each sent again when its result is late).
  *
  * <p>Settings (environment): {@value #SWITCH} — the ToR's {@code host:port}; without it the
- * provider opens nothing; {@value #RETRY} — milliseconds before a contribution or control
- * request is sent again (default {@value #RETRY_DEFAULT}); {@value #TIMEOUT} — milliseconds
+ * provider opens nothing; {@value #RETRY} — least milliseconds before a contribution is sent
+ * again (default {@value #RETRY_DEFAULT}; the wait follows the measured round trip), ten times that
+ * for a control request; {@value #TIMEOUT} — milliseconds
  * without any result before a transfer fails (default {@value #TIMEOUT_DEFAULT}); {@value #SETUP}
  * — milliseconds a query, notify or release waits for its answer (default {@value #SETUP_DEFAULT}).
  *
@@ -34,7 +35,9 @@ import java.util.Map;
 public final class IncClient implements InNetworkAggregation {
     public static final String SWITCH = "TUTTI_INC_SWITCH";
     public static final String RETRY = "TUTTI_INC_RETRY_MS";
-    public static final long RETRY_DEFAULT = 20;
+    public static final long RETRY_DEFAULT = 5;
+    /** Longest wait before a packet is sent again, however slow the round trips measured. */
+    private static final long RTO_MAX_NANOS = 1_000_000_000L;
     public static final String TIMEOUT = "TUTTI_INC_TIMEOUT_MS";
     public static final long TIMEOUT_DEFAULT = 10_000;
     public static final String SETUP = "TUTTI_INC_SETUP_MS";
@@ -52,6 +55,10 @@ public final class IncClient implements InNetworkAggregation {
     private final Map<Integer, GroupState> groups = new HashMap<>();
     private long sentData;
     private long receivedData;
+    /** Smoothed round trip of data packets and its variation (Jacobson), for the retransmission timeout. */
+    private long srttNanos;
+    private long rttvarNanos;
+    private long rtoNanos;
 
     /** A joined group: its place in the tree, its packet size and window, its next request id. */
     private static final class GroupState {
@@ -76,6 +83,7 @@ public final class IncClient implements InNetworkAggregation {
         this.retryNanos = retryMillis * 1_000_000L;
         this.timeoutNanos = timeoutMillis * 1_000_000L;
         this.setupNanos = setupMillis * 1_000_000L;
+        this.rtoNanos = retryNanos;
         this.channel = DatagramChannel.open(StandardProtocolFamily.INET);
         channel.bind(new InetSocketAddress(0));
         channel.configureBlocking(false);
@@ -230,6 +238,22 @@ public final class IncClient implements InNetworkAggregation {
 
     // ------------------------------------------------------------------------ data plane
 
+    /**
+     * A round trip measured on a packet sent once: the timeout becomes srtt + 4 rttvar, at least
+     * the configured retry time, so that a loaded machine does not send everything twice.
+     */
+    private void sample(long rtt) {
+        if (srttNanos == 0) {
+            srttNanos = rtt;
+            rttvarNanos = rtt / 2;
+        } else {
+            long err = rtt - srttNanos;
+            srttNanos += err / 8;
+            rttvarNanos += (Math.abs(err) - rttvarNanos) / 4;
+        }
+        rtoNanos = Math.min(RTO_MAX_NANOS, Math.max(retryNanos, srttNanos + 4 * rttvarNanos));
+    }
+
     private ByteBuffer receive() {
         try {
             rx.clear();
@@ -297,6 +321,7 @@ public final class IncClient implements InNetworkAggregation {
         private int done;
         private long[] sentAt = new long[0];
         private boolean[] have = new boolean[0];
+        private boolean[] again = new boolean[0];
         private long lastProgress;
 
         TransferImpl(GroupState g) {
@@ -320,11 +345,13 @@ public final class IncClient implements InNetworkAggregation {
             if (sentAt.length < packets) {
                 sentAt = new long[packets];
                 have = new boolean[packets];
+                again = new boolean[packets];
             } else {
                 java.util.Arrays.fill(have, 0, packets, false);
+                java.util.Arrays.fill(again, 0, packets, false);
             }
             this.lastProgress = System.nanoTime();
-            if (packets > 0) {
+            if (packets > 0 && !g.active.contains(this)) {
                 g.active.add(this);
                 pump(lastProgress);
             }
@@ -342,6 +369,7 @@ public final class IncClient implements InNetworkAggregation {
             send(tx);
             sentData++;
             sentAt[k] = now;
+            this.again[k] |= again;
         }
 
         /** New packets within the window, and again those whose result is late. */
@@ -351,7 +379,7 @@ public final class IncClient implements InNetworkAggregation {
                 sendPacket(nextToSend++, false, now);
             }
             for (int k = firstMissing(); k < nextToSend; k++) {
-                if (!have[k] && now - sentAt[k] > retryNanos) {
+                if (!have[k] && now - sentAt[k] > rtoNanos) {
                     sendPacket(k, true, now);
                 }
             }
@@ -375,21 +403,24 @@ public final class IncClient implements InNetworkAggregation {
                 have[k] = true;
                 done++;
                 lastProgress = System.nanoTime();
+                if (!again[k]) {
+                    sample(lastProgress - sentAt[k]);
+                }
             }
             return true;
         }
 
         @Override
         public boolean poll() {
-            if (done == packets) {
-                return true;
+            if (done < packets) {
+                drain();
             }
-            drain();
-            long now = System.nanoTime();
             if (done == packets) {
+                // completed here or while another transfer of the process took packets in
                 g.active.remove(this);
                 return true;
             }
+            long now = System.nanoTime();
             if (now - lastProgress > timeoutNanos) {
                 g.active.remove(this);
                 throw new TuttiException("in-network allreduce: no result from the switch at " + tor + " for "
