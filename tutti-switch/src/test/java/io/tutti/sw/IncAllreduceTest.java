@@ -285,6 +285,27 @@ class IncAllreduceTest {
     }
 
     @Test
+    void theSpineWithTheMostFreeGroupsIsChosen() throws Exception {
+        SwitchServer busy = start(new SwitchConfig(SwitchConfig.Role.SPINE, 21, List.of(loopback()), List.of(), 2, 8,
+                256, SwitchConfig.allOps(), SwitchConfig.allTypes(), 0, 11, Long.MAX_VALUE));
+        SwitchServer idle = start(new SwitchConfig(SwitchConfig.Role.SPINE, 22, List.of(loopback()), List.of(), 6, 8,
+                256, SwitchConfig.allOps(), SwitchConfig.allTypes(), 0, 11, Long.MAX_VALUE));
+        List<InetSocketAddress> ups = List.of(busy.port(0), idle.port(0));
+        InetSocketAddress[] tors = new InetSocketAddress[2];
+        for (int i = 0; i < 2; i++) {
+            tors[i] = start(SwitchConfig.of(SwitchConfig.Role.TOR, i + 1, List.of(loopback()), ups)).port(0);
+        }
+        job(8, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                WORLD.set(t.world());
+                check(8, ReduceOp.SUM, Datatype.INT, 10);
+            }
+        }, incEnv(tors));
+        assertEquals(0, busy.logic().counters().aggregated, "the spine with fewer free groups was passed over");
+        assertEquals(2, idle.logic().counters().aggregated);
+    }
+
+    @Test
     void aGroupTheSwitchesHaveNoRoomForFallsBack() throws Exception {
         SwitchServer spine = start(new SwitchConfig(SwitchConfig.Role.SPINE, 9, List.of(loopback()), List.of(), 0, 8,
                 256, SwitchConfig.allOps(), SwitchConfig.allTypes(), 0, 11, Long.MAX_VALUE));
