@@ -203,6 +203,9 @@ public final class IncClient implements InNetworkAggregation {
 
     @Override
     public String join(Membership m) {
+        // kept even if refused: a release must name this leader's child index to the switch that
+        // installed its part before another switch refused
+        groups.put(m.group(), new GroupState(m));
         Runnable send = () -> control(NOTIFY, m.group(), m.child(), m, m.socketMode(), m.globalSize());
         send.run();
         ByteBuffer p = awaitControl(NOTIFY_REPLY, m.group(), System.nanoTime() + setupNanos, send);
@@ -213,7 +216,6 @@ public final class IncClient implements InNetworkAggregation {
         if (fail != OK) {
             return failName(fail);
         }
-        groups.put(m.group(), new GroupState(m));
         return null;
     }
 

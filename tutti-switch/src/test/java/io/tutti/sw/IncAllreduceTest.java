@@ -327,6 +327,29 @@ class IncAllreduceTest {
     }
 
     @Test
+    void aToRWithNoRoomRefusesTheNotifyAndTheJobFallsBack() throws Exception {
+        SwitchServer spine = start(SwitchConfig.of(SwitchConfig.Role.SPINE, 9, List.of(loopback()), List.of()));
+        InetSocketAddress up = spine.port(0);
+        InetSocketAddress[] tors = new InetSocketAddress[2];
+        tors[0] = start(SwitchConfig.of(SwitchConfig.Role.TOR, 1, List.of(loopback()), List.of(up))).port(0);
+        tors[1] = start(SwitchConfig.of(SwitchConfig.Role.TOR, 2, List.of(loopback()), List.of(up)).withCapacity(0))
+                .port(0);
+        job(8, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                WORLD.set(t.world());
+                check(8, ReduceOp.SUM, Datatype.INT, 10);
+            }
+        }, incEnv(tors));
+        // the first ToR and the spine had installed the group for the leaders they accepted:
+        // the release after the refusal took it off again
+        for (SwitchServer s : servers) {
+            assertEquals(0, s.logic().groups());
+            assertEquals(0, s.logic().counters().aggregated);
+        }
+        assertTrue(servers.get(1).logic().counters().controlPackets > 0, "the first ToR took part in the set-up");
+    }
+
+    @Test
     void withoutASwitchTheHostAlgorithmRuns() {
         job(8, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
