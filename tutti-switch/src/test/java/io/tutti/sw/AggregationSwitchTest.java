@@ -376,6 +376,42 @@ class AggregationSwitchTest {
     }
 
     @Test
+    void randomPacketsNeverThrowAndNeverCorruptAGroup() {
+        setUp(GROUP);
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(42);
+        for (int i = 0; i < 20_000; i++) {
+            // well-formed headers with random fields and payloads, and random bytes after the mark
+            ByteBuffer b = ByteBuffer.allocate(HEADER_LENGTH + rnd.nextInt(0, 300)).order(ByteOrder.LITTLE_ENDIAN);
+            for (int k = 0; k < b.limit(); k++) {
+                b.put(k, (byte) rnd.nextInt());
+            }
+            b.putInt(TAG_OFFSET, MARK);
+            if (rnd.nextBoolean()) {
+                b.put(VERSION_OFFSET, VERSION);
+                b.put(TYPE_OFFSET, rnd.nextBoolean() ? MessageType.INC_DATA : MessageType.INC_CTRL);
+                b.putShort(PAYLOAD_LENGTH_OFFSET, (short) (b.limit() - HEADER_LENGTH));
+                b.putInt(JOB_OFFSET, JOB);
+                if (rnd.nextBoolean()) {
+                    b.putInt(GROUP_OFFSET, GROUP);
+                }
+            }
+            AggregationSwitch target = rnd.nextBoolean() ? tor1 : spine;
+            InetSocketAddress from = rnd.nextBoolean() ? LEADER[rnd.nextInt(4)] : TOR2;
+            target.receive(b, from, 0);
+            wire.clear();
+        }
+        // the group still aggregates correctly afterwards (request ids far from the fuzzed ones)
+        inbox.clear();
+        for (int l = 0; l < 4; l++) {
+            send(l, data(l, 1 << 30, new int[] {l}, (short) 0));
+        }
+        run();
+        for (int l = 0; l < 4; l++) {
+            assertArrayEquals(new int[] {6}, ints(results(l).getLast()), "leader " + l);
+        }
+    }
+
+    @Test
     void malformedPacketsAreDroppedAndCounted() {
         ByteBuffer b = control(QUERY, 0, GROUP);
         b.limit(b.limit() - 3);
