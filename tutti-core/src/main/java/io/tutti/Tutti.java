@@ -93,6 +93,9 @@ public final class Tutti implements AutoCloseable {
     /** Leaves the job: flushes queued messages, unmaps and removes this rank's shared memory. */
     @Override
     public void close() {
+        if (!engine.isClosed()) {
+            io.tutti.coll.InNetworkGroup.releaseAll(engine);
+        }
         engine.close();
     }
 

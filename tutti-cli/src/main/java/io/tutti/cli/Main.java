@@ -17,7 +17,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "tutti", mixinStandardHelpOptions = true, usageHelpAutoWidth = true, versionProvider = Main.Version.class,
         synopsisSubcommandLabel = "COMMAND",
         description = "Tutti: MPI-style point-to-point and collective communication for the JVM.",
-        subcommands = {RunCommand.class, BenchCommand.class, SimCommand.class, OffloadCommand.class, DemoCommand.class,
+        subcommands = {RunCommand.class, BenchCommand.class, SimCommand.class, OffloadCommand.class, SwitchCommand.class,
+            DemoCommand.class,
             CommandLine.HelpCommand.class},
         footer = {"", "Run 'tutti COMMAND --help' for the options of a command."})
 public final class Main implements Callable<Integer> {

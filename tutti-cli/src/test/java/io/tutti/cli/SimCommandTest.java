@@ -80,6 +80,9 @@ class SimCommandTest {
         Run tree = run("--coll", "allreduce", "--mode", "switch", "--topology", "fattree:k=2", "--nodes", "4");
         assertEquals(Launcher.EXIT_USAGE, tree.code());
         assertTrue(tree.err().contains("leafspine"), tree.err());
+        Run inc = run("--coll", "allreduce", "--algorithm", "inc", "--nodes", "4");
+        assertEquals(Launcher.EXIT_USAGE, inc.code());
+        assertTrue(inc.err().contains("--mode switch"), inc.err());
         assertEquals(Launcher.EXIT_USAGE, run("--coll", "bcast", "--nodes", "four").code());
         assertEquals(Launcher.EXIT_USAGE, run("--coll", "bcast", "--algorithm", "ring", "--nodes", "4").code());
         assertEquals(Launcher.EXIT_USAGE, run("--coll", "bcast", "--network", "packet", "--topology", "thesis",

@@ -27,6 +27,11 @@ public final class Algorithms {
     /** Node and Socket leader modes, for any operation that has them. */
     public static final String NODE_LEADERS = "node-leaders";
     public static final String SOCKET_LEADERS = "socket-leaders";
+    /** In-network allreduce: the aggregation switches reduce the leaders' data (see {@link InNetworkGroup}). */
+    public static final String INC = "inc";
+    /** Leaders of the in-network allreduce: {@code node} (one per node) or {@code socket} (one per CPU package). */
+    public static final String INC_MODE = "TUTTI_INC_MODE";
+    public static final String INC_MODE_DEFAULT = "node";
 
     /** The algorithms per operation, in the order they are listed to users. */
     public static final Map<Kind, List<String>> AVAILABLE = available();
@@ -38,7 +43,7 @@ public final class Algorithms {
                 SOCKET_LEADERS));
         m.put(Kind.REDUCE, List.of("binomial", "chain", "rabenseifner"));
         m.put(Kind.ALLREDUCE, List.of("recursive-doubling", "rabenseifner", "ring", "reduce-bcast", NODE_LEADERS,
-                SOCKET_LEADERS));
+                SOCKET_LEADERS, INC));
         m.put(Kind.REDUCE_SCATTER, List.of("recursive-halving", "ring", "pairwise"));
         m.put(Kind.SCAN, List.of("recursive-doubling", "linear"));
         m.put(Kind.EXSCAN, List.of("recursive-doubling", "linear"));
@@ -52,9 +57,15 @@ public final class Algorithms {
     private final Map<String, String> env;
     private final long segment;
     private final int kary;
+    private final boolean incSocketMode;
 
     public Algorithms(Map<String, String> env) {
         this.env = env;
+        String mode = env.getOrDefault(INC_MODE, INC_MODE_DEFAULT).trim();
+        if (!mode.equals("node") && !mode.equals("socket")) {
+            throw new TuttiException.InvalidArgument(INC_MODE + " must be node or socket, got '" + mode + "'");
+        }
+        this.incSocketMode = mode.equals("socket");
         this.segment = positive(env, SEGMENT, SEGMENT_DEFAULT);
         this.kary = (int) positive(env, KARY, KARY_DEFAULT);
         if (kary < 2) {
@@ -162,6 +173,21 @@ public final class Algorithms {
         };
     }
 
+    /** The selector's choice among the host algorithms: what {@code inc} falls back to. */
+    public String hostChoice(CollectiveCall c, int size, Topology topo) {
+        return select(c, size, topo);
+    }
+
+    /** Whether the in-network allreduce uses socket leaders (else node leaders). */
+    public boolean incSocketMode() {
+        return incSocketMode;
+    }
+
+    /** The leader domains of the in-network allreduce. */
+    public int[] incDomains(Topology topo) {
+        return incSocketMode ? topo.socketDomains() : topo.nodeDomains();
+    }
+
     /** Leaders reduce their domains' partial results in leader order: fine unless order matters and domains interleave. */
     private static boolean leadersKeepOrder(CollectiveCall c, int[] domains) {
         return c.commutative || HierarchicalSchedules.contiguous(domains);
@@ -201,6 +227,8 @@ public final class Algorithms {
                     case "ring" -> RingAllreduce.build(rank, size, c.bytes, c.extent, c.inPlace, c.commutative);
                     case "reduce-bcast" -> ReduceBcastAllreduce.build(rank, size, c.bytes, c.extent, c.inPlace,
                             c.commutative);
+                    case INC -> HierarchicalSchedules.incAllreduce(rank, size, c.bytes, c.extent, c.inPlace,
+                            incDomains(topo));
                     default -> HierarchicalSchedules.allreduce(rank, size, c.bytes, c.extent, c.inPlace, c.commutative,
                             domains(topo, algorithm));
                 };

@@ -36,6 +36,10 @@ public final class Collectives {
     private final IntSupplier sequence = this::nextSequence;
     private Topology topology;
     private int sequenceCounter;
+    /** The in-network group, set up when {@code inc} is first used; {@link #incTried} once attempted. */
+    private InNetworkGroup incGroup;
+    private boolean incTried;
+    private boolean incUnsupportedLogged;
 
     /**
      * A schedule, the executor kept for blocking calls of it, and the idle executors of finished
@@ -47,18 +51,23 @@ public final class Collectives {
         final CollectiveCall call;
         final Schedule schedule;
         final long[] signature;
+        /** The in-network group that runs the schedule's INC steps, or null. */
+        final InNetworkGroup inc;
+        /** For an in-network schedule: the host schedule for operations the switches do not support. */
+        Entry fallback;
         HostExecutor blocking;
         private final HostExecutor[] idle = new HostExecutor[IDLE];
         private int idleCount;
 
-        Entry(CollectiveCall call, Schedule schedule, String algorithm) {
+        Entry(CollectiveCall call, Schedule schedule, String algorithm, InNetworkGroup inc) {
             this.call = call;
             this.schedule = schedule;
             this.signature = call.signature(algorithm);
+            this.inc = inc;
         }
 
         HostExecutor executor(Engine engine, int context, int[] group) {
-            return new HostExecutor(engine, schedule, context, group, signature);
+            return new HostExecutor(engine, schedule, context, group, signature, inc);
         }
 
         HostExecutor take(Engine engine, int context, int[] group) {
@@ -146,7 +155,14 @@ public final class Collectives {
         CollectiveCall call = new CollectiveCall(kind, bytes, extent, root, inPlace, commutative, clone(blocks),
                 clone(displs), clone(sendBlocks), clone(sendDispls), irregular);
         String algorithm = algorithmFor(call);
-        Entry e = new Entry(call, algorithms.build(call, rank, group.length, topology(), algorithm), algorithm);
+        InNetworkGroup inc = null;
+        if (algorithm.equals(Algorithms.INC)) {
+            inc = call.commutative ? incGroup() : null;
+            if (inc == null) {
+                algorithm = algorithms.hostChoice(call, group.length, topology());
+            }
+        }
+        Entry e = new Entry(call, algorithms.build(call, rank, group.length, topology(), algorithm), algorithm, inc);
         cache.addFirst(e);
         if (cache.size() > CACHE) {
             cache.removeLast();
@@ -164,6 +180,9 @@ public final class Collectives {
         boolean commutative = userOp != null ? userOp.commutative() : true;
         Entry e = entry(kind, bytes, type.extent(), root, inPlace, commutative, blocks, displs, sendBlocks,
                 sendDispls, irregular);
+        if (e.inc != null && !e.inc.supports(op, userOp, type)) {
+            e = fallback(e, op, userOp, type);
+        }
         if (mode == Mode.BLOCKING) {
             HostExecutor x = e.blocking;
             if (x == null || !x.isDone()) {
@@ -179,6 +198,47 @@ public final class Collectives {
                     op, userOp, sequence, null);
         }
         return new CollectiveRequest(engine, e.take(engine, context, group), send, recv, type, op, userOp, sequence, e);
+    }
+
+    /**
+     * The in-network group of this communicator, set up collectively on first use; null (after one
+     * log line from rank 0) when the switches cannot serve it.
+     */
+    private InNetworkGroup incGroup() {
+        if (!incTried) {
+            incTried = true;
+            int n = InNetworkGroup.fields();
+            long[] blocks = new long[group.length];
+            long[] displs = new long[group.length];
+            for (int r = 0; r < group.length; r++) {
+                blocks[r] = 4L * n;
+                displs[r] = 4L * n * r;
+            }
+            InNetworkGroup.Outcome o = InNetworkGroup.setUp(engine, rank, group, algorithms.incDomains(topology()),
+                    algorithms.incSocketMode(), (mine, all) -> run(Mode.BLOCKING, Kind.ALLGATHER,
+                            InNetworkGroup.ints(mine), InNetworkGroup.ints(all), Datatype.INT, null, null, 0, 0, false,
+                            blocks, displs, null, null, false));
+            incGroup = o.group();
+            if (incGroup == null && rank == 0) {
+                System.err.println("tutti: allreduce 'inc' uses the host algorithm instead: " + o.reason());
+            }
+        }
+        return incGroup;
+    }
+
+    /** The host schedule for a call the in-network group cannot serve (operation or type unsupported). */
+    private Entry fallback(Entry e, ReduceOp op, UserOp userOp, Datatype type) {
+        if (e.fallback == null) {
+            String algorithm = algorithms.hostChoice(e.call, group.length, topology());
+            e.fallback = new Entry(e.call, algorithms.build(e.call, rank, group.length, topology(), algorithm), algorithm,
+                    null);
+        }
+        if (!incUnsupportedLogged && rank == 0) {
+            incUnsupportedLogged = true;
+            System.err.println("tutti: allreduce 'inc': the switches do not reduce " + (userOp != null ? "user operations"
+                    : op + " on " + type) + "; such calls use the host algorithm " + e.fallback.schedule.name());
+        }
+        return e.fallback;
     }
 
     private int nextSequence() {

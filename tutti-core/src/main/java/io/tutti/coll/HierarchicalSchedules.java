@@ -129,6 +129,29 @@ public final class HierarchicalSchedules {
         return b.build();
     }
 
+    /**
+     * In-network allreduce: local binomial reduce to the leader, the leader's partial result
+     * exchanged with the aggregation switches (one INC step, which the group splits into packets),
+     * local binomial broadcast. The switches combine the leaders' data in arrival order, so only
+     * commutative operations qualify.
+     */
+    public static Schedule incAllreduce(int rank, int size, long bytes, int extent, boolean inPlace, int[] domains) {
+        check(size, domains);
+        ScheduleBuilder b = new ScheduleBuilder("allreduce/inc(" + Topology.count(domains) + " leaders)", rank, size);
+        Layout l = layout(rank, domains, -1);
+        int last = BinomialReduce.emit(b, l.local(), bytes, extent, 0, inPlace, true, 0, ScheduleBuilder.NONE);
+        if (l.leader()) {
+            last = b.inc(Schedule.RECV_BUFFER, 0, bytes, last);
+        }
+        BinomialBcast.emit(b, l.local().withTagBase(LOCAL_OUT), bytes, 0, 0, last);
+        return b.build();
+    }
+
+    /** The leader of each domain (its lowest rank), in order of the domains' lowest ranks. */
+    public static int[] leaders(int[] domains) {
+        return java.util.stream.IntStream.range(0, domains.length).filter(r -> firstOfDomain(domains, r)).toArray();
+    }
+
     /** Broadcast: binomial among the leaders (the root leads its domain), then binomial inside each domain. */
     public static Schedule bcast(int rank, int size, long bytes, int root, int[] domains) {
         check(size, domains);

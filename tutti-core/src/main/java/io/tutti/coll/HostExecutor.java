@@ -24,6 +24,8 @@ public final class HostExecutor implements Engine.Task {
     private final Operation[] posted;
     /** One operation per SEND/RECV step, reused run after run. */
     private final Operation[] ops;
+    /** One switch exchange per INC step (null without INC steps). */
+    private final io.tutti.transport.InNetworkAggregation.Transfer[] incs;
     private final int[] ready;
     private final int[] active;
     /** Steps whose dependencies are done, run in the order they became ready (a step enters once per run). */
@@ -48,11 +50,16 @@ public final class HostExecutor implements Engine.Task {
      * @param group   communicator rank to world rank
      */
     public HostExecutor(Engine engine, Schedule schedule, int context, int[] group) {
-        this(engine, schedule, context, group, null);
+        this(engine, schedule, context, group, null, null);
     }
 
-    /** As above, for a call whose {@link CollectiveCall#signature} ranks compare when it stalls. */
-    public HostExecutor(Engine engine, Schedule schedule, int context, int[] group, long[] signature) {
+    /**
+     * @param signature {@link CollectiveCall#signature} of the call, which ranks compare when it
+     *                  stalls (null: no comparison)
+     * @param inc       the in-network group that runs the schedule's INC steps (null if it has none)
+     */
+    public HostExecutor(Engine engine, Schedule schedule, int context, int[] group, long[] signature,
+                        InNetworkGroup inc) {
         this.signature = signature;
         this.engine = engine;
         this.s = schedule;
@@ -68,6 +75,17 @@ public final class HostExecutor implements Engine.Task {
                 ops[i] = engine.operation();
             }
         }
+        io.tutti.transport.InNetworkAggregation.Transfer[] x = null;
+        for (int i = 0; i < schedule.steps; i++) {
+            if (schedule.kind[i] == Schedule.INC) {
+                if (inc == null) {
+                    throw new IllegalStateException(schedule.name + " exchanges with switches but has no group");
+                }
+                x = x == null ? new io.tutti.transport.InNetworkAggregation.Transfer[schedule.steps] : x;
+                x[i] = inc.transfer();
+            }
+        }
+        this.incs = x;
         this.ready = new int[schedule.steps];
         this.active = new int[schedule.steps];
         this.done = schedule.steps;
@@ -125,6 +143,15 @@ public final class HostExecutor implements Engine.Task {
         try {
             for (int k = 0; k < activeCount; ) {
                 int i = active[k];
+                if (s.kind[i] == Schedule.INC) {
+                    if (incs[i].poll()) {
+                        active[k] = active[--activeCount];
+                        complete(i);
+                    } else {
+                        k++;
+                    }
+                    continue;
+                }
                 Operation r = posted[i];
                 if (r.isDone()) {
                     posted[i] = null;
@@ -185,6 +212,9 @@ public final class HostExecutor implements Engine.Task {
         }
         long[] heard = new long[4];
         for (int k = 0; k < activeCount; k++) {
+            if (s.kind[active[k]] == Schedule.INC) {
+                continue; // waits on the switches, not on a peer
+            }
             int peer = s.peer[active[k]];
             if (!announced) {
                 engine.announceCall(group[peer], context, sequence, signature[0], signature[1], signature[2]);
@@ -242,6 +272,10 @@ public final class HostExecutor implements Engine.Task {
                             offset, s.length[i], null);
                     post(i, ops[i]);
                 }
+                case Schedule.INC -> {
+                    incs[i].start(buffer(s.buffer[i]), offset, s.length[i], op.ordinal(), type.ordinal(), type.size());
+                    active[activeCount++] = i;
+                }
                 case Schedule.REDUCE -> {
                     reduce(i);
                     complete(i);
@@ -282,6 +316,9 @@ public final class HostExecutor implements Engine.Task {
     private void abandon() {
         for (int k = 0; k < activeCount; k++) {
             int i = active[k];
+            if (s.kind[i] == Schedule.INC) {
+                continue;
+            }
             ops[i] = engine.operation();
             posted[i] = null;
         }

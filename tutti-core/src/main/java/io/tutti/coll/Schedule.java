@@ -23,6 +23,11 @@ public final class Schedule {
     /** dst = src ∘ dst (src is the left operand), or dst = dst ∘ src; see {@link #srcIsLeft}. */
     public static final byte REDUCE = 3;
     public static final byte COPY = 4;
+    /**
+     * Exchange of a region with the in-network aggregation switches: the region is this leader's
+     * contribution and is replaced by the result of the whole group (see {@link InNetworkGroup}).
+     */
+    public static final byte INC = 5;
 
     public static final byte SEND_BUFFER = 0;
     public static final byte RECV_BUFFER = 1;
@@ -165,9 +170,12 @@ public final class Schedule {
                 case SEND -> "SEND";
                 case RECV -> "RECV";
                 case REDUCE -> "REDUCE";
+                case INC -> "INC";
                 default -> "COPY";
             }));
-            if (kind[i] == SEND || kind[i] == RECV) {
+            if (kind[i] == INC) {
+                sb.append(" switch");
+            } else if (kind[i] == SEND || kind[i] == RECV) {
                 sb.append(" peer ").append(peer[i]).append(" tag ").append(tag[i]);
             } else {
                 sb.append(" from ").append(srcBuffer[i]).append('@').append(srcOffset[i]);

@@ -77,6 +77,11 @@ public final class ScheduleBuilder {
         return add(Schedule.COPY, -1, 0, dst, dstOff, len, src, srcOff, false, after);
     }
 
+    /** Exchanges {@code len} bytes of {@code buf} at {@code off} with the aggregation switches, in place. */
+    public int inc(byte buf, long off, long len, int... after) {
+        return add(Schedule.INC, -1, 0, buf, off, len, (byte) 0, 0, false, after);
+    }
+
     /**
      * A step that does nothing but wait for {@code after}: joins several branches so that a later
      * step, or a composed algorithm, can depend on one step.

@@ -452,6 +452,11 @@ public final class Engine implements AutoCloseable {
         return s;
     }
 
+    /** The job id every packet carries. */
+    public int wireJobId() {
+        return wireJobId;
+    }
+
     public int rank() {
         return rank;
     }

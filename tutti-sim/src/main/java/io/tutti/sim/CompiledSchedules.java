@@ -169,6 +169,11 @@ public final class CompiledSchedules {
         out[w++] = n;
         for (int i = 0; i < n; i++) {
             byte k = s.kind(i);
+            if (k == Schedule.INC) {
+                // the host model has no switches: in-network aggregation is the switch mode's
+                throw new IllegalArgumentException(s.name() + " exchanges with in-network aggregation switches: simulate"
+                        + " it with --mode switch, not as a host schedule");
+            }
             long rel = 0;
             long t = 0;
             if (k == Schedule.SEND || k == Schedule.RECV) {

@@ -1,0 +1,444 @@
+package io.tutti.sw;
+
+import static io.tutti.wire.IncPacketDescriptor.*;
+
+import io.tutti.TuttiException;
+import io.tutti.transport.InNetworkAggregation;
+import io.tutti.wire.MessageType;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.DatagramChannel;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A leader's side of the in-network aggregation: one UDP socket toward its ToR switch, the control
+ * plane requests (each sent again until answered, within a bounded time) and the data plane
+ * transfers (a window of packets in flight, each sent again when its result is late).
+ *
+ * <p>Settings (environment): {@value #SWITCH} — the ToR's {@code host:port}; without it the
+ * provider opens nothing; {@value #RETRY} — least milliseconds before a contribution is sent
+ * again (default {@value #RETRY_DEFAULT}; the wait follows the measured round trip), ten times that
+ * for a control request; {@value #TIMEOUT} — milliseconds
+ * without any result before a transfer fails (default {@value #TIMEOUT_DEFAULT}); {@value #SETUP}
+ * — milliseconds a query, notify or release waits for its answer (default {@value #SETUP_DEFAULT}).
+ *
+ * <p>Not thread-safe: used by the thread running the communicator's collectives.
+ */
+public final class IncClient implements InNetworkAggregation {
+    public static final String SWITCH = "TUTTI_INC_SWITCH";
+    public static final String RETRY = "TUTTI_INC_RETRY_MS";
+    public static final long RETRY_DEFAULT = 5;
+    /** Longest wait before a packet is sent again, however slow the round trips measured. */
+    private static final long RTO_MAX_NANOS = 1_000_000_000L;
+    public static final String TIMEOUT = "TUTTI_INC_TIMEOUT_MS";
+    public static final long TIMEOUT_DEFAULT = 10_000;
+    public static final String SETUP = "TUTTI_INC_SETUP_MS";
+    public static final long SETUP_DEFAULT = 2_000;
+
+    private final int job;
+    private final int rank;
+    private final InetSocketAddress tor;
+    private final long retryNanos;
+    private final long timeoutNanos;
+    private final long setupNanos;
+    private final DatagramChannel channel;
+    private final ByteBuffer rx = ByteBuffer.allocateDirect(2048).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer tx = ByteBuffer.allocateDirect(2048).order(ByteOrder.LITTLE_ENDIAN);
+    /** Whole-buffer views of {@link #rx} and {@link #tx}, made once: a data packet allocates nothing. */
+    private final MemorySegment rxSegment = MemorySegment.ofBuffer(rx.duplicate().clear());
+    private final MemorySegment txSegment = MemorySegment.ofBuffer(tx.duplicate().clear());
+    private final Map<Integer, GroupState> groups = new HashMap<>();
+    /** The group of the last result taken in: spares the map (and an Integer) per packet. */
+    private GroupState lastGroup;
+    private long sentData;
+    private long receivedData;
+    /** Smoothed round trip of data packets and its variation (Jacobson), for the retransmission timeout. */
+    private long srttNanos;
+    private long rttvarNanos;
+    private long rtoNanos;
+
+    /** A joined group: its place in the tree, its packet size and window, its next request id. */
+    private static final class GroupState {
+        final Membership m;
+        int nextReq;
+        final List<TransferImpl> active = new ArrayList<>();
+
+        GroupState(Membership m) {
+            this.m = m;
+        }
+    }
+
+    private final Runnable progress;
+
+    /** @param progress run while a control request waits (the rank's other communication) */
+    public IncClient(int job, int rank, InetSocketAddress tor, long retryMillis, long timeoutMillis, long setupMillis,
+                     Runnable progress) throws IOException {
+        this.progress = progress;
+        this.job = job;
+        this.rank = rank;
+        this.tor = tor;
+        this.retryNanos = retryMillis * 1_000_000L;
+        this.timeoutNanos = timeoutMillis * 1_000_000L;
+        this.setupNanos = setupMillis * 1_000_000L;
+        this.rtoNanos = retryNanos;
+        this.channel = DatagramChannel.open(StandardProtocolFamily.INET);
+        channel.bind(new InetSocketAddress(0));
+        channel.configureBlocking(false);
+    }
+
+    /** Data packets sent and received so far (the host traffic of the data plane). */
+    public long sentData() {
+        return sentData;
+    }
+
+    public long receivedData() {
+        return receivedData;
+    }
+
+    // ------------------------------------------------------------------------ control plane
+
+    private void control(byte kind, int group, int child, Membership m, boolean socketMode, int leaders) {
+        writeHeader(tx, MessageType.INC_CTRL, (short) 0, job, rank, group, 0, 0, 0, 0, child, CONTROL_LENGTH);
+        for (int i = HEADER_LENGTH; i < HEADER_LENGTH + CONTROL_LENGTH; i++) {
+            tx.put(i, (byte) 0);
+        }
+        tx.put(ctrl(C_KIND), kind);
+        tx.put(ctrl(C_MASTER_NUM), (byte) (socketMode ? 1 : 0));
+        tx.put(ctrl(C_COMM_TYPE), COMM_ALLREDUCE);
+        ctrlShort(tx, C_OPS, 0xFFFF);
+        ctrlShort(tx, C_TYPES, 0xFFFF);
+        ctrlShort(tx, C_MAX_SIZE, MAX_PAYLOAD);
+        ctrlShort(tx, C_SLOTS, 0xFFFF);
+        ctrlShort(tx, C_GLOBAL_SIZE, leaders);
+        ctrlInt(tx, C_TRUE_COMM_ID, group);
+        if (m != null) {
+            ctrlShort(tx, C_LOCAL_SIZE, m.localSize());
+            ctrlInt(tx, C_SPINE_ID, m.spineId());
+            ctrlShort(tx, C_TOR_INDEX, m.torIndex());
+            ctrlShort(tx, C_TOR_COUNT, m.torCount());
+        }
+        send(tx);
+    }
+
+    private void send(ByteBuffer b) {
+        try {
+            channel.send(b.position(0), tor);
+        } catch (IOException e) {
+            // unreachable switch: the request times out and the caller falls back
+        }
+    }
+
+    /** The next control packet of {@code kind} for {@code group}, or null at {@code deadline}. */
+    private ByteBuffer awaitControl(byte kind, int group, long deadline, Runnable resend) {
+        long next = System.nanoTime() + Math.max(retryNanos * 10, 20_000_000L);
+        while (System.nanoTime() - deadline < 0) {
+            ByteBuffer p = receive();
+            if (p == null) {
+                if (System.nanoTime() - next > 0) {
+                    resend.run();
+                    next = System.nanoTime() + Math.max(retryNanos * 10, 20_000_000L);
+                }
+                progress.run();
+                parkBriefly();
+                continue;
+            }
+            if (type(p) == MessageType.INC_CTRL && kind(p) == kind && group(p) == group) {
+                return p;
+            }
+            if (type(p) == MessageType.INC_DATA) {
+                dispatch(p);
+            }
+        }
+        return null;
+    }
+
+    private static void parkBriefly() {
+        java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+    }
+
+    @Override
+    public Offer query(int group, int leaders, boolean socketMode) {
+        Runnable send = () -> control(QUERY, group, 0, null, socketMode, leaders);
+        send.run();
+        long deadline = System.nanoTime() + setupNanos;
+        int torId = 0;
+        int ops = -1;
+        int types = -1;
+        int maxPayload = MAX_PAYLOAD;
+        int slots = Integer.MAX_VALUE;
+        int torFree = 0;
+        int expected = -1;
+        List<int[]> spines = new ArrayList<>();
+        while (expected < 0 || spines.size() < expected) {
+            ByteBuffer p = awaitControl(QUERY_REPLY, group, deadline, send);
+            if (p == null) {
+                break;
+            }
+            torId = ctrlInt(p, C_TOR_ID);
+            torFree = ctrlShort(p, C_TOR_FREE);
+            ops &= ctrlShort(p, C_OPS);
+            types &= ctrlShort(p, C_TYPES);
+            maxPayload = Math.min(maxPayload, ctrlShort(p, C_MAX_SIZE));
+            slots = Math.min(slots, ctrlShort(p, C_SLOTS));
+            expected = ctrlShort(p, C_UPLINKS);
+            int spine = ctrlInt(p, C_SPINE_ID);
+            if (spine != 0 && spines.stream().noneMatch(s -> s[0] == spine)) {
+                spines.add(new int[] {spine, ctrlInt(p, C_AVA_GROUPS)});
+            }
+        }
+        if (expected < 0) {
+            return null;
+        }
+        int[] ids = new int[spines.size()];
+        int[] free = new int[spines.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = spines.get(i)[0];
+            free[i] = spines.get(i)[1];
+        }
+        return new Offer(torId, ops & 0xFFFF, types & 0xFFFF, maxPayload, slots, torFree, ids, free);
+    }
+
+    @Override
+    public String join(Membership m) {
+        // kept even if refused: a release must name this leader's child index to the switch that
+        // installed its part before another switch refused
+        groups.put(m.group(), new GroupState(m));
+        Runnable send = () -> control(NOTIFY, m.group(), m.child(), m, m.socketMode(), m.globalSize());
+        send.run();
+        ByteBuffer p = awaitControl(NOTIFY_REPLY, m.group(), System.nanoTime() + setupNanos, send);
+        if (p == null) {
+            return "no answer from the switch at " + tor;
+        }
+        int fail = ctrlShort(p, C_FAIL);
+        if (fail != OK) {
+            return failName(fail);
+        }
+        return null;
+    }
+
+    @Override
+    public void release(int group) {
+        GroupState g = groups.remove(group);
+        lastGroup = null;
+        Membership m = g != null ? g.m : null;
+        Runnable send = () -> control(RELEASE, group, m != null ? m.child() : 0, m, m != null && m.socketMode(),
+                m != null ? m.globalSize() : 0);
+        send.run();
+        awaitControl(RELEASE_REPLY, group, System.nanoTime() + setupNanos, send);
+    }
+
+    @Override
+    public void close() {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // closing
+        }
+    }
+
+    // ------------------------------------------------------------------------ data plane
+
+    /**
+     * A round trip measured on a packet sent once: the timeout becomes srtt + 4 rttvar, at least
+     * the configured retry time, so that a loaded machine does not send everything twice.
+     */
+    private void sample(long rtt) {
+        if (srttNanos == 0) {
+            srttNanos = rtt;
+            rttvarNanos = rtt / 2;
+        } else {
+            long err = rtt - srttNanos;
+            srttNanos += err / 8;
+            rttvarNanos += (Math.abs(err) - rttvarNanos) / 4;
+        }
+        rtoNanos = Math.min(RTO_MAX_NANOS, Math.max(retryNanos, srttNanos + 4 * rttvarNanos));
+    }
+
+    private ByteBuffer receive() {
+        try {
+            rx.clear();
+            if (channel.receive(rx) == null) {
+                return null;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        rx.flip();
+        if (!valid(rx) || job(rx) != job) {
+            return null;
+        }
+        return rx;
+    }
+
+    /** Hands a result to the transfer waiting for it; anything else (a late duplicate) is dropped. */
+    private void dispatch(ByteBuffer p) {
+        if ((flags(p) & FLAG_RESULT) == 0) {
+            return;
+        }
+        int id = group(p);
+        GroupState g = lastGroup != null && lastGroup.m.group() == id ? lastGroup : groups.get(id);
+        if (g == null) {
+            return;
+        }
+        lastGroup = g;
+        receivedData++;
+        for (int i = 0; i < g.active.size(); i++) {
+            if (g.active.get(i).accept(p)) {
+                return;
+            }
+        }
+    }
+
+    private void drain() {
+        ByteBuffer p;
+        while ((p = receive()) != null) {
+            if (type(p) == MessageType.INC_DATA) {
+                dispatch(p);
+            }
+        }
+    }
+
+    @Override
+    public Transfer transfer(int group) {
+        GroupState g = groups.get(group);
+        if (g == null) {
+            throw new IllegalStateException("group " + group + " was not joined");
+        }
+        return new TransferImpl(g);
+    }
+
+    /** One region cut into packets; results overwrite the region packet by packet. */
+    private final class TransferImpl implements Transfer {
+        private final GroupState g;
+        private MemorySegment buffer;
+        private long offset;
+        private long length;
+        private int op;
+        private int datatype;
+        private int element;
+        private int chunk;
+        private int packets;
+        private int base;
+        private int nextToSend;
+        private int done;
+        private long[] sentAt = new long[0];
+        private boolean[] have = new boolean[0];
+        private boolean[] again = new boolean[0];
+        private long lastProgress;
+
+        TransferImpl(GroupState g) {
+            this.g = g;
+        }
+
+        @Override
+        public void start(MemorySegment buffer, long offset, long length, int op, int datatype, int element) {
+            this.buffer = buffer;
+            this.offset = offset;
+            this.length = length;
+            this.op = op;
+            this.datatype = datatype;
+            this.element = element;
+            this.chunk = Math.max(element, g.m.maxPayload() / element * element);
+            this.packets = (int) ((length + chunk - 1) / chunk);
+            this.base = g.nextReq;
+            g.nextReq += packets;
+            this.nextToSend = 0;
+            this.done = 0;
+            if (sentAt.length < packets) {
+                sentAt = new long[packets];
+                have = new boolean[packets];
+                again = new boolean[packets];
+            } else {
+                java.util.Arrays.fill(have, 0, packets, false);
+                java.util.Arrays.fill(again, 0, packets, false);
+            }
+            this.lastProgress = System.nanoTime();
+            if (packets > 0 && !g.active.contains(this)) {
+                g.active.add(this);
+                pump(lastProgress);
+            }
+        }
+
+        private int bytes(int k) {
+            return (int) Math.min(chunk, length - (long) k * chunk);
+        }
+
+        private void sendPacket(int k, boolean again, long now) {
+            int n = bytes(k);
+            writeHeader(tx, MessageType.INC_DATA, (short) (again ? FLAG_RETRANSMIT : 0), job, rank, g.m.group(), op, datatype,
+                    n / element, base + k, g.m.child(), n);
+            MemorySegment.copy(buffer, offset + (long) k * chunk, txSegment, HEADER_LENGTH, n);
+            send(tx);
+            sentData++;
+            sentAt[k] = now;
+            this.again[k] |= again;
+        }
+
+        /** New packets within the window, and again those whose result is late. */
+        private void pump(long now) {
+            int window = g.m.slots();
+            while (nextToSend < packets && nextToSend - firstMissing() < window) {
+                sendPacket(nextToSend++, false, now);
+            }
+            for (int k = firstMissing(); k < nextToSend; k++) {
+                if (!have[k] && now - sentAt[k] > rtoNanos) {
+                    sendPacket(k, true, now);
+                }
+            }
+        }
+
+        private int firstMissing() {
+            int k = 0;
+            while (k < packets && have[k]) {
+                k++;
+            }
+            return k;
+        }
+
+        boolean accept(ByteBuffer p) {
+            int k = req(p) - base;
+            if (k < 0 || k >= packets) {
+                return false;
+            }
+            if (!have[k] && payloadLength(p) == bytes(k)) {
+                MemorySegment.copy(rxSegment, HEADER_LENGTH, buffer, offset + (long) k * chunk, bytes(k));
+                have[k] = true;
+                done++;
+                lastProgress = System.nanoTime();
+                if (!again[k]) {
+                    sample(lastProgress - sentAt[k]);
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public boolean poll() {
+            if (done < packets) {
+                drain();
+            }
+            if (done == packets) {
+                // completed here or while another transfer of the process took packets in
+                g.active.remove(this);
+                return true;
+            }
+            long now = System.nanoTime();
+            if (now - lastProgress > timeoutNanos) {
+                g.active.remove(this);
+                throw new TuttiException("in-network allreduce: no result from the switch at " + tor + " for "
+                        + (timeoutNanos / 1_000_000) + " ms (group " + g.m.group() + "); check that the switch"
+                        + " processes run, or unset TUTTI_COLL_ALLREDUCE=inc");
+            }
+            pump(now);
+            return false;
+        }
+    }
+}

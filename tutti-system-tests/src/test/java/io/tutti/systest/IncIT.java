@@ -1,0 +1,133 @@
+package io.tutti.systest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * In-network aggregation across network namespaces: four hosts of two ranks, two ToR switches (two
+ * hosts each) and a spine, all {@code tutti switch} processes; the ranks force the {@code inc}
+ * allreduce and check every result.
+ */
+@Timeout(400)
+class IncIT {
+    private static final Pattern AGGREGATED = Pattern.compile("aggregated (\\d+)");
+    private static final Pattern INJECTED = Pattern.compile("injected losses (\\d+)");
+
+    @TempDir
+    Path work;
+
+    @BeforeAll
+    static void namespaces() {
+        Netns.assumeAvailable();
+    }
+
+    private Launch.Running job(IncFabric net, int ranks, int ppn) throws Exception {
+        return Launch.start(work, "run", "-n", Integer.toString(ranks), "--hosts", String.join(",", net.hosts()),
+                "--ppn", Integer.toString(ppn), "--exec-prefix", "ip netns exec {host} env TUTTI_COLL_ALLREDUCE=inc TUTTI_TOPOLOGY_NODE_SIZE=" + ppn
+                        + " TUTTI_INC_SWITCH=" + IncFabric.SWITCH_ADDRESS + ":" + IncFabric.PORT,
+                "--rails", "r0", "--timeout", "200s", "--cp", Launch.testClasses(), "io.tutti.systest.IncCheck");
+    }
+
+    private static void assertAllOk(Launch.Result r, int ranks) {
+        assertEquals(0, r.exitCode(), r::toString);
+        assertEquals(ranks, r.stdout().lines().filter(l -> l.contains(": inc allreduce ok")).count(), r::toString);
+    }
+
+    private List<String> switchOutputs() throws Exception {
+        List<String> out = new ArrayList<>();
+        try (var files = Files.list(work)) {
+            for (Path p : files.filter(p -> p.getFileName().toString().startsWith("switch-")).toList()) {
+                out.add(Files.readString(p));
+            }
+        }
+        return out;
+    }
+
+    private static long sum(List<String> outputs, Pattern p) {
+        long s = 0;
+        for (String o : outputs) {
+            Matcher m = p.matcher(o);
+            while (m.find()) {
+                s += Long.parseLong(m.group(1));
+            }
+        }
+        return s;
+    }
+
+    /** Every switch held a group during the job and none after it. */
+    private static void assertReleased(List<String> outputs, int groupsAtOnce) {
+        for (String o : outputs) {
+            assertTrue(o.contains("groups in use " + groupsAtOnce + " of"), o);
+            String last = o.lines().filter(l -> l.contains("groups in use")).reduce((a, b) -> b).orElse("");
+            assertTrue(last.startsWith("tutti switch: groups in use 0 of"), "resources released:\n" + o);
+        }
+    }
+
+    private void allOperations(String... switchOptions) throws Exception {
+        try (IncFabric net = IncFabric.create(4, 2)) {
+            net.startSwitches(work, switchOptions);
+            Launch.Result r = job(net, 8, 2).await(Duration.ofSeconds(300));
+            assertAllOk(r, 8);
+            assertFalse(r.stderr().contains("uses the host algorithm instead"), r::toString);
+            net.stopSwitches();
+            List<String> outputs = switchOutputs();
+            assertEquals(3, outputs.size());
+            assertTrue(sum(outputs, AGGREGATED) > 0, outputs::toString);
+            assertReleased(outputs, 1);
+            if (switchOptions.length > 0) {
+                assertTrue(sum(outputs, INJECTED) > 0, "packets were dropped: " + outputs);
+            }
+        }
+    }
+
+    @Test
+    void everyOperationAndTypeThroughToRsAndSpine() throws Exception {
+        allOperations();
+    }
+
+    @Test
+    void exactWithFivePercentLossAtEverySwitch() throws Exception {
+        allOperations("--loss", "0.05", "--seed", "7");
+    }
+
+    @Test
+    void twoJobsAtOnceEachWithItsOwnGroup() throws Exception {
+        try (IncFabric net = IncFabric.create(4, 2)) {
+            net.startSwitches(work);
+            Launch.Running a = job(net, 4, 1);
+            Launch.Running b = job(net, 4, 1);
+            assertAllOk(a.await(Duration.ofSeconds(300)), 4);
+            assertAllOk(b.await(Duration.ofSeconds(300)), 4);
+            net.stopSwitches();
+            List<String> outputs = switchOutputs();
+            for (String o : outputs) {
+                String last = o.lines().filter(l -> l.contains("groups in use")).reduce((x, y) -> y).orElse("");
+                assertTrue(last.startsWith("tutti switch: groups in use 0 of"), o);
+            }
+            assertTrue(sum(outputs, AGGREGATED) > 0, outputs::toString);
+        }
+    }
+
+    @Test
+    void withoutSwitchesTheJobFallsBackToTheHostAlgorithm() throws Exception {
+        try (IncFabric net = IncFabric.create(4, 2)) {
+            Launch.Result r = job(net, 8, 2).await(Duration.ofSeconds(300));
+            assertAllOk(r, 8);
+            assertEquals(1, r.stderr().lines().filter(l -> l.contains("uses the host algorithm instead")).count(),
+                    r::toString);
+        }
+    }
+}
