@@ -75,8 +75,9 @@ class HostModelTest {
         List<Object[]> out = new ArrayList<>();
         for (Map.Entry<Kind, List<String>> e : Algorithms.AVAILABLE.entrySet()) {
             for (String alg : e.getValue()) {
-                if (alg.equals(Algorithms.NODE_LEADERS) || alg.equals(Algorithms.SOCKET_LEADERS)) {
-                    continue;
+                if (alg.equals(Algorithms.NODE_LEADERS) || alg.equals(Algorithms.SOCKET_LEADERS)
+                        || alg.equals(Algorithms.INC)) {
+                    continue; // leaders need a topology; inc needs switches (the switch mode)
                 }
                 for (int ranks : new int[] {1, 2, 5, 8, 13}) {
                     out.add(new Object[] {e.getKey(), alg, ranks});
