@@ -138,9 +138,12 @@ public final class RailsTransport implements RemoteTransport {
     private long now;
     private boolean connected;
     private boolean closed;
-    /** 1 while a thread runs the protocol: taken and released through {@link #IN_POLL}. */
+    /**
+     * 1 while a thread runs the protocol; only through {@link #IN_POLL}: taken by compare-and-set
+     * (volatile, so acquire), given back by a release store.
+     */
     @SuppressWarnings("unused")
-    private volatile int inPoll;
+    private int inPoll;
     /** nanoTime of the owner's latest poll: written opaque by the owner, read opaque by the agent. */
     private long ownerPolledAt;
     /** The start of the latest poll by either thread (under the flag). */
