@@ -135,8 +135,11 @@ class EnginePathTest {
 
     /**
      * Rank 1 computes (no Tutti call) for three failure timeouts between two exchanges, while rank 0
-     * waits in a receive from it: the keep-alive agent keeps rank 1 heard, and the second exchange
-     * carries its data intact.
+     * waits in a receive from it: the keep-alive agents keep both transports' views alive (a
+     * transport that judged its peer failed refuses to send to it, and the exchange would hang),
+     * and the second exchange carries its data intact. Ranks as threads: the engine's own liveness
+     * checks are off in this mode, so the waiting rank's error is what {@code LongComputeIT}
+     * (processes) checks.
      */
     @ParameterizedTest
     @ValueSource(strings = {"udp", "tcp"})
