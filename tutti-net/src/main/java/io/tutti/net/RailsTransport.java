@@ -6,6 +6,8 @@ import io.tutti.transport.RemoteTransport;
 import io.tutti.transport.RemoteTransportProvider;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.Inet4Address;
@@ -29,7 +31,8 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * The network rails: records to ranks on other hosts go as frames over one or more rails (one per
  * interface), on UDP ({@link UdpWire}, the default) or TCP ({@link TcpWire}), chosen by
- * {@link NetConfig#NET}; polled from {@link #poll}, with no threads of their own. Everything but the
+ * {@link NetConfig#NET}; polled from {@link #poll} by the application's thread (or the engine's progress
+ * agent), and by a keep-alive agent of their own while the application computes. Everything but the
  * wire is the same on both, as described below; on TCP, which repairs loss itself, there are no
  * NAKs nor timeout retransmissions, and a connection that ends without a BYE is the peer's failure.
  *
@@ -44,8 +47,21 @@ import javax.crypto.spec.SecretKeySpec;
  * Idle rails carry heartbeats; a rail silent while another is heard is down (its unacknowledged
  * data moves to the others) until it is heard again; a peer silent on every rail has failed.
  *
- * <p>Not thread-safe: driven by one thread at a time, as {@link RemoteTransport} says; the engine's
- * lock (or its single owner thread) orders the calls.
+ * <p>Liveness does not depend on the application calling in. A {@link KeepAliveAgent} (a daemon
+ * thread, {@code tutti-net-keepalive-<rank>}) polls the rails itself when the owner has not polled
+ * them for half a heartbeat interval: it reads the sockets, acknowledges, retransmits, sends the
+ * heartbeats and judges silence, but delivers nothing (records wait in the transport, their
+ * window unconsumed, until the owner polls: the sink is the owner's). And a peer is judged silent
+ * only on time this rank was listening: silence is measured from the later of its last frame and
+ * the moment this rank resumed polling after a gap longer than two heartbeat intervals (a process
+ * that was stopped, or starved of the CPU), so our own absence never condemns a peer whose frames
+ * we could not read or that were lost from a full socket buffer meanwhile.
+ *
+ * <p>Thread-safe by exclusion: every method that touches the state takes the {@code inPoll} flag
+ * (a compare-and-set from 0 to 1, acquire; released by a store of 0, release), so the owner's
+ * thread and the keep-alive agent see each other's writes and never run the protocol at once. The
+ * owner waits for the flag (the agent holds it for one bounded poll); the agent only tries it. The
+ * engine still drives the transport from one thread at a time, as {@link RemoteTransport} says.
  */
 public final class RailsTransport implements RemoteTransport {
     private static final long MS = 1_000_000L;
@@ -122,6 +138,37 @@ public final class RailsTransport implements RemoteTransport {
     private long now;
     private boolean connected;
     private boolean closed;
+    /**
+     * 1 while a thread runs the protocol; only through {@link #IN_POLL}: taken by compare-and-set
+     * (volatile, so acquire), given back by a release store.
+     */
+    @SuppressWarnings("unused")
+    private int inPoll;
+    /** nanoTime of the owner's latest poll: written opaque by the owner, read opaque by the agent. */
+    private long ownerPolledAt;
+    /** The start of the latest poll by either thread (under the flag). */
+    private long lastPollAt;
+    /** Since when this rank has been listening without a gap: silence is not counted before it (under the flag). */
+    private long listeningSince;
+    /** The owner is away after this long without a poll: the agent takes over. */
+    private final long takeover;
+    /** A pause between polls longer than this was an absence: silence is counted again from its end. */
+    private final long listenGap;
+    /** Written by {@link #connect()}, read by {@link #close()}: the engine orders the two. */
+    private KeepAliveAgent agent;
+
+    private static final VarHandle IN_POLL;
+    private static final VarHandle OWNER_POLLED_AT;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            IN_POLL = l.findVarHandle(RailsTransport.class, "inPoll", int.class);
+            OWNER_POLLED_AT = l.findVarHandle(RailsTransport.class, "ownerPolledAt", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** What this rank knows of one remote rank: both directions of the reliable stream, and its rails. */
     private static final class Peer {
@@ -264,6 +311,10 @@ public final class RailsTransport implements RemoteTransport {
         this.mask = slots - 1;
         this.rtoFloor = Math.max(1, config.rtoFloorMicros()) * 1000L;
         this.maxRto = Math.max(rtoFloor, Math.min(200 * MS, config.railTimeoutMillis() * MS / 2));
+        long heartbeat = Math.max(1, config.heartbeatMillis()) * MS;
+        this.takeover = Math.max(MS, heartbeat / 2);
+        // above the agent's cadence (takeover plus one period of a quarter heartbeat), with room for jitter
+        this.listenGap = 2 * heartbeat;
         this.tx = ByteBuffer.allocateDirect(1 << 16);
         this.random = new SplittableRandom(new SecureRandom().nextLong());
         this.txDrop = new double[n];
@@ -387,7 +438,56 @@ public final class RailsTransport implements RemoteTransport {
                 }
             }
         }
+        lastPollAt = now;
+        listeningSince = now;
+        OWNER_POLLED_AT.setOpaque(this, now);
         connected = true;
+        // Thread.start orders everything above before the agent's first cycle
+        agent = new KeepAliveAgent(this, takeover / 2, "tutti-net-keepalive-" + rank);
+        agent.start();
+    }
+
+    /**
+     * Takes the flag for the calling thread, waiting while the keep-alive agent holds it (for one
+     * poll at most). Acquire: what the previous holder wrote is visible.
+     */
+    private void enter() {
+        if (!IN_POLL.compareAndSet(this, 0, 1)) {
+            awaitFlag();
+        }
+    }
+
+    private void awaitFlag() {
+        for (int spins = 0; !IN_POLL.compareAndSet(this, 0, 1); spins++) {
+            if (spins < 1000) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+    }
+
+    /** Gives the flag back. Release: what this holder wrote is visible to the next. */
+    private void exit() {
+        IN_POLL.setRelease(this, 0);
+    }
+
+    /**
+     * One duty cycle of the keep-alive agent: when the owner has not polled for half a heartbeat
+     * interval and the flag is free, polls without delivering. Never waits for the flag.
+     *
+     * @return the work done, 0 when the owner is about or holds the flag
+     */
+    int keepAlive() {
+        if (System.nanoTime() - (long) OWNER_POLLED_AT.getOpaque(this) < takeover
+                || !IN_POLL.compareAndSet(this, 0, 1)) {
+            return 0;
+        }
+        try {
+            return poll0(null);
+        } finally {
+            exit();
+        }
     }
 
     @Override
@@ -397,6 +497,15 @@ public final class RailsTransport implements RemoteTransport {
 
     @Override
     public boolean canSend(int dest) {
+        enter();
+        try {
+            return canSend0(dest);
+        } finally {
+            exit();
+        }
+    }
+
+    private boolean canSend0(int dest) {
         Peer p = peers[dest];
         if (p == null || !connected || closed || p.failure != null) {
             return false;
@@ -411,6 +520,15 @@ public final class RailsTransport implements RemoteTransport {
 
     @Override
     public void send(int dest, MemorySegment record, long offset, int length) {
+        enter();
+        try {
+            send0(dest, record, offset, length);
+        } finally {
+            exit();
+        }
+    }
+
+    private void send0(int dest, MemorySegment record, long offset, int length) {
         Peer p = dest >= 0 && dest < size ? peers[dest] : null;
         if (p == null || !connected) {
             throw new IllegalArgumentException("rank " + dest + " is not reached through the network rails");
@@ -635,19 +753,44 @@ public final class RailsTransport implements RemoteTransport {
 
     @Override
     public int poll(Sink sink) {
+        enter();
+        try {
+            int work = poll0(sink);
+            // opaque: the agent needs it fresh, not ordered with anything (the flag orders the state)
+            OWNER_POLLED_AT.setOpaque(this, now);
+            return work;
+        } finally {
+            exit();
+        }
+    }
+
+    /** Reads, delivers to {@code sink} (none: the keep-alive agent's poll) and keeps every peer. Under the flag. */
+    private int poll0(Sink sink) {
         if (closed || !connected) {
             return 0;
         }
         now = System.nanoTime();
+        if (now - lastPollAt > listenGap) {
+            // nobody listened meanwhile: what the peers sent may be gone, their silence is not known
+            listeningSince = now;
+        }
+        lastPollAt = now;
         int work = 0;
         work += wire.receive(receiver);
         for (Peer p : peers) {
             if (p != null) {
-                work += deliver(p, sink);
+                if (sink != null) {
+                    work += deliver(p, sink);
+                }
                 work += housekeeping(p);
             }
         }
         return work;
+    }
+
+    /** How long {@code p} has been silent while this rank listened, since {@code heardAt}. */
+    private long silence(long heardAt) {
+        return now - Math.max(heardAt, listeningSince);
     }
 
     /** One frame from the wire: the injected receive faults, then the checks, then the protocol. */
@@ -940,15 +1083,15 @@ public final class RailsTransport implements RemoteTransport {
                 sendHello(p, r);
             }
         }
-        if (p.failure == null && now - p.lastHeardAny > config.timeoutMillis() * MS) {
+        if (p.failure == null && silence(p.lastHeardAny) > config.timeoutMillis() * MS) {
             failed(p, "rank " + p.rank + " has not been heard on any of its " + p.railCount + " rails for "
-                    + (now - p.lastHeardAny) / MS + " ms (" + NetConfig.envName(NetConfig.TIMEOUT_MS) + "="
+                    + silence(p.lastHeardAny) / MS + " ms (" + NetConfig.envName(NetConfig.TIMEOUT_MS) + "="
                     + config.timeoutMillis() + ")" + (p.peerClosed ? "; it closed its end" : ""));
         }
         if (p.railCount > 1) {
             long railTimeout = config.railTimeoutMillis() * MS;
             for (int r = 0; r < p.railCount; r++) {
-                if (p.down[r] || !p.confirmed(r) || now - p.lastHeard[r] <= railTimeout) {
+                if (p.down[r] || !p.confirmed(r) || silence(p.lastHeard[r]) <= railTimeout) {
                     continue;
                 }
                 boolean otherHeard = false;
@@ -1016,6 +1159,15 @@ public final class RailsTransport implements RemoteTransport {
      */
     @Override
     public boolean quiescent() {
+        enter();
+        try {
+            return quiescent0();
+        } finally {
+            exit();
+        }
+    }
+
+    private boolean quiescent0() {
         for (Peer p : peers) {
             if (p != null && p.acked < p.nextSeq && !p.peerClosed && p.failure == null) {
                 return false;
@@ -1026,6 +1178,15 @@ public final class RailsTransport implements RemoteTransport {
 
     @Override
     public String failure(int peer) {
+        enter();
+        try {
+            return failure0(peer);
+        } finally {
+            exit();
+        }
+    }
+
+    private String failure0(int peer) {
         Peer p = peer >= 0 && peer < size ? peers[peer] : null;
         // records that arrived before it went silent are delivered first
         if (p == null || p.expected < p.contig) {
@@ -1037,8 +1198,19 @@ public final class RailsTransport implements RemoteTransport {
         return p.peerClosed && p.acked == p.nextSeq ? "rank " + p.rank + " has closed its end" : null;
     }
 
+    /** Stops the keep-alive agent, says BYE on every confirmed rail and releases the sockets. */
     @Override
     public void close() {
+        stopKeepAlive();
+        enter();
+        try {
+            close0();
+        } finally {
+            exit();
+        }
+    }
+
+    private void close0() {
         if (closed) {
             return;
         }
@@ -1064,42 +1236,92 @@ public final class RailsTransport implements RemoteTransport {
      * killed on TCP rails, whose connections end without a goodbye).
      */
     void abort() {
-        closed = true;
-        wire.close();
-        table.close();
+        stopKeepAlive();
+        enter();
+        try {
+            if (!closed) {
+                closed = true;
+                wire.close();
+                table.close();
+            }
+        } finally {
+            exit();
+        }
+    }
+
+    /**
+     * Ends the keep-alive agent; the transport then listens only when polled (tests: a rank whose
+     * process is stopped, as by SIGSTOP, and so silent though its sockets are open).
+     */
+    void stopKeepAlive() {
+        KeepAliveAgent k = agent;
+        if (k != null) {
+            k.stop();
+        }
+    }
+
+    /** The keep-alive agent's thread, or null before {@link #connect()} (tests). */
+    Thread keepAliveThread() {
+        KeepAliveAgent k = agent;
+        return k == null ? null : k.thread();
     }
 
     /**
      * Sets the injected fault probabilities of one rail at run time (tests: a rail that goes
-     * silent). Called by the thread that drives the transport.
+     * silent). Any thread.
      */
     public void injectFaults(int rail, double sendDrop, double sendCorrupt, double receiveDrop,
                              double receiveCorrupt) {
-        txDrop[rail] = sendDrop;
-        txCorrupt[rail] = sendCorrupt;
-        rxDrop[rail] = receiveDrop;
-        rxCorrupt[rail] = receiveCorrupt;
+        enter();
+        try {
+            txDrop[rail] = sendDrop;
+            txCorrupt[rail] = sendCorrupt;
+            rxDrop[rail] = receiveDrop;
+            rxCorrupt[rail] = receiveCorrupt;
+        } finally {
+            exit();
+        }
     }
 
     /** Received datagrams dropped for {@code why}. */
     public long dropped(DropReason why) {
-        return drops[why.ordinal()];
+        enter();
+        try {
+            return drops[why.ordinal()];
+        } finally {
+            exit();
+        }
     }
 
     /** Datagrams sent again (NAK, timeout, or a rail that went down). */
     public long retransmits() {
-        return retransmits;
+        enter();
+        try {
+            return retransmits;
+        } finally {
+            exit();
+        }
     }
 
     /** Times a rail to some peer was found silent and taken out of use. */
     public long railsDowned() {
-        return railsDowned;
+        enter();
+        try {
+            return railsDowned;
+        } finally {
+            exit();
+        }
     }
 
     /** Whether rail {@code rail} to {@code peer} carries data now (authenticated, confirmed, not down). */
     public boolean railUp(int peer, int rail) {
-        Peer p = peers[peer];
-        return p != null && rail < p.railCount && p.usable(rail);
+        enter();
+        try {
+            Peer p = peers[peer];
+            return p != null && rail < p.railCount && p.usable(rail);
+        } finally {
+            exit();
+        }
     }
 
     /** Local address of each rail (tests aim frames at them). */
@@ -1114,8 +1336,13 @@ public final class RailsTransport implements RemoteTransport {
 
     /** This rank's bytes in flight to {@code peer} on {@code rail}. */
     public long railOutstanding(int peer, int rail) {
-        Peer p = peers[peer];
-        return p == null || rail >= p.railCount ? 0 : p.railOutstanding[rail];
+        enter();
+        try {
+            Peer p = peers[peer];
+            return p == null || rail >= p.railCount ? 0 : p.railOutstanding[rail];
+        } finally {
+            exit();
+        }
     }
 
     /** The wire in use: {@code udp} or {@code tcp}. */
@@ -1130,6 +1357,15 @@ public final class RailsTransport implements RemoteTransport {
 
     /** Counters, for diagnostics. */
     public String statistics() {
+        enter();
+        try {
+            return statistics0();
+        } finally {
+            exit();
+        }
+    }
+
+    private String statistics0() {
         StringBuilder b = new StringBuilder("rails=").append(railNames.size()).append(' ').append(wire.name()).append(" mtu=").append(mtu)
                 .append(" retransmits=").append(retransmits).append(" timeouts=").append(timeouts)
                 .append(" maxRto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates)

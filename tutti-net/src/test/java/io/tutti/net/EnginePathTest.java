@@ -133,6 +133,41 @@ class EnginePathTest {
         });
     }
 
+    /**
+     * Rank 1 computes (no Tutti call) for three failure timeouts between two exchanges, while rank 0
+     * waits in a receive from it: the keep-alive agents keep both transports' views alive (a
+     * transport that judged its peer failed refuses to send to it, and the exchange would hang),
+     * and the second exchange carries its data intact. Ranks as threads: the engine's own liveness
+     * checks are off in this mode, so the waiting rank's error is what {@code LongComputeIT}
+     * (processes) checks.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"udp", "tcp"})
+    void aRankThatComputesForThreeTimeoutsBetweenExchangesIsNotDeclaredFailed(String wire) {
+        int timeoutMs = 300;
+        job(2, rails("TUTTI_NET", wire, "TUTTI_NET_TIMEOUT_MS", Integer.toString(timeoutMs)), rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                for (int round = 0; round < 2; round++) {
+                    long[] mine = new long[1000];
+                    for (int i = 0; i < mine.length; i++) {
+                        mine[i] = rank * 1_000_000L + round * 1000L + i;
+                    }
+                    long[] theirs = new long[1000];
+                    w.sendrecv(mine, 0, mine.length, 1 - rank, 4, theirs, 0, theirs.length, 1 - rank, 4);
+                    for (int i = 0; i < theirs.length; i++) {
+                        assertEquals((1 - rank) * 1_000_000L + round * 1000L + i, theirs[i], "round " + round);
+                    }
+                    if (round == 0 && rank == 1) {
+                        Thread.sleep(3L * timeoutMs);
+                    }
+                }
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"udp", "tcp"})
     void collectivesOverFourRanksOnTheRails(String wire) {

@@ -145,7 +145,8 @@ class ReliableDeliveryTest {
         try (Fixture f = new Fixture(2, Map.of("TUTTI_NET_TIMEOUT_MS", "300"))) {
             f.awaitHandshake(5000);
             assertNull(f.t[0].failure(1));
-            // rank 1 stops polling: no heartbeats, no acknowledgements
+            // rank 1's process stops: neither it nor its keep-alive agent polls, no heartbeats, no acknowledgements
+            f.t[1].stopKeepAlive();
             long start = System.nanoTime();
             String why = null;
             while (why == null && System.nanoTime() - start < 5_000_000_000L) {

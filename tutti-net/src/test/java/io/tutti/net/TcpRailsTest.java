@@ -236,6 +236,8 @@ class TcpRailsTest {
     void aSilentPeerIsReportedWithinTheTimeout() throws Exception {
         try (Fixture f = new Fixture(2, tcp("TUTTI_NET_TIMEOUT_MS", "300"))) {
             f.awaitHandshake(5000);
+            // rank 1's process stops (its connections stay open): no heartbeats
+            f.t[1].stopKeepAlive();
             long start = System.nanoTime();
             String why = null;
             while (why == null && System.nanoTime() - start < 5_000_000_000L) {
