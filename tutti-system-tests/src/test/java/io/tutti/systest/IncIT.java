@@ -36,7 +36,7 @@ class IncIT {
 
     private Launch.Running job(IncFabric net, int ranks, int ppn) throws Exception {
         return Launch.start(work, "run", "-n", Integer.toString(ranks), "--hosts", String.join(",", net.hosts()),
-                "--ppn", Integer.toString(ppn), "--exec-prefix", "ip netns exec {host} env TUTTI_COLL_ALLREDUCE=inc TUTTI_TOPOLOGY_NODE_SIZE=" + ppn
+                "--ppn", Integer.toString(ppn), "--exec-prefix", "ip netns exec {host} env TUTTI_COLL_ALLREDUCE=inc"
                         + " TUTTI_INC_SWITCH=" + IncFabric.SWITCH_ADDRESS + ":" + IncFabric.PORT,
                 "--rails", "r0", "--timeout", "200s", "--cp", Launch.testClasses(), "io.tutti.systest.IncCheck");
     }
