@@ -1,7 +1,6 @@
 package io.tutti.systest;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,41 +40,41 @@ final class IncFabric implements AutoCloseable {
     static IncFabric create(int hostCount, int perTor) throws IOException, InterruptedException {
         IncFabric f = new IncFabric(Integer.toString(ThreadLocalRandom.current().nextInt(10_000, 99_999)));
         try {
-            ip("netns", "add", f.spine);
-            ip("-n", f.spine, "link", "set", "lo", "up");
-            run("ip", "netns", "exec", f.spine, "sysctl", "-qw", "net.ipv4.ip_forward=1");
+            Netns.ip("netns", "add", f.spine);
+            Netns.ip("-n", f.spine, "link", "set", "lo", "up");
+            Netns.run("ip", "netns", "exec", f.spine, "sysctl", "-qw", "net.ipv4.ip_forward=1");
             int torCount = (hostCount + perTor - 1) / perTor;
             for (int t = 0; t < torCount; t++) {
                 String tor = "tto" + f.id + "x" + t;
                 f.tors.add(tor);
-                ip("netns", "add", tor);
-                ip("-n", tor, "link", "set", "lo", "up");
-                run("ip", "netns", "exec", tor, "sysctl", "-qw", "net.ipv4.ip_forward=1");
-                ip("-n", tor, "link", "add", "br0", "type", "bridge");
-                ip("-n", tor, "addr", "add", "10." + (110 + t) + ".0.254/24", "dev", "br0");
-                ip("-n", tor, "addr", "add", SWITCH_ADDRESS + "/32", "dev", "br0");
-                ip("-n", tor, "link", "set", "br0", "up");
-                ip("-n", tor, "link", "add", "upl", "type", "veth", "peer", "name", "d" + t, "netns", f.spine);
-                ip("-n", tor, "addr", "add", "10." + (120 + t) + ".0.1/24", "dev", "upl");
-                ip("-n", tor, "link", "set", "upl", "up");
-                ip("-n", f.spine, "addr", "add", "10." + (120 + t) + ".0.2/24", "dev", "d" + t);
-                ip("-n", f.spine, "link", "set", "d" + t, "up");
-                ip("-n", tor, "route", "add", "10.0.0.0/8", "via", "10." + (120 + t) + ".0.2");
-                ip("-n", f.spine, "route", "add", "10." + (110 + t) + ".0.0/24", "via", "10." + (120 + t) + ".0.1");
+                Netns.ip("netns", "add", tor);
+                Netns.ip("-n", tor, "link", "set", "lo", "up");
+                Netns.run("ip", "netns", "exec", tor, "sysctl", "-qw", "net.ipv4.ip_forward=1");
+                Netns.ip("-n", tor, "link", "add", "br0", "type", "bridge");
+                Netns.ip("-n", tor, "addr", "add", "10." + (110 + t) + ".0.254/24", "dev", "br0");
+                Netns.ip("-n", tor, "addr", "add", SWITCH_ADDRESS + "/32", "dev", "br0");
+                Netns.ip("-n", tor, "link", "set", "br0", "up");
+                Netns.ip("-n", tor, "link", "add", "upl", "type", "veth", "peer", "name", "d" + t, "netns", f.spine);
+                Netns.ip("-n", tor, "addr", "add", "10." + (120 + t) + ".0.1/24", "dev", "upl");
+                Netns.ip("-n", tor, "link", "set", "upl", "up");
+                Netns.ip("-n", f.spine, "addr", "add", "10." + (120 + t) + ".0.2/24", "dev", "d" + t);
+                Netns.ip("-n", f.spine, "link", "set", "d" + t, "up");
+                Netns.ip("-n", tor, "route", "add", "10.0.0.0/8", "via", "10." + (120 + t) + ".0.2");
+                Netns.ip("-n", f.spine, "route", "add", "10." + (110 + t) + ".0.0/24", "via", "10." + (120 + t) + ".0.1");
             }
             for (int h = 0; h < hostCount; h++) {
                 int t = h / perTor;
                 String host = "thi" + f.id + "x" + h;
                 f.hosts.add(host);
-                ip("netns", "add", host);
-                ip("-n", host, "link", "set", "lo", "up");
-                ip("-n", host, "link", "add", "r0", "type", "veth", "peer", "name", "h" + h, "netns", f.tors.get(t));
-                ip("-n", host, "addr", "add", "10." + (110 + t) + ".0." + (h % perTor + 1) + "/24", "dev", "r0");
-                ip("-n", host, "link", "set", "r0", "up");
-                ip("-n", f.tors.get(t), "link", "set", "h" + h, "master", "br0");
-                ip("-n", f.tors.get(t), "link", "set", "h" + h, "up");
-                ip("-n", host, "route", "add", SWITCH_ADDRESS + "/32", "dev", "r0");
-                ip("-n", host, "route", "add", "10.0.0.0/8", "via", "10." + (110 + t) + ".0.254");
+                Netns.ip("netns", "add", host);
+                Netns.ip("-n", host, "link", "set", "lo", "up");
+                Netns.ip("-n", host, "link", "add", "r0", "type", "veth", "peer", "name", "h" + h, "netns", f.tors.get(t));
+                Netns.ip("-n", host, "addr", "add", "10." + (110 + t) + ".0." + (h % perTor + 1) + "/24", "dev", "r0");
+                Netns.ip("-n", host, "link", "set", "r0", "up");
+                Netns.ip("-n", f.tors.get(t), "link", "set", "h" + h, "master", "br0");
+                Netns.ip("-n", f.tors.get(t), "link", "set", "h" + h, "up");
+                Netns.ip("-n", host, "route", "add", SWITCH_ADDRESS + "/32", "dev", "r0");
+                Netns.ip("-n", host, "route", "add", "10.0.0.0/8", "via", "10." + (110 + t) + ".0.254");
             }
             return f;
         } catch (IOException | InterruptedException | RuntimeException e) {
@@ -146,40 +145,11 @@ final class IncFabric implements AutoCloseable {
             p.destroyForcibly();
         }
         for (String h : hosts) {
-            quiet("ip", "netns", "del", h);
+            Netns.quiet("ip", "netns", "del", h);
         }
         for (String t : tors) {
-            quiet("ip", "netns", "del", t);
+            Netns.quiet("ip", "netns", "del", t);
         }
-        quiet("ip", "netns", "del", spine);
-    }
-
-    private static void ip(String... args) throws IOException, InterruptedException {
-        String[] cmd = new String[args.length + 1];
-        cmd[0] = "ip";
-        System.arraycopy(args, 0, cmd, 1, args.length);
-        run(cmd);
-    }
-
-    private static void run(String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        if (!p.waitFor(20, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IOException(String.join(" ", cmd) + ": no answer in 20 s");
-        }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.exitValue() != 0) {
-            throw new IOException(String.join(" ", cmd) + " failed (" + p.exitValue() + "): " + out.strip());
-        }
-    }
-
-    private static void quiet(String... cmd) {
-        try {
-            run(cmd);
-        } catch (IOException e) {
-            // already gone
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Netns.quiet("ip", "netns", "del", spine);
     }
 }

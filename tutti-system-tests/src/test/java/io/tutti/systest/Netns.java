@@ -90,14 +90,16 @@ final class Netns implements AutoCloseable {
         quiet("ip", "netns", "del", sw);
     }
 
-    private static void ip(String... args) throws IOException, InterruptedException {
+    /** Runs {@code ip} with these arguments; fails with its output. */
+    static void ip(String... args) throws IOException, InterruptedException {
         String[] cmd = new String[args.length + 1];
         cmd[0] = "ip";
         System.arraycopy(args, 0, cmd, 1, args.length);
         run(cmd);
     }
 
-    private static void run(String... cmd) throws IOException, InterruptedException {
+    /** Runs a command for at most 20 s; fails with its output when it exits non-zero. */
+    static void run(String... cmd) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         if (!p.waitFor(20, TimeUnit.SECONDS)) {
             p.destroyForcibly();
@@ -109,7 +111,8 @@ final class Netns implements AutoCloseable {
         }
     }
 
-    private static boolean quiet(String... cmd) {
+    /** Runs a command and ignores its failure (clean-up of what may be gone already). */
+    static boolean quiet(String... cmd) {
         try {
             run(cmd);
             return true;
