@@ -106,6 +106,47 @@ final class Fixture implements AutoCloseable {
         throw new AssertionError("no handshake within " + millis + " ms: " + t[0].statistics());
     }
 
+    /**
+     * Polls rank {@code observer} until it reports {@code peer} failed or {@code millis} pass;
+     * returns the reason, or null.
+     */
+    String awaitFailure(int observer, int peer, long millis) {
+        long end = System.nanoTime() + millis * 1_000_000L;
+        String why = null;
+        while (why == null && System.nanoTime() < end) {
+            t[observer].poll((s, m, o, l) -> true);
+            why = t[observer].failure(peer);
+        }
+        return why;
+    }
+
+    /** Polls every transport, rank {@code rank}'s arrivals into {@code got}, until it holds a record or 2 s pass. */
+    void awaitRecord(int rank, Collector got) {
+        RemoteTransport.Sink[] sinks = new RemoteTransport.Sink[t.length];
+        sinks[rank] = got;
+        long end = System.nanoTime() + 2_000_000_000L;
+        while (got.got.isEmpty() && System.nanoTime() < end) {
+            pollAll(sinks);
+        }
+    }
+
+    /**
+     * The scenario of a peer that closes, on either wire: its last record arrives, its goodbye
+     * makes it "closed" rather than failed, and nothing stays outstanding to it.
+     */
+    static void closingPeer(Map<String, String> settings) throws TimeoutException {
+        try (Fixture f = new Fixture(2, settings)) {
+            f.awaitHandshake(5000);
+            Collector got = new Collector();
+            f.t[0].send(1, MemorySegment.ofArray(new byte[] {1, 2, 3}), 0, 3);
+            f.awaitRecord(1, got);
+            org.junit.jupiter.api.Assertions.assertEquals(1, got.got.size());
+            f.t[1].close();
+            org.junit.jupiter.api.Assertions.assertEquals("rank 1 has closed its end", f.awaitFailure(0, 1, 2000));
+            org.junit.jupiter.api.Assertions.assertTrue(f.t[0].quiescent());
+        }
+    }
+
     /** A sink that keeps copies of what arrives. */
     static final class Collector implements RemoteTransport.Sink {
         final List<byte[]> got = new ArrayList<>();

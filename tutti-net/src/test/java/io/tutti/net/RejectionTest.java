@@ -72,10 +72,7 @@ class RejectionTest {
             assertTrue(got.got.isEmpty(), "a rejected datagram was delivered");
             // and the real peer still gets through
             f.t[1].send(0, MemorySegment.ofArray(new byte[] {9, 8, 7}), 0, 3);
-            end = System.nanoTime() + 2_000_000_000L;
-            while (got.got.isEmpty() && System.nanoTime() < end) {
-                f.pollAll(got);
-            }
+            f.awaitRecord(0, got);
             assertArrayEquals(new byte[] {9, 8, 7}, got.got.get(0));
         }
     }

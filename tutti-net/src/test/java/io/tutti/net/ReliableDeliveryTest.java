@@ -148,11 +148,7 @@ class ReliableDeliveryTest {
             // rank 1's process stops: neither it nor its keep-alive agent polls, no heartbeats, no acknowledgements
             f.t[1].stopKeepAlive();
             long start = System.nanoTime();
-            String why = null;
-            while (why == null && System.nanoTime() - start < 5_000_000_000L) {
-                f.t[0].poll((s, m, o, l) -> true);
-                why = f.t[0].failure(1);
-            }
+            String why = f.awaitFailure(0, 1, 5000);
             long tookMs = (System.nanoTime() - start) / 1_000_000;
             assertNotNull(why, "silent peer not reported");
             assertTrue(why.contains("rank 1"), why);
@@ -176,23 +172,7 @@ class ReliableDeliveryTest {
 
     @Test
     void aPeerThatClosesIsReportedAsClosedAndItsLastAcknowledgementArrives() throws Exception {
-        try (Fixture f = new Fixture(2, Map.of())) {
-            f.awaitHandshake(5000);
-            Fixture.Collector got = new Fixture.Collector();
-            f.t[0].send(1, MemorySegment.ofArray(new byte[] {1, 2, 3}), 0, 3);
-            long end = System.nanoTime() + 2_000_000_000L;
-            while (got.got.isEmpty() && System.nanoTime() < end) {
-                f.t[1].poll(got);
-            }
-            assertEquals(1, got.got.size());
-            f.t[1].close();
-            end = System.nanoTime() + 2_000_000_000L;
-            while (f.t[0].failure(1) == null && System.nanoTime() < end) {
-                f.t[0].poll((s, m, o, l) -> true);
-            }
-            assertEquals("rank 1 has closed its end", f.t[0].failure(1));
-            assertTrue(f.t[0].quiescent());
-        }
+        Fixture.closingPeer(Map.of());
     }
 
     @Test

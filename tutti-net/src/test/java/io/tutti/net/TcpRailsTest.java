@@ -162,10 +162,7 @@ class TcpRailsTest {
             assertNull(f.t[0].failure(1), "a stranger's garbage made the real peer fail");
             // and the real peer still gets through
             f.t[1].send(0, MemorySegment.ofArray(new byte[] {9, 8, 7}), 0, 3);
-            long end = System.nanoTime() + 2_000_000_000L;
-            while (got.got.isEmpty() && System.nanoTime() < end) {
-                f.pollAll(got);
-            }
+            f.awaitRecord(0, got);
             assertArrayEquals(new byte[] {9, 8, 7}, got.got.get(0));
         }
     }
@@ -194,23 +191,7 @@ class TcpRailsTest {
 
     @Test
     void aPeerThatClosesIsReportedAsClosedAndItsLastRecordArrives() throws Exception {
-        try (Fixture f = new Fixture(2, tcp())) {
-            f.awaitHandshake(5000);
-            Fixture.Collector got = new Fixture.Collector();
-            f.t[0].send(1, MemorySegment.ofArray(new byte[] {1, 2, 3}), 0, 3);
-            long end = System.nanoTime() + 2_000_000_000L;
-            while (got.got.isEmpty() && System.nanoTime() < end) {
-                f.t[1].poll(got);
-            }
-            assertEquals(1, got.got.size());
-            f.t[1].close();
-            end = System.nanoTime() + 2_000_000_000L;
-            while (f.t[0].failure(1) == null && System.nanoTime() < end) {
-                f.t[0].poll((s, m, o, l) -> true);
-            }
-            assertEquals("rank 1 has closed its end", f.t[0].failure(1));
-            assertTrue(f.t[0].quiescent());
-        }
+        Fixture.closingPeer(tcp());
     }
 
     @Test
@@ -219,11 +200,7 @@ class TcpRailsTest {
             f.awaitHandshake(5000);
             f.t[1].abort();
             long start = System.nanoTime();
-            String why = null;
-            while (why == null && System.nanoTime() - start < 5_000_000_000L) {
-                f.t[0].poll((s, m, o, l) -> true);
-                why = f.t[0].failure(1);
-            }
+            String why = f.awaitFailure(0, 1, 5000);
             assertNotNull(why, "a dead peer was not reported");
             assertTrue(why.contains("rank 1") && why.contains("end of stream"), why);
             // long before the silence timeout (60 s): the end of the stream tells
@@ -239,11 +216,7 @@ class TcpRailsTest {
             // rank 1's process stops (its connections stay open): no heartbeats
             f.t[1].stopKeepAlive();
             long start = System.nanoTime();
-            String why = null;
-            while (why == null && System.nanoTime() - start < 5_000_000_000L) {
-                f.t[0].poll((s, m, o, l) -> true);
-                why = f.t[0].failure(1);
-            }
+            String why = f.awaitFailure(0, 1, 5000);
             long tookMs = (System.nanoTime() - start) / 1_000_000;
             assertNotNull(why, "silent peer not reported");
             assertTrue(why.contains("rank 1") && why.contains("not been heard"), why);
