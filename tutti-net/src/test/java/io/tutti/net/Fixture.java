@@ -147,6 +147,32 @@ final class Fixture implements AutoCloseable {
         }
     }
 
+    /**
+     * Two ranks whose job secrets differ, connected and polled for half a second: the caller checks
+     * that neither got through, and closes both.
+     */
+    static RailsTransport[] withDifferentSecrets(Map<String, String> settings) throws TimeoutException {
+        MemoryStore kvs = new MemoryStore();
+        RailsTransport a = new RailsTransport(new RemoteTransportProvider.Context(0, 2, new boolean[] {false, true}, JOB,
+                "secret one".getBytes(), "h", kvs, settings));
+        RailsTransport b = new RailsTransport(new RemoteTransportProvider.Context(1, 2, new boolean[] {true, false}, JOB,
+                "secret two".getBytes(), "h", kvs, settings));
+        try {
+            a.connect();
+            b.connect();
+        } catch (TimeoutException | RuntimeException e) {
+            a.close();
+            b.close();
+            throw e;
+        }
+        long end = System.nanoTime() + 500_000_000L;
+        while (System.nanoTime() < end) {
+            a.poll((s, m, o, l) -> true);
+            b.poll((s, m, o, l) -> true);
+        }
+        return new RailsTransport[] {a, b};
+    }
+
     /** A sink that keeps copies of what arrives. */
     static final class Collector implements RemoteTransport.Sink {
         final List<byte[]> got = new ArrayList<>();

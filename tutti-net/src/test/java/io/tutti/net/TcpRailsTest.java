@@ -169,19 +169,10 @@ class TcpRailsTest {
 
     @Test
     void aPeerWithAnotherSecretNeverGetsThrough() throws Exception {
-        Fixture.MemoryStore kvs = new Fixture.MemoryStore();
-        RailsTransport a = new RailsTransport(new io.tutti.transport.RemoteTransportProvider.Context(0, 2,
-                new boolean[] {false, true}, Fixture.JOB, "secret one".getBytes(), "h", kvs, tcp()));
-        RailsTransport b = new RailsTransport(new io.tutti.transport.RemoteTransportProvider.Context(1, 2,
-                new boolean[] {true, false}, Fixture.JOB, "secret two".getBytes(), "h", kvs, tcp()));
+        RailsTransport[] pair = Fixture.withDifferentSecrets(tcp());
+        RailsTransport a = pair[0];
+        RailsTransport b = pair[1];
         try (a; b) {
-            a.connect();
-            b.connect();
-            long end = System.nanoTime() + 500_000_000L;
-            while (System.nanoTime() < end) {
-                a.poll((s, m, o, l) -> true);
-                b.poll((s, m, o, l) -> true);
-            }
             assertFalse(a.canSend(1));
             assertFalse(b.canSend(0));
             // the connecting side checks the first answer, finds it wrong, and answers nothing back
