@@ -1239,11 +1239,12 @@ public final class Communicator {
         io.tutti.offload.OffloadProgram program;
         if (coll == io.tutti.offload.OffloadPlans.Coll.ALLREDUCE && !"nic-tree".equals(offloadedAllreduce())) {
             // recursive doubling on one counter (2^n buckets): one exchange per round, where the NIC
-            // tree needs a way up and a way down; its REDUCE steps run on the offload ALU
+            // tree needs a way up and a way down; its REDUCE steps run on the offload ALU, and with
+            // a region per receive each exchange is one PUT, with no ready-to-receive round trip
             int n = group.length;
             int extent = type.extent();
-            program = io.tutti.offload.OffloadCompiler.bucket(r -> io.tutti.coll.RecursiveDoublingAllreduce.build(r, n,
-                    bytes, extent, false, true), rank, alu, aluType);
+            program = io.tutti.offload.OffloadCompiler.bucket(r -> io.tutti.coll.RecursiveDoublingAllreduce
+                    .buildOwnRegions(r, n, bytes, extent, true), rank, alu, aluType, true);
         } else {
             program = io.tutti.offload.OffloadPlans.program(coll, group.length, rank, bytes, root, alu, aluType);
         }

@@ -16,8 +16,8 @@ import java.util.Locale;
  * OSU-style collective benchmarks, run on every rank by {@code tutti bench <collective>}.
  *
  * <p><b>Method</b> (the OSU collective benchmarks', e.g. osu_allreduce): after a time-based JIT
- * warm-up, for each size every rank runs {@code warmup} untimed operations, meets the others in a
- * barrier, then times its own loop of {@code iters} operations; its figure is the average time per
+ * warm-up, for each size every rank runs {@code warmup} untimed operations (repeated until no rank's
+ * JIT compiler has worked for 200 ms), meets the others in a barrier, then times its own loop of {@code iters} operations; its figure is the average time per
  * operation. avg, min and max are taken over the ranks' figures (gathered with reduce at rank 0,
  * which prints). Defaults follow OSU: 1000 iterations and 200 warm-up ones up to 8 KiB, 100 and 10
  * above. The timed loop runs a persistent request ({@code allreduceInit} ... {@code start},
@@ -44,6 +44,11 @@ public final class CollectiveBenchmark {
     static final long JIT_QUIET_NANOS = 1_000_000_000L;
     /** ...unless the warm-up has already run this long. */
     static final long WARM_UP_LIMIT_NANOS = 20_000_000_000L;
+
+    /** A row's warm-up goes on until the JIT has been idle this long on every rank... */
+    static final long ROW_JIT_QUIET_NANOS = 200_000_000L;
+    /** ...or the row's warm-up has run this long. */
+    static final long ROW_WARM_UP_LIMIT_NANOS = 5_000_000_000L;
 
     /** Milliseconds this JVM's JIT compilers have worked so far, or 0 when unknown. */
     static long jitMillis() {
@@ -310,6 +315,35 @@ public final class CollectiveBenchmark {
         stats.collect(elapsed / 1e3 / iters, Math.max(0, alloc) / (double) iters);
     }
 
+    /**
+     * A row's warm-up: {@code batch} (OSU's count of untimed operations) once, then again until no
+     * rank's JIT compiler has finished anything for {@link #ROW_JIT_QUIET_NANOS} (at most
+     * {@link #ROW_WARM_UP_LIMIT_NANOS}). A row's new request takes branches the general warm-up did
+     * not (its first start, its first packets), which deoptimizes compiled code; OSU's 200 untimed
+     * operations last well under a millisecond, so without this the recompilation would run on a
+     * rank's core during the timed loop.
+     */
+    static void warmRow(Communicator c, Runnable batch) {
+        long start = System.nanoTime();
+        long lastJit = jitMillis();
+        long quietSince = start;
+        int[] busy = {1};
+        while (true) {
+            batch.run();
+            long now = System.nanoTime();
+            long jit = jitMillis();
+            if (jit != lastJit) {
+                lastJit = jit;
+                quietSince = now;
+            }
+            busy[0] = now - quietSince < ROW_JIT_QUIET_NANOS && now - start < ROW_WARM_UP_LIMIT_NANOS ? 1 : 0;
+            c.allreduce(Communicator.IN_PLACE, busy, 1, Datatype.INT, ReduceOp.MAX);
+            if (busy[0] == 0) {
+                return;
+            }
+        }
+    }
+
     /** The loop the blocking method times; warmed up too, so that it is compiled before it counts. */
     static long timedLoop(CollectiveOp op, int iters) {
         long t0 = System.nanoTime();
@@ -322,7 +356,13 @@ public final class CollectiveBenchmark {
     /** The blocking method: every rank times its own loop; avg, min, max over the ranks. */
     static Row blocking(Communicator c, CollectiveOp op, Options o, long size, Stats stats, double bNode) {
         int iters = o.itersFor(size);
-        measure(c, op, iters, o.warmupFor(size), stats);
+        int warmup = o.warmupFor(size);
+        warmRow(c, () -> {
+            for (int i = 0; i < warmup; i++) {
+                op.run();
+            }
+        });
+        measure(c, op, iters, 0, stats);
         if (c.rank() != 0) {
             return null;
         }
@@ -341,9 +381,11 @@ public final class CollectiveBenchmark {
     static Row nonblocking(Communicator c, CollectiveOp op, Options o, long size, Stats stats) {
         int iters = o.itersFor(size);
         int warmup = o.warmupFor(size);
-        for (int i = 0; i < warmup; i++) {
-            op.begin().waitFor(null);
-        }
+        warmRow(c, () -> {
+            for (int i = 0; i < warmup; i++) {
+                op.begin().waitFor(null);
+            }
+        });
         c.barrier();
         long t0 = System.nanoTime();
         for (int i = 0; i < iters; i++) {

@@ -80,7 +80,7 @@ public final class OffloadCompiler {
         final int rounds;
         final String problem;
 
-        Analysis(Schedule s) {
+        Analysis(Schedule s, boolean prePosted) {
             this.s = s;
             int n = s.steps();
             level = new int[n];
@@ -109,7 +109,7 @@ public final class OffloadCompiler {
                     if (k == Schedule.RECV) {
                         rte[i] = ids.size();
                         ids.add(new int[] {i, 1});
-                    } else if (s.length(i) > 0) {
+                    } else if (s.length(i) > 0 && !prePosted) {
                         rtr[i] = ids.size();
                         ids.add(new int[] {i, 0});
                     }
@@ -128,7 +128,7 @@ public final class OffloadCompiler {
                 }
                 BitSet after = (BitSet) req.clone();
                 byte k = s.kind(i);
-                if (k == Schedule.SEND && s.length(i) > 0) {
+                if (k == Schedule.SEND && s.length(i) > 0 && !prePosted) {
                     after.set(rtr[i]);
                     waits.add(after);
                     waiter.add(i);
@@ -163,7 +163,7 @@ public final class OffloadCompiler {
                             + " 2^n buckets lets both fire exactly when their arrivals are in";
                 }
             }
-            problem = why;
+            problem = why != null || !prePosted ? why : unposted(s);
             // rank: the smallest set holding the arrival, then RTR before RTE, then step order
             int[] first = new int[arrivals];
             Arrays.fill(first, Integer.MAX_VALUE);
@@ -184,6 +184,46 @@ public final class OffloadCompiler {
                 int[] id = ids.get(order[pos]);
                 (id[1] == 0 ? rtr : rte)[id[0]] = pos;
             }
+        }
+
+        /**
+         * Why a receive of {@code s} cannot be taken as posted for the whole run, or null: another step
+         * touches its region without waiting for it (an early arrival would overwrite data still in
+         * use, or be overwritten).
+         */
+        private static String unposted(Schedule s) {
+            int n = s.steps();
+            BitSet[] before = new BitSet[n];
+            for (int j = 0; j < n; j++) {
+                before[j] = new BitSet();
+                for (int d : s.dependencies(j)) {
+                    before[j].or(before[d]);
+                    before[j].set(d);
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                if (s.kind(i) != Schedule.RECV || s.length(i) == 0) {
+                    continue;
+                }
+                for (int j = 0; j < n; j++) {
+                    if (j == i || before[j].get(i) || s.length(j) == 0) {
+                        continue;
+                    }
+                    boolean local = s.kind(j) == Schedule.COPY || s.kind(j) == Schedule.REDUCE;
+                    if (overlaps(s, i, s.buffer(j), s.offset(j), s.length(j))
+                            || local && overlaps(s, i, s.srcBuffer(j), s.srcOffset(j), s.length(j))) {
+                        return s.name() + " rank " + s.rank() + ": step " + j + " touches the region that step " + i
+                                + " receives into without waiting for it, so that receive cannot be posted for the"
+                                + " whole run";
+                    }
+                }
+            }
+            return null;
+        }
+
+        private static boolean overlaps(Schedule s, int recv, byte buffer, long offset, long length) {
+            return buffer == s.buffer(recv) && offset < s.offset(recv) + s.length(recv)
+                    && s.offset(recv) < offset + length;
         }
 
         private static String describe(List<int[]> ids, BitSet set) {
@@ -214,10 +254,12 @@ public final class OffloadCompiler {
     /** Caches analyses of the ranks a compilation touches. */
     private static final class Ranks {
         final IntFunction<Schedule> schedules;
+        final boolean prePosted;
         final Map<Integer, Analysis> cache = new HashMap<>();
 
-        Ranks(IntFunction<Schedule> schedules) {
+        Ranks(IntFunction<Schedule> schedules, boolean prePosted) {
             this.schedules = schedules;
+            this.prePosted = prePosted;
         }
 
         Analysis get(int r) {
@@ -226,7 +268,7 @@ public final class OffloadCompiler {
                 if (s.rank() != x) {
                     throw new IllegalArgumentException("schedule for rank " + x + " says rank " + s.rank());
                 }
-                return new Analysis(s);
+                return new Analysis(s, prePosted);
             });
         }
     }
@@ -241,7 +283,20 @@ public final class OffloadCompiler {
      */
     public static OffloadProgram bucket(IntFunction<Schedule> schedules, int rank, OffloadAlu.Op op,
                                         OffloadAlu.Type type) {
-        Ranks ranks = new Ranks(schedules);
+        return bucket(schedules, rank, op, type, false);
+    }
+
+    /**
+     * The 2^n scheme with every receive posted when a run starts ({@code prePosted}): no RTR, and a
+     * data message is one PUT that carries the receiver's counter add, so an exchange costs one
+     * packet and one trip instead of table 5's three packets and two trips. Sound because the engine
+     * keeps a packet of a later run until that run starts (runs never overlap), provided no step
+     * touches a receive's region before that receive completes; a schedule that does is refused.
+     * The schedules of {@code RecursiveDoublingAllreduce.buildOwnRegions} qualify.
+     */
+    public static OffloadProgram bucket(IntFunction<Schedule> schedules, int rank, OffloadAlu.Op op,
+                                        OffloadAlu.Type type, boolean prePosted) {
+        Ranks ranks = new Ranks(schedules, prePosted);
         Analysis me = ranks.get(rank);
         Schedule s = me.s;
         if (me.problem != null) {
@@ -267,7 +322,7 @@ public final class OffloadCompiler {
             switch (kind) {
                 case Schedule.RECV -> {
                     b.buffer(s.buffer(i), s.offset(i) + len);
-                    if (len > 0) {
+                    if (len > 0 && !prePosted) {
                         // RTR: the buffer is ready, tell the sender
                         int k = prefix(req, s, i, "its receive buffer is ready");
                         Analysis peer = peer(ranks, s.peer(i));
@@ -282,7 +337,13 @@ public final class OffloadCompiler {
                     Analysis peer = peer(ranks, s.peer(i));
                     int recv = match(peer.recvByKey, rank, me, i, "receive");
                     checkLength(peer.s, recv, s, i);
-                    if (len > 0) {
+                    if (len > 0 && prePosted) {
+                        // DAT and RTE in one packet: the add lands after the data it counts
+                        int k = prefix(req, s, i, "its data is ready");
+                        b.put(me.threshold(k), k, s.peer(i), s.buffer(i), s.offset(i), len, peer.s.buffer(recv),
+                                peer.s.offset(recv), peer.weight(peer.rte[recv]), peer.rte[recv])
+                                .role(OffloadProgram.ROLE_DAT);
+                    } else if (len > 0) {
                         after.set(me.rtr[i]);
                         int k = prefix(after, s, i, "its data and the peer's RTR are in");
                         long th = me.threshold(k);
@@ -510,7 +571,7 @@ public final class OffloadCompiler {
                 }
             }
         }
-        Ranks ranks = new Ranks(schedules);
+        Ranks ranks = new Ranks(schedules, false);
         Analysis me = ranks.get(rank);
         Map<Integer, Sources> childSources = new HashMap<>();
         Map<Integer, Long> lastTh = new HashMap<>();

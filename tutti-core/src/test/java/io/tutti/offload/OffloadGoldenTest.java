@@ -8,6 +8,7 @@ import io.tutti.TuttiException;
 import io.tutti.coll.ChainBcast;
 import io.tutti.coll.KaryBcast;
 import io.tutti.coll.RecursiveDoublingAllgather;
+import io.tutti.coll.RecursiveDoublingAllreduce;
 import io.tutti.coll.Schedule;
 import io.tutti.coll.ScheduleBuilder;
 import io.tutti.coll.Trinaryx3Bcast;
@@ -72,6 +73,42 @@ class OffloadGoldenTest {
                 new Row(63, "CNTR_ADD", -63, -1)), // FIN_C
                 rows(p, PUT, RCA, ADD));
         assertEquals(6, p.checkpoints(), "R = 2 x 3 rounds");
+    }
+
+    /**
+     * Pre-posted receives: rank 0 of 8 in recursive doubling with a region per receive sends one PUT
+     * per round that carries the partner's bucket (4, 2, 1 as table 4's barrier), with no RTR; the
+     * round-k PUT fires once the first k - 1 rounds' arrivals are in (thresholds 0, 4, 6).
+     */
+    @Test
+    @Timeout(30)
+    void prePostedExchangeIsOnePacketPerRound() {
+        OffloadProgram p = OffloadCompiler.bucket(r -> RecursiveDoublingAllreduce.buildOwnRegions(r, 8, 16, 8, true), 0,
+                OffloadAlu.Op.ADD, OffloadAlu.Type.INT64, true);
+        List<Row> puts = rows(p, PUT, RCA);
+        assertEquals(List.of(new Row(0, "PUT", 4, 1), new Row(4, "PUT", 2, 2), new Row(6, "PUT", 1, 4)), puts);
+        assertEquals(3, p.arrivals());
+        // each round lands in a scratch slot of its own
+        List<Long> slots = new ArrayList<>();
+        for (int i = 0; i < p.entries(); i++) {
+            if (p.entry(i).op() == OffloadProgram.PUT) {
+                slots.add(p.remoteOffset(i));
+            }
+        }
+        assertEquals(List.of(16L, 32L, 48L), slots);
+    }
+
+    /** A receive region that another step touches meanwhile cannot be posted for the whole run. */
+    @Test
+    @Timeout(30)
+    void prePostedRefusesASharedScratch() {
+        var e = assertThrows(OffloadCompiler.Refused.class, () -> OffloadCompiler.bucket(
+                r -> RecursiveDoublingAllreduce.build(r, 4, 16, 8, false, true), 0, OffloadAlu.Op.ADD,
+                OffloadAlu.Type.INT64, true));
+        assertTrue(e.getMessage().contains("cannot be posted for the whole run"), e.getMessage());
+        // with the table 5 exchange the same schedule compiles: the RTR protects the scratch
+        OffloadCompiler.bucket(r -> RecursiveDoublingAllreduce.build(r, 4, 16, 8, false, true), 0, OffloadAlu.Op.ADD,
+                OffloadAlu.Type.INT64, false);
     }
 
     /** Table 2: a non-root rank of the binary tree (fan-out 2): sync, add the fan-out, two branch writes. */

@@ -153,10 +153,11 @@ class OffloadPropertyTest {
     /**
      * Host schedules through {@link OffloadCompiler#compile}, which picks the pattern: recursive
      * doubling allreduce and binomial reduce (their REDUCE steps run on the ALU), Bruck's allgather,
-     * the tree barrier; results against the sequential reference.
+     * the tree barrier; and recursive doubling with a region per receive through the 2^n scheme with
+     * pre-posted receives (one PUT per exchange); results against the sequential reference.
      */
-    @Property(tries = 80, shrinking = ShrinkingMode.OFF)
-    void hostSchedules(@ForAll @IntRange(min = 1, max = 20) int n, @ForAll @IntRange(min = 0, max = 3) int which,
+    @Property(tries = 100, shrinking = ShrinkingMode.OFF)
+    void hostSchedules(@ForAll @IntRange(min = 1, max = 20) int n, @ForAll @IntRange(min = 0, max = 4) int which,
                        @ForAll @IntRange(min = 1, max = 12) int items, @ForAll boolean maximum, @ForAll long seed) {
         assertTimeoutPreemptively(LIMIT, () -> {
             OffloadAlu.Op op = maximum ? OffloadAlu.Op.MAX : OffloadAlu.Op.ADD;
@@ -172,16 +173,17 @@ class OffloadPropertyTest {
                 case 0 -> r -> RecursiveDoublingAllreduce.build(r, n, bytes, 8, false, true);
                 case 1 -> r -> BinomialReduce.build(r, n, bytes, 8, 0, false, true);
                 case 2 -> r -> BruckAllgather.build(r, n, b, d, false);
-                default -> r -> TreeBarrier.build(r, n);
+                case 3 -> r -> TreeBarrier.build(r, n);
+                default -> r -> RecursiveDoublingAllreduce.buildOwnRegions(r, n, bytes, 8, true);
             };
             OffloadProgram[] p = new OffloadProgram[n];
             for (int r = 0; r < n; r++) {
-                p[r] = OffloadCompiler.compile(s, r, op, type);
+                p[r] = which == 4 ? OffloadCompiler.bucket(s, r, op, type, true) : OffloadCompiler.compile(s, r, op, type);
             }
             OffloadHarness h = new OffloadHarness(p, seed);
             Random random = new Random(seed);
             MemorySegment expect = Arena.ofAuto().allocate(Math.max(1, which == 2 ? n * bytes : bytes), 8);
-            for (int r = 0; r < n && which < 3; r++) {
+            for (int r = 0; r < n && which != 3; r++) {
                 MemorySegment in = h.memory(r, OffloadProgram.SEND_BUFFER);
                 if (in.byteSize() < bytes) {
                     continue; // one rank: nothing is sent
