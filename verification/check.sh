@@ -9,7 +9,7 @@ cp rails.pml "$work/"
 cd "$work"
 spin -a rails.pml
 gcc -O2 -DSAFETY -DCOLLAPSE -o pan pan.c
-./pan -m100000 > pan.out 2>&1 || true
+./pan -m200000 > pan.out 2>&1 || true
 cat pan.out
 if grep -q "max search depth too small" pan.out; then
     echo "rails.pml: the search was cut off by the depth limit: raise -m" >&2

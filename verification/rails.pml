@@ -6,6 +6,10 @@
  *     contig over the slots filled in order, delivers from expected up to contig;
  *   - ACK carries ack = contig (everything below received) and consumed = expected (everything
  *     below delivered, its slot free), and a NAK of the first gap [contig, ...) when there is one;
+ *   - a NAK goes at once; a plain acknowledgement either at once (a duplicate, two or more
+ *     datagrams not yet acknowledged) or it is held: it goes later, once, with the receiver's state
+ *     of that moment (the ack delay ran out, or a DATA the other way carried it; a DATA is lost or
+ *     corrupted like an ACK, so it is modelled as one), possibly after more datagrams arrived;
  *   - the sender sends while nextSeq < consumed + S, retransmits the NAKed sequence, the oldest
  *     unacknowledged one on a timeout and the newest as a tail probe;
  *   - two rails each way: a datagram goes on either, so datagrams overtake each other; each may
@@ -109,14 +113,22 @@ active proctype Receiver() {
     byte content[S];
     byte seq, p;
     bool ok, any = false;
+    bool pending = false, fresh;
 
 end:
     do
     :: d0?seq,p,ok -> goto gotdata
     :: d1?seq,p,ok -> goto gotdata
+    :: pending ->
+        /* the held acknowledgement: its delay ran out, or it rode on a DATA the other way. No gap
+           is open here: here every datagram that finds one is NAKed at once, which clears pending
+           (where the rails skip a repeated NAK, their plain ACK is the NAK with its resend lost) */
+        pending = false;
+        unreliable_ack(contig, expected, 0, false)
     od;
 
 gotdata:
+    fresh = false;
     if
     :: !ok -> skip                                  /* CRC mismatch: dropped */
     :: ok && seq < contig -> skip                   /* duplicate: acknowledged again below */
@@ -127,6 +139,7 @@ gotdata:
         filled[seq % S] = true;
         seqOf[seq % S] = seq;
         content[seq % S] = p;
+        fresh = true;
         if
         :: !any || seq > highest -> highest = seq; any = true
         :: else -> skip
@@ -147,8 +160,12 @@ gotdata:
         od
     fi;
     if
-    :: ok && any && highest > contig -> unreliable_ack(contig, expected, contig, true)
-    :: else -> unreliable_ack(contig, expected, 0, false)
+    :: ok && any && highest > contig -> pending = false; unreliable_ack(contig, expected, contig, true)
+    :: else ->
+        if
+        :: pending = false; unreliable_ack(contig, expected, 0, false)
+        :: fresh -> pending = true                  /* held; a duplicate is acknowledged at once */
+        fi
     fi;
     assert(delivered <= N);
     goto end

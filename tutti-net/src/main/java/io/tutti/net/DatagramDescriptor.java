@@ -40,7 +40,11 @@ import java.util.zip.CRC32C;
  * |   payload ...                                                 |  60
  * </pre>
  *
- * Payloads by type: DATA a fragment of a record; ACK (also the heartbeat) nothing, or a NAK
+ * Flags: bit 0 ({@link #FLAG_ACK_HELD}) says that the acknowledgement this datagram carries was
+ * held by its sender, after what it acknowledges arrived, longer than a round-trip sample may
+ * include; the other bits are 0.
+ *
+ * <p>Payloads by type: DATA a fragment of a record; ACK (also the heartbeat) nothing, or a NAK
  * range {@code [from, to)} of two 64-bit sequences that the receiver misses; HELLO
  * {@code nonce(8) yourNonce(8) flags(1) hmac(32)}; BYE nothing.
  */
@@ -73,6 +77,8 @@ public final class DatagramDescriptor {
     public static final int RECORD_LENGTH_OFFSET = 48;
     public static final int FRAG_OFFSET_OFFSET = 52;
     public static final int CRC_OFFSET = 56;
+    /** Flag: the acknowledgement was held too long to time a round trip by. */
+    public static final byte FLAG_ACK_HELD = 1;
     /** Header bytes before the payload. */
     public static final int HEADER = 60;
 

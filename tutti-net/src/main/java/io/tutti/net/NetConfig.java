@@ -30,11 +30,14 @@ import java.util.Map;
  * @param stripeMin     records larger than this are split over the rails; smaller ones go whole
  * @param busyBytes     a rail with more unacknowledged bytes than this to a peer is BUSY
  * @param rtoFloorMicros the retransmission timeout never goes below this
+ * @param ackDelayMicros an acknowledgement that no rule sends at once waits this long for a DATA
+ *                      going back to carry it, then the next poll sends it alone; at most half of
+ *                      {@code rtoFloorMicros}; 0 acknowledges in the poll that received
  * @param settings      the raw settings, for the per-rail fault variants
  */
 public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, int windowBytes, int timeoutMillis,
                         int railTimeoutMillis, int heartbeatMillis, int stripeMin, int busyBytes, int rtoFloorMicros,
-                        Map<String, String> settings) {
+                        int ackDelayMicros, Map<String, String> settings) {
     public static final String NET = "tutti.net";
     public static final String NET_DEFAULT = "udp";
     public static final String RAILS = "tutti.rails";
@@ -61,6 +64,14 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
     public static final int BUSY_BYTES_DEFAULT = 1 << 20;
     public static final String RTO_FLOOR_US = "tutti.net.rto.floor.us";
     public static final int RTO_FLOOR_US_DEFAULT = 1000;
+    public static final String ACK_DELAY_US = "tutti.net.ack.delay.us";
+    /**
+     * 50 µs: a reply computed within it carries the acknowledgement, and a rank that waits polls
+     * again soon after it (the engine parks at most 200 µs at a time): far below the 1 ms RTO
+     * floor, so the sender of a record that a polling rank holds the acknowledgement of does not
+     * take it for lost.
+     */
+    public static final int ACK_DELAY_US_DEFAULT = 50;
     public static final String DROP = "tutti.net.drop";
     public static final String CORRUPT = "tutti.net.corrupt";
 
@@ -82,7 +93,8 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
                 integer(settings, RAIL_TIMEOUT_MS, RAIL_TIMEOUT_MS_DEFAULT),
                 integer(settings, HEARTBEAT_MS, HEARTBEAT_MS_DEFAULT), integer(settings, STRIPE_MIN, STRIPE_MIN_DEFAULT),
                 integer(settings, BUSY_BYTES, BUSY_BYTES_DEFAULT),
-                integer(settings, RTO_FLOOR_US, RTO_FLOOR_US_DEFAULT), Map.copyOf(settings));
+                integer(settings, RTO_FLOOR_US, RTO_FLOOR_US_DEFAULT),
+                integer(settings, ACK_DELAY_US, ACK_DELAY_US_DEFAULT), Map.copyOf(settings));
     }
 
     /** Whether the rails run over TCP connections rather than UDP datagrams. */

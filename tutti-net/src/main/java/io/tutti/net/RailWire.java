@@ -38,8 +38,13 @@ interface RailWire {
      */
     boolean send(int peer, int rail, ByteBuffer frame, int length);
 
-    /** Reads what has arrived on every rail and hands each frame to {@code into}; returns the frames read. */
-    int receive(Receiver into);
+    /**
+     * Reads what has arrived on every rail and hands each frame to {@code into}; returns the frames
+     * read. A wire may read less than has arrived (what is left waits for the next call, which the
+     * caller makes at once when this one returned more than 0) unless {@code drain}, the keep-alive
+     * agent's poll, which comes rarely and so takes all that waits, up to a fixed bound.
+     */
+    int receive(Receiver into, boolean drain);
 
     /**
      * A HELLO from {@code from} claims to come from {@code peer} on {@code rail}: HELLOs to that peer

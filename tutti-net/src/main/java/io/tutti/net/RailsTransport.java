@@ -40,10 +40,21 @@ import javax.crypto.spec.SecretKeySpec;
  * whichever rail carries it. The receiver acknowledges cumulatively ({@code ack}: everything below
  * has been received; {@code consumed}: everything below has been handed to the engine, which frees
  * its slot), asks again for gaps (NAK), and the sender retransmits on NAK and on a timeout measured
- * from the round-trip time (Jacobson/Karels, with a floor). Records larger than a datagram are
- * fragmented and reassembled; records above {@link NetConfig#stripeMin()} are split in equal
- * fragments over the rails that are not BUSY. Every datagram carries a CRC32C and the job id, and a
- * source is heard only after it answered a HELLO challenge with an HMAC-SHA256 over the job secret.
+ * from the round-trip time (Jacobson/Karels, with a floor). Every DATA carries the current
+ * acknowledgement, so a standalone ACK goes only when it cannot wait for one: at once for a NAK, a
+ * duplicate (the sender is repairing), {@value #ACK_EVERY} or more datagrams received or consumed
+ * since the last acknowledgement (so the sender's window, which holds at least two records, never
+ * waits on it) and in the keep-alive agent's polls (the owner is away: no reply is coming);
+ * otherwise by the first poll after {@link NetConfig#ackDelayMicros()}. A reply sent within the
+ * delay thus carries the acknowledgement of the request: a round trip costs two datagrams. The
+ * price: an owner that stops polling right after a record arrived (it computes) holds that
+ * record's acknowledgement until it polls again or its keep-alive agent takes over, and the
+ * sender may time out and resend meanwhile (as for a record that arrives while the owner
+ * computes); the resent copy is a duplicate, acknowledged at once when read. Records
+ * larger than a datagram are fragmented and reassembled; records above
+ * {@link NetConfig#stripeMin()} are split in equal fragments over the rails that are not BUSY.
+ * Every datagram carries a CRC32C and the job id, and a source is heard only after it answered a
+ * HELLO challenge with an HMAC-SHA256 over the job secret.
  * Idle rails carry heartbeats; a rail silent while another is heard is down (its unacknowledged
  * data moves to the others) until it is heard again; a peer silent on every rail has failed.
  *
@@ -69,6 +80,8 @@ public final class RailsTransport implements RemoteTransport {
     private static final long INITIAL_RTO = 10 * MS;
     private static final int LOOPBACK_MTU = 65000;
     private static final int ETHERNET_MTU = 1472;
+    /** Datagrams received (or consumed) since the last acknowledgement that make the next one go at once. */
+    private static final int ACK_EVERY = 2;
 
     private final int rank;
     private final int size;
@@ -112,10 +125,18 @@ public final class RailsTransport implements RemoteTransport {
     private final int maxFrags;
     private final long rtoFloor;
     private final long maxRto;
+    /** How long an acknowledgement may wait for a DATA to carry it. */
+    private final long ackDelay;
+    /**
+     * An acknowledgement sent this long after what it acknowledges arrived is flagged
+     * {@link DatagramDescriptor#FLAG_ACK_HELD}: the sender takes no round-trip sample from it.
+     */
+    private final long heldLimit;
     private final long[] drops = new long[DropReason.values().length];
     private long retransmits;
     private long duplicates;
     private long naksSent;
+    private long acksSent;
     private long injected;
     private long sendFailures;
     private long railsDowned;
@@ -226,7 +247,17 @@ public final class RailsTransport implements RemoteTransport {
         int reasmNextIndex;
         long reasmThrough;
         boolean reasmBroken;
+        /** Something arrived or was consumed that no acknowledgement sent has stated yet. */
         boolean ackNeeded;
+        /** A duplicate arrived: the sender is repairing, acknowledge without delay. */
+        boolean ackNow;
+        /** When {@link #ackNeeded} was set: the delay counts from the oldest unacknowledged news. */
+        long ackPendingSince;
+        /** The ack and consumed fields of the last acknowledgement that left. */
+        long ackSent;
+        long consumedSent;
+        /** When contig last advanced: how long the acknowledgement of it has been held. */
+        long contigAt;
         boolean nakWanted;
         long nakFrom;
         long nakTo;
@@ -311,6 +342,14 @@ public final class RailsTransport implements RemoteTransport {
         this.mask = slots - 1;
         this.rtoFloor = Math.max(1, config.rtoFloorMicros()) * 1000L;
         this.maxRto = Math.max(rtoFloor, Math.min(200 * MS, config.railTimeoutMillis() * MS / 2));
+        if (config.ackDelayMicros() < 0 || config.ackDelayMicros() * 1000L > rtoFloor / 2) {
+            // longer, and a held acknowledgement would pass for a loss and be answered by a retransmission
+            throw new IllegalArgumentException(NetConfig.envName(NetConfig.ACK_DELAY_US) + " must be in 0.."
+                    + rtoFloor / 2000 + " (half of " + NetConfig.envName(NetConfig.RTO_FLOOR_US) + "), not "
+                    + config.ackDelayMicros());
+        }
+        this.ackDelay = config.ackDelayMicros() * 1000L;
+        this.heldLimit = ackDelay + rtoFloor / 4;
         long heartbeat = Math.max(1, config.heartbeatMillis()) * MS;
         this.takeover = Math.max(MS, heartbeat / 2);
         // above the agent's cadence (takeover plus one period of a quarter heartbeat), with room for jitter
@@ -641,7 +680,7 @@ public final class RailsTransport implements RemoteTransport {
         tx.putInt(SOURCE_OFFSET, rank);
         tx.putInt(DEST_OFFSET, p.rank);
         tx.put(RAIL_OFFSET, (byte) rail);
-        tx.put(FLAGS_OFFSET, (byte) 0);
+        tx.put(FLAGS_OFFSET, now - p.contigAt > heldLimit ? FLAG_ACK_HELD : 0);
         tx.putShort(FRAG_INDEX_OFFSET, (short) 0);
         tx.putShort(FRAG_COUNT_OFFSET, (short) 0);
         tx.putShort(PAYLOAD_LENGTH_OFFSET, (short) payload);
@@ -664,28 +703,54 @@ public final class RailsTransport implements RemoteTransport {
         tx.put(HEADER, p.sendBuf[slot], 0, len);
         p.sentAt[slot] = now;
         p.sendRail[slot] = rail;
-        // the acknowledgement rides along
-        p.ackNeeded = false;
-        emit(p, rail, HEADER + len);
+        // the acknowledgement rides along (header: the current ack and consumed)
+        if (emit(p, rail, HEADER + len)) {
+            acknowledged(p);
+        }
     }
 
-    /** Seals the datagram in {@link #tx}, applies the injected faults and sends it. */
-    private void emit(Peer p, int rail, int length) {
+    /** An acknowledgement of everything received and consumed so far has left: nothing is pending. */
+    private static void acknowledged(Peer p) {
+        p.ackNeeded = false;
+        p.ackNow = false;
+        p.ackSent = p.contig;
+        p.consumedSent = p.expected;
+    }
+
+    /** Something to acknowledge: the delay counts from the oldest news not yet acknowledged. */
+    private void ackPending(Peer p) {
+        if (!p.ackNeeded) {
+            p.ackNeeded = true;
+            p.ackPendingSince = now;
+        }
+    }
+
+    /**
+     * Seals the datagram in {@link #tx}, applies the injected faults and sends it.
+     *
+     * @return whether it left (an injected drop counts as left: it is lost on the way); false when
+     *         the wire refused it, so what it would have acknowledged is still to acknowledge
+     */
+    private boolean emit(Peer p, int rail, int length) {
         seal(crc, tx, length);
         p.lastSent[rail] = now;
         if (txDrop[rail] > 0 && random.nextDouble() < txDrop[rail]) {
             injected++;
-            return;
+            return true;
         }
         if (txCorrupt[rail] > 0 && random.nextDouble() < txCorrupt[rail]) {
             injected++;
             int i = random.nextInt(length);
             tx.put(i, (byte) (tx.get(i) ^ (1 << random.nextInt(8))));
         }
-        if (!wire.send(p.rank, rail, tx, length) && tx.get(TYPE_OFFSET) == DATA) {
+        if (wire.send(p.rank, rail, tx, length)) {
+            return true;
+        }
+        if (tx.get(TYPE_OFFSET) == DATA) {
             // as good as lost: retransmission (UDP) or the rail's failure (TCP) takes it from here
             sendFailures++;
         }
+        return false;
     }
 
     private void retransmit(Peer p, long seq, boolean rotate) {
@@ -712,15 +777,19 @@ public final class RailsTransport implements RemoteTransport {
         transmitData(p, seq, rail);
     }
 
-    private void sendAck(Peer p, int rail, boolean nak) {
+    /** Sends an ACK (with a NAK of {@code p.nakFrom..nakTo} if {@code nak}); whether it left. */
+    private boolean sendAck(Peer p, int rail, boolean nak) {
         header(ACK, p, rail, nak ? NAK_PAYLOAD : 0);
         if (nak) {
             tx.putLong(HEADER, p.nakFrom);
             tx.putLong(HEADER + 8, p.nakTo);
             naksSent++;
         }
-        p.ackNeeded = false;
-        emit(p, rail, HEADER + (nak ? NAK_PAYLOAD : 0));
+        if (emit(p, rail, HEADER + (nak ? NAK_PAYLOAD : 0))) {
+            acknowledged(p);
+            return true;
+        }
+        return false;
     }
 
     private void sendHello(Peer p, int rail) {
@@ -776,13 +845,14 @@ public final class RailsTransport implements RemoteTransport {
         }
         lastPollAt = now;
         int work = 0;
-        work += wire.receive(receiver);
+        // the agent comes rarely: it reads all that waits
+        work += wire.receive(receiver, sink == null);
         for (Peer p : peers) {
             if (p != null) {
                 if (sink != null) {
                     work += deliver(p, sink);
                 }
-                work += housekeeping(p);
+                work += housekeeping(p, sink == null);
             }
         }
         return work;
@@ -857,7 +927,7 @@ public final class RailsTransport implements RemoteTransport {
             return;
         }
         heard(p, r);
-        onAck(p, ack, rx.getLong(CONSUMED_OFFSET));
+        onAck(p, ack, rx.getLong(CONSUMED_OFFSET), (rx.get(FLAGS_OFFSET) & FLAG_ACK_HELD) != 0);
         switch (type) {
             case DATA -> onData(p, rx, length - HEADER);
             case ACK -> {
@@ -911,7 +981,14 @@ public final class RailsTransport implements RemoteTransport {
         }
     }
 
-    private void onAck(Peer p, long ack, long consumed) {
+    /**
+     * The peer's acknowledgement: frees what it received and takes a round-trip sample from the
+     * newest datagram it acknowledges. The receiver holds an acknowledgement up to the ack delay
+     * (or until its reply), so a sample is the round trip plus that hold: at most
+     * {@link #heldLimit}, which keeps the timeout above it (the hold is no loss); an
+     * acknowledgement held longer ({@code held}: the receiver was away, computing) times nothing.
+     */
+    private void onAck(Peer p, long ack, long consumed, boolean held) {
         if (ack > p.acked) {
             boolean repaired = false;
             for (long s = p.acked; s < ack; s++) {
@@ -926,7 +1003,7 @@ public final class RailsTransport implements RemoteTransport {
             }
             int last = (int) (ack - 1) & mask;
             // Karn: an acknowledgement that waited for a retransmission says nothing about the round trip
-            if (!repaired) {
+            if (!repaired && !held) {
                 sampleRtt(p, now - p.sentAt[last]);
             } else {
                 p.rto = rto(p);
@@ -960,7 +1037,8 @@ public final class RailsTransport implements RemoteTransport {
         long seq = rx.getLong(SEQ_OFFSET);
         if (seq < p.contig) {
             duplicates++;
-            p.ackNeeded = true;
+            ackPending(p);
+            p.ackNow = true;
             return;
         }
         if (seq >= p.expected + slots) {
@@ -970,7 +1048,8 @@ public final class RailsTransport implements RemoteTransport {
         int slot = (int) seq & mask;
         if (p.recvSeq[slot] == seq) {
             duplicates++;
-            p.ackNeeded = true;
+            ackPending(p);
+            p.ackNow = true;
             return;
         }
         if (p.recvBuf[slot] == null) {
@@ -988,14 +1067,18 @@ public final class RailsTransport implements RemoteTransport {
         p.rRecordLength[slot] = rx.getInt(RECORD_LENGTH_OFFSET);
         p.rFragOffset[slot] = rx.getInt(FRAG_OFFSET_OFFSET);
         p.recvSeq[slot] = seq;
+        long contig = p.contig;
         while (p.recvSeq[(int) p.contig & mask] == p.contig) {
             p.contig++;
+        }
+        if (p.contig != contig) {
+            p.contigAt = now;
         }
         if (seq > p.highest) {
             p.highest = seq;
         }
         gapCheck(p);
-        p.ackNeeded = true;
+        ackPending(p);
     }
 
     /**
@@ -1070,13 +1153,14 @@ public final class RailsTransport implements RemoteTransport {
             }
             p.recvSeq[slot] = -1;
             p.expected++;
-            p.ackNeeded = true;
+            ackPending(p);
             work++;
         }
         return work;
     }
 
-    private int housekeeping(Peer p) {
+    /** Hellos, silence, timeouts, NAKs, acknowledgements and heartbeats of {@code p}; {@code agent}: the agent polls. */
+    private int housekeeping(Peer p, boolean agent) {
         int work = 0;
         for (int r = 0; r < p.railCount; r++) {
             if (!p.confirmed(r) && now - p.lastHello[r] >= HELLO_INTERVAL) {
@@ -1138,9 +1222,14 @@ public final class RailsTransport implements RemoteTransport {
                 p.nakAt = now;
                 sendAck(p, ackRail, true);
                 work++;
-            } else if (p.ackNeeded) {
-                sendAck(p, ackRail, false);
-                work++;
+            } else if (p.ackNeeded && (p.ackNow || agent || p.contig - p.ackSent >= ACK_EVERY
+                    || p.expected - p.consumedSent >= ACK_EVERY || now - p.ackPendingSince >= ackDelay)) {
+                // else it waits for a DATA to this peer to carry it, or for a later poll; one the
+                // wire refused (a full socket buffer, a TCP connection over its queue limit) stays due
+                if (sendAck(p, ackRail, false)) {
+                    acksSent++;
+                    work++;
+                }
             }
         }
         long heartbeat = config.heartbeatMillis() * MS;
@@ -1293,6 +1382,19 @@ public final class RailsTransport implements RemoteTransport {
         }
     }
 
+    /**
+     * Standalone acknowledgements sent because one was due (neither NAKs nor heartbeats): what did
+     * not ride on a DATA.
+     */
+    public long acksSent() {
+        enter();
+        try {
+            return acksSent;
+        } finally {
+            exit();
+        }
+    }
+
     /** Datagrams sent again (NAK, timeout, or a rail that went down). */
     public long retransmits() {
         enter();
@@ -1369,7 +1471,7 @@ public final class RailsTransport implements RemoteTransport {
         StringBuilder b = new StringBuilder("rails=").append(railNames.size()).append(' ').append(wire.name()).append(" mtu=").append(mtu)
                 .append(" retransmits=").append(retransmits).append(" timeouts=").append(timeouts)
                 .append(" maxRto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates)
-                .append(" naks=").append(naksSent).append(" injected=").append(injected)
+                .append(" acks=").append(acksSent).append(" naks=").append(naksSent).append(" injected=").append(injected)
                 .append(" sendFailures=").append(sendFailures).append(" railsDowned=").append(railsDowned);
         for (DropReason d : DropReason.values()) {
             if (drops[d.ordinal()] > 0) {

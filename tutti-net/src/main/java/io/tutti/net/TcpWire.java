@@ -28,8 +28,9 @@ import java.util.function.Consumer;
  * <p>A stream that cannot be framed (bad magic or version: garbage, or another protocol) is closed
  * and counted; a frame that frames but fails the rails' checks (another job, a field out of range)
  * is only dropped, and the connection kept. A frame that cannot be written at once is queued on its
- * connection and written on the next polls; acknowledgements are skipped, not queued, while a
- * connection holds more than the window (the next one carries the same and more).
+ * connection and written on the next polls; acknowledgements are refused, not queued, while a
+ * connection holds more than the window (the rails keep them due, and the next one carries the
+ * same and more).
  */
 final class TcpWire implements RailWire {
     private static final int SOCKET_BUFFER = 4 << 20;
@@ -251,8 +252,9 @@ final class TcpWire implements RailWire {
         }
     }
 
+    /** Reads every connection until drained or {@value #READS_PER_POLL} buffers, {@code drain} or not. */
     @Override
-    public int receive(Receiver receiver) {
+    public int receive(Receiver receiver, boolean drain) {
         into = receiver;
         frames = 0;
         for (int i = queued.size() - 1; i >= 0; i--) {

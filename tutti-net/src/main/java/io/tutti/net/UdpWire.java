@@ -15,18 +15,27 @@ import java.util.List;
 /**
  * The UDP wire: one non-blocking datagram socket per rail, one frame per datagram. Loss,
  * duplication and reordering are left to the rails above, which repair them.
+ *
+ * <p>Each rail reads at most its budget of datagrams per poll. A read that finds nothing costs a
+ * system call as dear as one that finds a datagram, so the budget follows the traffic: after a
+ * poll that drained the socket it is what that poll found (1 after an empty one: the lone datagram
+ * of a ping-pong is read without a second, empty read behind it), and it doubles, up to
+ * {@value #MAX_BUDGET}, after a poll that used all of it (datagrams keep coming).
  */
 final class UdpWire implements RailWire {
-    private static final int RECEIVE_BUDGET = 256;
+    private static final int MAX_BUDGET = 256;
     private static final int SOCKET_BUFFER = 4 << 20;
 
     private final DatagramChannel[] channels;
+    private final int[] budget;
     private final List<InetSocketAddress> local = new ArrayList<>();
     private final ByteBuffer rx = ByteBuffer.allocateDirect(1 << 16);
     private final InetSocketAddress[][] peers;
 
     UdpWire(List<InetAddress> addresses, int size) {
         channels = new DatagramChannel[addresses.size()];
+        budget = new int[addresses.size()];
+        java.util.Arrays.fill(budget, 1);
         peers = new InetSocketAddress[size][];
         try {
             for (int r = 0; r < channels.length; r++) {
@@ -76,10 +85,12 @@ final class UdpWire implements RailWire {
     }
 
     @Override
-    public int receive(Receiver into) {
+    public int receive(Receiver into, boolean drain) {
         int frames = 0;
         for (int r = 0; r < channels.length; r++) {
-            for (int n = 0; n < RECEIVE_BUDGET; n++) {
+            int limit = drain ? MAX_BUDGET : budget[r];
+            int n = 0;
+            while (n < limit) {
                 rx.clear();
                 SocketAddress from;
                 try {
@@ -90,9 +101,12 @@ final class UdpWire implements RailWire {
                 if (from == null) {
                     break;
                 }
-                frames++;
+                n++;
                 into.frame(r, from, rx, rx.position());
             }
+            // all of it used: more may wait, and the caller polls again at once since frames > 0
+            budget[r] = n == limit ? Math.min(MAX_BUDGET, 2 * limit) : Math.max(1, n);
+            frames += n;
         }
         return frames;
     }
