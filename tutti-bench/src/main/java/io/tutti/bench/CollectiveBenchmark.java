@@ -64,7 +64,7 @@ public final class CollectiveBenchmark {
     /** The parsed command line. */
     record Options(String op, long[] sizes, int iters, int warmup, boolean json, boolean segment, boolean thesis,
                    double linkBytesPerSecond, String plot, boolean nonblocking, int testCalls, String algorithm,
-                   boolean blocking, boolean offload) {
+                   boolean blocking, boolean offload, int pairs) {
 
         /** Where persistent requests run: offloaded with {@code --offload}, so that warm-up compiles that path. */
         io.tutti.Offload where() {
@@ -74,7 +74,7 @@ public final class CollectiveBenchmark {
         static final String USAGE = "usage: CollectiveBenchmark " + String.join("|", CollectiveOp.NAMES)
                 + " [--sizes LIST] [--iters N] [--warmup N] [--json] [--buffer array|segment] [--blocking]"
                 + " [--algorithm A] [--nonblocking [--test-calls N]] [--thesis [--link-bw GB/s] [--plot FILE]]"
-                + " [--offload]";
+                + " [--offload [--paired N]]";
 
         static Options parse(String[] args) {
             if (args.length == 0) {
@@ -98,6 +98,7 @@ public final class CollectiveBenchmark {
             String algorithm = null;
             boolean blocking = false;
             boolean offload = false;
+            int pairs = 0;
             for (int i = 1; i < args.length; i++) {
                 switch (args[i]) {
                     case "--sizes" -> sizes = P2pBenchmark.Options.parseSizes(value(args, ++i, "--sizes"));
@@ -125,6 +126,7 @@ public final class CollectiveBenchmark {
                     case "--algorithm" -> algorithm = value(args, ++i, "--algorithm");
                     case "--blocking" -> blocking = true;
                     case "--offload" -> offload = true;
+                    case "--paired" -> pairs = positive(value(args, ++i, "--paired"), "--paired", 1);
                     default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
                 }
             }
@@ -142,6 +144,10 @@ public final class CollectiveBenchmark {
                 throw new IllegalArgumentException("--offload times persistent offloaded requests: drop --blocking"
                         + " and --algorithm");
             }
+            if (pairs > 0 && (!offload || nonblocking || thesis || json)) {
+                throw new IllegalArgumentException("--paired compares --offload with the blocking host call in text"
+                        + " rows: give --offload, and drop --nonblocking, --thesis and --json");
+            }
             if ((plot != null || !Double.isNaN(link)) && !thesis) {
                 throw new IllegalArgumentException("--plot and --link-bw go with --thesis");
             }
@@ -157,7 +163,7 @@ public final class CollectiveBenchmark {
                 plot = op + "-bandwidth.png";
             }
             return new Options(op, sizes, iters, warmup, json, segment, thesis, link, plot, nonblocking, testCalls,
-                    algorithm, blocking, offload);
+                    algorithm, blocking, offload, pairs);
         }
 
         /** 8 B to 1 MiB in powers of 4 (8, 32, 128, ... 512 KiB) and 1 MiB itself. */
@@ -226,6 +232,10 @@ public final class CollectiveBenchmark {
             for (int k = 0; k < o.sizes().length; k++) {
                 long size = CollectiveOp.effectiveSize(o.op(), o.sizes()[k]);
                 double bNode = bNodes == null ? Double.NaN : bNodes[k];
+                if (o.pairs() > 0) {
+                    paired(world, o, size, arena, stats);
+                    continue;
+                }
                 try (CollectiveOp op = CollectiveOp.create(o.op(), size, world, arena, o.segment(), o.blocking(),
                         o.where())) {
                     Row row = o.nonblocking()
@@ -375,6 +385,49 @@ public final class CollectiveBenchmark {
         }
         return new Row(size, iters, stats.avg, stats.min, stats.max, stats.alloc, bw, bNode, bound,
                 Double.NaN, Double.NaN, Double.NaN);
+    }
+
+    /**
+     * {@code --offload --paired N}: the offloaded persistent request and the blocking host call of the
+     * same collective, timed in N pairs of rows run back to back (in alternating order), so that the
+     * machine's slow phases hit both alike. Prints the median of each one's row averages and the
+     * median of the per-pair ratios offloaded / host.
+     */
+    static void paired(Communicator c, Options o, long size, Arena arena, Stats stats) {
+        int iters = o.itersFor(size);
+        int warmup = o.warmupFor(size);
+        double[] off = new double[o.pairs()];
+        double[] host = new double[o.pairs()];
+        double[] ratio = new double[o.pairs()];
+        try (CollectiveOp offloaded = CollectiveOp.create(o.op(), size, c, arena, o.segment(), false, o.where());
+             CollectiveOp blocking = CollectiveOp.create(o.op(), size, c, arena, o.segment(), true,
+                     io.tutti.Offload.HOST)) {
+            warmRow(c, () -> {
+                for (int i = 0; i < warmup; i++) {
+                    offloaded.run();
+                    blocking.run();
+                }
+            });
+            for (int k = 0; k < o.pairs(); k++) {
+                for (int turn = 0; turn < 2; turn++) {
+                    boolean offloadTurn = (turn == 0) == (k % 2 == 0);
+                    measure(c, offloadTurn ? offloaded : blocking, iters, warmup, stats);
+                    (offloadTurn ? off : host)[k] = stats.avg;
+                }
+                ratio[k] = off[k] / host[k];
+            }
+        }
+        if (c.rank() == 0) {
+            System.out.printf(Locale.ROOT, "%-10d %14.2f %14.2f %10.2f %8d %8d%n", size, median(off), median(host),
+                    median(ratio), o.pairs(), iters);
+        }
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        java.util.Arrays.sort(s);
+        int n = s.length;
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     }
 
     /** OSU's nonblocking method (osu_iallreduce and friends): pure, then overlapped with compute. */
@@ -558,7 +611,12 @@ public final class CollectiveBenchmark {
                         : String.format(Locale.ROOT, "= %.3f GB/s (--link-bw)", o.linkBytesPerSecond() / 1e9)));
             }
         }
-        if (o.nonblocking()) {
+        if (o.pairs() > 0) {
+            System.out.println("# paired: " + o.pairs() + " pairs of rows, offloaded persistent request and blocking"
+                    + " host call back to back; medians of the rows' averages, and of the per-pair ratios");
+            System.out.printf("# %-10s %14s %14s %10s %8s %8s%n", "Size", "Offload(us)", "Host(us)", "Off/Host",
+                    "Pairs", "Iters");
+        } else if (o.nonblocking()) {
             System.out.printf("# %-10s %12s %12s %12s %11s %8s %14s%n", "Size", "Overall(us)", "Compute(us)",
                     "Pure(us)", "Overlap(%)", "Iters", "Alloc(B/op)");
         } else if (o.thesis() && ThesisBandwidth.hasBandwidth(o.op())) {

@@ -64,6 +64,10 @@ class CollectiveBenchmarkTest {
         assertThrows(IllegalArgumentException.class, () -> parse("bcast", "--iters", "0"));
         assertThrows(IllegalArgumentException.class, () -> parse("bcast", "--sizes"));
         assertThrows(IllegalArgumentException.class, () -> parse("bcast", "--bogus"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parse("barrier", "--paired", "3")).getMessage()
+                .contains("--offload"));
+        assertThrows(IllegalArgumentException.class, () -> parse("barrier", "--offload", "--paired", "0"));
+        assertEquals(3, parse("barrier", "--offload", "--paired", "3").pairs());
     }
 
     @Test

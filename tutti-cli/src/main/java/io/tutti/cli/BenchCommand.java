@@ -106,6 +106,10 @@ public final class BenchCommand implements Callable<Integer> {
             + " agent to run them.")
     boolean offload;
 
+    @Option(names = "--paired", paramLabel = "N", description = "With --offload: time the offloaded request and the"
+            + " blocking host call in N pairs of rows back to back, and print the median of each and of their ratio.")
+    Integer paired;
+
     @Option(names = "--nonblocking", description = "Collectives: OSU's nonblocking method, the overlap of the"
             + " collective (iallreduce ...) with computation.")
     boolean nonblocking;
@@ -189,6 +193,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (nonblocking && (thesis || blocking)) {
             return "--nonblocking cannot be combined with --thesis or --blocking";
         }
+        if (paired != null && (!offload || paired < 1 || nonblocking || thesis || json)) {
+            return "--paired N (N >= 1) goes with --offload, and not with --nonblocking, --thesis or --json";
+        }
         if (testCalls != null && (!nonblocking || testCalls < 0)) {
             return "--test-calls goes with --nonblocking and must be at least 0";
         }
@@ -237,6 +244,9 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (offload) {
             args.add("--offload");
+        }
+        if (paired != null) {
+            args.addAll(List.of("--paired", paired.toString()));
         }
         if (nonblocking) {
             args.add("--nonblocking");

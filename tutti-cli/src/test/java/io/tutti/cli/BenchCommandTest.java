@@ -70,6 +70,10 @@ class BenchCommandTest {
     @Test
     void badCombinationsAreUsageErrors() {
         assertTrue(parse("shift", "--nonblocking").check().contains("no nonblocking"));
+        assertTrue(parse("barrier", "--paired", "4").check().contains("--offload"));
+        assertTrue(parse("barrier", "--offload", "--paired", "4", "--json").check().contains("--offload"));
+        assertEquals(null, parse("barrier", "--offload", "--paired", "4").check());
+        assertTrue(parse("barrier", "--offload", "--paired", "4").benchmarkArgs().containsAll(List.of("--paired", "4")));
         assertTrue(parse("shift", "--algorithm", "ring").check().contains("no algorithm"));
         assertTrue(parse("bcast", "--nonblocking", "--thesis").check().contains("cannot be combined"));
         assertTrue(parse("bcast", "--plot", "x.png").check().contains("with --thesis"));
