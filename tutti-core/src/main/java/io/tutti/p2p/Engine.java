@@ -13,6 +13,7 @@ import io.tutti.bootstrap.KeyValueStore;
 import io.tutti.bootstrap.LaunchEnvironment;
 import io.tutti.transport.RemoteTransport;
 import io.tutti.transport.RemoteTransportProvider;
+import io.tutti.transport.shm.CompactEagerDescriptor;
 import io.tutti.transport.shm.ExchangeRing;
 import io.tutti.transport.shm.ExchangeRingDescriptor;
 import io.tutti.transport.shm.Futex;
@@ -128,7 +129,17 @@ public final class Engine implements AutoCloseable {
 
     private final Operation blockingSend;
     private final Operation blockingRecv;
-    private final InboundRing.RecordHandler handler = this::onRecord;
+    private final InboundRing.RecordHandler handler = new InboundRing.RecordHandler() {
+        @Override
+        public void onRecord(MemorySegment segment, long bodyOffset, int bodyLength) {
+            Engine.this.onRecord(segment, bodyOffset, bodyLength);
+        }
+
+        @Override
+        public void onEager(MemorySegment segment, long bodyOffset, int bodyLength) {
+            onCompactEager(segment, bodyOffset, bodyLength);
+        }
+    };
 
     private long droppedPackets;
     private long lastLivenessNanos = System.nanoTime();
@@ -616,6 +627,19 @@ public final class Engine implements AutoCloseable {
     private boolean writeEager(int dest, int context, int tag, Object array, MemorySegment segment, long offset,
                                int length) {
         InboundRing ring = peers[dest];
+        if (!remote[dest]) {
+            // a rank of this node: the compact record, one cache line for a short message
+            long position = ring.tryClaim(CompactEagerDescriptor.LENGTH + length, InboundRingDescriptor.TYPE_EAGER);
+            if (position < 0) {
+                return false;
+            }
+            MemorySegment s = ring.segment();
+            long at = ring.bodyOffset(position);
+            CompactEagerDescriptor.write(s, at, context, rank, tag, length);
+            Buffers.copyOut(array, segment, offset, s, at + CompactEagerDescriptor.LENGTH, length);
+            ring.commit(position);
+            return true;
+        }
         long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH + length);
         if (position < 0) {
             return false;
@@ -1075,6 +1099,34 @@ public final class Engine implements AutoCloseable {
         return true;
     }
 
+    /** A compact eager record from a rank of this node ({@link CompactEagerDescriptor}). */
+    private void onCompactEager(MemorySegment s, long at, int length) {
+        int source = CompactEagerDescriptor.source(s, at);
+        int payload = CompactEagerDescriptor.payloadLength(s, at);
+        if (length < CompactEagerDescriptor.LENGTH || source < 0 || source >= size || remote[source] || payload < 0
+                || payload > length - CompactEagerDescriptor.LENGTH) {
+            droppedPackets++;
+            return;
+        }
+        onEager(CompactEagerDescriptor.context(s, at), source, CompactEagerDescriptor.tag(s, at), s,
+                at + CompactEagerDescriptor.LENGTH, payload);
+    }
+
+    /** An eager message, whichever record carried it: to its posted receive, or kept as unexpected. */
+    private void onEager(int context, int source, int tag, MemorySegment s, long data, int payload) {
+        Operation op = matchPosted(context, source, tag);
+        if (op != null) {
+            deliverEager(op, source, tag, s, data, payload);
+        } else {
+            Unexpected u = newUnexpected();
+            u.set(MessageType.EAGER, context, source, tag, (short) 0, 0, 0, payload);
+            u.data = pooledBuffer(payload);
+            u.dataLength = payload;
+            MemorySegment.copy(s, data, u.data, 0, payload);
+            appendUnexpected(u);
+        }
+    }
+
     private void onRecord(MemorySegment s, long at, int length) {
         if (length < MessageHeaderDescriptor.LENGTH || version(s, at) != CURRENT_VERSION || jobId(s, at) != wireJobId
                 || dest(s, at) != rank) {
@@ -1092,19 +1144,7 @@ public final class Engine implements AutoCloseable {
         int context = context(s, at);
         int tag = tag(s, at);
         switch (type) {
-            case MessageType.EAGER -> {
-                Operation op = matchPosted(context, source, tag);
-                if (op != null) {
-                    deliverEager(op, source, tag, s, at + MessageHeaderDescriptor.LENGTH, payload);
-                } else {
-                    Unexpected u = newUnexpected();
-                    u.set(MessageType.EAGER, context, source, tag, (short) 0, 0, 0, payload);
-                    u.data = pooledBuffer(payload);
-                    u.dataLength = payload;
-                    MemorySegment.copy(s, at + MessageHeaderDescriptor.LENGTH, u.data, 0, payload);
-                    appendUnexpected(u);
-                }
-            }
+            case MessageType.EAGER -> onEager(context, source, tag, s, at + MessageHeaderDescriptor.LENGTH, payload);
             case MessageType.RTS -> {
                 long total = totalLength(s, at);
                 if (total <= 0) {

@@ -24,6 +24,14 @@ public final class InboundRing {
     @FunctionalInterface
     public interface RecordHandler {
         void onRecord(MemorySegment segment, long bodyOffset, int bodyLength);
+
+        /**
+         * A compact eager record ({@link CompactEagerDescriptor}). Only rings that local peers write
+         * hold them; a handler for any other ring (an outbox drained to the network) never sees one.
+         */
+        default void onEager(MemorySegment segment, long bodyOffset, int bodyLength) {
+            throw new IllegalStateException("a compact eager record in a ring whose handler does not take them");
+        }
     }
 
     private final MemorySegment segment;
@@ -86,6 +94,11 @@ public final class InboundRing {
      *     {@link #bodyOffset(long)}
      */
     public long tryClaim(int bodyLength) {
+        return tryClaim(bodyLength, TYPE_MESSAGE);
+    }
+
+    /** As {@link #tryClaim(int)}, for a record of {@code type} ({@code TYPE_MESSAGE} or {@code TYPE_EAGER}). */
+    public long tryClaim(int bodyLength, int type) {
         if (bodyLength < 0 || bodyLength > maxBodyLength) {
             throw new IllegalArgumentException("record body of " + bodyLength + " bytes exceeds the ring's limit of "
                     + maxBodyLength + " bytes");
@@ -119,7 +132,7 @@ public final class InboundRing {
         }
         final long at = tail & mask;
         segment.set(ValueLayout.JAVA_INT, at + LENGTH_OFFSET, recordLength);
-        segment.set(ValueLayout.JAVA_INT, at + TYPE_OFFSET, TYPE_MESSAGE);
+        segment.set(ValueLayout.JAVA_INT, at + TYPE_OFFSET, type);
         return tail;
     }
 
@@ -188,7 +201,10 @@ public final class InboundRing {
                 // advance first so that a handler which throws does not see the record again
                 position += align(length);
                 head = position;
-                if (type == TYPE_MESSAGE) {
+                if (type == TYPE_EAGER) {
+                    handled++;
+                    handler.onEager(segment, at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);
+                } else if (type == TYPE_MESSAGE) {
                     handled++;
                     handler.onRecord(segment, at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);
                 }
@@ -214,7 +230,7 @@ public final class InboundRing {
         if (from == to) {
             return false;
         }
-        // a later record may start at any 16-byte line of this space, and stale bytes there (a
+        // a later record may start at any 64-byte line of this space, and stale bytes there (a
         // payload, say) must never read as that record's stamp
         for (long p = from; p < to; ) {
             final long index = p & mask;

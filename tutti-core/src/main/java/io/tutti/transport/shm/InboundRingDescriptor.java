@@ -16,22 +16,28 @@ package io.tutti.transport.shm;
  *  |    +388  sleeps          i32  1 if the consumer may sleep     |
  *  +------------------------------------------------------------+
  *
- *  record (aligned to 16 bytes):
+ *  record (aligned to 64 bytes, a cache line):
  *  +------------------------------------------------------------+
  *  |  stamp  i64: ~position of the record; stored last (release) |  0
  *  |  length i32: header + body, unaligned                       |  8
- *  |  type   i32: MESSAGE or PADDING                             | 12
- *  |  body ...  (a wire message: header and payload)             | 16
+ *  |  type   i32: MESSAGE, EAGER or PADDING                      | 12
+ *  |  body ...  MESSAGE: a wire message (header and payload)     | 16
+ *  |            EAGER: a compact eager message from a local      |
+ *  |            peer ({@link CompactEagerDescriptor})            |
  *  +------------------------------------------------------------+
  * </pre>
  *
+ * Records start on a cache line of their own, so that a producer writing one never takes the line
+ * the consumer is reading the previous one from, and a short message (an EAGER record of up to 32
+ * payload bytes) crosses from core to core as one line.
+ *
  * A record is visible once its stamp equals the complement of its position (so the zeros of a
  * fresh file are never a record). The consumer zeroes what it has read before it releases the space:
- * a later record may start at any 16-byte line of it, and a stale payload there must not pass for
+ * a later record may start at any 64-byte line of it, and a stale payload there must not pass for
  * that record's stamp.
  */
 public final class InboundRingDescriptor {
-    public static final int ALIGNMENT = 16;
+    public static final int ALIGNMENT = 64;
     public static final int RECORD_HEADER_LENGTH = 16;
     public static final int STAMP_OFFSET = 0;
     public static final int LENGTH_OFFSET = 8;
@@ -39,6 +45,8 @@ public final class InboundRingDescriptor {
 
     public static final int TYPE_PADDING = 1;
     public static final int TYPE_MESSAGE = 2;
+    /** A compact eager message ({@link CompactEagerDescriptor}); only local peers write it, never the network path. */
+    public static final int TYPE_EAGER = 3;
 
     public static final int TAIL_POSITION_OFFSET = 0;
     public static final int HEAD_CACHE_POSITION_OFFSET = 128;

@@ -489,35 +489,70 @@ class InboundRingStressTest {
 
     @Test
     void exactFitAtTheEndNeedsNoPaddingAndOneMoreByteDoes() {
+        // records take whole 64-byte lines
         try (Arena arena = Arena.ofConfined()) {
             InboundRing ring = new InboundRing(newRing(dir.resolve("r"), 4096, arena));
             Collect c = new Collect();
             put(ring, 1008, 1);
             put(ring, 1008, 2);
             put(ring, 1008, 3);
-            put(ring, 1008 - 32, 4); // tail at 4096 - 32
+            put(ring, 1008 - 64, 4); // tail at 4096 - 64
             assertEquals(4, ring.read(c, 10));
-            long exact = put(ring, 16, 5); // a 32-byte record fits exactly
-            assertEquals(4096 - 32, exact, "no padding for an exact fit");
+            long exact = put(ring, 48, 5); // a 64-byte record fits exactly
+            assertEquals(4096 - 64, exact, "no padding for an exact fit");
             long next = put(ring, 0, 6);
             assertEquals(4096, next, "the next record starts the second lap at index 0");
             assertEquals(2, ring.read(c, 10));
             assertEquals(16, c.offsets.get(5) - 0, "the empty record's body is at 16");
-            // now leave 16 bytes at the end: a record of 17 bytes (48 aligned) must be padded
+            // now leave 64 bytes at the end: a record of 65 bytes (128 aligned) must be padded
             put(ring, 1008, 7);
             put(ring, 1008, 8);
             put(ring, 1008, 9);
-            put(ring, 960, 10); // from index 16: 3 x 1024 + 976 ends at 4096 - 32
+            put(ring, 880, 10); // from index 64: 3 x 1024 + 896 ends at 4096 - 64
             assertEquals(4, ring.read(c, 10));
-            long tailIndex = (c.offsets.get(9) - 16 + align(16 + 960)) % 4096;
-            assertEquals(4096 - 32, tailIndex);
-            put(ring, 0, 11);          // 16-byte record: 16 bytes left at the end
-            long padded = put(ring, 1, 12);
-            assertEquals(0, padded & 4095, "a 32-byte record does not fit 16 bytes: padded to the next lap");
+            long tailIndex = (c.offsets.get(9) - 16 + align(16 + 880)) % 4096;
+            assertEquals(4096 - 64, tailIndex);
+            long padded = put(ring, 49, 11);
+            assertEquals(0, padded & 4095, "a 128-byte record does not fit 64 bytes: padded to the next lap");
+            long after = put(ring, 0, 12);
+            assertEquals(128, after & 4095, "the record after it follows the padded one's two lines");
             assertEquals(2, ring.read(c, 10));
-            assertEquals(0, c.bodies.get(10).length);
-            assertEquals(1, c.bodies.get(11).length);
-            assertEquals(12, c.bodies.get(11)[0]);
+            assertEquals(49, c.bodies.get(10).length);
+            assertEquals(11, c.bodies.get(10)[0]);
+            assertEquals(0, c.bodies.get(11).length);
+        }
+    }
+
+    @Test
+    void compactEagerRecordsGoToTheirOwnHandlerMethodInRingOrder() {
+        try (Arena arena = Arena.ofConfined()) {
+            InboundRing ring = new InboundRing(newRing(dir.resolve("r"), 4096, arena));
+            put(ring, 5, 1);
+            long pos = ring.tryClaim(CompactEagerDescriptor.LENGTH + 8, InboundRingDescriptor.TYPE_EAGER);
+            CompactEagerDescriptor.write(ring.segment(), ring.bodyOffset(pos), 7, 3, 42, 8);
+            ring.commit(pos);
+            assertEquals(64, pos, "a short record takes one line");
+            List<String> seen = new ArrayList<>();
+            InboundRing.RecordHandler h = new InboundRing.RecordHandler() {
+                @Override
+                public void onRecord(MemorySegment segment, long bodyOffset, int bodyLength) {
+                    seen.add("message " + bodyLength);
+                }
+
+                @Override
+                public void onEager(MemorySegment segment, long bodyOffset, int bodyLength) {
+                    seen.add("eager " + bodyLength + " context " + CompactEagerDescriptor.context(segment, bodyOffset)
+                            + " source " + CompactEagerDescriptor.source(segment, bodyOffset) + " tag "
+                            + CompactEagerDescriptor.tag(segment, bodyOffset) + " payload "
+                            + CompactEagerDescriptor.payloadLength(segment, bodyOffset));
+                }
+            };
+            assertEquals(2, ring.read(h, 10));
+            assertEquals(List.of("message 5", "eager 24 context 7 source 3 tag 42 payload 8"), seen);
+            // a handler that takes no compact records (an outbox's) refuses one loudly
+            pos = ring.tryClaim(CompactEagerDescriptor.LENGTH, InboundRingDescriptor.TYPE_EAGER);
+            ring.commit(pos);
+            assertThrows(IllegalStateException.class, () -> ring.read((segment, off, len) -> { }, 10));
         }
     }
 
