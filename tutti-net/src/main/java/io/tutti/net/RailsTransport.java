@@ -39,7 +39,8 @@ import javax.crypto.spec.SecretKeySpec;
  * <p>Per peer, every datagram of data has a sequence number shared by all rails, so order is kept
  * whichever rail carries it. The receiver acknowledges cumulatively ({@code ack}: everything below
  * has been received; {@code consumed}: everything below has been handed to the engine, which frees
- * its slot), asks again for gaps (NAK), and the sender retransmits on NAK and on a timeout measured
+ * its slot), asks again for gaps once they are losses (NAK: when every rail has passed the gap, as
+ * each rail keeps order, or after half the RTO floor), and the sender retransmits on NAK and on a timeout measured
  * from the round-trip time (Jacobson/Karels, with a floor). Every DATA carries the current
  * acknowledgement, so a standalone ACK goes only when it cannot wait for one: at once for a NAK, a
  * duplicate (the sender is repairing), {@value #ACK_EVERY} or more datagrams received or consumed
@@ -52,7 +53,9 @@ import javax.crypto.spec.SecretKeySpec;
  * sender may time out and resend meanwhile (as for a record that arrives while the owner
  * computes); the resent copy is a duplicate, acknowledged at once when read. Records
  * larger than a datagram are fragmented and reassembled; records above
- * {@link NetConfig#stripeMin()} are split in equal fragments over the rails that are not BUSY.
+ * {@link NetConfig#stripeMin()} are split over the rails that are not BUSY, fragment by fragment in
+ * turn (equal fragments; full-size ones where the wire batches, so that a record's fragments for
+ * one rail leave in one system call, {@link RailWire#sendBatch}).
  * Every datagram carries a CRC32C and the job id, and a source is heard only after it answered a
  * HELLO challenge with an HMAC-SHA256 over the job secret.
  * Idle rails carry heartbeats; a rail silent while another is heard is down (its unacknowledged
