@@ -33,11 +33,15 @@ import java.util.Map;
  * @param ackDelayMicros an acknowledgement that no rule sends at once waits this long for a DATA
  *                      going back to carry it, then the next poll sends it alone; at most half of
  *                      {@code rtoFloorMicros}; 0 acknowledges in the poll that received
+ * @param gso           on the UDP rails, let the frames that one send produces for one rail leave
+ *                      in one system call where the kernel can segment them ({@link UdpSegmentation})
+ * @param stats         each rank prints its rails' counters ({@link RailsTransport#statistics()}) to
+ *                      standard error as it closes
  * @param settings      the raw settings, for the per-rail fault variants
  */
 public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, int windowBytes, int timeoutMillis,
                         int railTimeoutMillis, int heartbeatMillis, int stripeMin, int busyBytes, int rtoFloorMicros,
-                        int ackDelayMicros, Map<String, String> settings) {
+                        int ackDelayMicros, boolean gso, boolean stats, Map<String, String> settings) {
     public static final String NET = "tutti.net";
     public static final String NET_DEFAULT = "udp";
     public static final String RAILS = "tutti.rails";
@@ -72,6 +76,10 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
      * take it for lost.
      */
     public static final int ACK_DELAY_US_DEFAULT = 50;
+    public static final String GSO = "tutti.net.gso";
+    public static final boolean GSO_DEFAULT = true;
+    public static final String STATS = "tutti.net.stats";
+    public static final boolean STATS_DEFAULT = false;
     public static final String DROP = "tutti.net.drop";
     public static final String CORRUPT = "tutti.net.corrupt";
 
@@ -94,7 +102,8 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
                 integer(settings, HEARTBEAT_MS, HEARTBEAT_MS_DEFAULT), integer(settings, STRIPE_MIN, STRIPE_MIN_DEFAULT),
                 integer(settings, BUSY_BYTES, BUSY_BYTES_DEFAULT),
                 integer(settings, RTO_FLOOR_US, RTO_FLOOR_US_DEFAULT),
-                integer(settings, ACK_DELAY_US, ACK_DELAY_US_DEFAULT), Map.copyOf(settings));
+                integer(settings, ACK_DELAY_US, ACK_DELAY_US_DEFAULT), bool(settings, GSO, GSO_DEFAULT),
+                bool(settings, STATS, STATS_DEFAULT), Map.copyOf(settings));
     }
 
     /** Whether the rails run over TCP connections rather than UDP datagrams. */
@@ -133,6 +142,16 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
             v = settings.get(property);
         }
         return v == null || v.isBlank() ? fallback : v.trim();
+    }
+
+    private static boolean bool(Map<String, String> settings, String property, boolean fallback) {
+        String v = text(settings, property, "").toLowerCase(Locale.ROOT);
+        return switch (v) {
+            case "" -> fallback;
+            case "true", "1", "yes", "on" -> true;
+            case "false", "0", "no", "off" -> false;
+            default -> throw new IllegalArgumentException(envName(property) + " must be true or false, not '" + v + "'");
+        };
     }
 
     private static int integer(Map<String, String> settings, String property, int fallback) {

@@ -39,6 +39,27 @@ interface RailWire {
     boolean send(int peer, int rail, ByteBuffer frame, int length);
 
     /**
+     * The size of the frames that {@link #sendBatch} takes on {@code rail} (every frame of a batch
+     * but the last has exactly this size, the last at most), or 0 when the wire sends one frame per
+     * call.
+     */
+    default int batchSegment(int rail) {
+        return 0;
+    }
+
+    /**
+     * Sends the frames in the first {@code length} bytes of {@code frames} (back to back, each of
+     * {@link #batchSegment} bytes but the last; at most {@link UdpSegmentation#MAX_SEGMENTS} of them
+     * and {@link UdpSegmentation#MAX_BYTES} in all) to {@code peer} on {@code rail}, in order, as
+     * separate frames.
+     *
+     * @return false when they could not leave; they are then as good as lost
+     */
+    default boolean sendBatch(int peer, int rail, ByteBuffer frames, int length) {
+        throw new UnsupportedOperationException("this wire sends one frame per call");
+    }
+
+    /**
      * Reads what has arrived on every rail and hands each frame to {@code into}; returns the frames
      * read. A wire may read less than has arrived (what is left waits for the next call, which the
      * caller makes at once when this one returned more than 0) unless {@code drain}, the keep-alive

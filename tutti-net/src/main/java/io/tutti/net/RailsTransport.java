@@ -39,7 +39,8 @@ import javax.crypto.spec.SecretKeySpec;
  * <p>Per peer, every datagram of data has a sequence number shared by all rails, so order is kept
  * whichever rail carries it. The receiver acknowledges cumulatively ({@code ack}: everything below
  * has been received; {@code consumed}: everything below has been handed to the engine, which frees
- * its slot), asks again for gaps (NAK), and the sender retransmits on NAK and on a timeout measured
+ * its slot), asks again for gaps once they are losses (NAK: when every rail has passed the gap, as
+ * each rail keeps order, or after half the RTO floor), and the sender retransmits on NAK and on a timeout measured
  * from the round-trip time (Jacobson/Karels, with a floor). Every DATA carries the current
  * acknowledgement, so a standalone ACK goes only when it cannot wait for one: at once for a NAK, a
  * duplicate (the sender is repairing), {@value #ACK_EVERY} or more datagrams received or consumed
@@ -52,7 +53,9 @@ import javax.crypto.spec.SecretKeySpec;
  * sender may time out and resend meanwhile (as for a record that arrives while the owner
  * computes); the resent copy is a duplicate, acknowledged at once when read. Records
  * larger than a datagram are fragmented and reassembled; records above
- * {@link NetConfig#stripeMin()} are split in equal fragments over the rails that are not BUSY.
+ * {@link NetConfig#stripeMin()} are split over the rails that are not BUSY, fragment by fragment in
+ * turn (equal fragments; full-size ones where the wire batches, so that a record's fragments for
+ * one rail leave in one system call, {@link RailWire#sendBatch}).
  * Every datagram carries a CRC32C and the job id, and a source is heard only after it answered a
  * HELLO challenge with an HMAC-SHA256 over the job secret.
  * Idle rails carry heartbeats; a rail silent while another is heard is down (its unacknowledged
@@ -132,6 +135,11 @@ public final class RailsTransport implements RemoteTransport {
      * {@link DatagramDescriptor#FLAG_ACK_HELD}: the sender takes no round-trip sample from it.
      */
     private final long heldLimit;
+    /**
+     * A gap that not every rail has passed is taken for a loss after this long: half the RTO floor,
+     * so it is asked for before the sender's timeout would resend it.
+     */
+    private final long reorderTime;
     private final long[] drops = new long[DropReason.values().length];
     private long retransmits;
     private long duplicates;
@@ -141,6 +149,15 @@ public final class RailsTransport implements RemoteTransport {
     private long sendFailures;
     private long railsDowned;
     private long timeouts;
+    /** Per rail: DATA datagrams and their payload bytes sent (retransmissions included), retransmissions, refusals. */
+    private final long[] railDataSent;
+    private final long[] railBytesSent;
+    private final long[] railRetransmits;
+    private final long[] railSendFailures;
+    /** Per rail: system calls that sent DATA (one per datagram, or per batch). */
+    private final long[] railSendCalls;
+    /** Per rail: DATA datagrams received, and of them duplicates. */
+    private final long[] railDataReceived;
     private long maxRtoSeen;
     private final CRC32C crc = new CRC32C();
     private final Mac mac;
@@ -148,6 +165,10 @@ public final class RailsTransport implements RemoteTransport {
     private final byte[] macOut = new byte[32];
     private final byte[] macIn = new byte[32];
     private final ByteBuffer tx;
+    /** Per rail: the frames of the record being sent that leave in one system call ({@link RailWire#sendBatch}). */
+    private final ByteBuffer[] batch;
+    private final int[] batchLength;
+    private final int[] batchCount;
     private final SplittableRandom random;
     private final double[] txDrop;
     private final double[] txCorrupt;
@@ -263,6 +284,11 @@ public final class RailsTransport implements RemoteTransport {
         long nakTo;
         long lastNakFrom = -1;
         long highest = -1;
+        /** Per rail: the highest sequence number received on it. */
+        long[] railHighest;
+        /** The gap below which everything has arrived, and since when it has been that gap. */
+        long gapFrom = -1;
+        long gapSince;
         long nakAt;
 
         Peer(int rank, int slots, int maxRecord, long nonce) {
@@ -350,6 +376,7 @@ public final class RailsTransport implements RemoteTransport {
         }
         this.ackDelay = config.ackDelayMicros() * 1000L;
         this.heldLimit = ackDelay + rtoFloor / 4;
+        this.reorderTime = rtoFloor / 2;
         long heartbeat = Math.max(1, config.heartbeatMillis()) * MS;
         this.takeover = Math.max(MS, heartbeat / 2);
         // above the agent's cadence (takeover plus one period of a quarter heartbeat), with room for jitter
@@ -374,6 +401,15 @@ public final class RailsTransport implements RemoteTransport {
         }
         this.railScratch = new int[n];
         this.railScratch2 = new int[n];
+        this.railDataSent = new long[n];
+        this.railBytesSent = new long[n];
+        this.railRetransmits = new long[n];
+        this.railSendFailures = new long[n];
+        this.railSendCalls = new long[n];
+        this.batch = new ByteBuffer[n];
+        this.batchLength = new int[n];
+        this.batchCount = new int[n];
+        this.railDataReceived = new long[n];
         try {
             this.mac = Mac.getInstance("HmacSHA256");
             // without a launcher secret, first contact proves only knowledge of the job id
@@ -384,7 +420,7 @@ public final class RailsTransport implements RemoteTransport {
             throw new IllegalStateException("HmacSHA256 is not available: " + e.getMessage(), e);
         }
         this.railNames = List.copyOf(names);
-        this.wire = tcp ? new TcpWire(rank, addresses, size, windowBytes) : new UdpWire(addresses, size);
+        this.wire = tcp ? new TcpWire(rank, addresses, size, windowBytes) : new UdpWire(addresses, size, config.gso() ? mtu : 0);
         String jobDir = c.settings().get(io.tutti.bootstrap.LaunchEnvironment.JOB_DIR);
         try {
             this.table = RailTable.open(jobDir == null || jobDir.isBlank() ? null : java.nio.file.Path.of(jobDir),
@@ -464,6 +500,8 @@ public final class RailsTransport implements RemoteTransport {
             p.lastSent = new long[n];
             p.lastHello = new long[n];
             p.railOutstanding = new long[n];
+            p.railHighest = new long[n];
+            java.util.Arrays.fill(p.railHighest, -1);
             wire.connect(p.rank, addr);
         }
         now = System.nanoTime();
@@ -601,7 +639,13 @@ public final class RailsTransport implements RemoteTransport {
             count = pieces;
             single = pickFree(p, n);
         }
-        int fragSize = ceilDiv(length, count);
+        // frames of one size, so that those of a rail can leave in one system call: the last of
+        // the record, the only shorter one, is the last of its rail's batch
+        boolean batched = pieces > 1 && batchable(use, stripe, single);
+        if (batched) {
+            count = pieces;
+        }
+        int fragSize = batched ? maxPayload : ceilDiv(length, count);
         for (int i = 0; i < count; i++) {
             int fo = Math.min(length, i * fragSize);
             int fl = Math.min(fragSize, length - fo);
@@ -621,8 +665,32 @@ public final class RailsTransport implements RemoteTransport {
             p.outstandingBytes += fl;
             p.railOutstanding[rail] += fl;
             table.add(rail, fl);
-            transmitData(p, seq, rail);
+            if (batched) {
+                stageData(p, seq, rail);
+            } else {
+                transmitData(p, seq, rail);
+            }
         }
+        if (batched) {
+            boolean left = true;
+            for (int r = 0; r < p.railCount; r++) {
+                left &= flush(p, r);
+            }
+            if (left) {
+                acknowledged(p);
+            }
+        }
+    }
+
+    /** Whether every rail a record goes on ({@code use[0..n)}, or {@code single}) sends batches of full frames. */
+    private boolean batchable(int[] use, int n, int single) {
+        for (int i = 0; i < n; i++) {
+            int r = n > 1 ? use[i] : single;
+            if (wire.batchSegment(r) != HEADER + maxPayload) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -692,6 +760,61 @@ public final class RailsTransport implements RemoteTransport {
     }
 
     private void transmitData(Peer p, long seq, int rail) {
+        int length = frameData(p, seq, rail);
+        railSendCalls[rail]++;
+        // the acknowledgement rides along (header: the current ack and consumed)
+        if (emit(p, rail, length)) {
+            acknowledged(p);
+        }
+    }
+
+    /**
+     * Adds DATA {@code seq} to {@code rail}'s batch (sent by {@link #flush}); a full batch leaves
+     * first. An injected drop leaves it out.
+     */
+    private void stageData(Peer p, long seq, int rail) {
+        int length = frameData(p, seq, rail);
+        if (!sealAndInject(p, rail, length)) {
+            return;
+        }
+        if (batchLength[rail] + length > UdpSegmentation.MAX_BYTES
+                || batchCount[rail] == UdpSegmentation.MAX_SEGMENTS) {
+            flush(p, rail);
+        }
+        ByteBuffer b = batch[rail];
+        if (b == null) {
+            b = batch[rail] = ByteBuffer.allocateDirect(UdpSegmentation.MAX_BYTES);
+        }
+        if (batchCount[rail] == 0) {
+            // the wire set the limit to the last batch's length
+            b.clear();
+        }
+        b.put(batchLength[rail], tx, 0, length);
+        batchLength[rail] += length;
+        batchCount[rail]++;
+    }
+
+    /** Sends {@code rail}'s batch; whether it left (true when it was empty). */
+    private boolean flush(Peer p, int rail) {
+        int length = batchLength[rail];
+        int frames = batchCount[rail];
+        if (frames == 0) {
+            return true;
+        }
+        batchLength[rail] = 0;
+        batchCount[rail] = 0;
+        railSendCalls[rail]++;
+        boolean left = frames == 1 ? wire.send(p.rank, rail, batch[rail], length)
+                : wire.sendBatch(p.rank, rail, batch[rail], length);
+        if (!left) {
+            sendFailures += frames;
+            railSendFailures[rail] += frames;
+        }
+        return left;
+    }
+
+    /** Writes DATA {@code seq} into {@link #tx} for {@code rail} and notes when and where it went; returns its length. */
+    private int frameData(Peer p, long seq, int rail) {
         int slot = (int) seq & mask;
         int len = p.sendLen[slot];
         header(DATA, p, rail, len);
@@ -703,10 +826,9 @@ public final class RailsTransport implements RemoteTransport {
         tx.put(HEADER, p.sendBuf[slot], 0, len);
         p.sentAt[slot] = now;
         p.sendRail[slot] = rail;
-        // the acknowledgement rides along (header: the current ack and consumed)
-        if (emit(p, rail, HEADER + len)) {
-            acknowledged(p);
-        }
+        railDataSent[rail]++;
+        railBytesSent[rail] += len;
+        return HEADER + len;
     }
 
     /** An acknowledgement of everything received and consumed so far has left: nothing is pending. */
@@ -732,16 +854,8 @@ public final class RailsTransport implements RemoteTransport {
      *         the wire refused it, so what it would have acknowledged is still to acknowledge
      */
     private boolean emit(Peer p, int rail, int length) {
-        seal(crc, tx, length);
-        p.lastSent[rail] = now;
-        if (txDrop[rail] > 0 && random.nextDouble() < txDrop[rail]) {
-            injected++;
+        if (!sealAndInject(p, rail, length)) {
             return true;
-        }
-        if (txCorrupt[rail] > 0 && random.nextDouble() < txCorrupt[rail]) {
-            injected++;
-            int i = random.nextInt(length);
-            tx.put(i, (byte) (tx.get(i) ^ (1 << random.nextInt(8))));
         }
         if (wire.send(p.rank, rail, tx, length)) {
             return true;
@@ -749,8 +863,25 @@ public final class RailsTransport implements RemoteTransport {
         if (tx.get(TYPE_OFFSET) == DATA) {
             // as good as lost: retransmission (UDP) or the rail's failure (TCP) takes it from here
             sendFailures++;
+            railSendFailures[rail]++;
         }
         return false;
+    }
+
+    /** Seals the frame in {@link #tx} and applies the injected faults; false when an injected drop takes it. */
+    private boolean sealAndInject(Peer p, int rail, int length) {
+        seal(crc, tx, length);
+        p.lastSent[rail] = now;
+        if (txDrop[rail] > 0 && random.nextDouble() < txDrop[rail]) {
+            injected++;
+            return false;
+        }
+        if (txCorrupt[rail] > 0 && random.nextDouble() < txCorrupt[rail]) {
+            injected++;
+            int i = random.nextInt(length);
+            tx.put(i, (byte) (tx.get(i) ^ (1 << random.nextInt(8))));
+        }
+        return true;
     }
 
     private void retransmit(Peer p, long seq, boolean rotate) {
@@ -774,6 +905,7 @@ public final class RailsTransport implements RemoteTransport {
         }
         p.resent[slot] = true;
         retransmits++;
+        railRetransmits[rail]++;
         transmitData(p, seq, rail);
     }
 
@@ -929,7 +1061,10 @@ public final class RailsTransport implements RemoteTransport {
         heard(p, r);
         onAck(p, ack, rx.getLong(CONSUMED_OFFSET), (rx.get(FLAGS_OFFSET) & FLAG_ACK_HELD) != 0);
         switch (type) {
-            case DATA -> onData(p, rx, length - HEADER);
+            case DATA -> {
+                railDataReceived[r]++;
+                onData(p, r, rx, length - HEADER);
+            }
             case ACK -> {
                 if (length - HEADER == NAK_PAYLOAD) {
                     onNak(p, rx.getLong(HEADER), rx.getLong(HEADER + 8));
@@ -1033,8 +1168,11 @@ public final class RailsTransport implements RemoteTransport {
         return p.srtt == 0 ? INITIAL_RTO : Math.clamp(p.srtt + 4 * p.rttvar, rtoFloor, maxRto);
     }
 
-    private void onData(Peer p, ByteBuffer rx, int payload) {
+    private void onData(Peer p, int rail, ByteBuffer rx, int payload) {
         long seq = rx.getLong(SEQ_OFFSET);
+        if (seq > p.railHighest[rail]) {
+            p.railHighest[rail] = seq;
+        }
         if (seq < p.contig) {
             duplicates++;
             ackPending(p);
@@ -1082,14 +1220,29 @@ public final class RailsTransport implements RemoteTransport {
     }
 
     /**
-     * Asks for the first gap below the highest datagram received: at once for a new gap, again
-     * after a round trip for the same one (the NAK or the retransmission may be lost too).
+     * Asks for the first gap below the highest datagram received once it is a loss: at once when
+     * every rail in use has delivered a later datagram (each rail keeps order, so whichever rail
+     * carried the missing one has lost it), else when the gap has lasted {@link #reorderTime}
+     * (datagrams on different rails overtake each other by the difference of their queues; a rail
+     * that carries nothing now never delivers a later one). Again after a round trip for the same
+     * gap (the NAK or the retransmission may be lost too).
      */
     private void gapCheck(Peer p) {
         if (p.highest < p.contig || wire.repairsLoss()) {
             return;
         }
         long from = p.contig;
+        if (from != p.gapFrom) {
+            p.gapFrom = from;
+            p.gapSince = now;
+        }
+        if (now - p.gapSince < reorderTime) {
+            for (int r = 0; r < p.railCount; r++) {
+                if (p.usable(r) && p.railHighest[r] < from) {
+                    return;
+                }
+            }
+        }
         if (from != p.lastNakFrom || now - p.nakAt > Math.max(p.srtt, rtoFloor / 4)) {
             long to = from + 1;
             while (to < p.highest && p.recvSeq[(int) to & mask] != to) {
@@ -1303,6 +1456,9 @@ public final class RailsTransport implements RemoteTransport {
         if (closed) {
             return;
         }
+        if (config.stats()) {
+            System.err.println("tutti-net rank " + rank + ": " + statistics0());
+        }
         if (connected) {
             now = System.nanoTime();
             for (Peer p : peers) {
@@ -1380,6 +1536,41 @@ public final class RailsTransport implements RemoteTransport {
         } finally {
             exit();
         }
+    }
+
+    /** NAKs sent: gaps asked for again. */
+    long naksSent() {
+        enter();
+        try {
+            return naksSent;
+        } finally {
+            exit();
+        }
+    }
+
+    /** DATA datagrams sent on {@code rail}, retransmissions included. */
+    long dataSent(int rail) {
+        enter();
+        try {
+            return railDataSent[rail];
+        } finally {
+            exit();
+        }
+    }
+
+    /** System calls that sent DATA on {@code rail}: one per datagram, or one per batch. */
+    long dataSendCalls(int rail) {
+        enter();
+        try {
+            return railSendCalls[rail];
+        } finally {
+            exit();
+        }
+    }
+
+    /** Whether the frames of a record leave {@code rail} in batches, one system call each. */
+    boolean batching(int rail) {
+        return wire.batchSegment(rail) > 0;
     }
 
     /**
@@ -1478,6 +1669,12 @@ public final class RailsTransport implements RemoteTransport {
                 b.append(' ').append(d.name().toLowerCase(java.util.Locale.ROOT)).append('=')
                         .append(drops[d.ordinal()]);
             }
+        }
+        for (int r = 0; r < railNames.size(); r++) {
+            b.append("; rail ").append(r).append(" (").append(railNames.get(r)).append("): sent=")
+                    .append(railDataSent[r]).append(" calls=").append(railSendCalls[r]).append(" bytes=").append(railBytesSent[r]).append(" resent=")
+                    .append(railRetransmits[r]).append(" refused=").append(railSendFailures[r])
+                    .append(" received=").append(railDataReceived[r]);
         }
         return b.toString();
     }

@@ -21,6 +21,11 @@ import java.util.List;
  * poll that drained the socket it is what that poll found (1 after an empty one: the lone datagram
  * of a ping-pong is read without a second, empty read behind it), and it doubles, up to
  * {@value #MAX_BUDGET}, after a poll that used all of it (datagrams keep coming).
+ *
+ * <p>Where the kernel offers UDP segmentation ({@link UdpSegmentation}), consecutive frames to one
+ * peer and rail leave in one system call ({@link #sendBatch}): the sender's stack, qdisc and any
+ * veth or bridge on the way then handle one packet per batch instead of one per frame. A batch the
+ * kernel refuses turns segmentation off for that rail and goes frame by frame.
  */
 final class UdpWire implements RailWire {
     private static final int MAX_BUDGET = 256;
@@ -31,10 +36,19 @@ final class UdpWire implements RailWire {
     private final List<InetSocketAddress> local = new ArrayList<>();
     private final ByteBuffer rx = ByteBuffer.allocateDirect(1 << 16);
     private final InetSocketAddress[][] peers;
+    /** Per rail: the socket's descriptor (-1: unknown) and its segment size (0: one frame per send). */
+    private final int[] fd;
+    private final int[] segment;
 
-    UdpWire(List<InetAddress> addresses, int size) {
+    /**
+     * Opens a socket on each of {@code addresses}; {@code segment} is the size of the frames that
+     * batches carry (0: no batches).
+     */
+    UdpWire(List<InetAddress> addresses, int size, int segment) {
         channels = new DatagramChannel[addresses.size()];
         budget = new int[addresses.size()];
+        fd = new int[addresses.size()];
+        this.segment = new int[addresses.size()];
         java.util.Arrays.fill(budget, 1);
         peers = new InetSocketAddress[size][];
         try {
@@ -46,6 +60,9 @@ final class UdpWire implements RailWire {
                 ch.bind(new InetSocketAddress(addresses.get(r), 0));
                 ch.configureBlocking(false);
                 local.add((InetSocketAddress) ch.getLocalAddress());
+                // two frames at least, or a batch is never more than one
+                fd[r] = segment > 0 && 2 * segment <= UdpSegmentation.MAX_BYTES ? UdpSegmentation.descriptor(ch) : -1;
+                this.segment[r] = UdpSegmentation.set(fd[r], segment) ? segment : 0;
             }
         } catch (IOException e) {
             close();
@@ -82,6 +99,44 @@ final class UdpWire implements RailWire {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    @Override
+    public int batchSegment(int rail) {
+        return segment[rail];
+    }
+
+    @Override
+    public boolean sendBatch(int peer, int rail, ByteBuffer frames, int length) {
+        int seg = segment[rail];
+        if (seg > 0) {
+            frames.limit(length).position(0);
+            try {
+                return channels[rail].send(frames, peers[peer][rail]) != 0;
+            } catch (IOException e) {
+                // EINVAL, EIO: the route cannot segment (no checksum offload, IPsec, an MTU below
+                // the segment); one frame per send from now on
+                segment[rail] = 0;
+                UdpSegmentation.set(fd[rail], 0);
+            }
+        }
+        boolean all = true;
+        int step = seg > 0 ? seg : length;
+        for (int at = 0; at < length; at += step) {
+            int n = Math.min(step, length - at);
+            frames.limit(at + n).position(at);
+            try {
+                all &= channels[rail].send(frames, peers[peer][rail]) != 0;
+            } catch (IOException e) {
+                all = false;
+            }
+        }
+        return all;
+    }
+
+    /** Whether batches on {@code rail} leave in one system call. */
+    boolean segmenting(int rail) {
+        return segment[rail] > 0;
     }
 
     @Override
