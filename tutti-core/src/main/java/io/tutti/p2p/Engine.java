@@ -13,7 +13,7 @@ import io.tutti.bootstrap.KeyValueStore;
 import io.tutti.bootstrap.LaunchEnvironment;
 import io.tutti.transport.RemoteTransport;
 import io.tutti.transport.RemoteTransportProvider;
-import io.tutti.transport.shm.CompactEagerDescriptor;
+import io.tutti.transport.shm.CompactRecordDescriptor;
 import io.tutti.transport.shm.ExchangeRing;
 import io.tutti.transport.shm.ExchangeRingDescriptor;
 import io.tutti.transport.shm.Futex;
@@ -136,8 +136,8 @@ public final class Engine implements AutoCloseable {
         }
 
         @Override
-        public void onEager(MemorySegment segment, long bodyOffset, int bodyLength) {
-            onCompactEager(segment, bodyOffset, bodyLength);
+        public void onCompact(int type, MemorySegment segment, long bodyOffset, int bodyLength) {
+            Engine.this.onCompact(type, segment, bodyOffset, bodyLength);
         }
     };
 
@@ -629,14 +629,14 @@ public final class Engine implements AutoCloseable {
         InboundRing ring = peers[dest];
         if (!remote[dest]) {
             // a rank of this node: the compact record, one cache line for a short message
-            long position = ring.tryClaim(CompactEagerDescriptor.LENGTH + length, InboundRingDescriptor.TYPE_EAGER);
+            long position = ring.tryClaim(CompactRecordDescriptor.EAGER_LENGTH + length, InboundRingDescriptor.TYPE_EAGER);
             if (position < 0) {
                 return false;
             }
             MemorySegment s = ring.segment();
             long at = ring.bodyOffset(position);
-            CompactEagerDescriptor.write(s, at, context, rank, tag, length);
-            Buffers.copyOut(array, segment, offset, s, at + CompactEagerDescriptor.LENGTH, length);
+            CompactRecordDescriptor.write(s, at, context, rank, tag, length);
+            Buffers.copyOut(array, segment, offset, s, at + CompactRecordDescriptor.EAGER_LENGTH, length);
             ring.commit(position);
             return true;
         }
@@ -1099,17 +1099,30 @@ public final class Engine implements AutoCloseable {
         return true;
     }
 
-    /** A compact eager record from a rank of this node ({@link CompactEagerDescriptor}). */
-    private void onCompactEager(MemorySegment s, long at, int length) {
-        int source = CompactEagerDescriptor.source(s, at);
-        int payload = CompactEagerDescriptor.payloadLength(s, at);
-        if (length < CompactEagerDescriptor.LENGTH || source < 0 || source >= size || remote[source] || payload < 0
-                || payload > length - CompactEagerDescriptor.LENGTH) {
+    /** A compact record from a rank of this node ({@link CompactRecordDescriptor}). */
+    private void onCompact(int type, MemorySegment s, long at, int length) {
+        int header = type == InboundRingDescriptor.TYPE_EAGER ? CompactRecordDescriptor.EAGER_LENGTH
+                : CompactRecordDescriptor.OFFLOAD_LENGTH;
+        int source = length < header ? -1 : CompactRecordDescriptor.source(s, at);
+        int payload = length < header ? -1 : CompactRecordDescriptor.payloadLength(s, at);
+        if (source < 0 || source >= size || remote[source] || payload < 0 || payload > length - header) {
             droppedPackets++;
             return;
         }
-        onEager(CompactEagerDescriptor.context(s, at), source, CompactEagerDescriptor.tag(s, at), s,
-                at + CompactEagerDescriptor.LENGTH, payload);
+        int context = CompactRecordDescriptor.context(s, at);
+        int tag = CompactRecordDescriptor.tag(s, at);
+        if (type == InboundRingDescriptor.TYPE_EAGER) {
+            onEager(context, source, tag, s, at + header, payload);
+            return;
+        }
+        byte kind = CompactRecordDescriptor.kind(s, at);
+        if (kind != MessageType.PUT && kind != MessageType.CNTR_ADD) {
+            droppedPackets++;
+            return;
+        }
+        onOffload(kind, context, tag, source, CompactRecordDescriptor.buffer(s, at), CompactRecordDescriptor.counter(s, at),
+                CompactRecordDescriptor.value(s, at), CompactRecordDescriptor.offset(s, at),
+                CompactRecordDescriptor.epoch(s, at), s, at + header, payload);
     }
 
     /** An eager message, whichever record carried it: to its posted receive, or kept as unexpected. */
@@ -1160,8 +1173,9 @@ public final class Engine implements AutoCloseable {
                     appendUnexpected(u);
                 }
             }
-            case MessageType.PUT, MessageType.CNTR_ADD -> onOffload(s, at, length, type, context, tag,
-                    (int) flags(s, at), payload);
+            case MessageType.PUT, MessageType.CNTR_ADD -> onOffload(type, context, tag, source, (int) flags(s, at),
+                    handle(s, at), peerHandle(s, at), address(s, at), totalLength(s, at), s,
+                    at + MessageHeaderDescriptor.LENGTH, payload);
             case MessageType.CTS -> onCts(source, flags(s, at), handle(s, at), peerHandle(s, at), address(s, at));
             case MessageType.DATA -> onData(source, handle(s, at), address(s, at), s, at + MessageHeaderDescriptor.LENGTH,
                     payload);
@@ -1274,29 +1288,31 @@ public final class Engine implements AutoCloseable {
      * add. Header use: flags = buffer, handle = counter, peer handle = value added, offset = where
      * the data goes, total length = the sender's run (epoch).
      */
-    private void onOffload(MemorySegment s, long at, int length, byte type, int context, int tag, int buffer,
-                           int payload) {
+    /** A PUT or counter add for an offload endpoint, whichever record carried it; {@code data} is its payload. */
+    private void onOffload(byte type, int context, int tag, int source, int buffer, long counter, long value,
+                           long offset, long epoch, MemorySegment s, long data, int payload) {
         OffloadEndpoint ep = endpoint(context, tag);
         if (ep == null) {
             if (!retired.isEmpty() && retired.contains(endpointKey(context, tag))) {
                 droppedPackets++;
                 return;
             }
-            byte[] copy = new byte[length];
-            MemorySegment.copy(s, at, MemorySegment.ofArray(copy), 0, length);
+            // kept as a whole wire message until its endpoint registers (slow path)
+            byte[] copy = new byte[MessageHeaderDescriptor.LENGTH + payload];
+            MemorySegment c = MemorySegment.ofArray(copy);
+            MessageHeaderDescriptor.write(c, 0, type, (short) buffer, wireJobId, context, source, rank, tag, payload,
+                    counter, value, offset, epoch);
+            MemorySegment.copy(s, data, c, MessageHeaderDescriptor.LENGTH, payload);
             early.add(copy);
             return;
         }
-        long counter = handle(s, at);
         if (counter < 0 || counter > Integer.MAX_VALUE) {
             droppedPackets++;
             return;
         }
-        int source = source(s, at);
         boolean ok = type == MessageType.PUT
-                ? ep.onPut(source, buffer, address(s, at), s, at + MessageHeaderDescriptor.LENGTH, payload, (int) counter,
-                        peerHandle(s, at), totalLength(s, at))
-                : ep.onAdd(source, (int) counter, peerHandle(s, at), totalLength(s, at));
+                ? ep.onPut(source, buffer, offset, s, data, payload, (int) counter, value, epoch)
+                : ep.onAdd(source, (int) counter, value, epoch);
         if (!ok) {
             droppedPackets++;
         }
@@ -1323,6 +1339,10 @@ public final class Engine implements AutoCloseable {
         if (!pendingOut[dest].isEmpty()) {
             return false;
         }
+        if (compactOffload(dest, buffer, counter, epoch)) {
+            return writeCompactOffload(dest, MessageType.PUT, context, tag, buffer, offset, src, srcOffset, length,
+                    counter, add, (int) epoch);
+        }
         InboundRing ring = peers[dest];
         long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH + length);
         if (position < 0) {
@@ -1340,8 +1360,40 @@ public final class Engine implements AutoCloseable {
 
     /** Adds {@code value} to counter {@code counter} of rank {@code dest}'s endpoint (context, tag); as {@link #tryPut}. */
     public boolean tryRemoteAdd(int dest, int context, int tag, int counter, long value, long epoch) {
-        return pendingOut[dest].isEmpty()
-                && writeControl(dest, MessageType.CNTR_ADD, (short) 0, context, tag, counter, value, 0, epoch);
+        if (!pendingOut[dest].isEmpty()) {
+            return false;
+        }
+        if (compactOffload(dest, 0, counter, epoch)) {
+            return writeCompactOffload(dest, MessageType.CNTR_ADD, context, tag, 0, 0, MemorySegment.NULL, 0, 0, counter,
+                    value, (int) epoch);
+        }
+        return writeControl(dest, MessageType.CNTR_ADD, (short) 0, context, tag, counter, value, 0, epoch);
+    }
+
+    /** Whether an offload packet to {@code dest} fits a compact record: a rank of this node, and small fields. */
+    private boolean compactOffload(int dest, int buffer, int counter, long epoch) {
+        return !remote[dest] && buffer >= 0 && buffer <= 0xFF && counter >= 0
+                && counter <= CompactRecordDescriptor.MAX_COUNTER && epoch == (int) epoch;
+    }
+
+    private boolean writeCompactOffload(int dest, byte kind, int context, int tag, int buffer, long offset,
+                                        MemorySegment src, long srcOffset, int length, int counter, long value,
+                                        int epoch) {
+        InboundRing ring = peers[dest];
+        long position = ring.tryClaim(CompactRecordDescriptor.OFFLOAD_LENGTH + length,
+                InboundRingDescriptor.TYPE_OFFLOAD);
+        if (position < 0) {
+            return false;
+        }
+        MemorySegment s = ring.segment();
+        long at = ring.bodyOffset(position);
+        CompactRecordDescriptor.write(s, at, context, rank, tag, length);
+        CompactRecordDescriptor.writeOffload(s, at, kind, buffer, counter, epoch, value, offset);
+        if (length > 0) {
+            MemorySegment.copy(src, srcOffset, s, at + CompactRecordDescriptor.OFFLOAD_LENGTH, length);
+        }
+        ring.commit(position);
+        return true;
     }
 
     /** A fragment of a large message from a remote rank (the network path of the rendezvous). */

@@ -26,11 +26,12 @@ public final class InboundRing {
         void onRecord(MemorySegment segment, long bodyOffset, int bodyLength);
 
         /**
-         * A compact eager record ({@link CompactEagerDescriptor}). Only rings that local peers write
-         * hold them; a handler for any other ring (an outbox drained to the network) never sees one.
+         * A compact record ({@link CompactRecordDescriptor}) of {@code type} {@code TYPE_EAGER} or
+         * {@code TYPE_OFFLOAD}. Only rings that local peers write hold them; a handler for any other
+         * ring (an outbox drained to the network) never sees one.
          */
-        default void onEager(MemorySegment segment, long bodyOffset, int bodyLength) {
-            throw new IllegalStateException("a compact eager record in a ring whose handler does not take them");
+        default void onCompact(int type, MemorySegment segment, long bodyOffset, int bodyLength) {
+            throw new IllegalStateException("a compact record in a ring whose handler does not take them");
         }
     }
 
@@ -97,7 +98,7 @@ public final class InboundRing {
         return tryClaim(bodyLength, TYPE_MESSAGE);
     }
 
-    /** As {@link #tryClaim(int)}, for a record of {@code type} ({@code TYPE_MESSAGE} or {@code TYPE_EAGER}). */
+    /** As {@link #tryClaim(int)}, for a record of {@code type} ({@code TYPE_MESSAGE}, {@code TYPE_EAGER} or {@code TYPE_OFFLOAD}). */
     public long tryClaim(int bodyLength, int type) {
         if (bodyLength < 0 || bodyLength > maxBodyLength) {
             throw new IllegalArgumentException("record body of " + bodyLength + " bytes exceeds the ring's limit of "
@@ -201,9 +202,9 @@ public final class InboundRing {
                 // advance first so that a handler which throws does not see the record again
                 position += align(length);
                 head = position;
-                if (type == TYPE_EAGER) {
+                if (type == TYPE_EAGER || type == TYPE_OFFLOAD) {
                     handled++;
-                    handler.onEager(segment, at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);
+                    handler.onCompact(type, segment, at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);
                 } else if (type == TYPE_MESSAGE) {
                     handled++;
                     handler.onRecord(segment, at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);

@@ -20,16 +20,16 @@ package io.tutti.transport.shm;
  *  +------------------------------------------------------------+
  *  |  stamp  i64: ~position of the record; stored last (release) |  0
  *  |  length i32: header + body, unaligned                       |  8
- *  |  type   i32: MESSAGE, EAGER or PADDING                      | 12
+ *  |  type   i32: MESSAGE, EAGER, OFFLOAD or PADDING             | 12
  *  |  body ...  MESSAGE: a wire message (header and payload)     | 16
- *  |            EAGER: a compact eager message from a local      |
- *  |            peer ({@link CompactEagerDescriptor})            |
+ *  |            EAGER, OFFLOAD: a compact record from a local    |
+ *  |            peer ({@link CompactRecordDescriptor})           |
  *  +------------------------------------------------------------+
  * </pre>
  *
  * Records start on a cache line of their own, so that a producer writing one never takes the line
  * the consumer is reading the previous one from, and a short message (an EAGER record of up to 32
- * payload bytes) crosses from core to core as one line.
+ * payload bytes, a counter add, a PUT of up to 8 bytes) crosses from core to core as one line.
  *
  * A record is visible once its stamp equals the complement of its position (so the zeros of a
  * fresh file are never a record). The consumer zeroes what it has read before it releases the space:
@@ -45,8 +45,10 @@ public final class InboundRingDescriptor {
 
     public static final int TYPE_PADDING = 1;
     public static final int TYPE_MESSAGE = 2;
-    /** A compact eager message ({@link CompactEagerDescriptor}); only local peers write it, never the network path. */
+    /** A compact eager message ({@link CompactRecordDescriptor}); only local peers write it, never the network path. */
     public static final int TYPE_EAGER = 3;
+    /** A compact offload PUT or counter add ({@link CompactRecordDescriptor}); local peers only, as {@link #TYPE_EAGER}. */
+    public static final int TYPE_OFFLOAD = 4;
 
     public static final int TAIL_POSITION_OFFSET = 0;
     public static final int HEAD_CACHE_POSITION_OFFSET = 128;

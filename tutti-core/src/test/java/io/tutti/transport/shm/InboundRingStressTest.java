@@ -528,8 +528,8 @@ class InboundRingStressTest {
         try (Arena arena = Arena.ofConfined()) {
             InboundRing ring = new InboundRing(newRing(dir.resolve("r"), 4096, arena));
             put(ring, 5, 1);
-            long pos = ring.tryClaim(CompactEagerDescriptor.LENGTH + 8, InboundRingDescriptor.TYPE_EAGER);
-            CompactEagerDescriptor.write(ring.segment(), ring.bodyOffset(pos), 7, 3, 42, 8);
+            long pos = ring.tryClaim(CompactRecordDescriptor.EAGER_LENGTH + 8, InboundRingDescriptor.TYPE_EAGER);
+            CompactRecordDescriptor.write(ring.segment(), ring.bodyOffset(pos), 7, 3, 42, 8);
             ring.commit(pos);
             assertEquals(64, pos, "a short record takes one line");
             List<String> seen = new ArrayList<>();
@@ -540,17 +540,17 @@ class InboundRingStressTest {
                 }
 
                 @Override
-                public void onEager(MemorySegment segment, long bodyOffset, int bodyLength) {
-                    seen.add("eager " + bodyLength + " context " + CompactEagerDescriptor.context(segment, bodyOffset)
-                            + " source " + CompactEagerDescriptor.source(segment, bodyOffset) + " tag "
-                            + CompactEagerDescriptor.tag(segment, bodyOffset) + " payload "
-                            + CompactEagerDescriptor.payloadLength(segment, bodyOffset));
+                public void onCompact(int type, MemorySegment segment, long bodyOffset, int bodyLength) {
+                    seen.add((type == TYPE_EAGER ? "eager " : "type " + type + " ") + bodyLength + " context " + CompactRecordDescriptor.context(segment, bodyOffset)
+                            + " source " + CompactRecordDescriptor.source(segment, bodyOffset) + " tag "
+                            + CompactRecordDescriptor.tag(segment, bodyOffset) + " payload "
+                            + CompactRecordDescriptor.payloadLength(segment, bodyOffset));
                 }
             };
             assertEquals(2, ring.read(h, 10));
             assertEquals(List.of("message 5", "eager 24 context 7 source 3 tag 42 payload 8"), seen);
             // a handler that takes no compact records (an outbox's) refuses one loudly
-            pos = ring.tryClaim(CompactEagerDescriptor.LENGTH, InboundRingDescriptor.TYPE_EAGER);
+            pos = ring.tryClaim(CompactRecordDescriptor.EAGER_LENGTH, InboundRingDescriptor.TYPE_EAGER);
             ring.commit(pos);
             assertThrows(IllegalStateException.class, () -> ring.read((segment, off, len) -> { }, 10));
         }
