@@ -7,6 +7,27 @@ import java.util.Map;
  * environment: ranks started as threads of one JVM see their own variables through a scoped binding.
  */
 public final class LaunchEnvironment {
+    /**
+     * The positive whole number setting {@code name} of {@code settings}, or {@code fallback} when
+     * it is absent or blank; anything else fails with a message that names the setting and says it
+     * must be {@code what} (e.g. "a positive whole number").
+     */
+    public static long positive(Map<String, String> settings, String name, long fallback, String what) {
+        String v = settings.get(name);
+        if (v == null || v.isBlank()) {
+            return fallback;
+        }
+        try {
+            long x = Long.parseLong(v.trim());
+            if (x > 0) {
+                return x;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new io.tutti.TuttiException.InvalidArgument(name + " must be " + what + ", got '" + v + "'");
+    }
+
     public static final String JOB_ID = "TUTTI_JOB_ID";
     public static final String RANK = "TUTTI_RANK";
     public static final String SIZE = "TUTTI_SIZE";

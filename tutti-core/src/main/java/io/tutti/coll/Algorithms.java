@@ -80,19 +80,7 @@ public final class Algorithms {
     }
 
     private static long positive(Map<String, String> env, String name, long fallback) {
-        String v = env.get(name);
-        if (v == null || v.isBlank()) {
-            return fallback;
-        }
-        try {
-            long x = Long.parseLong(v.trim());
-            if (x > 0) {
-                return x;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new TuttiException.InvalidArgument(name + " must be a positive whole number, got '" + v + "'");
+        return io.tutti.bootstrap.LaunchEnvironment.positive(env, name, fallback, "a positive whole number");
     }
 
     /** The environment variable that forces {@code kind}'s algorithm. */

@@ -120,6 +120,17 @@ final class Fixture implements AutoCloseable {
         return why;
     }
 
+    /**
+     * Polls every transport (arrivals to {@code sinks[rank]}) until rank 0 has dropped a packet for
+     * {@code reason} or {@code millis} pass.
+     */
+    void awaitDrop(DropReason reason, long millis, RemoteTransport.Sink... sinks) {
+        long end = System.nanoTime() + millis * 1_000_000L;
+        while (System.nanoTime() < end && t[0].dropped(reason) == 0) {
+            pollAll(sinks);
+        }
+    }
+
     /** Polls every transport, rank {@code rank}'s arrivals into {@code got}, until it holds a record or 2 s pass. */
     void awaitRecord(int rank, Collector got) {
         RemoteTransport.Sink[] sinks = new RemoteTransport.Sink[t.length];

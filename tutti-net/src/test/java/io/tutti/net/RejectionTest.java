@@ -58,10 +58,7 @@ class RejectionTest {
             sendTo(rail, datagram(Fixture.JOB, b -> {
             }));
             Fixture.Collector got = new Fixture.Collector();
-            long end = System.nanoTime() + 2_000_000_000L;
-            while (System.nanoTime() < end && f.t[0].dropped(DropReason.UNAUTHENTICATED) == 0) {
-                f.pollAll(got);
-            }
+            f.awaitDrop(DropReason.UNAUTHENTICATED, 2000, got);
             assertEquals(1, f.t[0].dropped(DropReason.JOB), f.t[0].statistics());
             assertEquals(1, f.t[0].dropped(DropReason.CRC), f.t[0].statistics());
             assertEquals(1, f.t[0].dropped(DropReason.MAGIC), f.t[0].statistics());

@@ -126,10 +126,7 @@ class TcpRailsTest {
                         stranger.write(b);
                     }
                 }
-                long end = System.nanoTime() + 3_000_000_000L;
-                while (System.nanoTime() < end && f.t[0].dropped(DropReason.UNAUTHENTICATED) == 0) {
-                    f.pollAll(got);
-                }
+                f.awaitDrop(DropReason.UNAUTHENTICATED, 3000, got);
                 assertEquals(1, f.t[0].dropped(DropReason.JOB), f.t[0].statistics());
                 assertEquals(1, f.t[0].dropped(DropReason.CRC), f.t[0].statistics());
                 assertEquals(1, f.t[0].dropped(DropReason.FIELD), f.t[0].statistics());
@@ -137,14 +134,11 @@ class TcpRailsTest {
                 assertEquals(1, f.t[0].dropped(DropReason.UNAUTHENTICATED), f.t[0].statistics());
                 // then garbage: the stream cannot be framed any more, and is closed
                 stranger.write(ByteBuffer.wrap(new byte[HEADER]));
-                end = System.nanoTime() + 3_000_000_000L;
-                while (System.nanoTime() < end && f.t[0].dropped(DropReason.MAGIC) == 0) {
-                    f.pollAll(got);
-                }
+                f.awaitDrop(DropReason.MAGIC, 3000, got);
                 assertEquals(1, f.t[0].dropped(DropReason.MAGIC), f.t[0].statistics());
                 ByteBuffer one = ByteBuffer.allocate(1);
                 stranger.socket().setSoTimeout(3000);
-                end = System.nanoTime() + 3_000_000_000L;
+                long end = System.nanoTime() + 3_000_000_000L;
                 int n = 0;
                 while (n == 0 && System.nanoTime() < end) {
                     f.pollAll(got);

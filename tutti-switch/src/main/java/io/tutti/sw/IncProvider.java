@@ -49,18 +49,6 @@ public final class IncProvider implements InNetworkAggregation.Provider {
     }
 
     private static long millis(Map<String, String> s, String name, long fallback) {
-        String v = s.get(name);
-        if (v == null || v.isBlank()) {
-            return fallback;
-        }
-        try {
-            long x = Long.parseLong(v.trim());
-            if (x > 0) {
-                return x;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new TuttiException.InvalidArgument(name + " must be a positive number of milliseconds, got '" + v + "'");
+        return io.tutti.bootstrap.LaunchEnvironment.positive(s, name, fallback, "a positive number of milliseconds");
     }
 }

@@ -1,7 +1,6 @@
 package io.tutti.systest;
 
 import io.tutti.Communicator;
-import io.tutti.Tutti;
 import io.tutti.TuttiException;
 import java.nio.file.Path;
 
@@ -18,12 +17,8 @@ public final class AwaitDeadPeer {
     public static void main(String[] args) throws InterruptedException {
         Path dir = Path.of(args[0]);
         int victim = Integer.parseInt(args[1]);
-        Tutti tutti = Tutti.init(args);
-        Communicator w = tutti.world();
+        Communicator w = Ranks.ready(dir, args);
         int rank = w.rank();
-        Ranks.mark(dir, rank, "pid");
-        Ranks.barrier(w);
-        Ranks.mark(dir, rank, "ready");
         if (rank == victim) {
             // alive until it is killed; the rails' keep-alive agent keeps it heard while it sleeps
             Thread.sleep(600_000);

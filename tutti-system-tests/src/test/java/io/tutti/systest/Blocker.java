@@ -1,7 +1,6 @@
 package io.tutti.systest;
 
 import io.tutti.Communicator;
-import io.tutti.Tutti;
 import java.nio.file.Path;
 
 /**
@@ -16,12 +15,8 @@ public final class Blocker {
     public static void main(String[] args) throws InterruptedException {
         Path dir = Path.of(args[0]);
         int victim = Integer.parseInt(args[1]);
-        Tutti tutti = Tutti.init(args);
-        Communicator w = tutti.world();
+        Communicator w = Ranks.ready(dir, args);
         int rank = w.rank();
-        Ranks.mark(dir, rank, "pid");
-        Ranks.barrier(w);
-        Ranks.mark(dir, rank, "ready");
         if (rank == victim) {
             Thread.sleep(600_000);
         } else {

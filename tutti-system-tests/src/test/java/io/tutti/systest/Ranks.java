@@ -1,6 +1,7 @@
 package io.tutti.systest;
 
 import io.tutti.Communicator;
+import io.tutti.Tutti;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -25,6 +26,18 @@ final class Ranks {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The start of the blocking rank programs: initialises Tutti, writes {@code rank-R.pid}, meets
+     * the others, writes {@code rank-R.ready}, and returns the world.
+     */
+    static Communicator ready(Path dir, String[] args) {
+        Communicator w = Tutti.init(args).world();
+        mark(dir, w.rank(), "pid");
+        barrier(w);
+        mark(dir, w.rank(), "ready");
+        return w;
     }
 
     /** Everyone reports to rank 0, which releases everyone: a barrier from sends and receives. */
