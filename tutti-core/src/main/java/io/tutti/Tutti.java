@@ -142,7 +142,12 @@ public final class Tutti implements AutoCloseable {
             }
         }
         int perNode = nodeSize > 0 ? nodeSize : job.localSize();
-        return new io.tutti.coll.Topology(node, socket, perNode > Runtime.getRuntime().availableProcessors());
+        boolean sharedMemory = true;
+        for (int w : group) {
+            sharedMemory &= engine.sharesMemoryWith(w);
+        }
+        return new io.tutti.coll.Topology(node, socket, perNode > Runtime.getRuntime().availableProcessors(),
+                sharedMemory);
     }
 
     private static int setting(java.util.Map<String, String> env, String name) {

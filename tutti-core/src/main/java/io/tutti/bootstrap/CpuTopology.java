@@ -11,7 +11,39 @@ import java.nio.file.Path;
  * Where the files are missing (not Linux, a restricted container) every rank counts as socket 0.
  */
 public final class CpuTopology {
+    /** glibc's {@code sched_getcpu} (vDSO or rseq: no system call), or null where there is none. */
+    private static final java.lang.invoke.MethodHandle SCHED_GETCPU = schedGetcpu();
+
     private CpuTopology() {
+    }
+
+    /**
+     * The processor the calling thread runs on now, cheaply enough to ask on every collective call
+     * ({@code sched_getcpu}); -1 when unknown. Stale as soon as the scheduler moves the thread.
+     */
+    public static int runningCpu() {
+        if (SCHED_GETCPU == null) {
+            return -1;
+        }
+        try {
+            return (int) SCHED_GETCPU.invokeExact();
+        } catch (Throwable e) {
+            return -1;
+        }
+    }
+
+    private static java.lang.invoke.MethodHandle schedGetcpu() {
+        if (!System.getProperty("os.name", "").startsWith("Linux")) {
+            return null;
+        }
+        try {
+            java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
+            return linker.defaultLookup().find("sched_getcpu").map(a -> linker.downcallHandle(a,
+                    java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT),
+                    java.lang.foreign.Linker.Option.critical(false))).orElse(null);
+        } catch (RuntimeException | Error e) {
+            return null;
+        }
     }
 
     /** The package id of the CPU the calling thread runs on, or 0 when unknown. */

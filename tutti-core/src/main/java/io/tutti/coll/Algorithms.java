@@ -32,18 +32,28 @@ public final class Algorithms {
     /** Leaders of the in-network allreduce: {@code node} (one per node) or {@code socket} (one per CPU package). */
     public static final String INC_MODE = "TUTTI_INC_MODE";
     public static final String INC_MODE_DEFAULT = "node";
+    /**
+     * Shared-memory slots ({@link NodeSlots}): every rank publishes its data in shared memory and
+     * reads the others'; only when every rank of the communicator shares this node's memory.
+     */
+    public static final String SLOTS = "slots";
+    /**
+     * Allreduces of at most this many bytes use {@link #SLOTS} when they can and ranks outnumber
+     * cores; with a core per rank recursive doubling was measured faster (docs/perf/collectives.md).
+     */
+    public static final long SLOTS_ALLREDUCE_MAX = 1024;
 
     /** The algorithms per operation, in the order they are listed to users. */
     public static final Map<Kind, List<String>> AVAILABLE = available();
 
     private static Map<Kind, List<String>> available() {
         Map<Kind, List<String>> m = new EnumMap<>(Kind.class);
-        m.put(Kind.BARRIER, List.of("dissemination", "butterfly", "tree", NODE_LEADERS, SOCKET_LEADERS));
+        m.put(Kind.BARRIER, List.of("dissemination", "butterfly", "tree", SLOTS, NODE_LEADERS, SOCKET_LEADERS));
         m.put(Kind.BCAST, List.of("binomial", "kary", "chain", "trinaryx3", "scatter-allgather", NODE_LEADERS,
                 SOCKET_LEADERS));
         m.put(Kind.REDUCE, List.of("binomial", "chain", "rabenseifner"));
-        m.put(Kind.ALLREDUCE, List.of("recursive-doubling", "rabenseifner", "ring", "reduce-bcast", NODE_LEADERS,
-                SOCKET_LEADERS, INC));
+        m.put(Kind.ALLREDUCE, List.of("recursive-doubling", "rabenseifner", "ring", "reduce-bcast", SLOTS,
+                NODE_LEADERS, SOCKET_LEADERS, INC));
         m.put(Kind.REDUCE_SCATTER, List.of("recursive-halving", "ring", "pairwise"));
         m.put(Kind.SCAN, List.of("recursive-doubling", "linear"));
         m.put(Kind.EXSCAN, List.of("recursive-doubling", "linear"));
@@ -132,9 +142,10 @@ public final class Algorithms {
         boolean multiNode = Topology.count(topo.node()) > 1;
         long total = c.bytes;
         return switch (c.kind) {
-            // dissemination also when ranks outnumber cores: measured faster than the tree's fewer
-            // messages there (docs/perf/collectives.md)
-            case BARRIER -> multiNode ? NODE_LEADERS : "dissemination";
+            // slots when the ranks share memory: one wait instead of ⌈log2 P⌉ rounds; else
+            // dissemination, measured faster than the tree's fewer messages when ranks outnumber cores
+            // (docs/perf/collectives.md)
+            case BARRIER -> multiNode ? NODE_LEADERS : topo.sharedMemory() ? SLOTS : "dissemination";
             case BCAST -> {
                 if (multiNode && total <= 64 * 1024) {
                     yield NODE_LEADERS;
@@ -145,6 +156,9 @@ public final class Algorithms {
             case ALLREDUCE -> {
                 if (multiNode && total <= 64 * 1024 && leadersKeepOrder(c, topo.nodeDomains())) {
                     yield NODE_LEADERS;
+                }
+                if (!multiNode && topo.sharedMemory() && topo.oversubscribed() && total <= SLOTS_ALLREDUCE_MAX) {
+                    yield SLOTS;
                 }
                 if (!c.commutative || total < 64 * 1024) {
                     yield "recursive-doubling";
@@ -189,6 +203,7 @@ public final class Algorithms {
                     case "dissemination" -> DisseminationBarrier.build(rank, size);
                     case "butterfly" -> ButterflyBarrier.build(rank, size);
                     case "tree" -> TreeBarrier.build(rank, size);
+                    case SLOTS -> SlotsBarrier.build(rank, size);
                     default -> HierarchicalSchedules.barrier(rank, size, domains(topo, algorithm));
                 };
                 case BCAST -> switch (algorithm) {
@@ -215,6 +230,7 @@ public final class Algorithms {
                     case "ring" -> RingAllreduce.build(rank, size, c.bytes, c.extent, c.inPlace, c.commutative);
                     case "reduce-bcast" -> ReduceBcastAllreduce.build(rank, size, c.bytes, c.extent, c.inPlace,
                             c.commutative);
+                    case SLOTS -> SlotsAllreduce.build(rank, size, c.bytes, c.extent, c.inPlace);
                     case INC -> HierarchicalSchedules.incAllreduce(rank, size, c.bytes, c.extent, c.inPlace,
                             incDomains(topo));
                     default -> HierarchicalSchedules.allreduce(rank, size, c.bytes, c.extent, c.inPlace, c.commutative,

@@ -40,6 +40,8 @@ public final class Collectives {
     private InNetworkGroup incGroup;
     private boolean incTried;
     private boolean incUnsupportedLogged;
+    /** The shared-memory slots, created when a {@code slots} schedule is first built. */
+    private NodeSlots nodeSlots;
 
     /**
      * A schedule, the executor kept for blocking calls of it, and the idle executors of finished
@@ -53,21 +55,24 @@ public final class Collectives {
         final long[] signature;
         /** The in-network group that runs the schedule's INC steps, or null. */
         final InNetworkGroup inc;
+        /** The communicator's shared-memory slots, for a schedule with SLOTS steps; else null. */
+        final NodeSlots slots;
         /** For an in-network schedule: the host schedule for operations the switches do not support. */
         Entry fallback;
         HostExecutor blocking;
         private final HostExecutor[] idle = new HostExecutor[IDLE];
         private int idleCount;
 
-        Entry(CollectiveCall call, Schedule schedule, String algorithm, InNetworkGroup inc) {
+        Entry(CollectiveCall call, Schedule schedule, String algorithm, InNetworkGroup inc, NodeSlots slots) {
             this.call = call;
             this.schedule = schedule;
             this.signature = call.signature(algorithm);
             this.inc = inc;
+            this.slots = slots;
         }
 
         HostExecutor executor(Engine engine, int context, int[] group) {
-            return new HostExecutor(engine, schedule, context, group, signature, inc);
+            return new HostExecutor(engine, schedule, context, group, signature, inc, slots);
         }
 
         HostExecutor take(Engine engine, int context, int[] group) {
@@ -162,7 +167,21 @@ public final class Collectives {
                 algorithm = algorithms.hostChoice(call, group.length, topology());
             }
         }
-        Entry e = new Entry(call, algorithms.build(call, rank, group.length, topology(), algorithm), algorithm, inc);
+        NodeSlots slots = null;
+        if (algorithm.equals(Algorithms.SLOTS)) {
+            if (!topology().sharedMemory()) {
+                throw new TuttiException.InvalidArgument(call.kind.settingName() + " with algorithm " + Algorithms.SLOTS
+                        + " needs every rank on this node, reached through shared memory (not with --transport net or"
+                        + " over several hosts); choose another with " + Algorithms.variable(call.kind)
+                        + " or Communicator.setAlgorithm");
+            }
+            if (nodeSlots == null) {
+                nodeSlots = new NodeSlots(engine, context, group, rank);
+            }
+            slots = nodeSlots;
+        }
+        Entry e = new Entry(call, algorithms.build(call, rank, group.length, topology(), algorithm), algorithm, inc,
+                slots);
         cache.addFirst(e);
         if (cache.size() > CACHE) {
             cache.removeLast();
@@ -231,7 +250,7 @@ public final class Collectives {
         if (e.fallback == null) {
             String algorithm = algorithms.hostChoice(e.call, group.length, topology());
             e.fallback = new Entry(e.call, algorithms.build(e.call, rank, group.length, topology(), algorithm), algorithm,
-                    null);
+                    null, null);
         }
         if (!incUnsupportedLogged && rank == 0) {
             incUnsupportedLogged = true;

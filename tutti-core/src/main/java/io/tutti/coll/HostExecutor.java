@@ -26,6 +26,13 @@ public final class HostExecutor implements Engine.Task {
     private final Operation[] ops;
     /** One switch exchange per INC step (null without INC steps). */
     private final io.tutti.transport.InNetworkAggregation.Transfer[] incs;
+    /** One shared-memory exchange per SLOTS step (null without SLOTS steps). */
+    private final NodeSlots.Exchange[] exchanges;
+    /** The communicator's slots, and per SLOTS step its index among them (its generation's offset). */
+    private final NodeSlots slots;
+    private final int[] slotIndex;
+    private int slotSteps;
+    private long slotBase;
     private final int[] ready;
     private final int[] active;
     /** Steps whose dependencies are done, run in the order they became ready (a step enters once per run). */
@@ -50,16 +57,17 @@ public final class HostExecutor implements Engine.Task {
      * @param group   communicator rank to world rank
      */
     public HostExecutor(Engine engine, Schedule schedule, int context, int[] group) {
-        this(engine, schedule, context, group, null, null);
+        this(engine, schedule, context, group, null, null, null);
     }
 
     /**
      * @param signature {@link CollectiveCall#signature} of the call, which ranks compare when it
      *                  stalls (null: no comparison)
      * @param inc       the in-network group that runs the schedule's INC steps (null if it has none)
+     * @param slots     the communicator's shared-memory slots, for SLOTS steps (null if it has none)
      */
     public HostExecutor(Engine engine, Schedule schedule, int context, int[] group, long[] signature,
-                        InNetworkGroup inc) {
+                        InNetworkGroup inc, NodeSlots slots) {
         this.signature = signature;
         this.engine = engine;
         this.s = schedule;
@@ -86,6 +94,22 @@ public final class HostExecutor implements Engine.Task {
             }
         }
         this.incs = x;
+        this.slots = slots;
+        NodeSlots.Exchange[] e = null;
+        int[] index = null;
+        for (int i = 0; i < schedule.steps; i++) {
+            if (schedule.kind[i] == Schedule.SLOTS) {
+                if (slots == null) {
+                    throw new IllegalStateException(schedule.name + " exchanges through shared-memory slots but has none");
+                }
+                e = e == null ? new NodeSlots.Exchange[schedule.steps] : e;
+                index = index == null ? new int[schedule.steps] : index;
+                e[i] = slots.exchange();
+                index[i] = slotSteps++;
+            }
+        }
+        this.exchanges = e;
+        this.slotIndex = index;
         this.ready = new int[schedule.steps];
         this.active = new int[schedule.steps];
         this.done = schedule.steps;
@@ -114,6 +138,9 @@ public final class HostExecutor implements Engine.Task {
         this.sequence = sequence;
         this.announced = false;
         this.done = 0;
+        if (slotSteps > 0) {
+            slotBase = slots.reserve(slotSteps);
+        }
         this.readyHead = 0;
         this.readyCount = 0;
         this.activeCount = 0;
@@ -143,8 +170,8 @@ public final class HostExecutor implements Engine.Task {
         try {
             for (int k = 0; k < activeCount; ) {
                 int i = active[k];
-                if (s.kind[i] == Schedule.INC) {
-                    if (incs[i].poll()) {
+                if (s.kind[i] == Schedule.SLOTS || s.kind[i] == Schedule.INC) {
+                    if (s.kind[i] == Schedule.SLOTS ? exchanges[i].poll() : incs[i].poll()) {
                         active[k] = active[--activeCount];
                         complete(i);
                     } else {
@@ -180,6 +207,31 @@ public final class HostExecutor implements Engine.Task {
     }
 
     @Override
+    public boolean spinPays() {
+        if (slotSteps == 0) {
+            return true;
+        }
+        for (int k = 0; k < activeCount; k++) {
+            int i = active[k];
+            if (s.kind[i] == Schedule.SLOTS && !exchanges[i].othersElsewhere()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public boolean ready() {
+        for (int k = 0; k < activeCount; k++) {
+            int i = active[k];
+            if (s.kind[i] == Schedule.SLOTS && exchanges[i].ready()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
     public void fail(TuttiException error) {
         failure = error;
     }
@@ -212,8 +264,8 @@ public final class HostExecutor implements Engine.Task {
         }
         long[] heard = new long[4];
         for (int k = 0; k < activeCount; k++) {
-            if (s.kind[active[k]] == Schedule.INC) {
-                continue; // waits on the switches, not on a peer
+            if (s.kind[active[k]] == Schedule.INC || s.kind[active[k]] == Schedule.SLOTS) {
+                continue; // waits on the switches, or on every rank's slot, not on a peer's message
             }
             int peer = s.peer[active[k]];
             if (!announced) {
@@ -272,6 +324,16 @@ public final class HostExecutor implements Engine.Task {
                             offset, s.length[i], null);
                     post(i, ops[i]);
                 }
+                case Schedule.SLOTS -> {
+                    NodeSlots.Exchange x = exchanges[i];
+                    x.start(slotBase + slotIndex[i], buffer(s.srcBuffer[i]), s.srcOffset[i], buffer(s.buffer[i]),
+                            offset, s.length[i]);
+                    if (x.poll()) {
+                        complete(i);
+                    } else {
+                        active[activeCount++] = i;
+                    }
+                }
                 case Schedule.INC -> {
                     incs[i].start(buffer(s.buffer[i]), offset, s.length[i], op.ordinal(), type.ordinal(), type.size());
                     active[activeCount++] = i;
@@ -316,7 +378,7 @@ public final class HostExecutor implements Engine.Task {
     private void abandon() {
         for (int k = 0; k < activeCount; k++) {
             int i = active[k];
-            if (s.kind[i] == Schedule.INC) {
+            if (s.kind[i] == Schedule.INC || s.kind[i] == Schedule.SLOTS) {
                 continue;
             }
             ops[i] = engine.operation();

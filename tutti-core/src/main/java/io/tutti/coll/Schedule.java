@@ -28,6 +28,14 @@ public final class Schedule {
      * contribution and is replaced by the result of the whole group (see {@link InNetworkGroup}).
      */
     public static final byte INC = 5;
+    /**
+     * Allgather through shared memory among all ranks of the communicator (every one on this
+     * node): this rank's contribution is {@code length} bytes at (srcBuffer, srcOffset); when the
+     * step completes, (buffer, offset) holds every rank's contribution in rank order, {@code length}
+     * bytes each. At most {@link io.tutti.transport.shm.SlotAreaDescriptor#SLOT_BYTES} bytes; a
+     * length of 0 is a barrier. See {@link NodeSlots}.
+     */
+    public static final byte SLOTS = 6;
 
     public static final byte SEND_BUFFER = 0;
     public static final byte RECV_BUFFER = 1;
@@ -171,10 +179,13 @@ public final class Schedule {
                 case RECV -> "RECV";
                 case REDUCE -> "REDUCE";
                 case INC -> "INC";
+                case SLOTS -> "SLOTS";
                 default -> "COPY";
             }));
             if (kind[i] == INC) {
                 sb.append(" switch");
+            } else if (kind[i] == SLOTS) {
+                sb.append(" shared memory from ").append(srcBuffer[i]).append('@').append(srcOffset[i]);
             } else if (kind[i] == SEND || kind[i] == RECV) {
                 sb.append(" peer ").append(peer[i]).append(" tag ").append(tag[i]);
             } else {

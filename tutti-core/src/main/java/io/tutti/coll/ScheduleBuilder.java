@@ -83,6 +83,19 @@ public final class ScheduleBuilder {
     }
 
     /**
+     * Gathers {@code len} bytes from {@code src} at {@code srcOff} of every rank into {@code dst}
+     * at {@code dstOff} (rank order, {@code len} bytes each) through the communicator's shared-memory
+     * slots; {@code len} at most {@link io.tutti.transport.shm.SlotAreaDescriptor#SLOT_BYTES}.
+     */
+    public int slots(byte dst, long dstOff, byte src, long srcOff, long len, int... after) {
+        if (len > io.tutti.transport.shm.SlotAreaDescriptor.SLOT_BYTES) {
+            throw new IllegalArgumentException(name + ": " + len + " bytes do not fit a shared-memory slot of "
+                    + io.tutti.transport.shm.SlotAreaDescriptor.SLOT_BYTES);
+        }
+        return add(Schedule.SLOTS, -1, 0, dst, dstOff, len, src, srcOff, false, after);
+    }
+
+    /**
      * A step that does nothing but wait for {@code after}: joins several branches so that a later
      * step, or a composed algorithm, can depend on one step.
      */

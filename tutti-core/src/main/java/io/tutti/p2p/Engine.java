@@ -82,12 +82,21 @@ public final class Engine implements AutoCloseable {
     private final boolean singleCopyOn;
     private final RequestTable table = new RequestTable();
     private final int spinTries;
+    /**
+     * Where a wait starts counting idle rounds for a task that does not {@linkplain Task#spinPays
+     * gain from spinning}: past the spin phase when ranks outnumber cores and the budget is automatic.
+     */
+    private final int noSpinStart;
     private final int yieldTries;
     /**
      * Ranks outnumber cores: a blocked rank sleeps on its ring's doorbell (a futex) instead of
      * parking, and the peer that sends to it wakes it at once.
      */
     private final boolean sleeps;
+    /** Shared-memory files created through {@link #createShared}, removed at close. */
+    private final java.util.List<String> sharedFiles = new java.util.ArrayList<>();
+    /** Before sleeping: whether the awaited task has something to do that no message announces. */
+    private final java.util.function.BooleanSupplier awaitedReady = () -> this.awaited != null && this.awaited.ready();
     /** Per destination: our eager limit, capped by what the destination's ring can hold. */
     private final int[] eagerTo;
     private final KeyValueStore kvs;
@@ -157,6 +166,8 @@ public final class Engine implements AutoCloseable {
         this.size = job.size();
         this.wireJobId = job.wireJobId();
         this.spinTries = config.effectiveSpinTries(job.localSize());
+        this.noSpinStart = config.spinTries() < 0 && job.localSize() > Runtime.getRuntime().availableProcessors()
+                ? spinTries : 0;
         this.yieldTries = config.effectiveYieldTries(job.localSize());
         this.sleeps = config.idleSleep() && job.localSize() > Runtime.getRuntime().availableProcessors()
                 && Futex.available();
@@ -505,6 +516,48 @@ public final class Engine implements AutoCloseable {
     }
 
     /** Whether large messages between off-heap buffers are copied once. */
+    /** Whether {@code worldRank} is this rank or a peer reached through shared memory (not the network). */
+    public boolean sharesMemoryWith(int worldRank) {
+        return !remote[worldRank];
+    }
+
+    /**
+     * Creates shared-memory file {@code name} of {@code length} zero bytes in the job directory,
+     * lets {@code format} write it, and only then gives it its name, so that a peer that maps it by
+     * that name never sees it unformatted. The file is removed when this engine closes. Owner thread.
+     */
+    public MemorySegment createShared(String name, long length, java.util.function.Consumer<MemorySegment> format) {
+        Path file = job.jobDir().resolve(name);
+        Path fresh = job.jobDir().resolve(name + ".new");
+        MemorySegment s = ShmFiles.createAndMap(fresh, length, arena);
+        format.accept(s);
+        try {
+            Files.move(fresh, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot publish shared-memory file " + file + ": " + e.getMessage(), e);
+        }
+        synchronized (sharedFiles) {
+            sharedFiles.add(name);
+        }
+        return s;
+    }
+
+    /** Maps shared-memory file {@code name} of a peer; null while it does not exist yet. */
+    public MemorySegment mapShared(String name) {
+        return ShmFiles.mapExisting(job.jobDir().resolve(name), arena);
+    }
+
+    /**
+     * Wakes {@code worldRank} (a peer reached through shared memory) if it sleeps waiting for work,
+     * after the caller published something other than a message that it may wait for (see
+     * {@link Task#ready()}). Does nothing for peers that never sleep.
+     */
+    public void wakeLocal(int worldRank) {
+        if (worldRank != rank && !remote[worldRank]) {
+            peers[worldRank].wakeConsumer();
+        }
+    }
+
     public boolean singleCopyEnabled() {
         return singleCopyOn;
     }
@@ -1564,6 +1617,24 @@ public final class Engine implements AutoCloseable {
          */
         default void diagnose() {
         }
+
+        /**
+         * Read-only: whether {@link #poll()} would find work that no message announces (a peer's
+         * slot published in shared memory). A rank about to sleep asks it after arming its
+         * doorbell; the peer that publishes wakes it with {@link #wakeLocal}. Must not allocate.
+         */
+        default boolean ready() {
+            return false;
+        }
+
+        /**
+         * Whether a wait for this task should spin before it yields. False for a task that waits on
+         * every rank of the node at once (a shared-memory slot exchange): with more ranks than cores
+         * one of them is surely off its core, and spinning only keeps it off longer.
+         */
+        default boolean spinPays() {
+            return true;
+        }
     }
 
     /**
@@ -1635,6 +1706,9 @@ public final class Engine implements AutoCloseable {
                     round = 0;
                     continue;
                 }
+                if (round < noSpinStart && !task.spinPays()) {
+                    round = noSpinStart;
+                }
                 round = idle(round, ANY);
             }
         } finally {
@@ -1700,7 +1774,7 @@ public final class Engine implements AutoCloseable {
             long park = Math.min(1_000L << exponent, config.maxParkMicros() * 1_000L);
             if (sleeps) {
                 // a message wakes it; the time limit covers the other events (exchange rings, the network)
-                inbound.sleep(Math.max(park, 50_000L));
+                inbound.sleep(Math.max(park, 50_000L), awaitedReady);
             } else {
                 LockSupport.parkNanos(park);
             }
@@ -1809,6 +1883,11 @@ public final class Engine implements AutoCloseable {
                 arena.close();
                 try {
                     Files.deleteIfExists(job.jobDir().resolve(ShmFiles.inboundRingName(rank)));
+                    synchronized (sharedFiles) {
+                        for (String name : sharedFiles) {
+                            Files.deleteIfExists(job.jobDir().resolve(name));
+                        }
+                    }
                     for (int d = 0; d < size; d++) {
                         Files.deleteIfExists(job.jobDir().resolve(ShmFiles.exchangeRingName(rank, d)));
                     }

@@ -64,6 +64,23 @@ class AllreduceAlgorithmsTest {
     }
 
     @Test
+    void slotsKeepRankOrder() {
+        Builder slots = (r, n, bytes, ext, ip, c) -> SlotsAllreduce.build(r, n, bytes, ext, ip);
+        check(slots, MATMUL);
+        check(slots, SUM);
+        // longer than one slot: several exchanges, each reduced before the next reuses the scratch
+        for (int n : new int[] {1, 2, 3, 5}) {
+            for (long elements : new long[] {127, 128, 129, 400}) {
+                run(slots, MATMUL, n, elements, false, elements);
+                run(slots, SUM, n, elements * 4 + 1, true, elements);
+            }
+        }
+        Schedule s = SlotsAllreduce.build(0, 3, 400 * 32, 32, false);
+        long exchanges = java.util.stream.IntStream.range(0, s.steps()).filter(i -> s.kind(i) == Schedule.SLOTS).count();
+        assertEquals(4, exchanges, "12 800 B in slots of " + io.tutti.transport.shm.SlotAreaDescriptor.SLOT_BYTES + " B\n" + s);
+    }
+
+    @Test
     void rabenseifner() {
         check(RabenseifnerAllreduce::build, SUM);
     }

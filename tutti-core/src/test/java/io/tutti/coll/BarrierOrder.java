@@ -10,7 +10,8 @@ import java.util.Map;
  * The barrier property as a graph question: rank r may leave once all its steps have completed, so
  * r leaves after q entered exactly when some step of r happens after some step of q. Happens-before
  * is the schedules' dependencies plus one edge per message, from a send to the receive it pairs
- * with (same source, destination and tag, in step order).
+ * with (same source, destination and tag, in step order), and between every two ranks' k-th SLOTS
+ * steps (an exchange through shared memory completes after every rank has published).
  */
 final class BarrierOrder {
     private BarrierOrder() {
@@ -45,6 +46,25 @@ final class BarrierOrder {
                 int[] snd = e.getValue().get(k);
                 int[] rcv = rv.get(k);
                 edges.computeIfAbsent(key(snd[0], snd[1]), x -> new ArrayList<>()).add(new long[] {rcv[0], rcv[1]});
+            }
+        }
+        // the k-th SLOTS step of every rank completes only after every rank posted its k-th
+        Map<Integer, List<int[]>> slots = new HashMap<>();
+        for (int r = 0; r < n; r++) {
+            int k = 0;
+            for (int i = 0; i < s[r].steps(); i++) {
+                if (s[r].kind(i) == Schedule.SLOTS) {
+                    slots.computeIfAbsent(k++, x -> new ArrayList<>()).add(new int[] {r, i});
+                }
+            }
+        }
+        for (List<int[]> group : slots.values()) {
+            for (int[] a : group) {
+                for (int[] b : group) {
+                    if (a[0] != b[0]) {
+                        edges.computeIfAbsent(key(a[0], a[1]), x -> new ArrayList<>()).add(new long[] {b[0], b[1]});
+                    }
+                }
             }
         }
         for (int q = 0; q < n; q++) {

@@ -286,13 +286,14 @@ class DataMovementAlgorithmsTest {
     @Test
     void barriers() {
         for (int n : AlgorithmCheck.SIZES) {
-            for (String which : new String[] {"dissemination", "butterfly", "tree"}) {
+            for (String which : new String[] {"dissemination", "butterfly", "tree", "slots"}) {
                 Schedule[] s = new Schedule[n];
                 MemorySegment[] none = new MemorySegment[n];
                 for (int r = 0; r < n; r++) {
                     s[r] = switch (which) {
                         case "dissemination" -> DisseminationBarrier.build(r, n);
                         case "butterfly" -> ButterflyBarrier.build(r, n);
+                        case "slots" -> SlotsBarrier.build(r, n);
                         default -> TreeBarrier.build(r, n);
                     };
                 }

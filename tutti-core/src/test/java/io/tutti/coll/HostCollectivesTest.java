@@ -38,6 +38,26 @@ class HostCollectivesTest {
         return (rank + 1) * 1_000_003L + i * 7L;
     }
 
+    /** Allreduce SUM of {@code count} longs, separate and in place, checked against the reference. */
+    static void allreduceSums(Communicator w, int count) {
+        long[] mine = new long[count];
+        for (int i = 0; i < count; i++) {
+            mine[i] = value(w.rank(), i);
+        }
+        long[] sum = new long[count];
+        w.allreduce(mine, sum, count, Datatype.LONG, ReduceOp.SUM);
+        long[] inPlace = mine.clone();
+        w.allreduce(Communicator.IN_PLACE, inPlace, count, Datatype.LONG, ReduceOp.SUM);
+        for (int i = 0; i < count; i++) {
+            long expected = 0;
+            for (int r = 0; r < w.size(); r++) {
+                expected += value(r, i);
+            }
+            assertEquals(expected, sum[i], "allreduce of " + count + ", element " + i);
+            assertEquals(expected, inPlace[i], "in-place allreduce of " + count + ", element " + i);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
     void everyOperationMatchesTheReference(int n) {
@@ -45,23 +65,7 @@ class HostCollectivesTest {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
                 for (int count : new int[] {0, 1, 3, 1000, 40_000}) {
-                    // allreduce SUM on longs, separate and in place
-                    long[] mine = new long[count];
-                    for (int i = 0; i < count; i++) {
-                        mine[i] = value(rank, i);
-                    }
-                    long[] sum = new long[count];
-                    w.allreduce(mine, sum, count, Datatype.LONG, ReduceOp.SUM);
-                    long[] inPlace = mine.clone();
-                    w.allreduce(Communicator.IN_PLACE, inPlace, count, Datatype.LONG, ReduceOp.SUM);
-                    for (int i = 0; i < count; i++) {
-                        long expected = 0;
-                        for (int r = 0; r < n; r++) {
-                            expected += value(r, i);
-                        }
-                        assertEquals(expected, sum[i], "allreduce element " + i);
-                        assertEquals(expected, inPlace[i], "in-place allreduce element " + i);
-                    }
+                    allreduceSums(w, count);
                     // reduce MAX on doubles to every root; bcast from every root
                     for (int rt = 0; rt < n; rt++) {
                         final int root = rt;

@@ -99,6 +99,10 @@ public final class SchedulePlayer {
         List<Posted> inFlight = new ArrayList<>();
         long[] messages = new long[n];
         long[] bytes = new long[n];
+        // SLOTS exchanges, by their index among a schedule's SLOTS steps: each rank's contribution as
+        // it was when the step was posted, and the posting step
+        Map<Integer, byte[][]> gathered = new HashMap<>();
+        Map<Integer, int[]> gatherSteps = new HashMap<>();
         while (left > 0) {
             // candidates: post a ready step of some rank, or complete a matched pair
             List<Key> matchable = new ArrayList<>();
@@ -163,6 +167,41 @@ public final class SchedulePlayer {
                     recvs.computeIfAbsent(k, x -> new ArrayDeque<>()).add(new Posted(r, i));
                     inFlight.add(new Posted(r, i));
                 }
+                case Schedule.SLOTS -> {
+                    long len = sr.length(i);
+                    checkNoWriter(r, i, sr.srcBuffer(i), sr.srcOffset(i), len, inFlight);
+                    checkNoAccess(r, i, sr.buffer(i), sr.offset(i), len * n, inFlight);
+                    int g = 0;
+                    for (int j = 0; j < i; j++) {
+                        g += sr.kind(j) == Schedule.SLOTS ? 1 : 0;
+                    }
+                    byte[][] got = gathered.computeIfAbsent(g, x -> new byte[n][]);
+                    int[] steps = gatherSteps.computeIfAbsent(g, x -> new int[n]);
+                    got[r] = region(r, sr.srcBuffer(i), sr.srcOffset(i), len).toArray(
+                            java.lang.foreign.ValueLayout.JAVA_BYTE);
+                    steps[r] = i;
+                    boolean all = true;
+                    for (byte[] b : got) {
+                        all &= b != null;
+                    }
+                    if (all) {
+                        // the last rank has published: every rank reads every contribution
+                        for (int q = 0; q < n; q++) {
+                            Schedule sq = s[q];
+                            if (got[q].length != len) {
+                                throw new AssertionError("SLOTS exchange " + g + ": rank " + q + " gives " + got[q].length
+                                        + " B where rank " + r + " gives " + len);
+                            }
+                            for (int from = 0; from < n; from++) {
+                                MemorySegment.copy(MemorySegment.ofArray(got[from]), 0, region(q, sq.buffer(steps[q]),
+                                        sq.offset(steps[q]) + from * len, len), 0, len);
+                            }
+                            depth[q][steps[q]] = depth[r][i] + 1;
+                            left -= complete(q, steps[q], remaining, ready, depth);
+                        }
+                        gathered.remove(g);
+                    }
+                }
                 case Schedule.REDUCE -> {
                     checkNoAccess(r, i, sr.buffer(i), sr.offset(i), sr.length(i), inFlight);
                     checkNoWriter(r, i, sr.srcBuffer(i), sr.srcOffset(i), sr.length(i), inFlight);
@@ -219,8 +258,11 @@ public final class SchedulePlayer {
         Schedule sr = s[r];
         long len = sr.length(i);
         bound(r, i, sr.buffer(i), sr.offset(i), len);
-        if (sr.kind(i) == Schedule.REDUCE || sr.kind(i) == Schedule.COPY) {
+        if (sr.kind(i) == Schedule.REDUCE || sr.kind(i) == Schedule.COPY || sr.kind(i) == Schedule.SLOTS) {
             bound(r, i, sr.srcBuffer(i), sr.srcOffset(i), len);
+        }
+        if (sr.kind(i) == Schedule.SLOTS) {
+            bound(r, i, sr.buffer(i), sr.offset(i), len * s.length);
         }
     }
 

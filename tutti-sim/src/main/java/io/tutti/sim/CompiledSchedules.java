@@ -169,6 +169,10 @@ public final class CompiledSchedules {
         out[w++] = n;
         for (int i = 0; i < n; i++) {
             byte k = s.kind(i);
+            if (k == Schedule.SLOTS) {
+                throw new IllegalArgumentException(s.name() + " meets in shared memory, which the host model has no"
+                        + " cost for: simulate a message-based algorithm instead");
+            }
             if (k == Schedule.INC) {
                 // the host model has no switches: in-network aggregation is the switch mode's
                 throw new IllegalArgumentException(s.name() + " exchanges with in-network aggregation switches: simulate"

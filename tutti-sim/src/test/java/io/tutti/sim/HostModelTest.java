@@ -76,8 +76,8 @@ class HostModelTest {
         for (Map.Entry<Kind, List<String>> e : Algorithms.AVAILABLE.entrySet()) {
             for (String alg : e.getValue()) {
                 if (alg.equals(Algorithms.NODE_LEADERS) || alg.equals(Algorithms.SOCKET_LEADERS)
-                        || alg.equals(Algorithms.INC)) {
-                    continue; // leaders need a topology; inc needs switches (the switch mode)
+                        || alg.equals(Algorithms.INC) || alg.equals(Algorithms.SLOTS)) {
+                    continue; // leaders need a topology; inc needs switches (the switch mode); slots shared memory
                 }
                 for (int ranks : new int[] {1, 2, 5, 8, 13}) {
                     out.add(new Object[] {e.getKey(), alg, ranks});

@@ -149,6 +149,16 @@ public final class InboundRing {
      */
     public void commit(long position) {
         LONG.setRelease(segment, (position & mask) + STAMP_OFFSET, stampOf(position));
+        wakeConsumer();
+    }
+
+    /**
+     * Wakes the consumer if it sleeps on its doorbell: after the caller's release store of what the
+     * consumer waits for, a full fence and a look at the doorbell, so that a consumer that armed it
+     * just before (and fenced before its last look at its condition) is woken. Nothing when the
+     * consumer may not sleep.
+     */
+    public void wakeConsumer() {
         if (consumerSleeps) {
             VarHandle.fullFence();
             if ((int) INT.getVolatile(segment, doorbellAt) != 0 && INT.compareAndSet(segment, doorbellAt, 1, 0)) {
@@ -170,9 +180,18 @@ public final class InboundRing {
      * record is there already. Needs a ring marked with {@link #allowSleep} and {@link Futex#available()}.
      */
     public void sleep(long timeoutNanos) {
+        sleep(timeoutNanos, null);
+    }
+
+    /**
+     * As {@link #sleep(long)}, and not at all if {@code awake} says true after the doorbell is
+     * armed: a condition other than a record (e.g. a slot stamp) whose writer calls
+     * {@link #wakeConsumer()} after it.
+     */
+    public void sleep(long timeoutNanos, java.util.function.BooleanSupplier awake) {
         INT.setVolatile(segment, doorbellAt, 1);
         VarHandle.fullFence();
-        if (!hasRecord()) {
+        if (!hasRecord() && (awake == null || !awake.getAsBoolean())) {
             Futex.await(segment, doorbellAt, 1, timeoutNanos);
         }
         INT.setVolatile(segment, doorbellAt, 0);

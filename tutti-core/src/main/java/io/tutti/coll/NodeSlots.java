@@ -1,0 +1,270 @@
+package io.tutti.coll;
+
+import io.tutti.TuttiException;
+import io.tutti.p2p.Engine;
+import io.tutti.transport.shm.SlotArea;
+import io.tutti.transport.shm.SlotAreaDescriptor;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A communicator's shared-memory slots: the mechanism behind {@link Schedule#SLOTS} steps, for
+ * communicators whose ranks all reach each other through shared memory. Each rank owns a
+ * {@link SlotArea}, created at its first exchange and mapped by the others as they need it; the
+ * protocol (generations, stamps, departures) is described in {@link SlotAreaDescriptor}.
+ *
+ * <p>A call reserves its generations when it starts ({@link #reserve}); calls start in the same order
+ * on every rank, so a generation names the same exchange everywhere. A rank publishes its
+ * generations in order: a step whose turn has not come, or whose slot still holds a contribution
+ * some rank has not read, waits in its poll. Waits therefore never block a thread, and an exchange
+ * can always complete once every rank has started the calls before it.
+ *
+ * <p>Used by the communicator's owning thread, or by the progress agent under the engine's lock.
+ */
+public final class NodeSlots {
+    private static final int SLOTS = SlotAreaDescriptor.SLOTS;
+
+    private final Engine engine;
+    private final int context;
+    private final int[] group;
+    private final int rank;
+    private final SlotArea[] areas;
+    /** Per rank and slot: the departure last read from its area (departures only grow). */
+    private final long[] seenDeparted;
+    private SlotArea own;
+    private boolean mappedAll;
+    /** The next generation to hand out. */
+    private long reserved;
+    /** The next generation this rank publishes. */
+    private long published;
+    /** Whether ranks note their processor when they publish: only worth it when ranks outnumber cores. */
+    private final boolean trackCpus;
+
+    /**
+     * @param context the communicator's collective context (names the area files)
+     * @param group   communicator rank to world rank; every one must share memory with this rank
+     */
+    NodeSlots(Engine engine, int context, int[] group, int rank) {
+        for (int w : group) {
+            if (!engine.sharesMemoryWith(w)) {
+                throw new IllegalArgumentException("world rank " + w + " is not reached through shared memory");
+            }
+        }
+        this.engine = engine;
+        this.context = context;
+        this.group = group;
+        this.rank = rank;
+        this.areas = new SlotArea[group.length];
+        this.seenDeparted = new long[group.length * SLOTS];
+        this.trackCpus = engine.job().localSize() > Runtime.getRuntime().availableProcessors();
+    }
+
+    /** Hands out {@code count} consecutive generations to a starting call; returns the first. */
+    long reserve(int count) {
+        long g = reserved;
+        reserved += count;
+        return g;
+    }
+
+    /** A reusable exchange for one SLOTS step. */
+    Exchange exchange() {
+        return new Exchange();
+    }
+
+    private SlotArea own() {
+        if (own == null) {
+            own = new SlotArea(engine.createShared(SlotAreaDescriptor.fileName(context, group[rank]),
+                    SlotAreaDescriptor.fileLength(), SlotArea::format));
+            areas[rank] = own;
+        }
+        return own;
+    }
+
+    /** Rank {@code r}'s area, mapped on first use; null while it has not created it. */
+    private SlotArea area(int r) {
+        SlotArea a = areas[r];
+        if (a == null) {
+            MemorySegment s = engine.mapShared(SlotAreaDescriptor.fileName(context, group[r]));
+            if (s != null) {
+                a = new SlotArea(s);
+                areas[r] = a;
+            }
+        }
+        return a;
+    }
+
+    /**
+     * Whether this rank has mapped every rank's area. A rank publishes nothing before, so no rank can
+     * finish an exchange (and, closing, remove its file) while another has yet to map that file.
+     */
+    private boolean mappedAll() {
+        if (!mappedAll) {
+            for (int r = 0; r < areas.length; r++) {
+                if (area(r) == null) {
+                    return false;
+                }
+            }
+            mappedAll = true;
+        }
+        return true;
+    }
+
+    /** Whether every rank has read what this rank's slot {@code slot} holds (stamp {@code stamp}). */
+    private boolean free(int slot, long stamp) {
+        if (stamp == 0) {
+            return true;
+        }
+        for (int r = 0; r < areas.length; r++) {
+            int at = r * SLOTS + slot;
+            if (seenDeparted[at] >= stamp) {
+                continue;
+            }
+            // one line holds every slot's departure: take them all, so the next slots need no load
+            SlotArea a = area(r);
+            if (a == null) {
+                return false;
+            }
+            for (int k = 0; k < SLOTS; k++) {
+                seenDeparted[r * SLOTS + k] = a.departed(k);
+            }
+            if (seenDeparted[at] < stamp) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * One SLOTS step's exchange: publish this rank's contribution, collect everyone's. Allocates
+     * nothing once the areas are mapped.
+     */
+    final class Exchange {
+        private static final int IDLE = 0;
+        private static final int PUBLISH = 1;
+        private static final int COLLECT = 2;
+
+        private int state = IDLE;
+        private long generation;
+        private int slot;
+        private MemorySegment src;
+        private long srcOffset;
+        private MemorySegment dst;
+        private long dstOffset;
+        private long length;
+        /** Ranks below this have been collected. */
+        private int next;
+        /** The processor this rank published from, or -1. */
+        private int cpu = -1;
+
+        /** Starts exchange {@code generation}: contribution at src, everyone's to dst in rank order. */
+        void start(long generation, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long length) {
+            this.generation = generation;
+            this.slot = (int) (generation % SLOTS);
+            this.src = src;
+            this.srcOffset = srcOffset;
+            this.dst = dst;
+            this.dstOffset = dstOffset;
+            this.length = length;
+            this.next = 0;
+            this.state = PUBLISH;
+        }
+
+        /** Advances the exchange; true once every rank's contribution is in {@code dst}. */
+        boolean poll() {
+            if (state == PUBLISH && !publish()) {
+                return false;
+            }
+            if (state != COLLECT) {
+                return state == IDLE;
+            }
+            long stamp = generation + 1;
+            int n = areas.length;
+            while (next < n) {
+                if (next == rank) {
+                    if (length > 0) {
+                        MemorySegment.copy(src, srcOffset, dst, dstOffset + next * length, length);
+                    }
+                } else {
+                    SlotArea a = area(next);
+                    if (a == null || a.stamp(slot) != stamp) {
+                        return false;
+                    }
+                    if (a.length(slot) != length) {
+                        throw new TuttiException.InvalidArgument("rank " + next + " contributes " + a.length(slot)
+                                + " bytes to shared-memory exchange " + generation + " where rank " + rank + " contributes "
+                                + length + ": every rank must make the same collective call with matching counts and"
+                                + " datatype");
+                    }
+                    if (length > 0) {
+                        MemorySegment.copy(a.segment(), SlotArea.dataOffset(slot), dst, dstOffset + next * length, length);
+                    }
+                }
+                next++;
+            }
+            own.depart(slot, stamp);
+            state = IDLE;
+            src = null;
+            dst = null;
+            return true;
+        }
+
+        /**
+         * Read-only: whether every rank this exchange still waits for last published from another
+         * processor than this rank's. Then the ranks it waits for are not queued behind it for this
+         * core, and spinning beats giving the core away (to a rank that would only wait as well).
+         */
+        boolean othersElsewhere() {
+            if (state != COLLECT || cpu < 0) {
+                return false;
+            }
+            long stamp = generation + 1;
+            for (int r = next; r < areas.length; r++) {
+                if (r == rank) {
+                    continue;
+                }
+                SlotArea a = areas[r];
+                if (a == null) {
+                    return false;
+                }
+                if (a.stamp(slot) != stamp && (a.cpu() == cpu || a.cpu() < 0)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** Read-only: whether {@link #poll()} would advance now (a waiting rank asks it before it sleeps). */
+        boolean ready() {
+            if (state == PUBLISH) {
+                return true; // rare (a slot not yet read by all); do not sleep on it
+            }
+            if (state != COLLECT) {
+                return false;
+            }
+            SlotArea a = next == rank ? own : areas[next];
+            return a == null || next == rank || a.stamp(slot) == generation + 1;
+        }
+
+        private boolean publish() {
+            SlotArea me = own();
+            if (published != generation || !mappedAll() || !free(slot, me.ownStamp(slot))) {
+                return false;
+            }
+            if (length > 0) {
+                MemorySegment.copy(src, srcOffset, me.segment(), SlotArea.dataOffset(slot), length);
+            }
+            if (trackCpus) {
+                cpu = io.tutti.bootstrap.CpuTopology.runningCpu();
+                me.cpu(cpu);
+            }
+            me.publish(slot, length, generation + 1);
+            published++;
+            for (int r = 0; r < group.length; r++) {
+                if (r != rank) {
+                    engine.wakeLocal(group[r]);
+                }
+            }
+            state = COLLECT;
+            return true;
+        }
+    }
+}
