@@ -80,6 +80,9 @@ class OffloadPacketsTest {
                 rank -> {
                     try (Tutti t = Tutti.init(new String[0])) {
                         Engine engine = t.engine();
+                        // the barriers below order packets by passing through the same ring after them;
+                        // a shared-memory slot barrier would not
+                        t.world().setAlgorithm("barrier", "dissemination");
                         if (rank == 1) {
                             MemorySegment src = MemorySegment.ofArray(new byte[100]);
                             for (int i = 0; i < 100; i++) {
