@@ -41,14 +41,10 @@ public final class NodeSlots {
 
     /**
      * @param context the communicator's collective context (names the area files)
-     * @param group   communicator rank to world rank; every one must share memory with this rank
+     * @param group   communicator rank to world rank; every one shares memory with this rank
+     *                (the caller checks: {@link Topology#sharedMemory()})
      */
     NodeSlots(Engine engine, int context, int[] group, int rank) {
-        for (int w : group) {
-            if (!engine.sharesMemoryWith(w)) {
-                throw new IllegalArgumentException("world rank " + w + " is not reached through shared memory");
-            }
-        }
         this.engine = engine;
         this.context = context;
         this.group = group;

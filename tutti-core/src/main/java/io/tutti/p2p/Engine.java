@@ -515,7 +515,6 @@ public final class Engine implements AutoCloseable {
         return nodes[worldRank];
     }
 
-    /** Whether large messages between off-heap buffers are copied once. */
     /** Whether {@code worldRank} is this rank or a peer reached through shared memory (not the network). */
     public boolean sharesMemoryWith(int worldRank) {
         return !remote[worldRank];
@@ -558,6 +557,7 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /** Whether large messages between off-heap buffers are copied once. */
     public boolean singleCopyEnabled() {
         return singleCopyOn;
     }

@@ -1528,44 +1528,34 @@ public final class RailsTransport implements RemoteTransport {
         }
     }
 
-    /** Received datagrams dropped for {@code why}. */
-    public long dropped(DropReason why) {
+    /** A diagnostic counter, read under the transport's lock (not a hot path: the reader allocates). */
+    private long counter(java.util.function.LongSupplier read) {
         enter();
         try {
-            return drops[why.ordinal()];
+            return read.getAsLong();
         } finally {
             exit();
         }
+    }
+
+    /** Received datagrams dropped for {@code why}. */
+    public long dropped(DropReason why) {
+        return counter(() -> drops[why.ordinal()]);
     }
 
     /** NAKs sent: gaps asked for again. */
     long naksSent() {
-        enter();
-        try {
-            return naksSent;
-        } finally {
-            exit();
-        }
+        return counter(() -> naksSent);
     }
 
     /** DATA datagrams sent on {@code rail}, retransmissions included. */
     long dataSent(int rail) {
-        enter();
-        try {
-            return railDataSent[rail];
-        } finally {
-            exit();
-        }
+        return counter(() -> railDataSent[rail]);
     }
 
     /** System calls that sent DATA on {@code rail}: one per datagram, or one per batch. */
     long dataSendCalls(int rail) {
-        enter();
-        try {
-            return railSendCalls[rail];
-        } finally {
-            exit();
-        }
+        return counter(() -> railSendCalls[rail]);
     }
 
     /** Whether the frames of a record leave {@code rail} in batches, one system call each. */
@@ -1578,32 +1568,17 @@ public final class RailsTransport implements RemoteTransport {
      * not ride on a DATA.
      */
     public long acksSent() {
-        enter();
-        try {
-            return acksSent;
-        } finally {
-            exit();
-        }
+        return counter(() -> acksSent);
     }
 
     /** Datagrams sent again (NAK, timeout, or a rail that went down). */
     public long retransmits() {
-        enter();
-        try {
-            return retransmits;
-        } finally {
-            exit();
-        }
+        return counter(() -> retransmits);
     }
 
     /** Times a rail to some peer was found silent and taken out of use. */
     public long railsDowned() {
-        enter();
-        try {
-            return railsDowned;
-        } finally {
-            exit();
-        }
+        return counter(() -> railsDowned);
     }
 
     /** Whether rail {@code rail} to {@code peer} carries data now (authenticated, confirmed, not down). */
