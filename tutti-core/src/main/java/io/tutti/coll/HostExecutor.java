@@ -4,6 +4,8 @@ import io.tutti.Datatype;
 import io.tutti.TuttiException;
 import io.tutti.p2p.Engine;
 import io.tutti.p2p.Operation;
+import io.tutti.transport.shm.Memory;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -19,7 +21,10 @@ public final class HostExecutor implements Engine.Task {
     private final Schedule s;
     private final int context;
     private final int[] group;
+    /** Scratch: native, reached through {@link Memory} at {@link #tempBase}. */
     private final MemorySegment temp;
+    private final MemorySegment tempVia;
+    private final long tempBase;
     private final int[] remaining;
     private final Operation[] posted;
     /** One operation per SEND/RECV step, reused run after run. */
@@ -73,14 +78,17 @@ public final class HostExecutor implements Engine.Task {
         this.s = schedule;
         this.context = context;
         this.group = group;
-        this.temp = schedule.tempBytes == 0 ? MemorySegment.NULL
-                : MemorySegment.ofArray(new byte[Math.toIntExact(schedule.tempBytes)]);
+        // native, so that its copies take Memory's constant path; the automatic arena frees it with
+        // the executor, and every operation of the executor holds it while the engine may write it
+        this.temp = schedule.tempBytes == 0 ? MemorySegment.NULL : Arena.ofAuto().allocate(schedule.tempBytes, 16);
+        this.tempVia = Memory.via(temp);
+        this.tempBase = Memory.base(temp);
         this.remaining = new int[schedule.steps];
         this.posted = new Operation[schedule.steps];
         this.ops = new Operation[schedule.steps];
         for (int i = 0; i < schedule.steps; i++) {
             if (schedule.kind[i] == Schedule.SEND || schedule.kind[i] == Schedule.RECV) {
-                ops[i] = engine.operation();
+                ops[i] = operation();
             }
         }
         io.tutti.transport.InNetworkAggregation.Transfer[] x = null;
@@ -316,18 +324,18 @@ public final class HostExecutor implements Engine.Task {
             switch (s.kind[i]) {
                 case Schedule.SEND -> {
                     engine.isend(ops[i], context, group[s.peer[i]], wireBase + s.tag[i], null, buffer(s.buffer[i]),
-                            offset, s.length[i]);
+                            base(s.buffer[i]) + offset, s.length[i]);
                     post(i, ops[i]);
                 }
                 case Schedule.RECV -> {
                     engine.irecv(ops[i], context, group[s.peer[i]], wireBase + s.tag[i], null, buffer(s.buffer[i]),
-                            offset, s.length[i], null);
+                            base(s.buffer[i]) + offset, s.length[i], null);
                     post(i, ops[i]);
                 }
                 case Schedule.SLOTS -> {
                     NodeSlots.Exchange x = exchanges[i];
-                    x.start(slotBase + slotIndex[i], buffer(s.srcBuffer[i]), s.srcOffset[i], buffer(s.buffer[i]),
-                            offset, s.length[i]);
+                    x.start(slotBase + slotIndex[i], buffer(s.srcBuffer[i]), base(s.srcBuffer[i]) + s.srcOffset[i],
+                            buffer(s.buffer[i]), base(s.buffer[i]) + offset, s.length[i]);
                     if (x.poll()) {
                         complete(i);
                     } else {
@@ -335,7 +343,8 @@ public final class HostExecutor implements Engine.Task {
                     }
                 }
                 case Schedule.INC -> {
-                    incs[i].start(buffer(s.buffer[i]), offset, s.length[i], op.ordinal(), type.ordinal(), type.size());
+                    incs[i].start(buffer(s.buffer[i]), base(s.buffer[i]) + offset, s.length[i], op.ordinal(),
+                            type.ordinal(), type.size());
                     active[activeCount++] = i;
                 }
                 case Schedule.REDUCE -> {
@@ -344,8 +353,8 @@ public final class HostExecutor implements Engine.Task {
                 }
                 default -> {
                     if (s.length[i] > 0) {
-                        MemorySegment.copy(buffer(s.srcBuffer[i]), s.srcOffset[i], buffer(s.buffer[i]), s.offset[i],
-                                s.length[i]);
+                        Memory.copy(buffer(s.srcBuffer[i]), base(s.srcBuffer[i]) + s.srcOffset[i], buffer(s.buffer[i]),
+                                base(s.buffer[i]) + s.offset[i], s.length[i]);
                     }
                     complete(i);
                 }
@@ -381,7 +390,7 @@ public final class HostExecutor implements Engine.Task {
             if (s.kind[i] == Schedule.INC || s.kind[i] == Schedule.SLOTS) {
                 continue;
             }
-            ops[i] = engine.operation();
+            ops[i] = operation();
             posted[i] = null;
         }
         activeCount = 0;
@@ -401,15 +410,17 @@ public final class HostExecutor implements Engine.Task {
         }
         MemorySegment dst = buffer(s.buffer[i]);
         MemorySegment src = buffer(s.srcBuffer[i]);
+        long dstOffset = base(s.buffer[i]) + s.offset[i];
+        long srcOffset = base(s.srcBuffer[i]) + s.srcOffset[i];
         long count = s.length[i] / type.extent();
         boolean commutative = userOp == null ? op.commutative() : userOp.commutative();
         if (s.srcIsLeft[i] || commutative) {
-            apply(dst, s.offset[i], src, s.srcOffset[i], count);
+            apply(dst, dstOffset, src, srcOffset, count);
         } else {
             // dst = dst ∘ src with a kernel that computes inout = in ∘ inout: reduce into the source
             // (scratch the schedule received into), then move the result
-            apply(src, s.srcOffset[i], dst, s.offset[i], count);
-            MemorySegment.copy(src, s.srcOffset[i], dst, s.offset[i], s.length[i]);
+            apply(src, srcOffset, dst, dstOffset, count);
+            Memory.copy(src, srcOffset, dst, dstOffset, s.length[i]);
         }
     }
 
@@ -431,11 +442,24 @@ public final class HostExecutor implements Engine.Task {
         }
     }
 
+    /** The segment through which a step reaches buffer {@code which}, at {@link #base}. */
     private MemorySegment buffer(byte which) {
         return switch (which) {
             case Schedule.SEND_BUFFER -> send;
             case Schedule.RECV_BUFFER -> recv;
-            default -> temp;
+            default -> tempVia;
         };
+    }
+
+    /** The offset in {@link #buffer} of buffer {@code which}'s first byte. */
+    private long base(byte which) {
+        return which == Schedule.TEMP_BUFFER ? tempBase : 0;
+    }
+
+    /** An operation that keeps the scratch alive while the engine holds it (it may write the scratch). */
+    private Operation operation() {
+        Operation o = engine.operation();
+        o.hold(temp);
+        return o;
     }
 }

@@ -2,6 +2,7 @@ package io.tutti.coll;
 
 import io.tutti.TuttiException;
 import io.tutti.p2p.Engine;
+import io.tutti.transport.shm.Memory;
 import io.tutti.transport.shm.SlotArea;
 import io.tutti.transport.shm.SlotAreaDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -177,7 +178,7 @@ public final class NodeSlots {
             while (next < n) {
                 if (next == rank) {
                     if (length > 0) {
-                        MemorySegment.copy(src, srcOffset, dst, dstOffset + next * length, length);
+                        Memory.copy(src, srcOffset, dst, dstOffset + next * length, length);
                     }
                 } else {
                     SlotArea a = area(next);
@@ -191,7 +192,7 @@ public final class NodeSlots {
                                 + " datatype");
                     }
                     if (length > 0) {
-                        MemorySegment.copy(a.segment(), SlotArea.dataOffset(slot), dst, dstOffset + next * length, length);
+                        Memory.copy(a.via(), a.dataAt(slot), dst, dstOffset + next * length, length);
                     }
                 }
                 next++;
@@ -246,7 +247,7 @@ public final class NodeSlots {
                 return false;
             }
             if (length > 0) {
-                MemorySegment.copy(src, srcOffset, me.segment(), SlotArea.dataOffset(slot), length);
+                Memory.copy(src, srcOffset, me.via(), me.dataAt(slot), length);
             }
             if (trackCpus) {
                 cpu = io.tutti.bootstrap.CpuTopology.runningCpu();

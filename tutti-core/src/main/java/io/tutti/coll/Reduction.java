@@ -2,6 +2,7 @@ package io.tutti.coll;
 
 import io.tutti.Datatype;
 import io.tutti.TuttiException;
+import io.tutti.transport.shm.Memory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Objects;
@@ -158,8 +159,8 @@ public final class Reduction {
         byte[] s = scratch.bytes1;
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
-            MemorySegment.copy(dst, BYTE, dstOffset + done, d, 0, m);
-            MemorySegment.copy(src, BYTE, srcOffset + done, s, 0, m);
+            Memory.load(dst, BYTE, dstOffset + done, d, 0, m);
+            Memory.load(src, BYTE, srcOffset + done, s, 0, m);
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
@@ -170,7 +171,7 @@ public final class Reduction {
                 case BXOR -> bxor(d, s, m);
                 default -> throw new AssertionError(op); // logic went to logicalLanes
             }
-            MemorySegment.copy(d, 0, dst, BYTE, dstOffset + done, m);
+            Memory.store(d, 0, dst, BYTE, dstOffset + done, m);
             done += m;
         }
     }
@@ -182,8 +183,8 @@ public final class Reduction {
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
             long at = done * Short.BYTES;
-            MemorySegment.copy(dst, SHORT, dstOffset + at, d, 0, m);
-            MemorySegment.copy(src, SHORT, srcOffset + at, s, 0, m);
+            Memory.load(dst, SHORT, dstOffset + at, d, 0, m);
+            Memory.load(src, SHORT, srcOffset + at, s, 0, m);
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
@@ -196,7 +197,7 @@ public final class Reduction {
                 case BXOR -> bxor(d, s, m);
                 default -> throw new AssertionError(op); // logic went to logicalLanes
             }
-            MemorySegment.copy(d, 0, dst, SHORT, dstOffset + at, m);
+            Memory.store(d, 0, dst, SHORT, dstOffset + at, m);
             done += m;
         }
     }
@@ -208,14 +209,14 @@ public final class Reduction {
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
             long at = done * Character.BYTES;
-            MemorySegment.copy(dst, CHAR, dstOffset + at, d, 0, m);
-            MemorySegment.copy(src, CHAR, srcOffset + at, s, 0, m);
+            Memory.load(dst, CHAR, dstOffset + at, d, 0, m);
+            Memory.load(src, CHAR, srcOffset + at, s, 0, m);
             if (op == ReduceOp.MAX) {
                 max(d, s, m);
             } else {
                 min(d, s, m);
             }
-            MemorySegment.copy(d, 0, dst, CHAR, dstOffset + at, m);
+            Memory.store(d, 0, dst, CHAR, dstOffset + at, m);
             done += m;
         }
     }
@@ -237,15 +238,15 @@ public final class Reduction {
             int m = (int) Math.min(CHUNK_BYTES, bytes - done);
             // byte copies through views of the long arrays, since a chunk need not be whole longs;
             // the lanes past m in the last long are computed on stale bytes and never copied back
-            MemorySegment.copy(dst, dstOffset + done, scratch.longsView0, 0, m);
-            MemorySegment.copy(src, srcOffset + done, scratch.longsView1, 0, m);
+            Memory.copy(dst, dstOffset + done, scratch.longsView0, 0, m);
+            Memory.copy(src, srcOffset + done, scratch.longsView1, 0, m);
             int words = (m + Long.BYTES - 1) / Long.BYTES;
             switch (op) {
                 case LAND -> landLanes(d, s, words, low, shift);
                 case LOR -> lorLanes(d, s, words, low, shift);
                 default -> lxorLanes(d, s, words, low, shift);
             }
-            MemorySegment.copy(scratch.longsView0, 0, dst, dstOffset + done, m);
+            Memory.copy(scratch.longsView0, 0, dst, dstOffset + done, m);
             done += m;
         }
     }
@@ -257,8 +258,8 @@ public final class Reduction {
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
             long at = done * Integer.BYTES;
-            MemorySegment.copy(dst, INT, dstOffset + at, d, 0, m);
-            MemorySegment.copy(src, INT, srcOffset + at, s, 0, m);
+            Memory.load(dst, INT, dstOffset + at, d, 0, m);
+            Memory.load(src, INT, srcOffset + at, s, 0, m);
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
@@ -273,7 +274,7 @@ public final class Reduction {
                 case BOR -> bor(d, s, m);
                 case BXOR -> bxor(d, s, m);
             }
-            MemorySegment.copy(d, 0, dst, INT, dstOffset + at, m);
+            Memory.store(d, 0, dst, INT, dstOffset + at, m);
             done += m;
         }
     }
@@ -285,8 +286,8 @@ public final class Reduction {
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
             long at = done * Long.BYTES;
-            MemorySegment.copy(dst, LONG, dstOffset + at, d, 0, m);
-            MemorySegment.copy(src, LONG, srcOffset + at, s, 0, m);
+            Memory.load(dst, LONG, dstOffset + at, d, 0, m);
+            Memory.load(src, LONG, srcOffset + at, s, 0, m);
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
@@ -301,7 +302,7 @@ public final class Reduction {
                 case BOR -> bor(d, s, m);
                 case BXOR -> bxor(d, s, m);
             }
-            MemorySegment.copy(d, 0, dst, LONG, dstOffset + at, m);
+            Memory.store(d, 0, dst, LONG, dstOffset + at, m);
             done += m;
         }
     }
@@ -313,8 +314,8 @@ public final class Reduction {
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
             long at = done * Float.BYTES;
-            MemorySegment.copy(dst, FLOAT, dstOffset + at, d, 0, m);
-            MemorySegment.copy(src, FLOAT, srcOffset + at, s, 0, m);
+            Memory.load(dst, FLOAT, dstOffset + at, d, 0, m);
+            Memory.load(src, FLOAT, srcOffset + at, s, 0, m);
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
@@ -324,7 +325,7 @@ public final class Reduction {
                 case MINLOC -> minloc(d, s, m);
                 default -> throw new AssertionError(op);
             }
-            MemorySegment.copy(d, 0, dst, FLOAT, dstOffset + at, m);
+            Memory.store(d, 0, dst, FLOAT, dstOffset + at, m);
             done += m;
         }
     }
@@ -336,8 +337,8 @@ public final class Reduction {
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
             long at = done * Double.BYTES;
-            MemorySegment.copy(dst, DOUBLE, dstOffset + at, d, 0, m);
-            MemorySegment.copy(src, DOUBLE, srcOffset + at, s, 0, m);
+            Memory.load(dst, DOUBLE, dstOffset + at, d, 0, m);
+            Memory.load(src, DOUBLE, srcOffset + at, s, 0, m);
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
@@ -347,7 +348,7 @@ public final class Reduction {
                 case MINLOC -> minloc(d, s, m);
                 default -> throw new AssertionError(op);
             }
-            MemorySegment.copy(d, 0, dst, DOUBLE, dstOffset + at, m);
+            Memory.store(d, 0, dst, DOUBLE, dstOffset + at, m);
             done += m;
         }
     }

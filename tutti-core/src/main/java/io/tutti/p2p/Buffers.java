@@ -1,5 +1,6 @@
 package io.tutti.p2p;
 
+import io.tutti.transport.shm.Memory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -51,18 +52,18 @@ final class Buffers {
             return;
         }
         if (array == null) {
-            MemorySegment.copy(segment, at, dst, dstOffset, n);
+            Memory.copy(segment, at, dst, dstOffset, n);
             return;
         }
         switch (array) {
-            case byte[] a -> MemorySegment.copy(a, (int) at, dst, ValueLayout.JAVA_BYTE, dstOffset, (int) n);
-            case int[] a when aligned(at, n, 4) -> MemorySegment.copy(a, (int) (at >> 2), dst, INT, dstOffset, (int) (n >> 2));
-            case long[] a when aligned(at, n, 8) -> MemorySegment.copy(a, (int) (at >> 3), dst, LONG, dstOffset, (int) (n >> 3));
-            case double[] a when aligned(at, n, 8) -> MemorySegment.copy(a, (int) (at >> 3), dst, DOUBLE, dstOffset, (int) (n >> 3));
-            case float[] a when aligned(at, n, 4) -> MemorySegment.copy(a, (int) (at >> 2), dst, FLOAT, dstOffset, (int) (n >> 2));
-            case short[] a when aligned(at, n, 2) -> MemorySegment.copy(a, (int) (at >> 1), dst, SHORT, dstOffset, (int) (n >> 1));
-            case char[] a when aligned(at, n, 2) -> MemorySegment.copy(a, (int) (at >> 1), dst, CHAR, dstOffset, (int) (n >> 1));
-            default -> MemorySegment.copy(ofArray(array), at, dst, dstOffset, n);
+            case byte[] a -> Memory.store(a, (int) at, dst, ValueLayout.JAVA_BYTE, dstOffset, (int) n);
+            case int[] a when aligned(at, n, 4) -> Memory.store(a, (int) (at >> 2), dst, INT, dstOffset, (int) (n >> 2));
+            case long[] a when aligned(at, n, 8) -> Memory.store(a, (int) (at >> 3), dst, LONG, dstOffset, (int) (n >> 3));
+            case double[] a when aligned(at, n, 8) -> Memory.store(a, (int) (at >> 3), dst, DOUBLE, dstOffset, (int) (n >> 3));
+            case float[] a when aligned(at, n, 4) -> Memory.store(a, (int) (at >> 2), dst, FLOAT, dstOffset, (int) (n >> 2));
+            case short[] a when aligned(at, n, 2) -> Memory.store(a, (int) (at >> 1), dst, SHORT, dstOffset, (int) (n >> 1));
+            case char[] a when aligned(at, n, 2) -> Memory.store(a, (int) (at >> 1), dst, CHAR, dstOffset, (int) (n >> 1));
+            default -> Memory.copy(ofArray(array), at, dst, dstOffset, n);
         }
     }
 
@@ -72,18 +73,18 @@ final class Buffers {
             return;
         }
         if (array == null) {
-            MemorySegment.copy(src, srcOffset, segment, at, n);
+            Memory.copy(src, srcOffset, segment, at, n);
             return;
         }
         switch (array) {
-            case byte[] a -> MemorySegment.copy(src, ValueLayout.JAVA_BYTE, srcOffset, a, (int) at, (int) n);
-            case int[] a when aligned(at, n, 4) -> MemorySegment.copy(src, INT, srcOffset, a, (int) (at >> 2), (int) (n >> 2));
-            case long[] a when aligned(at, n, 8) -> MemorySegment.copy(src, LONG, srcOffset, a, (int) (at >> 3), (int) (n >> 3));
-            case double[] a when aligned(at, n, 8) -> MemorySegment.copy(src, DOUBLE, srcOffset, a, (int) (at >> 3), (int) (n >> 3));
-            case float[] a when aligned(at, n, 4) -> MemorySegment.copy(src, FLOAT, srcOffset, a, (int) (at >> 2), (int) (n >> 2));
-            case short[] a when aligned(at, n, 2) -> MemorySegment.copy(src, SHORT, srcOffset, a, (int) (at >> 1), (int) (n >> 1));
-            case char[] a when aligned(at, n, 2) -> MemorySegment.copy(src, CHAR, srcOffset, a, (int) (at >> 1), (int) (n >> 1));
-            default -> MemorySegment.copy(src, srcOffset, ofArray(array), at, n);
+            case byte[] a -> Memory.load(src, ValueLayout.JAVA_BYTE, srcOffset, a, (int) at, (int) n);
+            case int[] a when aligned(at, n, 4) -> Memory.load(src, INT, srcOffset, a, (int) (at >> 2), (int) (n >> 2));
+            case long[] a when aligned(at, n, 8) -> Memory.load(src, LONG, srcOffset, a, (int) (at >> 3), (int) (n >> 3));
+            case double[] a when aligned(at, n, 8) -> Memory.load(src, DOUBLE, srcOffset, a, (int) (at >> 3), (int) (n >> 3));
+            case float[] a when aligned(at, n, 4) -> Memory.load(src, FLOAT, srcOffset, a, (int) (at >> 2), (int) (n >> 2));
+            case short[] a when aligned(at, n, 2) -> Memory.load(src, SHORT, srcOffset, a, (int) (at >> 1), (int) (n >> 1));
+            case char[] a when aligned(at, n, 2) -> Memory.load(src, CHAR, srcOffset, a, (int) (at >> 1), (int) (n >> 1));
+            default -> Memory.copy(src, srcOffset, ofArray(array), at, n);
         }
     }
 

@@ -686,8 +686,8 @@ public final class Engine implements AutoCloseable {
             if (position < 0) {
                 return false;
             }
-            MemorySegment s = ring.segment();
-            long at = ring.bodyOffset(position);
+            MemorySegment s = ring.via();
+            long at = ring.bodyAt(position);
             CompactRecordDescriptor.write(s, at, context, rank, tag, length);
             Buffers.copyOut(array, segment, offset, s, at + CompactRecordDescriptor.EAGER_LENGTH, length);
             ring.commit(position);
@@ -697,8 +697,8 @@ public final class Engine implements AutoCloseable {
         if (position < 0) {
             return false;
         }
-        MemorySegment s = ring.segment();
-        long at = ring.bodyOffset(position);
+        MemorySegment s = ring.via();
+        long at = ring.bodyAt(position);
         MessageHeaderDescriptor.write(s, at, MessageType.EAGER, (short) 0, wireJobId, context, rank, dest, tag, length,
                 0, 0, 0, length);
         Buffers.copyOut(array, segment, offset, s, at + MessageHeaderDescriptor.LENGTH, length);
@@ -719,7 +719,7 @@ public final class Engine implements AutoCloseable {
         if (position < 0) {
             return false;
         }
-        MessageHeaderDescriptor.write(ring.segment(), ring.bodyOffset(position), type, flags, wireJobId, context, rank,
+        MessageHeaderDescriptor.write(ring.via(), ring.bodyAt(position), type, flags, wireJobId, context, rank,
                 dest, tag, 0, handle, peerHandle, address, total);
         ring.commit(position);
         return true;

@@ -55,8 +55,20 @@ public final class Operation implements Request {
     Operation next;
     Operation prev;
 
+    /** What the buffer's memory belongs to, when the buffer is an address into it (see {@link #hold}). */
+    private Object holds;
+
     Operation(Engine engine) {
         this.engine = engine;
+    }
+
+    /**
+     * Keeps {@code owner} (e.g. the segment of an automatic arena) reachable for as long as this
+     * operation is: for buffers passed by address ({@code io.tutti.transport.shm.Memory}), which
+     * would not keep their memory alive while the engine still holds the operation.
+     */
+    public void hold(Object owner) {
+        this.holds = owner;
     }
 
     void reset(int kind, int context, int peer, int tag, Object array, MemorySegment segment, long offset, long length,

@@ -20,7 +20,11 @@ public final class InboundRing {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
-    /** Receives one record body, in place; it must not keep a reference past the call. */
+    /**
+     * Receives one record body, in place, as {@code (segment, bodyOffset)}: the ring's
+     * {@link #via()} and an offset in it, so by address in {@link Memory#ALL} for a native ring. It
+     * must not keep a reference past the call, nor read outside the body.
+     */
     @FunctionalInterface
     public interface RecordHandler {
         void onRecord(MemorySegment segment, long bodyOffset, int bodyLength);
@@ -36,6 +40,13 @@ public final class InboundRing {
     }
 
     private final MemorySegment segment;
+    /**
+     * The ring through {@link Memory}: the hot paths reach it by address in {@link Memory#ALL} when
+     * {@code direct}, and offsets in {@link #via()} are {@code base} + offsets in the segment.
+     */
+    private final boolean direct;
+    private final MemorySegment via;
+    private final long base;
     private final int capacity;
     private final int mask;
     private final int maxBodyLength;
@@ -62,6 +73,9 @@ public final class InboundRing {
         this.capacity = (int) capacityLong;
         checkCapacity(capacity);
         this.segment = segment;
+        this.via = Memory.via(segment);
+        this.base = Memory.base(segment);
+        this.direct = via == Memory.ALL;
         this.mask = capacity - 1;
         this.maxBodyLength = capacity / 4 - RECORD_HEADER_LENGTH;
         this.tailAt = capacity + TAIL_POSITION_OFFSET;
@@ -72,11 +86,69 @@ public final class InboundRing {
         this.head = (long) LONG.getVolatile(segment, headAt);
         this.released = head;
         this.releaseThreshold = capacity / 8;
-        this.zeros = MemorySegment.ofArray(new byte[capacity / 4]);
+        this.zeros = direct ? java.lang.foreign.Arena.ofAuto().allocate(capacity / 4) : MemorySegment.ofArray(
+                new byte[capacity / 4]);
     }
 
     public MemorySegment segment() {
         return segment;
+    }
+
+    /** The segment to write claimed records through, at {@link #bodyAt}: {@link Memory#ALL} or {@link #segment()}. */
+    public MemorySegment via() {
+        return via;
+    }
+
+    /** Offset in {@link #via()} of the body of the record claimed at {@code position}. */
+    public long bodyAt(long position) {
+        return base + bodyOffset(position);
+    }
+
+    // The accessors of the hot paths: by address through the constant Memory.ALL when direct.
+
+    private long getLongAcquire(long offset) {
+        return direct ? (long) LONG.getAcquire(Memory.ALL, base + offset) : (long) LONG.getAcquire(segment, offset);
+    }
+
+    private long getLongVolatile(long offset) {
+        return direct ? (long) LONG.getVolatile(Memory.ALL, base + offset) : (long) LONG.getVolatile(segment, offset);
+    }
+
+    private long getLongOpaque(long offset) {
+        return direct ? (long) LONG.getOpaque(Memory.ALL, base + offset) : (long) LONG.getOpaque(segment, offset);
+    }
+
+    private void setLongRelease(long offset, long value) {
+        if (direct) {
+            LONG.setRelease(Memory.ALL, base + offset, value);
+        } else {
+            LONG.setRelease(segment, offset, value);
+        }
+    }
+
+    private void setLongOpaque(long offset, long value) {
+        if (direct) {
+            LONG.setOpaque(Memory.ALL, base + offset, value);
+        } else {
+            LONG.setOpaque(segment, offset, value);
+        }
+    }
+
+    private boolean casLong(long offset, long expected, long value) {
+        return direct ? LONG.compareAndSet(Memory.ALL, base + offset, expected, value)
+                : LONG.compareAndSet(segment, offset, expected, value);
+    }
+
+    private int getInt(long offset) {
+        return direct ? Memory.ALL.get(ValueLayout.JAVA_INT, base + offset) : segment.get(ValueLayout.JAVA_INT, offset);
+    }
+
+    private void setInt(long offset, int value) {
+        if (direct) {
+            Memory.ALL.set(ValueLayout.JAVA_INT, base + offset, value);
+        } else {
+            segment.set(ValueLayout.JAVA_INT, offset, value);
+        }
     }
 
     public int capacity() {
@@ -106,34 +178,34 @@ public final class InboundRing {
         }
         final int recordLength = RECORD_HEADER_LENGTH + bodyLength;
         final int required = align(recordLength);
-        long headCache = (long) LONG.getOpaque(segment, headCacheAt);
+        long headCache = getLongOpaque(headCacheAt);
         long tail;
         int padding;
         do {
-            tail = (long) LONG.getVolatile(segment, tailAt);
+            tail = getLongVolatile(tailAt);
             final int tailIndex = (int) tail & mask;
             final int toEnd = capacity - tailIndex;
             padding = required > toEnd ? toEnd : 0;
             final long needed = (long) required + padding;
             if (needed > capacity - (tail - headCache)) {
-                headCache = (long) LONG.getVolatile(segment, headAt);
+                headCache = getLongVolatile(headAt);
                 if (needed > capacity - (tail - headCache)) {
                     return -1;
                 }
-                LONG.setOpaque(segment, headCacheAt, headCache);
+                setLongOpaque(headCacheAt, headCache);
             }
-        } while (!LONG.compareAndSet(segment, tailAt, tail, tail + padding + required));
+        } while (!casLong(tailAt, tail, tail + padding + required));
 
         if (padding != 0) {
             final long at = tail & mask;
-            segment.set(ValueLayout.JAVA_INT, at + LENGTH_OFFSET, padding);
-            segment.set(ValueLayout.JAVA_INT, at + TYPE_OFFSET, TYPE_PADDING);
-            LONG.setRelease(segment, at + STAMP_OFFSET, stampOf(tail));
+            setInt(at + LENGTH_OFFSET, padding);
+            setInt(at + TYPE_OFFSET, TYPE_PADDING);
+            setLongRelease(at + STAMP_OFFSET, stampOf(tail));
             tail += padding;
         }
         final long at = tail & mask;
-        segment.set(ValueLayout.JAVA_INT, at + LENGTH_OFFSET, recordLength);
-        segment.set(ValueLayout.JAVA_INT, at + TYPE_OFFSET, type);
+        setInt(at + LENGTH_OFFSET, recordLength);
+        setInt(at + TYPE_OFFSET, type);
         return tail;
     }
 
@@ -148,7 +220,7 @@ public final class InboundRing {
      * sleep just before is woken (the consumer fences between arming the doorbell and its last look).
      */
     public void commit(long position) {
-        LONG.setRelease(segment, (position & mask) + STAMP_OFFSET, stampOf(position));
+        setLongRelease((position & mask) + STAMP_OFFSET, stampOf(position));
         wakeConsumer();
     }
 
@@ -210,11 +282,11 @@ public final class InboundRing {
         try {
             while (handled < limit) {
                 final long at = position & mask;
-                if ((long) LONG.getAcquire(segment, at + STAMP_OFFSET) != stampOf(position)) {
+                if (getLongAcquire(at + STAMP_OFFSET) != stampOf(position)) {
                     break;
                 }
-                final int length = segment.get(ValueLayout.JAVA_INT, at + LENGTH_OFFSET);
-                final int type = segment.get(ValueLayout.JAVA_INT, at + TYPE_OFFSET);
+                final int length = getInt(at + LENGTH_OFFSET);
+                final int type = getInt(at + TYPE_OFFSET);
                 if (length < RECORD_HEADER_LENGTH || length > capacity - at) {
                     throw new IllegalStateException("inbound ring corrupt at position " + position + ": length " + length);
                 }
@@ -223,10 +295,10 @@ public final class InboundRing {
                 head = position;
                 if (type == TYPE_EAGER || type == TYPE_OFFLOAD) {
                     handled++;
-                    handler.onCompact(type, segment, at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);
+                    handler.onCompact(type, via, base + at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);
                 } else if (type == TYPE_MESSAGE) {
                     handled++;
-                    handler.onRecord(segment, at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);
+                    handler.onRecord(via, base + at + RECORD_HEADER_LENGTH, length - RECORD_HEADER_LENGTH);
                 }
             }
         } finally {
@@ -255,11 +327,11 @@ public final class InboundRing {
         for (long p = from; p < to; ) {
             final long index = p & mask;
             final long n = Math.min(Math.min(to - p, capacity - index), zeros.byteSize());
-            MemorySegment.copy(zeros, 0, segment, index, n);
+            Memory.copy(Memory.via(zeros), Memory.base(zeros), via, base + index, n);
             p += n;
         }
         released = to;
-        LONG.setRelease(segment, headAt, to);
+        setLongRelease(headAt, to);
         return true;
     }
 
@@ -270,6 +342,6 @@ public final class InboundRing {
 
     /** Consumer only: whether a record is visible at the head. */
     public boolean hasRecord() {
-        return (long) LONG.getAcquire(segment, (head & mask) + STAMP_OFFSET) == stampOf(head);
+        return getLongAcquire((head & mask) + STAMP_OFFSET) == stampOf(head);
     }
 }

@@ -15,6 +15,9 @@ public final class SlotArea {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
     private final MemorySegment segment;
+    /** The area through {@link Memory}: the segment to copy slot data through, and the area's offset in it. */
+    private final MemorySegment via;
+    private final long base;
 
     /** Wraps a mapped area; throws if it is not one (or has another geometry than this build's). */
     public SlotArea(MemorySegment segment) {
@@ -25,6 +28,8 @@ public final class SlotArea {
                     + SLOTS + " slots of " + SLOT_BYTES + " bytes (ranks of different builds?)");
         }
         this.segment = segment;
+        this.via = Memory.via(segment);
+        this.base = Memory.base(segment);
     }
 
     /** Writes the header of a fresh (zero-filled) area; call before any other rank can map it. */
@@ -37,6 +42,16 @@ public final class SlotArea {
 
     public MemorySegment segment() {
         return segment;
+    }
+
+    /** The segment through which {@link #dataAt} addresses slot data ({@link Memory}). */
+    public MemorySegment via() {
+        return via;
+    }
+
+    /** Offset in {@link #via()} of slot {@code slot}'s data. */
+    public long dataAt(int slot) {
+        return base + dataOffset(slot);
     }
 
     /** Offset in {@link #segment()} of slot {@code slot}'s data. */

@@ -41,6 +41,8 @@ class InboundRingStressTest {
      * ring's layout: each record starts where the previous ended, or at 0 after a padding record.
      */
     static final class Checker implements InboundRing.RecordHandler {
+        /** Where the ring's offset 0 is in the segment the ring hands bodies in ({@link #origin}). */
+        long origin;
         final int producers;
         final int[] counts;
         final int[] nextSequence;
@@ -78,7 +80,7 @@ class InboundRingStressTest {
 
         @Override
         public void onRecord(MemorySegment segment, long bodyOffset, int bodyLength) {
-            long start = bodyOffset - RECORD_HEADER_LENGTH;
+            long start = bodyOffset - origin - RECORD_HEADER_LENGTH;
             if (start != expectedStart) {
                 if (start != 0) {
                     throw new AssertionError("record " + total + " starts at " + start + ", expected "
@@ -145,6 +147,7 @@ class InboundRingStressTest {
             int[] counts = new int[producers];
             java.util.Arrays.fill(counts, perProducer);
             Checker checker = new Checker(producers, counts, SEED + capacity, capacity, ring.maxBodyLength());
+            checker.origin = origin(ring);
 
             AtomicIntegerArray sawFull = new AtomicIntegerArray(producers);
             AtomicIntegerArray finished = new AtomicIntegerArray(producers);
@@ -273,6 +276,7 @@ class InboundRingStressTest {
         try (Arena arena = Arena.ofShared()) {
             InboundRing ring = new InboundRing(newRing(file, capacity, arena));
             Checker checker = new Checker(producers, counts, seed, capacity, ring.maxBodyLength());
+            checker.origin = origin(ring);
 
             String java = ProcessHandle.current().info().command().orElseThrow(
                     () -> new AssertionError("cannot tell which java binary runs this test"));
@@ -345,17 +349,27 @@ class InboundRingStressTest {
 
     // ------------------------------------------------------------------ edge cases
 
+    /**
+     * The offset at which a ring hands out the body of a record at ring offset {@code x}, minus
+     * {@code x}: the ring's address when it hands bodies out by address ({@link Memory}), else 0.
+     */
+    static long origin(InboundRing ring) {
+        return ring.bodyAt(0) - ring.bodyOffset(0);
+    }
+
     /** Collects what the ring hands out. */
     static final class Collect implements InboundRing.RecordHandler {
         final List<byte[]> bodies = new ArrayList<>();
         final List<Long> offsets = new ArrayList<>();
+        /** Where the ring's offset 0 is in the segment the ring hands bodies in ({@link #origin}). */
+        long origin;
 
         @Override
         public void onRecord(MemorySegment segment, long bodyOffset, int bodyLength) {
             byte[] b = new byte[bodyLength];
             MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, bodyOffset, b, 0, bodyLength);
             bodies.add(b);
-            offsets.add(bodyOffset);
+            offsets.add(bodyOffset - origin);
         }
     }
 
@@ -407,6 +421,7 @@ class InboundRingStressTest {
             assertEquals(-1, ring.tryClaim(0), "not even an empty record fits");
             assertEquals(-1, ring.tryClaim(0), "refusing does not change the state");
             Collect c = new Collect();
+            c.origin = origin(ring);
             assertEquals(1, ring.read(c, 1));
             long pos = ring.tryClaim(max);
             assertTrue(pos >= 0, "room again after one record was read");
@@ -444,6 +459,7 @@ class InboundRingStressTest {
             put(producerB, 20, 'C');
 
             Collect c = new Collect();
+            c.origin = origin(consumer);
             assertFalse(consumer.hasRecord(), "the record at the head is not committed");
             assertEquals(0, consumer.read(c, 10), "the consumer stops at the uncommitted record");
             assertEquals(0, consumer.read(c, 10));
@@ -466,6 +482,7 @@ class InboundRingStressTest {
         try (Arena arena = Arena.ofConfined()) {
             InboundRing ring = new InboundRing(newRing(dir.resolve("r"), 4096, arena));
             Collect c = new Collect();
+            c.origin = origin(ring);
             // move the tail to 4096 - 48
             put(ring, 1008, 1);
             put(ring, 1008, 2);
@@ -493,6 +510,7 @@ class InboundRingStressTest {
         try (Arena arena = Arena.ofConfined()) {
             InboundRing ring = new InboundRing(newRing(dir.resolve("r"), 4096, arena));
             Collect c = new Collect();
+            c.origin = origin(ring);
             put(ring, 1008, 1);
             put(ring, 1008, 2);
             put(ring, 1008, 3);
