@@ -4,7 +4,6 @@ import io.tutti.Datatype;
 import io.tutti.TuttiException;
 import io.tutti.transport.shm.Memory;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Objects;
 
 /**
@@ -32,13 +31,6 @@ public final class Reduction {
      */
     static final int CHUNK_BYTES = 8192;
 
-    private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
-    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
-    private static final ValueLayout.OfChar CHAR = ValueLayout.JAVA_CHAR_UNALIGNED;
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
-    private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
-    private static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED;
 
     /** Per thread, because the progress agent and application threads reduce concurrently. */
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
@@ -159,8 +151,8 @@ public final class Reduction {
         byte[] s = scratch.bytes1;
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
-            Memory.load(dst, BYTE, dstOffset + done, d, 0, m);
-            Memory.load(src, BYTE, srcOffset + done, s, 0, m);
+            Memory.load(dst, dstOffset + done, d, 0, m);
+            Memory.load(src, srcOffset + done, s, 0, m);
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
@@ -171,7 +163,7 @@ public final class Reduction {
                 case BXOR -> bxor(d, s, m);
                 default -> throw new AssertionError(op); // logic went to logicalLanes
             }
-            Memory.store(d, 0, dst, BYTE, dstOffset + done, m);
+            Memory.store(d, 0, dst, dstOffset + done, m);
             done += m;
         }
     }
@@ -183,8 +175,8 @@ public final class Reduction {
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
             long at = done * Short.BYTES;
-            Memory.load(dst, SHORT, dstOffset + at, d, 0, m);
-            Memory.load(src, SHORT, srcOffset + at, s, 0, m);
+            Memory.load(dst, dstOffset + at, d, 0, m);
+            Memory.load(src, srcOffset + at, s, 0, m);
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
@@ -197,7 +189,7 @@ public final class Reduction {
                 case BXOR -> bxor(d, s, m);
                 default -> throw new AssertionError(op); // logic went to logicalLanes
             }
-            Memory.store(d, 0, dst, SHORT, dstOffset + at, m);
+            Memory.store(d, 0, dst, dstOffset + at, m);
             done += m;
         }
     }
@@ -209,14 +201,14 @@ public final class Reduction {
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
             long at = done * Character.BYTES;
-            Memory.load(dst, CHAR, dstOffset + at, d, 0, m);
-            Memory.load(src, CHAR, srcOffset + at, s, 0, m);
+            Memory.load(dst, dstOffset + at, d, 0, m);
+            Memory.load(src, srcOffset + at, s, 0, m);
             if (op == ReduceOp.MAX) {
                 max(d, s, m);
             } else {
                 min(d, s, m);
             }
-            Memory.store(d, 0, dst, CHAR, dstOffset + at, m);
+            Memory.store(d, 0, dst, dstOffset + at, m);
             done += m;
         }
     }
@@ -258,8 +250,8 @@ public final class Reduction {
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
             long at = done * Integer.BYTES;
-            Memory.load(dst, INT, dstOffset + at, d, 0, m);
-            Memory.load(src, INT, srcOffset + at, s, 0, m);
+            Memory.load(dst, dstOffset + at, d, 0, m);
+            Memory.load(src, srcOffset + at, s, 0, m);
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
@@ -274,7 +266,7 @@ public final class Reduction {
                 case BOR -> bor(d, s, m);
                 case BXOR -> bxor(d, s, m);
             }
-            Memory.store(d, 0, dst, INT, dstOffset + at, m);
+            Memory.store(d, 0, dst, dstOffset + at, m);
             done += m;
         }
     }
@@ -286,8 +278,8 @@ public final class Reduction {
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
             long at = done * Long.BYTES;
-            Memory.load(dst, LONG, dstOffset + at, d, 0, m);
-            Memory.load(src, LONG, srcOffset + at, s, 0, m);
+            Memory.load(dst, dstOffset + at, d, 0, m);
+            Memory.load(src, srcOffset + at, s, 0, m);
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
@@ -302,7 +294,7 @@ public final class Reduction {
                 case BOR -> bor(d, s, m);
                 case BXOR -> bxor(d, s, m);
             }
-            Memory.store(d, 0, dst, LONG, dstOffset + at, m);
+            Memory.store(d, 0, dst, dstOffset + at, m);
             done += m;
         }
     }
@@ -314,8 +306,8 @@ public final class Reduction {
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
             long at = done * Float.BYTES;
-            Memory.load(dst, FLOAT, dstOffset + at, d, 0, m);
-            Memory.load(src, FLOAT, srcOffset + at, s, 0, m);
+            Memory.load(dst, dstOffset + at, d, 0, m);
+            Memory.load(src, srcOffset + at, s, 0, m);
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
@@ -325,7 +317,7 @@ public final class Reduction {
                 case MINLOC -> minloc(d, s, m);
                 default -> throw new AssertionError(op);
             }
-            Memory.store(d, 0, dst, FLOAT, dstOffset + at, m);
+            Memory.store(d, 0, dst, dstOffset + at, m);
             done += m;
         }
     }
@@ -337,8 +329,8 @@ public final class Reduction {
         for (long done = 0; done < n; ) {
             int m = (int) Math.min(d.length, n - done);
             long at = done * Double.BYTES;
-            Memory.load(dst, DOUBLE, dstOffset + at, d, 0, m);
-            Memory.load(src, DOUBLE, srcOffset + at, s, 0, m);
+            Memory.load(dst, dstOffset + at, d, 0, m);
+            Memory.load(src, srcOffset + at, s, 0, m);
             switch (op) {
                 case SUM -> sum(d, s, m);
                 case PROD -> prod(d, s, m);
@@ -348,7 +340,7 @@ public final class Reduction {
                 case MINLOC -> minloc(d, s, m);
                 default -> throw new AssertionError(op);
             }
-            Memory.store(d, 0, dst, DOUBLE, dstOffset + at, m);
+            Memory.store(d, 0, dst, dstOffset + at, m);
             done += m;
         }
     }

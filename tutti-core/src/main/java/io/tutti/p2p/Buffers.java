@@ -2,19 +2,13 @@ package io.tutti.p2p;
 
 import io.tutti.transport.shm.Memory;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * Copies between user buffers (primitive arrays or segments) and shared memory without allocating:
- * arrays are copied element-wise by the {@link MemorySegment} bulk copies, which take the array itself.
+ * arrays are copied element-wise by the {@link MemorySegment} bulk copies, which take the array itself
+ * ({@link Memory}'s, which reach Tutti's own memory by address).
  */
 final class Buffers {
-    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
-    private static final ValueLayout.OfChar CHAR = ValueLayout.JAVA_CHAR_UNALIGNED;
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
-    private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
-    private static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED;
 
     private Buffers() {
     }
@@ -56,13 +50,13 @@ final class Buffers {
             return;
         }
         switch (array) {
-            case byte[] a -> Memory.store(a, (int) at, dst, ValueLayout.JAVA_BYTE, dstOffset, (int) n);
-            case int[] a when aligned(at, n, 4) -> Memory.store(a, (int) (at >> 2), dst, INT, dstOffset, (int) (n >> 2));
-            case long[] a when aligned(at, n, 8) -> Memory.store(a, (int) (at >> 3), dst, LONG, dstOffset, (int) (n >> 3));
-            case double[] a when aligned(at, n, 8) -> Memory.store(a, (int) (at >> 3), dst, DOUBLE, dstOffset, (int) (n >> 3));
-            case float[] a when aligned(at, n, 4) -> Memory.store(a, (int) (at >> 2), dst, FLOAT, dstOffset, (int) (n >> 2));
-            case short[] a when aligned(at, n, 2) -> Memory.store(a, (int) (at >> 1), dst, SHORT, dstOffset, (int) (n >> 1));
-            case char[] a when aligned(at, n, 2) -> Memory.store(a, (int) (at >> 1), dst, CHAR, dstOffset, (int) (n >> 1));
+            case byte[] a -> Memory.store(a, (int) at, dst, dstOffset, (int) n);
+            case int[] a when aligned(at, n, 4) -> Memory.store(a, (int) (at >> 2), dst, dstOffset, (int) (n >> 2));
+            case long[] a when aligned(at, n, 8) -> Memory.store(a, (int) (at >> 3), dst, dstOffset, (int) (n >> 3));
+            case double[] a when aligned(at, n, 8) -> Memory.store(a, (int) (at >> 3), dst, dstOffset, (int) (n >> 3));
+            case float[] a when aligned(at, n, 4) -> Memory.store(a, (int) (at >> 2), dst, dstOffset, (int) (n >> 2));
+            case short[] a when aligned(at, n, 2) -> Memory.store(a, (int) (at >> 1), dst, dstOffset, (int) (n >> 1));
+            case char[] a when aligned(at, n, 2) -> Memory.store(a, (int) (at >> 1), dst, dstOffset, (int) (n >> 1));
             default -> Memory.copy(ofArray(array), at, dst, dstOffset, n);
         }
     }
@@ -77,13 +71,13 @@ final class Buffers {
             return;
         }
         switch (array) {
-            case byte[] a -> Memory.load(src, ValueLayout.JAVA_BYTE, srcOffset, a, (int) at, (int) n);
-            case int[] a when aligned(at, n, 4) -> Memory.load(src, INT, srcOffset, a, (int) (at >> 2), (int) (n >> 2));
-            case long[] a when aligned(at, n, 8) -> Memory.load(src, LONG, srcOffset, a, (int) (at >> 3), (int) (n >> 3));
-            case double[] a when aligned(at, n, 8) -> Memory.load(src, DOUBLE, srcOffset, a, (int) (at >> 3), (int) (n >> 3));
-            case float[] a when aligned(at, n, 4) -> Memory.load(src, FLOAT, srcOffset, a, (int) (at >> 2), (int) (n >> 2));
-            case short[] a when aligned(at, n, 2) -> Memory.load(src, SHORT, srcOffset, a, (int) (at >> 1), (int) (n >> 1));
-            case char[] a when aligned(at, n, 2) -> Memory.load(src, CHAR, srcOffset, a, (int) (at >> 1), (int) (n >> 1));
+            case byte[] a -> Memory.load(src, srcOffset, a, (int) at, (int) n);
+            case int[] a when aligned(at, n, 4) -> Memory.load(src, srcOffset, a, (int) (at >> 2), (int) (n >> 2));
+            case long[] a when aligned(at, n, 8) -> Memory.load(src, srcOffset, a, (int) (at >> 3), (int) (n >> 3));
+            case double[] a when aligned(at, n, 8) -> Memory.load(src, srcOffset, a, (int) (at >> 3), (int) (n >> 3));
+            case float[] a when aligned(at, n, 4) -> Memory.load(src, srcOffset, a, (int) (at >> 2), (int) (n >> 2));
+            case short[] a when aligned(at, n, 2) -> Memory.load(src, srcOffset, a, (int) (at >> 1), (int) (n >> 1));
+            case char[] a when aligned(at, n, 2) -> Memory.load(src, srcOffset, a, (int) (at >> 1), (int) (n >> 1));
             default -> Memory.copy(src, srcOffset, ofArray(array), at, n);
         }
     }

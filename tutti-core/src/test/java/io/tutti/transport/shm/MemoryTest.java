@@ -40,9 +40,9 @@ class MemoryTest {
             assertEquals(3.0, b.get(ValueLayout.JAVA_DOUBLE, 8));
             // native by address -> heap, through an array and back
             double[] out = new double[3];
-            Memory.load(Memory.via(b), ValueLayout.JAVA_DOUBLE, Memory.base(b), out, 0, 3);
+            Memory.load(Memory.via(b), Memory.base(b), out, 0, 3);
             assertArrayEquals(new double[] {-2.25, 3.0, 4.125}, out);
-            Memory.store(new double[] {7.0, 8.0}, 0, Memory.via(b), ValueLayout.JAVA_DOUBLE, Memory.base(b) + 40, 2);
+            Memory.store(new double[] {7.0, 8.0}, 0, Memory.via(b), Memory.base(b) + 40, 2);
             assertEquals(8.0, b.get(ValueLayout.JAVA_DOUBLE, 48));
             // segments on both sides: the checked path
             double[] back = new double[4];
