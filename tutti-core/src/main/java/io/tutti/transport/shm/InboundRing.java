@@ -58,6 +58,9 @@ public final class InboundRing {
     private final boolean consumerSleeps;
     /** Source of the clearing copies: a plain memset, with no slice object per record. */
     private final MemorySegment zeros;
+    /** {@link #zeros} through {@link Memory}, resolved once. */
+    private final MemorySegment zerosVia;
+    private final long zerosBase;
     /** Consumer only: everything before this position has been read. */
     private long head;
     /** Consumer only: everything before this position has been cleared and handed back. */
@@ -88,6 +91,8 @@ public final class InboundRing {
         this.releaseThreshold = capacity / 8;
         this.zeros = direct ? java.lang.foreign.Arena.ofAuto().allocate(capacity / 4) : MemorySegment.ofArray(
                 new byte[capacity / 4]);
+        this.zerosVia = Memory.via(zeros);
+        this.zerosBase = Memory.base(zeros);
     }
 
     public MemorySegment segment() {
@@ -327,7 +332,7 @@ public final class InboundRing {
         for (long p = from; p < to; ) {
             final long index = p & mask;
             final long n = Math.min(Math.min(to - p, capacity - index), zeros.byteSize());
-            Memory.copy(Memory.via(zeros), Memory.base(zeros), via, base + index, n);
+            Memory.copy(zerosVia, zerosBase, via, base + index, n);
             p += n;
         }
         released = to;
