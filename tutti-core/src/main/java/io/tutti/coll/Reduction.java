@@ -16,10 +16,11 @@ import java.util.Objects;
  * reduces into user arrays of several element types, native segments and the byte[] scratch of the
  * schedules, and once those profiles are polluted every access becomes virtual calls: measured on
  * JDK 25 (x86-64), such a loop over ints fell from 0.16 ns to 12–23 ns per element. So each call
- * instead moves chunks of both operands into per-thread primitive arrays with
- * {@link MemorySegment#copy} (a memcpy, whatever the segment kind), runs a plain array loop that C2
- * vectorises where the operation allows, and copies the result chunk back: 0.1–0.25 ns per int,
- * polluted or not, at a fixed cost of 25–40 ns per call.
+ * instead moves chunks of both operands into per-thread primitive arrays with bulk copies (a
+ * memcpy, whatever the segment kind; {@link Memory}'s typed loads and stores, which reach Tutti's own
+ * memory by address), runs a plain array loop that C2 vectorises where the operation allows, and
+ * copies the result chunk back: 0.1–0.25 ns per int, polluted or not, at a fixed cost of about 20 ns
+ * per call for one element from a user array and Tutti's scratch (25–40 ns with segments alone).
  *
  * <p>Thread-safe. Allocates nothing once a thread has reduced a given primitive type once (it then
  * holds two {@value #CHUNK_BYTES}-byte scratch arrays of that type).
