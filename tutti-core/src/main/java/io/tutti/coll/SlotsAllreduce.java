@@ -36,12 +36,15 @@ public final class SlotsAllreduce {
             long off = c * seg;
             long len = Blocks.segLen(bytes, seg, c);
             int gathered = b.slots(TEMP_BUFFER, 0, in, off, len, previous);
-            // t0 ∘ (t1 ∘ (… ∘ t(P−1))): the last block first, each lower rank's block as left operand
-            int last = b.copy(RECV_BUFFER, off, TEMP_BUFFER, (size - 1) * len, len, gathered);
+            // t0 ∘ (t1 ∘ (… ∘ t(P−1))), accumulated in the last block with each lower rank's block as left
+            // operand; in the scratch rather than the result buffer, so that short vectors reduce in
+            // place (Reduction's direct path) and the user's buffer takes one copy
+            long acc = (size - 1) * len;
+            int last = gathered;
             for (int r = size - 2; r >= 0; r--) {
-                last = b.reduce(RECV_BUFFER, off, TEMP_BUFFER, r * len, len, true, last);
+                last = b.reduce(TEMP_BUFFER, acc, TEMP_BUFFER, r * len, len, true, last);
             }
-            previous = last;
+            previous = b.copy(RECV_BUFFER, off, TEMP_BUFFER, acc, len, last);
         }
         return b.build();
     }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.tutti.Datatype;
 import io.tutti.TuttiException;
+import io.tutti.transport.shm.Memory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -76,7 +77,8 @@ class ReductionTest {
 
     static Stream<Arguments> everySupportedPairOverSegmentKinds() {
         List<Arguments> cases = new ArrayList<>();
-        Kind[][] layouts = {{Kind.TYPED, Kind.TYPED}, {Kind.BYTES, Kind.NATIVE}, {Kind.NATIVE, Kind.BYTES}};
+        Kind[][] layouts = {{Kind.TYPED, Kind.TYPED}, {Kind.BYTES, Kind.NATIVE}, {Kind.NATIVE, Kind.BYTES},
+            {Kind.ADDRESS, Kind.ADDRESS}, {Kind.ADDRESS, Kind.TYPED}};
         for (Combo c : Ref.supported()) {
             for (Kind[] kinds : layouts) {
                 cases.add(Arguments.of(c.op(), c.type(), kinds[0], kinds[1]));
@@ -90,8 +92,10 @@ class ReductionTest {
     void matchesTheScalarReference(ReduceOp op, Datatype type, Kind dstKind, Kind srcKind) {
         Random random = new Random(op.ordinal() * 31L + type.ordinal());
         long chunkItems = Reduction.CHUNK_BYTES / ((long) type.size() * (type.isPair() ? 2 : 1));
-        // 1 and 7 stay within a chunk; the last crosses two chunk boundaries and ends mid-chunk
-        for (int count : new int[] {1, 7, (int) (2 * chunkItems + 37)}) {
+        // up to 9 stay within a chunk (and 8 and 9 straddle the direct path's limit); the last crosses two
+        // chunk boundaries and ends mid-chunk
+        for (int count : new int[] {1, 7, Reduction.DIRECT_ELEMENTS, Reduction.DIRECT_ELEMENTS + 1,
+            (int) (2 * chunkItems + 37)}) {
             Ref.checkAgainstReference(op, type, count, dstKind, 3, srcKind, 5, false, random);
         }
     }
@@ -470,7 +474,12 @@ class ReductionTest {
         /** Heap segment over a byte[]: the schedules' scratch. */
         BYTES,
         /** Off-heap segment. */
-        NATIVE
+        NATIVE,
+        /**
+         * Off-heap, passed by address through {@link Memory#ALL} as Tutti passes its own memory: short
+         * vectors with both operands so take the direct path.
+         */
+        ADDRESS
     }
 
     /** An operation with a type it supports. */
@@ -517,8 +526,9 @@ class ReductionTest {
                 Placed s = place(srcKind, type.base(), src, srcPad, arena, random);
                 byte[] dstBefore = d.segment.toArray(ValueLayout.JAVA_BYTE);
                 byte[] srcBefore = s.segment.toArray(ValueLayout.JAVA_BYTE);
-                MemorySegment srcSegment = srcReadOnly ? s.segment.asReadOnly() : s.segment;
-                Reduction.apply(op, type, d.segment, d.offset, srcSegment, s.offset, count);
+                // an address has no read-only view: the flag applies to a source passed as a segment
+                MemorySegment srcVia = srcReadOnly && srcKind != Kind.ADDRESS ? s.segment.asReadOnly() : via(srcKind, s);
+                Reduction.apply(op, type, via(dstKind, d), at(dstKind, d), srcVia, at(srcKind, s), count);
                 String what = op + " " + type + " count=" + count + " dst=" + dstKind + "+" + d.offset + " src="
                         + srcKind + "+" + s.offset;
                 assertSameElements(type.base(), expected, read(d, type.base(), elements), what);
@@ -694,7 +704,7 @@ class ReductionTest {
             MemorySegment segment = switch (kind) {
                 case TYPED -> ofArray(newArray(base, pad + n + 2));
                 case BYTES -> MemorySegment.ofArray(new byte[(int) (pad + bytes + 3)]);
-                case NATIVE -> arena.allocate(pad + bytes + 3, 1);
+                case NATIVE, ADDRESS -> arena.allocate(pad + bytes + 3, 1);
             };
             long offset = kind == Kind.TYPED ? (long) pad * base.size() : pad;
             byte[] noise = new byte[(int) segment.byteSize()];
@@ -702,6 +712,14 @@ class ReductionTest {
             MemorySegment.copy(noise, 0, segment, ValueLayout.JAVA_BYTE, 0, noise.length);
             MemorySegment.copy(elements, 0, segment, layout(base), offset, n);
             return new Placed(segment, offset);
+        }
+
+        static MemorySegment via(Kind kind, Placed p) {
+            return kind == Kind.ADDRESS ? Memory.ALL : p.segment;
+        }
+
+        static long at(Kind kind, Placed p) {
+            return kind == Kind.ADDRESS ? p.segment.address() + p.offset : p.offset;
         }
 
         static Object read(Placed p, Datatype base, int n) {
