@@ -22,12 +22,16 @@ import java.util.Objects;
  * memory by address), runs a plain array loop that C2 vectorises where the operation allows, and
  * copies the result chunk back: 0.1–0.25 ns per int, polluted or not, at a fixed cost of about 20 ns
  * per call for one element from a user array and Tutti's scratch (25–40 ns with segments alone).
- * Up to {@value #DIRECT_ELEMENTS} elements whose operands both lie in Tutti's own memory (passed as
- * {@link Memory#ALL} and an address, as the schedules' scratch is) skip the staging: a constant
- * segment's accessors inline, so one double costs a few ns.
+ * Vectors of up to {@value #DIRECT_ELEMENTS} elements (the integer and floating-point types, with
+ * the arithmetic and bitwise operations) take a shorter path: operands in Tutti's own memory (passed
+ * as {@link Memory#ALL} and an address, as the schedules' scratch is) are reduced where they lie, and
+ * an operand given as a segment is first copied to a small native staging area of the thread. The
+ * element loop then goes through one constant segment whose accessors inline: one double from a user
+ * array and the scratch costs about 13 ns with copies, where the array path took about 45.
  *
  * <p>Thread-safe. Allocates nothing once a thread has reduced a given primitive type once (it then
- * holds two {@value #CHUNK_BYTES}-byte scratch arrays of that type).
+ * holds two {@value #CHUNK_BYTES}-byte scratch arrays of that type, or for short vectors its
+ * 128-byte native staging area).
  */
 public final class Reduction {
     /**
@@ -38,9 +42,8 @@ public final class Reduction {
 
 
     /**
-     * Elements up to which two operands that both lie in Tutti's own memory are reduced in place, one
-     * element at a time through {@link Memory#ALL}, instead of staged: the schedules' scratch of a short
-     * allreduce. Staging costs a fixed 20 ns or so; a direct element about 1 ns.
+     * Elements up to which a reduction takes the direct path, one element at a time through
+     * {@link Memory#ALL}, instead of the primitive arrays: their fixed cost dominates short vectors.
      */
     static final int DIRECT_ELEMENTS = 8;
 
@@ -76,8 +79,8 @@ public final class Reduction {
         if (n == 0) {
             return;
         }
-        if (dst == Memory.ALL && src == Memory.ALL && n <= DIRECT_ELEMENTS && direct(op, type.base(), dstOffset,
-                srcOffset, (int) n)) {
+        if (n <= DIRECT_ELEMENTS && Memory.ALL != null && direct(op, type.base())) {
+            direct(op, type.base(), dst, dstOffset, src, srcOffset, (int) n);
             return;
         }
         // one dispatch per call on the element type here, one per chunk on the operation inside;
@@ -165,16 +168,46 @@ public final class Reduction {
      * Reduces {@code n} elements at {@code d} and {@code s} (addresses) in place if this path covers
      * {@code op} on {@code base}; returns false, having touched nothing, if it does not.
      */
-    private static boolean direct(ReduceOp op, Datatype base, long d, long s, int n) {
+    private static boolean direct(ReduceOp op, Datatype base) {
         boolean arithmetic = op == ReduceOp.SUM || op == ReduceOp.PROD || op == ReduceOp.MAX || op == ReduceOp.MIN;
         boolean bitwise = op == ReduceOp.BAND || op == ReduceOp.BOR || op == ReduceOp.BXOR;
+        return switch (base) {
+            case INT, LONG -> arithmetic || bitwise;
+            case FLOAT, DOUBLE -> arithmetic;
+            default -> false;
+        };
+    }
+
+    /**
+     * The direct path for {@code n} elements ({@link #direct(ReduceOp, Datatype)} holds): an operand
+     * given as a segment is first copied to the thread's native staging area (one copy each way,
+     * 2–5 ns), where it is reached by address like Tutti's own memory.
+     */
+    private static void direct(ReduceOp op, Datatype base, MemorySegment dst, long dstOffset, MemorySegment src,
+                               long srcOffset, int n) {
+        long bytes = (long) n * base.size();
+        long d = dstOffset;
+        long s = srcOffset;
+        if (dst != Memory.ALL) {
+            d = SCRATCH.get().staging();
+            Memory.copy(dst, dstOffset, Memory.ALL, d, bytes);
+        }
+        if (src != Memory.ALL) {
+            s = SCRATCH.get().staging() + DIRECT_ELEMENTS * Long.BYTES;
+            Memory.copy(src, srcOffset, Memory.ALL, s, bytes);
+        }
+        direct(op, base, d, s, n);
+        if (dst != Memory.ALL) {
+            Memory.copy(Memory.ALL, d, dst, dstOffset, bytes);
+        }
+    }
+
+    /** Reduces {@code n} elements at addresses {@code d} and {@code s}, in place at {@code d}. */
+    private static void direct(ReduceOp op, Datatype base, long d, long s, int n) {
         boolean wide = base.size() == Long.BYTES;
         switch (base) {
             // ints in long arithmetic: narrowing the sum or product keeps exactly int's wrapped result
             case INT, LONG -> {
-                if (!arithmetic && !bitwise) {
-                    return false;
-                }
                 for (int i = 0; i < n; i++) {
                     long at = (long) i * base.size();
                     long r = integer(op, integerAt(wide, s + at), integerAt(wide, d + at));
@@ -187,10 +220,7 @@ public final class Reduction {
             }
             // floats in double arithmetic: a float sum or product computed in double and rounded once
             // to float is the float result (double carries more than twice float's precision)
-            case FLOAT, DOUBLE -> {
-                if (!arithmetic) {
-                    return false;
-                }
+            default -> {
                 for (int i = 0; i < n; i++) {
                     long at = (long) i * base.size();
                     double r = floating(op, floatingAt(wide, s + at), floatingAt(wide, d + at));
@@ -201,11 +231,7 @@ public final class Reduction {
                     }
                 }
             }
-            default -> {
-                return false;
-            }
         }
-        return true;
     }
 
     private static long integerAt(boolean wide, long address) {
@@ -912,6 +938,17 @@ public final class Reduction {
         float[] floats1;
         double[] doubles0;
         double[] doubles1;
+        /** Native, two operands of {@link #DIRECT_ELEMENTS} elements of up to 8 bytes; held so it stays allocated. */
+        MemorySegment staging;
+        long stagingAddress;
+
+        long staging() {
+            if (staging == null) {
+                staging = java.lang.foreign.Arena.ofAuto().allocate(2L * DIRECT_ELEMENTS * Long.BYTES, Long.BYTES);
+                stagingAddress = staging.address();
+            }
+            return stagingAddress;
+        }
 
         byte[] bytes0() {
             if (bytes0 == null) {
