@@ -239,6 +239,46 @@ public final class HostExecutor implements Engine.Task {
         return false;
     }
 
+    /**
+     * Whether a step of this run that has not completed involves {@code worldRank}: a send or receive
+     * with it, or a shared-memory step (every rank of the communicator takes part).
+     */
+    @Override
+    public boolean needs(int worldRank) {
+        if (done == s.steps) {
+            return false;
+        }
+        int peer = commRank(worldRank);
+        if (peer < 0) {
+            return false;
+        }
+        for (int i = 0; i < s.steps; i++) {
+            if (!completed(i) && (s.kind[i] == Schedule.SLOTS || s.kind[i] == Schedule.INC
+                    || (s.kind[i] == Schedule.SEND || s.kind[i] == Schedule.RECV) && s.peer[i] == peer)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether step {@code i} of the current run has completed (slow path: scans the queues). */
+    private boolean completed(int i) {
+        if (remaining[i] > 0) {
+            return false;
+        }
+        for (int k = readyHead; k < readyCount; k++) {
+            if (ready[k] == i) {
+                return false;
+            }
+        }
+        for (int k = 0; k < activeCount; k++) {
+            if (active[k] == i) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @Override
     public void fail(TuttiException error) {
         failure = error;

@@ -1619,6 +1619,16 @@ public final class Engine implements AutoCloseable {
         }
 
         /**
+         * Slow path: whether the task may still need {@code worldRank} to take part (send it something,
+         * or take something from it). A wait checks only those peers' liveness, so that a peer that has
+         * finished its part and ended, as it may, does not fail the ranks still working. True unless
+         * the task knows better.
+         */
+        default boolean needs(int worldRank) {
+            return true;
+        }
+
+        /**
          * Read-only: whether {@link #poll()} would find work that no message announces (a peer's
          * slot published in shared memory). A rank about to sleep asks it after arming its
          * doorbell; the peer that publishes wakes it with {@link #wakeLocal}. Must not allocate.
@@ -1798,7 +1808,9 @@ public final class Engine implements AutoCloseable {
             checkAlive(peer);
         } else {
             for (int r = 0; r < size; r++) {
-                checkAlive(r);
+                if (awaited == null || awaited.needs(r)) {
+                    checkAlive(r);
+                }
             }
         }
     }
