@@ -241,7 +241,8 @@ public final class HostExecutor implements Engine.Task {
 
     /**
      * Whether a step of this run that has not completed involves {@code worldRank}: a send or receive
-     * with it, or a shared-memory step (every rank of the communicator takes part).
+     * with it, a slot exchange that has yet to collect its contribution, or a shared-memory step that
+     * has not started (every rank of the communicator takes part).
      */
     @Override
     public boolean needs(int worldRank) {
@@ -253,8 +254,13 @@ public final class HostExecutor implements Engine.Task {
             return false;
         }
         for (int i = 0; i < s.steps; i++) {
-            if (!completed(i) && (s.kind[i] == Schedule.SLOTS || s.kind[i] == Schedule.INC
-                    || (s.kind[i] == Schedule.SEND || s.kind[i] == Schedule.RECV) && s.peer[i] == peer)) {
+            boolean involves = switch (s.kind[i]) {
+                case Schedule.SEND, Schedule.RECV -> s.peer[i] == peer;
+                case Schedule.SLOTS -> !running(i) || exchanges[i].needs(peer);
+                case Schedule.INC -> true;
+                default -> false;
+            };
+            if (involves && !completed(i)) {
                 return true;
             }
         }
@@ -263,20 +269,26 @@ public final class HostExecutor implements Engine.Task {
 
     /** Whether step {@code i} of the current run has completed (slow path: scans the queues). */
     private boolean completed(int i) {
-        if (remaining[i] > 0) {
-            return false;
-        }
+        return remaining[i] == 0 && !queued(i) && !running(i);
+    }
+
+    private boolean queued(int i) {
         for (int k = readyHead; k < readyCount; k++) {
             if (ready[k] == i) {
-                return false;
+                return true;
             }
         }
+        return false;
+    }
+
+    /** Whether step {@code i} has started and not completed. */
+    private boolean running(int i) {
         for (int k = 0; k < activeCount; k++) {
             if (active[k] == i) {
-                return false;
+                return true;
             }
         }
-        return true;
+        return false;
     }
 
     @Override

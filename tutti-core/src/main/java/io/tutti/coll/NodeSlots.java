@@ -229,6 +229,18 @@ public final class NodeSlots {
             return true;
         }
 
+        /**
+         * Read-only: whether this exchange still needs communicator rank {@code r}: while it waits to
+         * publish, every rank (their departures free the slot); then the ranks not collected yet.
+         */
+        boolean needs(int r) {
+            return switch (state) {
+                case PUBLISH -> true;
+                case COLLECT -> r >= next && r != rank;
+                default -> false;
+            };
+        }
+
         /** Read-only: whether {@link #poll()} would advance now (a waiting rank asks it before it sleeps). */
         boolean ready() {
             if (state == PUBLISH) {
