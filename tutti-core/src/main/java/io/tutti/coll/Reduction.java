@@ -187,14 +187,15 @@ public final class Reduction {
     private static void direct(ReduceOp op, Datatype base, MemorySegment dst, long dstOffset, MemorySegment src,
                                long srcOffset, int n) {
         long bytes = (long) n * base.size();
+        long staging = dst != Memory.ALL || src != Memory.ALL ? SCRATCH.get().staging() : 0;
         long d = dstOffset;
         long s = srcOffset;
         if (dst != Memory.ALL) {
-            d = SCRATCH.get().staging();
+            d = staging;
             Memory.copy(dst, dstOffset, Memory.ALL, d, bytes);
         }
         if (src != Memory.ALL) {
-            s = SCRATCH.get().staging() + DIRECT_ELEMENTS * Long.BYTES;
+            s = staging + DIRECT_ELEMENTS * Long.BYTES;
             Memory.copy(src, srcOffset, Memory.ALL, s, bytes);
         }
         direct(op, base, d, s, n);
