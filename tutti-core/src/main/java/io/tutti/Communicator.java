@@ -1202,16 +1202,44 @@ public final class Communicator {
     }
 
     /**
-     * How {@code allreduceInit(..., Offload.NIC)} is offloaded: {@code recursive-doubling} (default)
-     * or {@code nic-tree} (the NIC reduction tree with triggered broadcast), from
-     * {@code TUTTI_OFFLOAD_ALLREDUCE}.
+     * How {@code allreduceInit(..., Offload.NIC)} is offloaded, from {@code TUTTI_OFFLOAD_ALLREDUCE}:
+     * {@code linear} (one round, every rank's vector to every other), {@code recursive-doubling},
+     * {@code nic-tree} (the NIC reduction tree with triggered broadcast), or {@code auto} (default:
+     * linear when the ranks share one node, recursive doubling otherwise).
      */
-    private static String offloadedAllreduce() {
-        String v = io.tutti.bootstrap.LaunchEnvironment.current().get("TUTTI_OFFLOAD_ALLREDUCE");
-        v = System.getProperty("tutti.offload.allreduce", v == null ? "recursive-doubling" : v.trim());
-        if (!v.equals("recursive-doubling") && !v.equals("nic-tree")) {
-            throw new TuttiException.InvalidArgument("TUTTI_OFFLOAD_ALLREDUCE (or tutti.offload.allreduce) must be"
-                    + " recursive-doubling or nic-tree, got '" + v + "'");
+    private String offloadedAllreduce() {
+        return offloadScheme("TUTTI_OFFLOAD_ALLREDUCE", "tutti.offload.allreduce", "recursive-doubling",
+                "recursive-doubling", "nic-tree", "linear");
+    }
+
+    /**
+     * How {@code barrierInit(Offload.NIC)} is offloaded, from {@code TUTTI_OFFLOAD_BARRIER}:
+     * {@code butterfly}, {@code linear} (one round), or {@code auto} (default: linear when the ranks
+     * share one node, the butterfly otherwise).
+     */
+    private String offloadedBarrier() {
+        return offloadScheme("TUTTI_OFFLOAD_BARRIER", "tutti.offload.barrier", "butterfly", "butterfly", "linear");
+    }
+
+    /**
+     * The scheme {@code variable} (or {@code property}) names, {@code auto} resolved: {@code linear}
+     * when every rank shares this rank's node (a signal is then a store into shared memory, so one
+     * round of P − 1 signals beats log2 P rounds of one) and the one counter can hold the P − 1
+     * arrivals, else {@code otherwise}.
+     */
+    private String offloadScheme(String variable, String property, String otherwise, String... schemes) {
+        String v = io.tutti.bootstrap.LaunchEnvironment.current().get(variable);
+        v = System.getProperty(property, v == null ? "auto" : v.trim());
+        if (v.equals("auto")) {
+            boolean oneNode = group.length - 1 <= io.tutti.offload.OffloadCompiler.MAX_BUCKETS;
+            for (int r = 0; r < group.length && oneNode; r++) {
+                oneNode = engine.sharesMemoryWith(group[r]);
+            }
+            return oneNode ? "linear" : otherwise;
+        }
+        if (!Arrays.asList(schemes).contains(v)) {
+            throw new TuttiException.InvalidArgument(variable + " (or " + property + ") must be auto, "
+                    + String.join(", ", schemes) + "; got '" + v + "'");
         }
         return v;
     }
@@ -1237,20 +1265,28 @@ public final class Communicator {
             }
         }
         io.tutti.offload.OffloadProgram program;
-        if (coll == io.tutti.offload.OffloadPlans.Coll.ALLREDUCE && !"nic-tree".equals(offloadedAllreduce())) {
-            // recursive doubling on one counter (2^n buckets): one exchange per round, where the NIC
-            // tree needs a way up and a way down; its REDUCE steps run on the offload ALU, and with
-            // a region per receive each exchange is one PUT, with no ready-to-receive round trip
-            int n = group.length;
-            int extent = type.extent();
-            program = io.tutti.offload.OffloadCompiler.bucket(r -> io.tutti.coll.RecursiveDoublingAllreduce
-                    .buildOwnRegions(r, n, bytes, extent, true), rank, alu, aluType, true);
+        int n = group.length;
+        String scheme = coll == io.tutti.offload.OffloadPlans.Coll.ALLREDUCE ? offloadedAllreduce()
+                : coll == io.tutti.offload.OffloadPlans.Coll.BARRIER ? offloadedBarrier() : "plan";
+        if (scheme.equals("linear") || scheme.equals("recursive-doubling")) {
+            // on one counter (2^n buckets), each receive in a region of its own, so each exchange is one
+            // PUT with no ready-to-receive round trip; recursive doubling needs one exchange per round
+            // where the NIC tree needs a way up and a way down, and linear a single round
+            int extent = type == null ? 1 : type.extent();
+            java.util.function.IntFunction<io.tutti.coll.Schedule> schedules = coll
+                    == io.tutti.offload.OffloadPlans.Coll.BARRIER ? r -> io.tutti.coll.LinearBarrier.build(r, n)
+                    : scheme.equals("linear") ? r -> io.tutti.coll.LinearAllreduce.build(r, n, bytes, extent, false)
+                    : r -> io.tutti.coll.RecursiveDoublingAllreduce.buildOwnRegions(r, n, bytes, extent, true);
+            program = io.tutti.offload.OffloadCompiler.bucket(schedules, rank, alu, aluType, true);
         } else {
             program = io.tutti.offload.OffloadPlans.program(coll, group.length, rank, bytes, root, alu, aluType);
         }
-        // every rank makes its offloaded inits in the same order, so the count names the collective
+        // every rank makes its offloaded inits in the same order, so the count names the collective;
+        // a bcast's root and a reduce's leaves may run ahead of the others, the other collectives go in lockstep
+        boolean lockstep = coll != io.tutti.offload.OffloadPlans.Coll.BCAST
+                && coll != io.tutti.offload.OffloadPlans.Coll.REDUCE;
         return new io.tutti.offload.OffloadedCollective(engine, program, send, recv, context + 1, offloadedInits++,
-                group);
+                group, lockstep);
     }
 
     /** A new communicator with the same ranks and a message space of its own. Collective. */

@@ -48,11 +48,11 @@ public final class Algorithms {
 
     private static Map<Kind, List<String>> available() {
         Map<Kind, List<String>> m = new EnumMap<>(Kind.class);
-        m.put(Kind.BARRIER, List.of("dissemination", "butterfly", "tree", SLOTS, NODE_LEADERS, SOCKET_LEADERS));
+        m.put(Kind.BARRIER, List.of("dissemination", "butterfly", "tree", "linear", SLOTS, NODE_LEADERS, SOCKET_LEADERS));
         m.put(Kind.BCAST, List.of("binomial", "kary", "chain", "trinaryx3", "scatter-allgather", NODE_LEADERS,
                 SOCKET_LEADERS));
         m.put(Kind.REDUCE, List.of("binomial", "chain", "rabenseifner"));
-        m.put(Kind.ALLREDUCE, List.of("recursive-doubling", "rabenseifner", "ring", "reduce-bcast", SLOTS,
+        m.put(Kind.ALLREDUCE, List.of("recursive-doubling", "rabenseifner", "ring", "reduce-bcast", "linear", SLOTS,
                 NODE_LEADERS, SOCKET_LEADERS, INC));
         m.put(Kind.REDUCE_SCATTER, List.of("recursive-halving", "ring", "pairwise"));
         m.put(Kind.SCAN, List.of("recursive-doubling", "linear"));
@@ -203,6 +203,7 @@ public final class Algorithms {
                     case "dissemination" -> DisseminationBarrier.build(rank, size);
                     case "butterfly" -> ButterflyBarrier.build(rank, size);
                     case "tree" -> TreeBarrier.build(rank, size);
+                    case "linear" -> LinearBarrier.build(rank, size);
                     case SLOTS -> SlotsBarrier.build(rank, size);
                     default -> HierarchicalSchedules.barrier(rank, size, domains(topo, algorithm));
                 };
@@ -230,6 +231,7 @@ public final class Algorithms {
                     case "ring" -> RingAllreduce.build(rank, size, c.bytes, c.extent, c.inPlace, c.commutative);
                     case "reduce-bcast" -> ReduceBcastAllreduce.build(rank, size, c.bytes, c.extent, c.inPlace,
                             c.commutative);
+                    case "linear" -> LinearAllreduce.build(rank, size, c.bytes, c.extent, c.inPlace);
                     case SLOTS -> SlotsAllreduce.build(rank, size, c.bytes, c.extent, c.inPlace);
                     case INC -> HierarchicalSchedules.incAllreduce(rank, size, c.bytes, c.extent, c.inPlace,
                             incDomains(topo));

@@ -1,6 +1,7 @@
 package io.tutti.offload;
 
-import java.lang.invoke.MethodHandles;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -14,29 +15,38 @@ import java.lang.invoke.VarHandle;
  * is a volatile read-modify-write, so every plain write made before it (the payload of the PUT
  * being counted) happens-before any {@link #level()} that observes the new level; {@link #level()}
  * is an acquire load. Several writers may add concurrently: adds commute and none is lost.
+ *
+ * <p>The level is a 64-bit word in a segment: a private one, or a word of a node's shared memory
+ * (an offload area), where the peers of the node add to it directly, from other processes.
  */
 public final class Counter {
-    private static final VarHandle LEVEL;
+    private static final VarHandle LEVEL = ValueLayout.JAVA_LONG.varHandle();
 
-    static {
-        try {
-            LEVEL = MethodHandles.lookup().findVarHandle(Counter.class, "level", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
+    private final MemorySegment segment;
+    private final long offset;
+
+    /** A counter of its own, at level 0. */
+    public Counter() {
+        this(MemorySegment.ofArray(new long[1]), 0);
     }
 
-    @SuppressWarnings("unused") // accessed through LEVEL
-    private volatile long level;
+    /** The counter whose level is the 8-byte aligned word at {@code offset} of {@code segment}. */
+    public Counter(MemorySegment segment, long offset) {
+        if ((offset & 7) != 0 || offset < 0 || offset > segment.byteSize() - 8) {
+            throw new IllegalArgumentException("a counter needs an aligned word inside the segment, got offset " + offset);
+        }
+        this.segment = segment;
+        this.offset = offset;
+    }
 
     /** Pours {@code value} (any sign) into the tank; returns the new level. Volatile read-modify-write. */
     public long add(long value) {
-        return (long) LEVEL.getAndAdd(this, value) + value;
+        return (long) LEVEL.getAndAdd(segment, offset, value) + value;
     }
 
     /** The current level. Acquire load: data written before the add that produced it is visible. */
     public long level() {
-        return (long) LEVEL.getAcquire(this);
+        return (long) LEVEL.getAcquire(segment, offset);
     }
 
     /**
@@ -44,7 +54,7 @@ public final class Counter {
      * (volatile store).
      */
     public void reset(long value) {
-        LEVEL.setVolatile(this, value);
+        LEVEL.setVolatile(segment, offset, value);
     }
 
     @Override

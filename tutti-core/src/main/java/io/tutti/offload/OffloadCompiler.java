@@ -310,6 +310,15 @@ public final class OffloadCompiler {
                 .arrivals(me.arrivals).rounds(me.rounds).alu(op, type);
         b.buffer(OffloadProgram.TEMP_BUFFER, s.tempBytes());
         int n = s.steps();
+        int[] from = new int[me.arrivals];
+        for (int i = 0; i < n; i++) {
+            if (s.kind(i) == Schedule.RECV) {
+                from[me.rte[i]] = s.peer(i);
+            } else if (s.kind(i) == Schedule.SEND && s.length(i) > 0 && !prePosted) {
+                from[me.rtr[i]] = s.peer(i);
+            }
+        }
+        b.arrivalPeers(from);
         BitSet[] done = new BitSet[n];
         for (int i = 0; i < n; i++) {
             BitSet req = new BitSet();

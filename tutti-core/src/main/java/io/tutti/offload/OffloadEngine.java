@@ -21,6 +21,12 @@ import java.lang.invoke.VarHandle;
  * apart); a peer is never more than one run ahead for the patterns the compiler emits, except for a
  * persistent reduce (see the report of {@code OffloadHarness}).
  *
+ * <p>An engine may keep two sets of counters and buffers and use set {@code epoch & 1} for each run
+ * (the sets of a node's offload area, see {@code OffloadAreaDescriptor}): then a peer that writes
+ * straight into this rank's counters and temporary buffer for the next run lands in the other set,
+ * and nothing needs to be held back. The arrival methods then use the set of the current run, so
+ * they must run on the progress thread or under a lock shared with it.
+ *
  * <p>Firing allocates nothing: descriptors are encoded into one scratch segment the port must
  * consume before it returns.
  */
@@ -58,8 +64,12 @@ public final class OffloadEngine {
     }
 
     private final OffloadProgram p;
-    private final Counter[] counters;
-    private final MemorySegment[] memory;
+    /** Per set: the counters and the buffers; run {@code e} uses set {@code e % sets}. */
+    private final Counter[][] counterSets;
+    private final MemorySegment[][] memorySets;
+    /** The current run's set. */
+    private Counter[] counters;
+    private MemorySegment[] memory;
     private final Port port;
     private final Tracer tracer;
     private final int[] cursor;
@@ -77,18 +87,39 @@ public final class OffloadEngine {
      * @param tracer null in production
      */
     public OffloadEngine(OffloadProgram program, Counter[] counters, MemorySegment[] memory, Port port, Tracer tracer) {
-        if (counters.length < program.counters) {
-            throw new IllegalArgumentException("program uses " + program.counters + " counters, got " + counters.length);
+        this(program, new Counter[][] {counters}, new MemorySegment[][] {memory}, port, tracer);
+    }
+
+    /**
+     * An engine with one or two sets of counters and buffers, each as in the other constructor; run
+     * {@code e} uses set {@code e % sets}.
+     */
+    public OffloadEngine(OffloadProgram program, Counter[][] counterSets, MemorySegment[][] memorySets, Port port,
+                         Tracer tracer) {
+        if (counterSets.length < 1 || counterSets.length > 2 || memorySets.length != counterSets.length) {
+            throw new IllegalArgumentException("need one or two sets of counters and as many of buffers, got "
+                    + counterSets.length + " and " + memorySets.length);
         }
-        for (int i = 0; i < OffloadProgram.BUFFERS; i++) {
-            long need = program.bufferBytes[i];
-            if (need > 0 && (i >= memory.length || memory[i] == null || memory[i].byteSize() < need)) {
-                throw new IllegalArgumentException("buffer " + i + " must hold " + need + " bytes");
+        for (int k = 0; k < counterSets.length; k++) {
+            Counter[] counters = counterSets[k];
+            MemorySegment[] memory = memorySets[k];
+            if (counters.length < program.counters) {
+                throw new IllegalArgumentException("program uses " + program.counters + " counters, got "
+                        + counters.length);
+            }
+            for (int i = 0; i < OffloadProgram.BUFFERS; i++) {
+                long need = program.bufferBytes[i];
+                if (need > 0 && (i >= memory.length || memory[i] == null || memory[i].byteSize() < need)) {
+                    throw new IllegalArgumentException("buffer " + i + " must hold " + need + " bytes");
+                }
             }
         }
         this.p = program;
-        this.counters = counters;
-        this.memory = memory;
+        this.counterSets = counterSets;
+        this.memorySets = memorySets;
+        // before the first start, arrivals of run 1 are held by the caller; the set of run 1 is the right one
+        this.counters = counterSets[1 % counterSets.length];
+        this.memory = memorySets[1 % memorySets.length];
         this.port = port;
         this.tracer = tracer;
         this.cursor = new int[program.counters];
@@ -100,12 +131,12 @@ public final class OffloadEngine {
         return p;
     }
 
-    /** Counter {@code i} (the arrival path adds to it). */
+    /** Counter {@code i} of the current run's set (the arrival path adds to it). */
     public Counter counter(int i) {
         return counters[i];
     }
 
-    /** Buffer {@code id}. */
+    /** Buffer {@code id} of the current run's set. */
     public MemorySegment memory(int id) {
         return memory[id];
     }
@@ -150,11 +181,30 @@ public final class OffloadEngine {
         }
         running = true;
         epoch++;
+        counters = counterSets[epoch % counterSets.length];
+        memory = memorySets[epoch % memorySets.length];
         for (int c = 0; c < cursor.length; c++) {
             cursor[c] = p.counterStart[c];
         }
         java.util.Arrays.fill(rcnt, 0);
         return progress();
+    }
+
+    /**
+     * Read-only: whether {@link #progress()} would fire an entry now (a waiting rank asks it before it
+     * sleeps). Progress thread; acquire loads of the counters.
+     */
+    public boolean ready() {
+        if (!running) {
+            return false;
+        }
+        for (int c = 0; c < cursor.length; c++) {
+            int i = cursor[c];
+            if (i < p.counterStart[c + 1] && counters[c].level() >= p.threshold[i]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -68,6 +68,8 @@ public final class OffloadProgram {
     final int entries;
     final int arrivals;
     final int[] arrivalStart;
+    /** Per arrival, the rank it comes from, or null where the scheme does not record it. */
+    final int[] arrivalPeer;
     final long[] bufferBytes;
     final OffloadAlu.Op aluOp;
     final OffloadAlu.Type aluType;
@@ -102,6 +104,7 @@ public final class OffloadProgram {
             arrivalStart[c + 1] = arrivalStart[c] + (c < b.arrivals.length ? b.arrivals[c] : 0);
         }
         this.arrivals = arrivalStart[b.counters];
+        this.arrivalPeer = b.arrivalPeers == null ? null : b.arrivalPeers.clone();
         this.bufferBytes = b.bufferBytes.clone();
         this.aluOp = b.aluOp;
         this.aluType = b.aluType;
@@ -183,6 +186,14 @@ public final class OffloadProgram {
     /** Arrivals this rank expects per run (packets that add to its counters). */
     public int arrivals() {
         return arrivals;
+    }
+
+    /**
+     * The rank arrival {@code k} comes from (in the 2^n scheme, the arrival of bucket weight
+     * 2^(arrivals − 1 − k)), or −1 where the program does not record it.
+     */
+    public int arrivalPeer(int k) {
+        return arrivalPeer == null || k < 0 || k >= arrivalPeer.length ? -1 : arrivalPeer[k];
     }
 
     /**
@@ -399,6 +410,7 @@ public final class OffloadProgram {
         private final long[] bufferBytes = new long[BUFFERS];
         private int counters = 1;
         private int[] arrivals = {0};
+        private int[] arrivalPeers;
         private int rounds;
         private OffloadAlu.Op aluOp;
         private OffloadAlu.Type aluType;
@@ -418,6 +430,12 @@ public final class OffloadProgram {
         /** Arrivals per run, all on counter 0. */
         public Builder arrivals(int n) {
             arrivals = new int[] {n};
+            return this;
+        }
+
+        /** Per arrival (numbered as in the program), the rank it comes from. */
+        public Builder arrivalPeers(int[] peers) {
+            arrivalPeers = peers.clone();
             return this;
         }
 

@@ -5,6 +5,9 @@ import io.tutti.Status;
 import io.tutti.TuttiException;
 import io.tutti.p2p.Engine;
 import io.tutti.p2p.OffloadEndpoint;
+import io.tutti.transport.shm.Memory;
+import io.tutti.transport.shm.OffloadArea;
+import io.tutti.transport.shm.OffloadAreaDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -19,6 +22,14 @@ import java.util.ArrayDeque;
  * one: its packets carry their run number (epoch) and wait here until this rank starts that run.
  * A triggered operation that finds the destination's ring full waits in an outbound queue and is
  * sent, in order, as soon as there is room: nothing is dropped.
+ *
+ * <p>Between ranks of one node, a collective whose runs go in lockstep (every rank's run needs every
+ * rank's contribution to it) needs no packets for its counters: each rank's counters and temporary
+ * buffer live in its offload area in the node's shared memory ({@link OffloadAreaDescriptor}), a
+ * REMOTE_CNTR_ADD to a peer of the node is an atomic add into the peer's counter, and a PUT into the
+ * peer's temporary buffer is a copy followed by that add. The area keeps one set per run parity, so
+ * a peer a run ahead writes into the other set and nothing waits. PUTs into the user's buffers,
+ * descriptors and everything to other nodes still travel as packets.
  *
  * <p>Threads: everything runs under the engine's lock, on the owner thread or the progress agent.
  */
@@ -38,6 +49,21 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
     private final ArrayDeque<Held> heldFree = new ArrayDeque<>();
     /** Fired operations the destination had no room for yet, in firing order. */
     private final ArrayDeque<Outbound> outbound = new ArrayDeque<>();
+    /** This rank's offload area, or null when no operation goes through shared memory. */
+    private final OffloadArea area;
+    /** By communicator rank: the peers' offload areas, mapped on first use (null without {@link #area}). */
+    private final Peer[] peers;
+    /**
+     * By communicator rank: whether this rank writes into the peer's area. Not when some operation to
+     * the peer must travel as a packet (a PUT into its user buffers, a descriptor): a later counter
+     * add may count that packet's data as landed, so it must not overtake it, and the peer's ring
+     * keeps the order only among packets.
+     */
+    private final boolean[] direct;
+    /** Whether ranks note their processor in their areas: only worth it when ranks outnumber cores. */
+    private final boolean trackCpus;
+    /** The processor this rank started the current run on, or -1. */
+    private int cpu = -1;
     /** The engine's completed-run count at which the current start is done. */
     private long target;
     private boolean started;
@@ -60,8 +86,13 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
         boolean put;
     }
 
+    /** Fired but not sent yet; {@code peer} (a communicator rank) is set, not -1, for a write into its area. */
     private record Outbound(int dest, int buffer, long offset, byte[] data, int counter, long add, long epoch,
-                            boolean put) {
+                            boolean put, int peer) {
+    }
+
+    /** A peer's offload area, with its counters per parity. */
+    private record Peer(OffloadArea area, Counter[][] counters) {
     }
 
     /**
@@ -71,34 +102,98 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
      * @param context the communicator's collective context
      * @param tag     the same on every rank for this collective: tells its packets apart
      * @param group   communicator rank to world rank
+     * @param lockstep whether every rank's run needs every rank's contribution to that run (barrier,
+     *                allgather, allreduce; not bcast or reduce, whose senders may run ahead): only then
+     *                do the ranks of a node write into each other's offload areas
      */
     public OffloadedCollective(Engine engine, OffloadProgram program, MemorySegment send, MemorySegment recv,
-                               int context, int tag, int[] group) {
+                               int context, int tag, int[] group, boolean lockstep) {
         this.engine = engine;
         this.context = context;
         this.tag = tag;
         this.group = group;
-        MemorySegment[] memory = new MemorySegment[OffloadProgram.BUFFERS];
-        memory[OffloadProgram.SEND_BUFFER] = send;
-        memory[OffloadProgram.RECV_BUFFER] = recv;
-        for (int id : new int[] {OffloadProgram.TEMP_BUFFER, OffloadProgram.ACC_BUFFER}) {
-            long bytes = program.bufferBytes(id);
-            memory[id] = bytes == 0 ? MemorySegment.NULL : arena.allocate(bytes, 16);
-        }
         for (int id : new int[] {OffloadProgram.SEND_BUFFER, OffloadProgram.RECV_BUFFER}) {
+            MemorySegment given = id == OffloadProgram.SEND_BUFFER ? send : recv;
             long need = program.bufferBytes(id);
-            if (need > 0 && (memory[id] == null || memory[id].byteSize() < need)) {
+            if (need > 0 && (given == null || given.byteSize() < need)) {
                 arena.close();
                 throw new TuttiException.InvalidArgument(program.name() + " needs a buffer of " + need + " bytes"
-                        + (memory[id] == null ? "" : ", got " + memory[id].byteSize()));
+                        + (given == null ? "" : ", got " + given.byteSize()));
             }
         }
-        Counter[] counters = new Counter[program.counters()];
-        for (int i = 0; i < counters.length; i++) {
-            counters[i] = new Counter();
+        long temp = program.bufferBytes(OffloadProgram.TEMP_BUFFER);
+        long acc = program.bufferBytes(OffloadProgram.ACC_BUFFER);
+        MemorySegment accBuffer = acc == 0 ? MemorySegment.NULL : arena.allocate(acc, 16);
+        int me = group[program.rank()];
+        boolean shared = false;
+        for (int r = 0; lockstep && r < group.length && !shared; r++) {
+            shared = group[r] != me && engine.sharesMemoryWith(group[r]);
         }
+        int sets = shared ? 2 : 1;
+        Counter[][] counters = new Counter[sets][program.counters()];
+        MemorySegment[][] memory = new MemorySegment[sets][OffloadProgram.BUFFERS];
+        if (shared) {
+            int c = program.counters();
+            MemorySegment s = engine.createShared(OffloadAreaDescriptor.fileName(context, tag, me),
+                    OffloadAreaDescriptor.fileLength(c, temp), seg -> OffloadArea.format(seg, c, temp), arena);
+            this.area = new OffloadArea(s);
+            this.peers = new Peer[group.length];
+            this.direct = new boolean[group.length];
+            boolean[] packets = new boolean[group.length];
+            for (int i = 0; i < program.entries(); i++) {
+                DeferredWork w = program.entry(i);
+                if (w.peer() < 0 || w.op() == OffloadProgram.COMPLETE || w.op() == OffloadProgram.CNTR_ADD) {
+                    continue;
+                }
+                boolean packet = w.op() == OffloadProgram.NIC_REDUCE || w.op() == OffloadProgram.TRIGGERED_BCAST
+                        || w.op() == OffloadProgram.PUT && w.length() > 0
+                        && program.remoteBuffer(i) != OffloadProgram.TEMP_BUFFER;
+                packets[w.peer()] |= packet;
+                direct[w.peer()] = true;
+            }
+            for (int r = 0; r < group.length; r++) {
+                direct[r] &= !packets[r] && group[r] != me && engine.sharesMemoryWith(group[r]);
+            }
+            counters = countersOf(area);
+        } else {
+            this.area = null;
+            this.peers = null;
+            this.direct = null;
+            for (int i = 0; i < program.counters(); i++) {
+                counters[0][i] = new Counter();
+            }
+        }
+        for (int k = 0; k < sets; k++) {
+            memory[k][OffloadProgram.SEND_BUFFER] = send;
+            memory[k][OffloadProgram.RECV_BUFFER] = recv;
+            memory[k][OffloadProgram.TEMP_BUFFER] = temp == 0 ? MemorySegment.NULL
+                    : shared ? area.temp(k) : arena.allocate(temp, 16);
+            memory[k][OffloadProgram.ACC_BUFFER] = accBuffer;
+        }
+        this.trackCpus = shared && engine.job().localSize() > Runtime.getRuntime().availableProcessors();
         this.nic = new OffloadEngine(program, counters, memory, this, null);
         engine.register(context, tag, this);
+    }
+
+    /** The counters of an offload area, per parity. */
+    private static Counter[][] countersOf(OffloadArea a) {
+        Counter[][] c = new Counter[2][a.counters()];
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < c[k].length; i++) {
+                c[k][i] = new Counter(a.segment(), a.counterOffset(k, i));
+            }
+        }
+        return c;
+    }
+
+    /** Whether this rank writes its operations to communicator rank {@code peer} into the peer's area (for tests). */
+    boolean writesInto(int peer) {
+        return direct != null && direct[peer];
+    }
+
+    /** Whether this rank's counters live in the node's shared memory, where its peers of the node add to them. */
+    public boolean shared() {
+        return area != null;
     }
 
     /** The program this request runs, for reports. */
@@ -124,6 +219,10 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
     }
 
     private void arm() {
+        if (trackCpus) {
+            cpu = io.tutti.bootstrap.CpuTopology.runningCpu();
+            area.cpu(cpu);
+        }
         nic.start();
         landHeld();
         nic.progress();
@@ -206,6 +305,10 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
         }
         freed = true;
         engine.unregister(context, tag);
+        if (area != null) {
+            // every peer that writes here has mapped it: this rank's runs needed their writes
+            engine.removeShared(OffloadAreaDescriptor.fileName(context, tag, group[nic.program().rank()]));
+        }
         arena.close();
     }
 
@@ -231,6 +334,42 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
     @Override
     public void fail(TuttiException error) {
         failure = error;
+    }
+
+    @Override
+    public boolean ready() {
+        return started && nic.ready();
+    }
+
+    /**
+     * With counters that the node's peers fill directly, the wait is like a slot exchange's: spinning
+     * pays only while every peer still to be heard from last started its run on another processor
+     * than this rank (then they are not queued behind it for this core). Which peers those are, the
+     * missing buckets of the 2^n scheme's one counter tell; with any other scheme, do not spin.
+     */
+    @Override
+    public boolean spinPays() {
+        if (area == null) {
+            return true;
+        }
+        OffloadProgram p = nic.program();
+        if (cpu < 0 || nic.idle() || p.counters() != 1 || p.arrivals() > OffloadCompiler.MAX_BUCKETS) {
+            return false;
+        }
+        long level = nic.counter(0).level();
+        int arrivals = p.arrivals();
+        for (int k = 0; k < arrivals; k++) {
+            if ((level >>> (arrivals - 1 - k) & 1) != 0) {
+                continue;
+            }
+            int from = p.arrivalPeer(k);
+            Peer q = from < 0 ? null : peers[from];
+            int there = q == null ? -1 : q.area().cpu();
+            if (there < 0 || there == cpu) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
@@ -336,6 +475,10 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
     public void put(int from, int peer, int epoch, MemorySegment src, long off, long len, byte rbuf, long roff,
                     int counter, long add, int arrival) {
         int dest = group[peer];
+        if (direct != null && direct[peer]) {
+            write(peer, src, off, (int) len, roff, counter, add, epoch);
+            return;
+        }
         int max = engine.maxPut(dest);
         // longer than one packet: the counter add rides on the last piece, which arrives last
         long at = 0;
@@ -349,7 +492,57 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
 
     @Override
     public void remoteAdd(int from, int peer, int epoch, int counter, long value, int arrival) {
+        if (direct != null && direct[peer]) {
+            write(peer, MemorySegment.NULL, 0, 0, 0, counter, value, epoch);
+            return;
+        }
         send(group[peer], 0, 0, MemorySegment.NULL, 0, 0, counter, value, epoch, false);
+    }
+
+    /** Into {@code peer}'s area now, or, while it has not mapped it or older operations wait, in order later. */
+    private void write(int peer, MemorySegment src, long off, int len, long roff, int counter, long add, long epoch) {
+        if (outbound.isEmpty() && tryWrite(peer, src, off, len, roff, counter, add, epoch)) {
+            return;
+        }
+        byte[] copy = new byte[len];
+        MemorySegment.copy(src, off, MemorySegment.ofArray(copy), 0, len);
+        outbound.add(new Outbound(group[peer], OffloadProgram.TEMP_BUFFER, roff, copy, counter, add, epoch, true,
+                peer));
+    }
+
+    /**
+     * Copies {@code len} bytes into parity {@code epoch & 1} of {@code peer}'s temporary buffer at
+     * {@code roff}, then adds {@code add} to its counter (volatile: the data is visible to whoever sees
+     * the level) and wakes the peer. False while the peer has not created its area.
+     */
+    private boolean tryWrite(int peer, MemorySegment src, long off, int len, long roff, int counter, long add,
+                             long epoch) {
+        Peer p = peers[peer];
+        if (p == null) {
+            MemorySegment s = engine.mapShared(OffloadAreaDescriptor.fileName(context, tag, group[peer]), arena);
+            if (s == null) {
+                return false;
+            }
+            OffloadArea a = new OffloadArea(s);
+            p = new Peer(a, countersOf(a));
+            peers[peer] = p;
+        }
+        OffloadArea a = p.area();
+        if (counter < 0 || counter >= a.counters() || roff < 0 || roff > a.tempBytes() - len) {
+            throw new TuttiException.InvalidArgument("rank " + peer + "'s offloaded " + nic.program().name()
+                    + " has " + a.counters() + " counters and " + a.tempBytes() + " bytes of temp, where this rank's"
+                    + " program writes counter " + counter + " and bytes " + roff + ".." + (roff + len) + ": every"
+                    + " rank must make the same offloaded init with matching counts and datatype");
+        }
+        int parity = (int) (epoch & 1);
+        if (len > 0) {
+            Memory.copy(src, off, a.via(), a.tempAt(parity) + roff, len);
+        }
+        if (add != 0) {
+            p.counters()[parity][counter].add(add);
+        }
+        engine.wakeLocal(group[peer]);
+        return true;
     }
 
     @Override
@@ -367,13 +560,16 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
         }
         byte[] copy = new byte[length];
         MemorySegment.copy(src, srcOffset, MemorySegment.ofArray(copy), 0, length);
-        outbound.add(new Outbound(dest, buffer, offset, copy, counter, add, epoch, put));
+        outbound.add(new Outbound(dest, buffer, offset, copy, counter, add, epoch, put, -1));
     }
 
     private void flush() {
         Outbound o;
         while ((o = outbound.peek()) != null) {
-            boolean sent = o.put()
+            boolean sent = o.peer() >= 0
+                    ? tryWrite(o.peer(), MemorySegment.ofArray(o.data()), 0, o.data().length, o.offset(), o.counter(),
+                            o.add(), o.epoch())
+                    : o.put()
                     ? engine.tryPut(o.dest(), context, tag, o.buffer(), o.offset(), MemorySegment.ofArray(o.data()), 0,
                             o.data().length, o.counter(), o.add(), o.epoch())
                     : engine.tryRemoteAdd(o.dest(), context, tag, o.counter(), o.add(), o.epoch());

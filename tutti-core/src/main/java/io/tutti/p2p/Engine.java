@@ -526,9 +526,19 @@ public final class Engine implements AutoCloseable {
      * that name never sees it unformatted. The file is removed when this engine closes. Owner thread.
      */
     public MemorySegment createShared(String name, long length, java.util.function.Consumer<MemorySegment> format) {
+        return createShared(name, length, format, arena);
+    }
+
+    /**
+     * {@link #createShared(String, long, java.util.function.Consumer)}, mapped in {@code mapping}: the
+     * caller unmaps it by closing that arena, and may remove the file before close with
+     * {@link #removeShared}.
+     */
+    public MemorySegment createShared(String name, long length, java.util.function.Consumer<MemorySegment> format,
+                                      java.lang.foreign.Arena mapping) {
         Path file = job.jobDir().resolve(name);
         Path fresh = job.jobDir().resolve(name + ".new");
-        MemorySegment s = ShmFiles.createAndMap(fresh, length, arena);
+        MemorySegment s = ShmFiles.createAndMap(fresh, length, mapping);
         format.accept(s);
         try {
             Files.move(fresh, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
@@ -543,7 +553,27 @@ public final class Engine implements AutoCloseable {
 
     /** Maps shared-memory file {@code name} of a peer; null while it does not exist yet. */
     public MemorySegment mapShared(String name) {
-        return ShmFiles.mapExisting(job.jobDir().resolve(name), arena);
+        return mapShared(name, arena);
+    }
+
+    /** {@link #mapShared(String)}, mapped in {@code mapping} (the caller unmaps it by closing that arena). */
+    public MemorySegment mapShared(String name, java.lang.foreign.Arena mapping) {
+        return ShmFiles.mapExisting(job.jobDir().resolve(name), mapping);
+    }
+
+    /**
+     * Removes shared-memory file {@code name}, created by {@link #createShared}, before close: peers
+     * that mapped it keep their mappings, and no peer can map it any more. Owner thread.
+     */
+    public void removeShared(String name) {
+        synchronized (sharedFiles) {
+            sharedFiles.remove(name);
+        }
+        try {
+            Files.deleteIfExists(job.jobDir().resolve(name));
+        } catch (java.io.IOException e) {
+            // the engine's close or the launcher removes the job directory anyway
+        }
     }
 
     /**

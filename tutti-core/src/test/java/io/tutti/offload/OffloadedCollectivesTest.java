@@ -29,12 +29,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 class OffloadedCollectivesTest {
 
     private static void job(int n, String path, boolean agent, ThreadLauncher.RankBody body) {
-        job(n, path, agent, "recursive-doubling", body);
+        job(n, path, agent, "recursive-doubling", "auto", body);
     }
 
-    private static void job(int n, String path, boolean agent, String allreduce, ThreadLauncher.RankBody body) {
+    private static void job(int n, String path, boolean agent, String allreduce, String barrier,
+                            ThreadLauncher.RankBody body) {
         BiConsumer<Integer, Map<String, String>> env = (r, e) -> {
             e.put("TUTTI_OFFLOAD_ALLREDUCE", allreduce);
+            e.put("TUTTI_OFFLOAD_BARRIER", barrier);
             if (path.equals("net")) {
                 e.put("TUTTI_TRANSPORT", "net");
                 e.put("TUTTI_NET_PROVIDER", "inproc");
@@ -54,11 +56,14 @@ class OffloadedCollectivesTest {
         }
     }
 
-    @ParameterizedTest(name = "{0} ranks, {1}, agent {2}, allreduce {3}")
-    @CsvSource({"2, shm, false, recursive-doubling", "3, shm, true, nic-tree", "4, net, false, nic-tree",
-        "5, shm, false, recursive-doubling", "6, net, true, recursive-doubling", "7, shm, false, nic-tree"})
-    void offloadedResultsEqualTheHostsRunAfterRun(int n, String path, boolean agent, String allreduceScheme) {
-        job(n, path, agent, allreduceScheme, rank -> {
+    @ParameterizedTest(name = "{0} ranks, {1}, agent {2}, allreduce {3}, barrier {4}")
+    @CsvSource({"2, shm, false, recursive-doubling, butterfly", "3, shm, true, nic-tree, auto",
+        "4, net, false, nic-tree, auto", "5, shm, false, recursive-doubling, linear",
+        "6, net, true, recursive-doubling, linear", "7, shm, false, nic-tree, butterfly", "4, shm, false, linear, auto",
+        "5, shm, true, auto, auto", "3, net, false, linear, butterfly", "6, shm, false, auto, linear"})
+    void offloadedResultsEqualTheHostsRunAfterRun(int n, String path, boolean agent, String allreduceScheme,
+                                                  String barrierScheme) {
+        job(n, path, agent, allreduceScheme, barrierScheme, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
                 Random random = new Random(rank * 7919L + n);
@@ -75,6 +80,43 @@ class OffloadedCollectivesTest {
                 Request reduce = w.reduceInit(in, host, count, Datatype.DOUBLE, ReduceOp.MAX, n - 1, Offload.NIC);
                 Request bc = w.bcastInit(bcast, bcast.length, Datatype.LONG, 1 % n, Offload.NIC);
                 Request ag = w.allgatherInit(mine, all, mine.length, Datatype.INT, Offload.NIC);
+                boolean shm = path.equals("shm");
+                String barrierName = ((OffloadedCollective) barrier).program().name();
+                String allreduceName = ((OffloadedCollective) allreduce).program().name();
+                // over shared memory the collectives in lockstep write into the peers' areas; the others,
+                // and everything over the network, travel as packets
+                for (Request r : new Request[] {barrier, allreduce, ag}) {
+                    assertEquals(shm, ((OffloadedCollective) r).shared(), ((OffloadedCollective) r).program().name());
+                }
+                OffloadProgram ar = ((OffloadedCollective) allreduce).program();
+                for (int peer = 0; peer < n; peer++) {
+                    // a descriptor travels as a packet, and so must the counter adds to the same peer,
+                    // which may count it as landed; the barrier's signals and the linear allreduce's
+                    // vectors go straight into the peers' areas
+                    for (DeferredWork e : ar.list()) {
+                        if (e.peer() == peer && (e.op() == OffloadProgram.NIC_REDUCE
+                                || e.op() == OffloadProgram.TRIGGERED_BCAST)) {
+                            assertFalse(((OffloadedCollective) allreduce).writesInto(peer), "descriptors to " + peer);
+                        }
+                    }
+                    if (shm && peer != rank) {
+                        if (barrierName.equals("barrier/linear")) {
+                            assertTrue(((OffloadedCollective) barrier).writesInto(peer), "barrier to " + peer);
+                        }
+                        if (allreduceName.equals("allreduce/linear")) {
+                            assertTrue(((OffloadedCollective) allreduce).writesInto(peer), "allreduce to " + peer);
+                        }
+                    }
+                }
+                assertFalse(((OffloadedCollective) reduce).shared());
+                assertFalse(((OffloadedCollective) bc).shared());
+                assertEquals(barrierScheme.equals("linear") || barrierScheme.equals("auto") && shm ? "barrier/linear"
+                        : "barrier/butterfly", barrierName);
+                if (allreduceScheme.equals("linear") || allreduceScheme.equals("auto") && shm) {
+                    assertEquals("allreduce/linear", allreduceName);
+                } else if (allreduceScheme.equals("auto")) {
+                    assertTrue(allreduceName.startsWith("allreduce/recursive-doubling"), allreduceName);
+                }
                 double[] reference = new double[count];
                 for (int run = 0; run < 60; run++) {
                     for (int i = 0; i < count; i++) {
@@ -152,7 +194,7 @@ class OffloadedCollectivesTest {
             try (Tutti t = Tutti.init(new String[0])) {
                 Request barrier = t.world().barrierInit(Offload.NIC);
                 OffloadProgram p = ((OffloadedCollective) barrier).program();
-                assertEquals(1, p.counters(), "a butterfly barrier offloaded needs one counter");
+                assertEquals(1, p.counters(), "an offloaded barrier needs one counter");
                 for (int i = 0; i < 1000; i++) {
                     barrier.start();
                     barrier.waitFor();
