@@ -22,7 +22,7 @@ public final class OffloadArea {
 
     /** Wraps a mapped area; throws if it is not one. */
     public OffloadArea(MemorySegment segment) {
-        if (segment.byteSize() < FIRST_COUNTER_OFFSET || (int) INT.getVolatile(segment, (long) MAGIC_OFFSET) != MAGIC) {
+        if (segment.byteSize() < FIRST_BLOCK_OFFSET || (int) INT.getVolatile(segment, (long) MAGIC_OFFSET) != MAGIC) {
             throw new IllegalArgumentException("segment of " + segment.byteSize() + " bytes is not an offload area");
         }
         this.counters = segment.get(ValueLayout.JAVA_INT, COUNTERS_OFFSET);
@@ -70,7 +70,7 @@ public final class OffloadArea {
 
     /** Offset in {@link #segment()} of counter {@code counter}'s level in parity {@code parity}. */
     public long counterOffset(int parity, int counter) {
-        return OffloadAreaDescriptor.counterOffset(counters, parity, counter);
+        return OffloadAreaDescriptor.counterOffset(counters, tempBytes, parity, counter);
     }
 
     /** Parity {@code parity}'s temporary buffer, as a slice of {@link #segment()}. */

@@ -17,14 +17,16 @@ package io.tutti.transport.shm;
  *  |    +16  cpu          i32  processor the owner ran on when it   |
  *  |                           last started a run (-1 unknown)     |
  *  +--------------------------------------------------------------+
- *  |  counter lines, one 64 B line each, parity-major:             | 64
- *  |    parity 0: counter 0 ... counter C-1   (+0 level i64)       |
- *  |    parity 1: counter 0 ... counter C-1                        |
+ *  |  parity 0 block, S = 8C + T padded to a multiple of 64 bytes: | 64
+ *  |    +8c  level of counter c   i64   (c = 0 ... C-1)            |
+ *  |    +8C  temp                 T bytes                          |
  *  +--------------------------------------------------------------+
- *  |  temp, parity 0: T bytes, padded to a multiple of 64          | 64 + 2C·64
- *  |  temp, parity 1: T bytes, padded to a multiple of 64          |
+ *  |  parity 1 block, the same                                     | 64 + S
  *  +--------------------------------------------------------------+
  * </pre>
+ *
+ * The temporary buffer follows the counters on their line: a peer that puts a short vector into it
+ * and adds to the counter takes one cache line from the owner, not two.
  *
  * Run {@code e} of the collective (its epoch, counted from 1 on every rank) uses parity
  * {@code e & 1}. A peer is at most one run ahead of the owner for the collectives offloaded this
@@ -43,7 +45,7 @@ public final class OffloadAreaDescriptor {
     public static final int COUNTERS_OFFSET = 4;
     public static final int TEMP_BYTES_OFFSET = 8;
     public static final int CPU_OFFSET = 16;
-    public static final int FIRST_COUNTER_OFFSET = 64;
+    public static final int FIRST_BLOCK_OFFSET = 64;
     public static final int LINE = 64;
 
     private OffloadAreaDescriptor() {
@@ -51,17 +53,22 @@ public final class OffloadAreaDescriptor {
 
     /** File size of an area for {@code counters} counters and {@code tempBytes} of temporary buffer. */
     public static long fileLength(int counters, long tempBytes) {
-        return tempOffset(counters, tempBytes, 2);
+        return FIRST_BLOCK_OFFSET + 2 * blockLength(counters, tempBytes);
+    }
+
+    /** Bytes of one parity's block: its counters and its temporary buffer, padded to whole lines. */
+    public static long blockLength(int counters, long tempBytes) {
+        return padded(8L * counters + tempBytes);
     }
 
     /** Offset of counter {@code counter}'s level in parity {@code parity}. */
-    public static long counterOffset(int counters, int parity, int counter) {
-        return FIRST_COUNTER_OFFSET + (long) (parity * counters + counter) * LINE;
+    public static long counterOffset(int counters, long tempBytes, int parity, int counter) {
+        return FIRST_BLOCK_OFFSET + parity * blockLength(counters, tempBytes) + 8L * counter;
     }
 
     /** Offset of parity {@code parity}'s temporary buffer. */
     public static long tempOffset(int counters, long tempBytes, int parity) {
-        return FIRST_COUNTER_OFFSET + 2L * counters * LINE + parity * padded(tempBytes);
+        return FIRST_BLOCK_OFFSET + parity * blockLength(counters, tempBytes) + 8L * counters;
     }
 
     private static long padded(long bytes) {

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class OffloadAreaTest {
 
     @Test
-    void aPeerSeesTheOwnersGeometryAndDisjointLines() {
+    void aPeerSeesTheOwnersGeometryAndDisjointParities() {
         try (Arena arena = Arena.ofConfined()) {
             int counters = 3;
             long temp = 100;
@@ -20,20 +20,20 @@ class OffloadAreaTest {
             assertEquals(counters, a.counters());
             assertEquals(temp, a.tempBytes());
             assertEquals(-1, a.cpu());
-            long previous = OffloadAreaDescriptor.FIRST_COUNTER_OFFSET - OffloadAreaDescriptor.LINE;
-            for (int parity = 0; parity < 2; parity++) {
-                for (int c = 0; c < counters; c++) {
-                    long at = a.counterOffset(parity, c);
-                    assertEquals(previous + OffloadAreaDescriptor.LINE, at, "one line per counter");
-                    previous = at;
-                }
-            }
             MemorySegment t0 = a.temp(0);
             MemorySegment t1 = a.temp(1);
             assertEquals(temp, t0.byteSize());
-            assertTrue(t0.address() >= s.address() + previous + 8, "temp after the counters");
+            for (int parity = 0; parity < 2; parity++) {
+                long block = a.counterOffset(parity, 0);
+                assertEquals(0, block % OffloadAreaDescriptor.LINE, "each parity starts on a line");
+                assertTrue(block >= OffloadAreaDescriptor.FIRST_BLOCK_OFFSET, "after the header");
+                for (int c = 0; c < counters; c++) {
+                    assertEquals(block + 8L * c, a.counterOffset(parity, c), "counters side by side");
+                }
+                MemorySegment t = parity == 0 ? t0 : t1;
+                assertEquals(s.address() + block + 8L * counters, t.address(), "the temp right after the counters");
+            }
             assertTrue(t1.address() >= t0.address() + temp, "the parities' temps do not overlap");
-            assertEquals(0, (t1.address() - s.address()) % OffloadAreaDescriptor.LINE);
             assertTrue(t1.address() + temp <= s.address() + s.byteSize());
             assertEquals(t0.address() - s.address(), a.tempAt(0) - Memory.base(s), "via() reaches the same temp");
         }
