@@ -138,22 +138,7 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
                     OffloadAreaDescriptor.fileLength(c, temp), seg -> OffloadArea.format(seg, c, temp), arena);
             this.area = new OffloadArea(s);
             this.peers = new Peer[group.length];
-            this.direct = new boolean[group.length];
-            boolean[] packets = new boolean[group.length];
-            for (int i = 0; i < program.entries(); i++) {
-                DeferredWork w = program.entry(i);
-                if (w.peer() < 0 || w.op() == OffloadProgram.COMPLETE || w.op() == OffloadProgram.CNTR_ADD) {
-                    continue;
-                }
-                boolean packet = w.op() == OffloadProgram.NIC_REDUCE || w.op() == OffloadProgram.TRIGGERED_BCAST
-                        || w.op() == OffloadProgram.PUT && w.length() > 0
-                        && program.remoteBuffer(i) != OffloadProgram.TEMP_BUFFER;
-                packets[w.peer()] |= packet;
-                direct[w.peer()] = true;
-            }
-            for (int r = 0; r < group.length; r++) {
-                direct[r] &= !packets[r] && group[r] != me && engine.sharesMemoryWith(group[r]);
-            }
+            this.direct = directPeers(engine, program, group);
             counters = countersOf(area);
         } else {
             this.area = null;
@@ -173,6 +158,31 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
         this.trackCpus = shared && engine.job().localSize() > Runtime.getRuntime().availableProcessors();
         this.nic = new OffloadEngine(program, counters, memory, this, null);
         engine.register(context, tag, this);
+    }
+
+    /**
+     * By communicator rank: the peers of the node this rank's program sends to, none of whose
+     * operations must travel as a packet (see {@link #direct}).
+     */
+    private static boolean[] directPeers(Engine engine, OffloadProgram program, int[] group) {
+        boolean[] sends = new boolean[group.length];
+        boolean[] packets = new boolean[group.length];
+        for (int i = 0; i < program.entries(); i++) {
+            DeferredWork w = program.entry(i);
+            if (w.peer() < 0 || w.op() == OffloadProgram.COMPLETE || w.op() == OffloadProgram.CNTR_ADD) {
+                continue;
+            }
+            sends[w.peer()] = true;
+            packets[w.peer()] |= w.op() == OffloadProgram.NIC_REDUCE || w.op() == OffloadProgram.TRIGGERED_BCAST
+                    || w.op() == OffloadProgram.PUT && w.length() > 0
+                    && program.remoteBuffer(i) != OffloadProgram.TEMP_BUFFER;
+        }
+        int me = group[program.rank()];
+        boolean[] direct = new boolean[group.length];
+        for (int r = 0; r < group.length; r++) {
+            direct[r] = sends[r] && !packets[r] && group[r] != me && engine.sharesMemoryWith(group[r]);
+        }
+        return direct;
     }
 
     /** The counters of an offload area, per parity. */
@@ -353,7 +363,7 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
             return true;
         }
         OffloadProgram p = nic.program();
-        if (cpu < 0 || nic.idle() || p.counters() != 1 || p.arrivals() > OffloadCompiler.MAX_BUCKETS) {
+        if (cpu < 0 || nic.idle() || p.counters() != 1 || !"2^n".equals(p.scheme())) {
             return false;
         }
         long level = nic.counter(0).level();
