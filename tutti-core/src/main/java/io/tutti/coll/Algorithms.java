@@ -38,10 +38,17 @@ public final class Algorithms {
      */
     public static final String SLOTS = "slots";
     /**
-     * Allreduces of at most this many bytes use {@link #SLOTS} when they can and ranks outnumber
-     * cores; with a core per rank recursive doubling was measured faster (docs/perf/collectives.md).
+     * Allreduces of at most this many bytes use {@link #SLOTS} when they can, if ranks outnumber cores
+     * or there are at most {@link #SLOTS_ALLREDUCE_RANKS} of them (docs/perf/collectives.md).
      */
     public static final long SLOTS_ALLREDUCE_MAX = 1024;
+    /**
+     * With a core per rank, slots beat recursive doubling for short allreduces at 2 ranks on the Intel
+     * Xeon the figures are taken on (0.44–0.50 µs against 0.55–0.95 µs at 8 B), while the AMD EPYC
+     * measured before favoured recursive doubling (0.19–0.22 against 0.30–0.31 µs); more ranks with a
+     * core each could not be measured on two cores, so they keep recursive doubling.
+     */
+    public static final int SLOTS_ALLREDUCE_RANKS = 2;
 
     /** The algorithms per operation, in the order they are listed to users. */
     public static final Map<Kind, List<String>> AVAILABLE = available();
@@ -157,7 +164,8 @@ public final class Algorithms {
                 if (multiNode && total <= 64 * 1024 && leadersKeepOrder(c, topo.nodeDomains())) {
                     yield NODE_LEADERS;
                 }
-                if (!multiNode && topo.sharedMemory() && topo.oversubscribed() && total <= SLOTS_ALLREDUCE_MAX) {
+                if (!multiNode && topo.sharedMemory() && (topo.oversubscribed() || size <= SLOTS_ALLREDUCE_RANKS)
+                        && total <= SLOTS_ALLREDUCE_MAX) {
                     yield SLOTS;
                 }
                 if (!c.commutative || total < 64 * 1024) {
