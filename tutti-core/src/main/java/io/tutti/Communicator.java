@@ -1264,19 +1264,24 @@ public final class Communicator {
                         + " MINLOC take the pair types, the others plain ones");
             }
         }
-        io.tutti.offload.OffloadProgram program;
         int n = group.length;
-        String scheme = coll == io.tutti.offload.OffloadPlans.Coll.ALLREDUCE ? offloadedAllreduce()
-                : coll == io.tutti.offload.OffloadPlans.Coll.BARRIER ? offloadedBarrier() : "plan";
-        if (scheme.equals("linear") || scheme.equals("recursive-doubling")) {
-            // on one counter (2^n buckets), each receive in a region of its own, so each exchange is one
-            // PUT with no ready-to-receive round trip; recursive doubling needs one exchange per round
-            // where the NIC tree needs a way up and a way down, and linear a single round
-            int extent = type == null ? 1 : type.extent();
-            java.util.function.IntFunction<io.tutti.coll.Schedule> schedules = coll
-                    == io.tutti.offload.OffloadPlans.Coll.BARRIER ? r -> io.tutti.coll.LinearBarrier.build(r, n)
-                    : scheme.equals("linear") ? r -> io.tutti.coll.LinearAllreduce.build(r, n, bytes, extent, false)
-                    : r -> io.tutti.coll.RecursiveDoublingAllreduce.buildOwnRegions(r, n, bytes, extent, true);
+        int extent = type == null ? 1 : type.extent();
+        // on one counter (2^n buckets), each receive in a region of its own, so each exchange is one PUT
+        // with no ready-to-receive round trip; recursive doubling needs one exchange per round where the
+        // NIC tree needs a way up and a way down, and linear a single round; null: the plan's program
+        java.util.function.IntFunction<io.tutti.coll.Schedule> schedules = switch (coll) {
+            case BARRIER -> offloadedBarrier().equals("linear") ? r -> io.tutti.coll.LinearBarrier.build(r, n)
+                    : null;
+            case ALLREDUCE -> switch (offloadedAllreduce()) {
+                case "linear" -> r -> io.tutti.coll.LinearAllreduce.build(r, n, bytes, extent, false);
+                case "recursive-doubling" -> r -> io.tutti.coll.RecursiveDoublingAllreduce.buildOwnRegions(r, n,
+                        bytes, extent, true);
+                default -> null;
+            };
+            default -> null;
+        };
+        io.tutti.offload.OffloadProgram program;
+        if (schedules != null) {
             program = io.tutti.offload.OffloadCompiler.bucket(schedules, rank, alu, aluType, true);
         } else {
             program = io.tutti.offload.OffloadPlans.program(coll, group.length, rank, bytes, root, alu, aluType);

@@ -37,14 +37,9 @@ public final class LinearAllreduce {
             int from = (rank - r + size) % size;
             all[k++] = b.recv(from, 0, TEMP_BUFFER, from * bytes, bytes);
         }
-        // accumulated in the last block, each lower rank's block as the left operand; after the sends,
-        // which may read that block when it is this rank's own
-        int last = b.join(all);
-        long acc = (size - 1) * bytes;
-        for (int r = size - 2; r >= 0; r--) {
-            last = b.reduce(TEMP_BUFFER, acc, TEMP_BUFFER, r * bytes, bytes, true, last);
-        }
-        b.copy(RECV_BUFFER, 0, TEMP_BUFFER, acc, bytes, last);
+        // after the sends too, which may read the accumulating last block when it is this rank's own
+        int last = SlotsAllreduce.reduceInRankOrder(b, size, bytes, bytes, b.join(all));
+        b.copy(RECV_BUFFER, 0, TEMP_BUFFER, (size - 1) * bytes, bytes, last);
         return b.build();
     }
 }

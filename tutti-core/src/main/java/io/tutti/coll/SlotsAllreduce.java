@@ -36,16 +36,25 @@ public final class SlotsAllreduce {
             long off = c * seg;
             long len = Blocks.segLen(bytes, seg, c);
             int gathered = b.slots(TEMP_BUFFER, 0, in, off, len, previous);
-            // t0 ∘ (t1 ∘ (… ∘ t(P−1))), accumulated in the last block with each lower rank's block as left
-            // operand; in the scratch rather than the result buffer, so that short vectors reduce in
-            // place (Reduction's direct path) and the user's buffer takes one copy
-            long acc = (size - 1) * len;
-            int last = gathered;
-            for (int r = size - 2; r >= 0; r--) {
-                last = b.reduce(TEMP_BUFFER, acc, TEMP_BUFFER, r * len, len, true, last);
-            }
-            previous = b.copy(RECV_BUFFER, off, TEMP_BUFFER, acc, len, last);
+            // in the scratch rather than the result buffer, so that short vectors reduce in place
+            // (Reduction's direct path) and the user's buffer takes one copy
+            previous = b.copy(RECV_BUFFER, off, TEMP_BUFFER, (size - 1) * len,
+                    len, reduceInRankOrder(b, size, len, len, gathered));
         }
         return b.build();
+    }
+
+    /**
+     * Reduces the P blocks of {@code len} bytes at {@code r · stride} of the temp buffer in rank order,
+     * t0 ∘ (t1 ∘ (… ∘ t(P−1))): accumulated in the last block, each lower rank's block the left
+     * operand, after step {@code after}. Returns the last step; the result is at {@code (P − 1) · stride}.
+     */
+    static int reduceInRankOrder(ScheduleBuilder b, int size, long stride, long len, int after) {
+        long acc = (size - 1) * stride;
+        int last = after;
+        for (int r = size - 2; r >= 0; r--) {
+            last = b.reduce(TEMP_BUFFER, acc, TEMP_BUFFER, r * stride, len, true, last);
+        }
+        return last;
     }
 }
