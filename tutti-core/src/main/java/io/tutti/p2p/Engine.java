@@ -1167,8 +1167,18 @@ public final class Engine implements AutoCloseable {
         transport.send(forwardDest, s, at, length);
     }
 
-    /** Puts a record that arrived from the network into our inbound ring, where local peers' arrive too. */
+    /**
+     * Takes a record that arrived from the network: a DATA record straight into its receive's
+     * buffer, any other into our inbound ring, where local peers' records arrive too. A DATA record
+     * names the receive it belongs to and follows the CTS that matched it, so it takes no part in
+     * matching and may overtake records still in the ring; passing through the ring would cost
+     * two more passes over its bytes (the copy in, and clearing the space on release).
+     */
     private boolean deposit(int source, MemorySegment s, long at, int length) {
+        if (length >= MessageHeaderDescriptor.LENGTH && type(s, at) == MessageType.DATA) {
+            onRecord(s, at, length);
+            return true;
+        }
         if (length > inbound.maxBodyLength()) {
             droppedPackets++;
             return true;
@@ -1502,7 +1512,11 @@ public final class Engine implements AutoCloseable {
     private int writeDataPackets(int dest, ArrayDeque<Operation> q) {
         int work = 0;
         InboundRing ring = peers[dest];
-        int chunk = eagerTo[dest];
+        // as large as one frame carries, when that is more than the eager limit: fewer frames and
+        // system calls per byte, each still handed on without reassembly (the receiver takes DATA
+        // straight into the posted buffer, so its ring does not bound them)
+        int chunk = Math.max(eagerTo[dest],
+                Math.min(ring.maxBodyLength(), transport.frameRecordLength()) - MessageHeaderDescriptor.LENGTH);
         Operation op = q.peek();
         while (op != null) {
             int n = (int) Math.min(chunk, op.length - op.transferred);

@@ -24,6 +24,14 @@ public interface RemoteTransport extends AutoCloseable {
     /** Largest record, header included, that {@link #send} takes. */
     int maxRecordLength();
 
+    /**
+     * Largest record that travels whole in one frame (a datagram, say): the receiving transport can
+     * hand it on straight from the wire, with no reassembly. At most {@link #maxRecordLength()}.
+     */
+    default int frameRecordLength() {
+        return maxRecordLength();
+    }
+
     /** Whether {@link #send} to {@code dest} takes a record of up to {@link #maxRecordLength()} bytes now. */
     boolean canSend(int dest);
 

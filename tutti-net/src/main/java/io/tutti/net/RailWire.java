@@ -1,6 +1,7 @@
 package io.tutti.net;
 
 import java.net.InetSocketAddress;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.List;
 
@@ -84,8 +85,11 @@ interface RailWire {
         /**
          * A frame of {@code length} bytes at the start of {@code frame} arrived on {@code rail} from
          * {@code from} (an address, or a connection: compared with {@code equals}). Not yet checked.
+         * {@code segment} is the same memory from the buffer's first byte, so that a payload can be
+         * copied out without making a view per frame. Both are the wire's: valid until the call
+         * returns.
          */
-        void frame(int rail, Object from, ByteBuffer frame, int length);
+        void frame(int rail, Object from, ByteBuffer frame, MemorySegment segment, int length);
 
         /** {@code peer}'s end of {@code rail} is gone (end of stream, reset). */
         void lost(int peer, int rail, String why);

@@ -9,7 +9,6 @@ import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -96,8 +95,8 @@ public final class RailsTransport implements RemoteTransport {
     private final List<String> railNames;
     private final RailWire.Receiver receiver = new RailWire.Receiver() {
         @Override
-        public void frame(int rail, Object from, ByteBuffer frame, int length) {
-            received(rail, from, frame, length);
+        public void frame(int rail, Object from, ByteBuffer frame, MemorySegment segment, int length) {
+            received(rail, from, frame, segment, length);
         }
 
         @Override
@@ -143,6 +142,10 @@ public final class RailsTransport implements RemoteTransport {
     private final long[] drops = new long[DropReason.values().length];
     private long retransmits;
     private long duplicates;
+    /** Records handed to the sink straight from the wire's buffer, not through a slot. */
+    private long deliveredInPlace;
+    /** The sink of the owner's poll in progress, for in-order records as they arrive; null otherwise. */
+    private Sink sink;
     private long naksSent;
     private long acksSent;
     private long injected;
@@ -238,7 +241,13 @@ public final class RailsTransport implements RemoteTransport {
         long acked;
         long peerConsumed;
         long outstandingBytes;
-        final byte[][] sendBuf;
+        /**
+         * Per slot: the DATA frame, header room then payload, framed in place on every
+         * (re)transmission so that it goes to the wire without another copy; direct, allocated on
+         * first use. And the same memory as a segment, to copy records in.
+         */
+        final ByteBuffer[] sendBuf;
+        final MemorySegment[] sendSeg;
         final int[] sendLen;
         final long[] sentAt;
         final int[] sendRail;
@@ -294,7 +303,8 @@ public final class RailsTransport implements RemoteTransport {
         Peer(int rank, int slots, int maxRecord, long nonce) {
             this.rank = rank;
             this.myNonce = nonce;
-            sendBuf = new byte[slots][];
+            sendBuf = new ByteBuffer[slots];
+            sendSeg = new MemorySegment[slots];
             sendLen = new int[slots];
             sentAt = new long[slots];
             sendRail = new int[slots];
@@ -573,6 +583,11 @@ public final class RailsTransport implements RemoteTransport {
     }
 
     @Override
+    public int frameRecordLength() {
+        return Math.min(maxRecord, maxPayload);
+    }
+
+    @Override
     public boolean canSend(int dest) {
         enter();
         try {
@@ -652,9 +667,10 @@ public final class RailsTransport implements RemoteTransport {
             long seq = p.nextSeq++;
             int slot = (int) seq & mask;
             if (p.sendBuf[slot] == null) {
-                p.sendBuf[slot] = new byte[maxPayload];
+                p.sendBuf[slot] = ByteBuffer.allocateDirect(HEADER + maxPayload);
+                p.sendSeg[slot] = MemorySegment.ofBuffer(p.sendBuf[slot]);
             }
-            MemorySegment.copy(record, ValueLayout.JAVA_BYTE, offset + fo, p.sendBuf[slot], 0, fl);
+            MemorySegment.copy(record, offset + fo, p.sendSeg[slot], HEADER, fl);
             p.sendLen[slot] = fl;
             p.fragIndex[slot] = i;
             p.fragCount[slot] = count;
@@ -739,31 +755,32 @@ public final class RailsTransport implements RemoteTransport {
         return n;
     }
 
-    private void header(byte type, Peer p, int rail, int payload) {
-        tx.clear();
-        tx.putShort(MAGIC_OFFSET, MAGIC);
-        tx.put(VERSION_OFFSET, VERSION);
-        tx.put(TYPE_OFFSET, type);
-        tx.putInt(JOB_OFFSET, jobId);
-        tx.putInt(SOURCE_OFFSET, rank);
-        tx.putInt(DEST_OFFSET, p.rank);
-        tx.put(RAIL_OFFSET, (byte) rail);
-        tx.put(FLAGS_OFFSET, now - p.contigAt > heldLimit ? FLAG_ACK_HELD : 0);
-        tx.putShort(FRAG_INDEX_OFFSET, (short) 0);
-        tx.putShort(FRAG_COUNT_OFFSET, (short) 0);
-        tx.putShort(PAYLOAD_LENGTH_OFFSET, (short) payload);
-        tx.putLong(SEQ_OFFSET, 0);
-        tx.putLong(ACK_OFFSET, p.contig);
-        tx.putLong(CONSUMED_OFFSET, p.expected);
-        tx.putInt(RECORD_LENGTH_OFFSET, 0);
-        tx.putInt(FRAG_OFFSET_OFFSET, 0);
+    /** Writes a frame header into {@code b}: {@link #tx}, or a DATA slot's frame. */
+    private void header(ByteBuffer b, byte type, Peer p, int rail, int payload) {
+        b.clear();
+        b.putShort(MAGIC_OFFSET, MAGIC);
+        b.put(VERSION_OFFSET, VERSION);
+        b.put(TYPE_OFFSET, type);
+        b.putInt(JOB_OFFSET, jobId);
+        b.putInt(SOURCE_OFFSET, rank);
+        b.putInt(DEST_OFFSET, p.rank);
+        b.put(RAIL_OFFSET, (byte) rail);
+        b.put(FLAGS_OFFSET, now - p.contigAt > heldLimit ? FLAG_ACK_HELD : 0);
+        b.putShort(FRAG_INDEX_OFFSET, (short) 0);
+        b.putShort(FRAG_COUNT_OFFSET, (short) 0);
+        b.putShort(PAYLOAD_LENGTH_OFFSET, (short) payload);
+        b.putLong(SEQ_OFFSET, 0);
+        b.putLong(ACK_OFFSET, p.contig);
+        b.putLong(CONSUMED_OFFSET, p.expected);
+        b.putInt(RECORD_LENGTH_OFFSET, 0);
+        b.putInt(FRAG_OFFSET_OFFSET, 0);
     }
 
     private void transmitData(Peer p, long seq, int rail) {
         int length = frameData(p, seq, rail);
         railSendCalls[rail]++;
         // the acknowledgement rides along (header: the current ack and consumed)
-        if (emit(p, rail, length)) {
+        if (emit(p, rail, p.sendBuf[(int) seq & mask], length)) {
             acknowledged(p);
         }
     }
@@ -774,7 +791,8 @@ public final class RailsTransport implements RemoteTransport {
      */
     private void stageData(Peer p, long seq, int rail) {
         int length = frameData(p, seq, rail);
-        if (!sealAndInject(p, rail, length)) {
+        ByteBuffer frame = sealAndInject(p, rail, p.sendBuf[(int) seq & mask], length);
+        if (frame == null) {
             return;
         }
         if (batchLength[rail] + length > UdpSegmentation.MAX_BYTES
@@ -789,7 +807,7 @@ public final class RailsTransport implements RemoteTransport {
             // the wire set the limit to the last batch's length
             b.clear();
         }
-        b.put(batchLength[rail], tx, 0, length);
+        b.put(batchLength[rail], frame, 0, length);
         batchLength[rail] += length;
         batchCount[rail]++;
     }
@@ -813,17 +831,20 @@ public final class RailsTransport implements RemoteTransport {
         return left;
     }
 
-    /** Writes DATA {@code seq} into {@link #tx} for {@code rail} and notes when and where it went; returns its length. */
+    /**
+     * Frames DATA {@code seq} for {@code rail} in its slot, in front of its payload, and notes when
+     * and where it went; returns its length.
+     */
     private int frameData(Peer p, long seq, int rail) {
         int slot = (int) seq & mask;
         int len = p.sendLen[slot];
-        header(DATA, p, rail, len);
-        tx.putShort(FRAG_INDEX_OFFSET, (short) p.fragIndex[slot]);
-        tx.putShort(FRAG_COUNT_OFFSET, (short) p.fragCount[slot]);
-        tx.putLong(SEQ_OFFSET, seq);
-        tx.putInt(RECORD_LENGTH_OFFSET, p.recordLength[slot]);
-        tx.putInt(FRAG_OFFSET_OFFSET, p.fragOffset[slot]);
-        tx.put(HEADER, p.sendBuf[slot], 0, len);
+        ByteBuffer b = p.sendBuf[slot];
+        header(b, DATA, p, rail, len);
+        b.putShort(FRAG_INDEX_OFFSET, (short) p.fragIndex[slot]);
+        b.putShort(FRAG_COUNT_OFFSET, (short) p.fragCount[slot]);
+        b.putLong(SEQ_OFFSET, seq);
+        b.putInt(RECORD_LENGTH_OFFSET, p.recordLength[slot]);
+        b.putInt(FRAG_OFFSET_OFFSET, p.fragOffset[slot]);
         p.sentAt[slot] = now;
         p.sendRail[slot] = rail;
         railDataSent[rail]++;
@@ -848,19 +869,21 @@ public final class RailsTransport implements RemoteTransport {
     }
 
     /**
-     * Seals the datagram in {@link #tx}, applies the injected faults and sends it.
+     * Seals the frame in {@code b} ({@link #tx}, or a DATA slot's frame), applies the injected
+     * faults and sends it.
      *
      * @return whether it left (an injected drop counts as left: it is lost on the way); false when
      *         the wire refused it, so what it would have acknowledged is still to acknowledge
      */
-    private boolean emit(Peer p, int rail, int length) {
-        if (!sealAndInject(p, rail, length)) {
+    private boolean emit(Peer p, int rail, ByteBuffer b, int length) {
+        ByteBuffer frame = sealAndInject(p, rail, b, length);
+        if (frame == null) {
             return true;
         }
-        if (wire.send(p.rank, rail, tx, length)) {
+        if (wire.send(p.rank, rail, frame, length)) {
             return true;
         }
-        if (tx.get(TYPE_OFFSET) == DATA) {
+        if (frame.get(TYPE_OFFSET) == DATA) {
             // as good as lost: retransmission (UDP) or the rail's failure (TCP) takes it from here
             sendFailures++;
             railSendFailures[rail]++;
@@ -868,20 +891,29 @@ public final class RailsTransport implements RemoteTransport {
         return false;
     }
 
-    /** Seals the frame in {@link #tx} and applies the injected faults; false when an injected drop takes it. */
-    private boolean sealAndInject(Peer p, int rail, int length) {
-        seal(crc, tx, length);
+    /**
+     * Seals the frame in {@code b} and applies the injected faults: returns the frame to send, null
+     * when an injected drop takes it. A corrupted frame is a copy in {@link #tx}: a DATA slot keeps
+     * its intact bytes for a retransmission.
+     */
+    private ByteBuffer sealAndInject(Peer p, int rail, ByteBuffer b, int length) {
+        seal(crc, b, length);
         p.lastSent[rail] = now;
         if (txDrop[rail] > 0 && random.nextDouble() < txDrop[rail]) {
             injected++;
-            return false;
+            return null;
         }
         if (txCorrupt[rail] > 0 && random.nextDouble() < txCorrupt[rail]) {
             injected++;
+            if (b != tx) {
+                tx.clear();
+                tx.put(0, b, 0, length);
+            }
             int i = random.nextInt(length);
             tx.put(i, (byte) (tx.get(i) ^ (1 << random.nextInt(8))));
+            return tx;
         }
-        return true;
+        return b;
     }
 
     private void retransmit(Peer p, long seq, boolean rotate) {
@@ -911,13 +943,13 @@ public final class RailsTransport implements RemoteTransport {
 
     /** Sends an ACK (with a NAK of {@code p.nakFrom..nakTo} if {@code nak}); whether it left. */
     private boolean sendAck(Peer p, int rail, boolean nak) {
-        header(ACK, p, rail, nak ? NAK_PAYLOAD : 0);
+        header(tx, ACK, p, rail, nak ? NAK_PAYLOAD : 0);
         if (nak) {
             tx.putLong(HEADER, p.nakFrom);
             tx.putLong(HEADER + 8, p.nakTo);
             naksSent++;
         }
-        if (emit(p, rail, HEADER + (nak ? NAK_PAYLOAD : 0))) {
+        if (emit(p, rail, tx, HEADER + (nak ? NAK_PAYLOAD : 0))) {
             acknowledged(p);
             return true;
         }
@@ -925,14 +957,14 @@ public final class RailsTransport implements RemoteTransport {
     }
 
     private void sendHello(Peer p, int rail) {
-        header(HELLO, p, rail, HELLO_PAYLOAD);
+        header(tx, HELLO, p, rail, HELLO_PAYLOAD);
         tx.putLong(HEADER, p.myNonce);
         tx.putLong(HEADER + 8, p.peerNonce[rail]);
         tx.put(HEADER + 16, (byte) ((p.authOk[rail] ? 1 : 0) | (p.confirmed[rail] ? 2 : 0)));
         helloMac(rank, p.rank, rail, p.peerNonce[rail], p.myNonce);
         tx.put(HEADER + 17, macOut);
         p.lastHello[rail] = now;
-        emit(p, rail, HEADER + HELLO_PAYLOAD);
+        emit(p, rail, tx, HEADER + HELLO_PAYLOAD);
     }
 
     /** HMAC over who answers whom on which rail: the challenge nonce and the answerer's own nonce. */
@@ -948,8 +980,8 @@ public final class RailsTransport implements RemoteTransport {
     }
 
     private void sendBye(Peer p, int rail) {
-        header(BYE, p, rail, 0);
-        emit(p, rail, HEADER);
+        header(tx, BYE, p, rail, 0);
+        emit(p, rail, tx, HEADER);
     }
 
     @Override
@@ -978,7 +1010,12 @@ public final class RailsTransport implements RemoteTransport {
         lastPollAt = now;
         int work = 0;
         // the agent comes rarely: it reads all that waits
-        work += wire.receive(receiver, sink == null);
+        this.sink = sink;
+        try {
+            work += wire.receive(receiver, sink == null);
+        } finally {
+            this.sink = null;
+        }
         for (Peer p : peers) {
             if (p != null) {
                 if (sink != null) {
@@ -996,7 +1033,7 @@ public final class RailsTransport implements RemoteTransport {
     }
 
     /** One frame from the wire: the injected receive faults, then the checks, then the protocol. */
-    private void received(int r, Object from, ByteBuffer rx, int length) {
+    private void received(int r, Object from, ByteBuffer rx, MemorySegment rxSegment, int length) {
         if (rxDrop[r] > 0 && random.nextDouble() < rxDrop[r]) {
             drops[DropReason.INJECTED.ordinal()]++;
             return;
@@ -1007,7 +1044,7 @@ public final class RailsTransport implements RemoteTransport {
             rx.put(i, (byte) (rx.get(i) ^ (1 << random.nextInt(8))));
         }
         try {
-            handle(r, from, rx, length);
+            handle(r, from, rx, rxSegment, length);
         } catch (RuntimeException e) {
             // a frame that passed the checks and still upset the state: drop it, never throw
             drops[DropReason.FIELD.ordinal()]++;
@@ -1028,7 +1065,7 @@ public final class RailsTransport implements RemoteTransport {
         drops[why.ordinal()]++;
     }
 
-    private void handle(int r, Object from, ByteBuffer rx, int length) {
+    private void handle(int r, Object from, ByteBuffer rx, MemorySegment rxSegment, int length) {
         DropReason why = check(rx, length, crc, jobId, rank, size, maxRecord);
         if (why != null) {
             drop(why);
@@ -1063,7 +1100,7 @@ public final class RailsTransport implements RemoteTransport {
         switch (type) {
             case DATA -> {
                 railDataReceived[r]++;
-                onData(p, r, rx, length - HEADER);
+                onData(p, r, rx, rxSegment, length - HEADER);
             }
             case ACK -> {
                 if (length - HEADER == NAK_PAYLOAD) {
@@ -1168,7 +1205,7 @@ public final class RailsTransport implements RemoteTransport {
         return p.srtt == 0 ? INITIAL_RTO : Math.clamp(p.srtt + 4 * p.rttvar, rtoFloor, maxRto);
     }
 
-    private void onData(Peer p, int rail, ByteBuffer rx, int payload) {
+    private void onData(Peer p, int rail, ByteBuffer rx, MemorySegment rxSegment, int payload) {
         long seq = rx.getLong(SEQ_OFFSET);
         if (seq > p.railHighest[rail]) {
             p.railHighest[rail] = seq;
@@ -1196,6 +1233,23 @@ public final class RailsTransport implements RemoteTransport {
         }
         if (payload > maxPayload) {
             drop(DropReason.LENGTH);
+            return;
+        }
+        if (seq == p.expected && p.contig == seq && sink != null && rx.getShort(FRAG_COUNT_OFFSET) == 1
+                && sink.accept(p.rank, rxSegment, HEADER, payload)) {
+            // the next record in order, whole in this datagram, and taken: delivered from the wire's
+            // buffer, as deliver() would have done from the slot one copy later
+            p.expected = p.contig = seq + 1;
+            while (p.recvSeq[(int) p.contig & mask] == p.contig) {
+                p.contig++;
+            }
+            p.contigAt = now;
+            if (seq > p.highest) {
+                p.highest = seq;
+            }
+            deliveredInPlace++;
+            gapCheck(p);
+            ackPending(p);
             return;
         }
         rx.get(HEADER, p.recvBuf[slot], 0, payload);
@@ -1636,7 +1690,7 @@ public final class RailsTransport implements RemoteTransport {
     private String statistics0() {
         StringBuilder b = new StringBuilder("rails=").append(railNames.size()).append(' ').append(wire.name()).append(" mtu=").append(mtu)
                 .append(" retransmits=").append(retransmits).append(" timeouts=").append(timeouts)
-                .append(" maxRto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates)
+                .append(" maxRto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates).append(" inPlace=").append(deliveredInPlace)
                 .append(" acks=").append(acksSent).append(" naks=").append(naksSent).append(" injected=").append(injected)
                 .append(" sendFailures=").append(sendFailures).append(" railsDowned=").append(railsDowned);
         for (DropReason d : DropReason.values()) {

@@ -4,6 +4,7 @@ import static io.tutti.net.DatagramDescriptor.*;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -53,6 +54,7 @@ final class TcpWire implements RailWire {
         boolean connecting;
         /** Write mode: bytes read and not yet framed. */
         final ByteBuffer in = ByteBuffer.allocateDirect(2 * MAX_FRAME);
+        final MemorySegment inSegment = MemorySegment.ofBuffer(in);
         /** Write mode: bytes of frames not yet written. */
         ByteBuffer out = ByteBuffer.allocateDirect(1 << 16);
         boolean closed;
@@ -84,6 +86,7 @@ final class TcpWire implements RailWire {
     private int expected;
     private long lastSelect;
     private final ByteBuffer frame = ByteBuffer.allocateDirect(MAX_FRAME);
+    private final MemorySegment frameSegment = MemorySegment.ofBuffer(frame);
     private final int controlLimit;
     private final Consumer<SelectionKey> onReady = this::ready;
     private Receiver into;
@@ -424,11 +427,11 @@ final class TcpWire implements RailWire {
             }
             frames++;
             if (at == 0) {
-                into.frame(c.rail, c, in, length);
+                into.frame(c.rail, c, in, c.inSegment, length);
             } else {
                 frame.clear();
                 frame.put(0, in, at, length);
-                into.frame(c.rail, c, frame, length);
+                into.frame(c.rail, c, frame, frameSegment, length);
             }
             at += length;
         }

@@ -1,6 +1,7 @@
 package io.tutti.net;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -35,6 +36,7 @@ final class UdpWire implements RailWire {
     private final int[] budget;
     private final List<InetSocketAddress> local = new ArrayList<>();
     private final ByteBuffer rx = ByteBuffer.allocateDirect(1 << 16);
+    private final MemorySegment rxSegment = MemorySegment.ofBuffer(rx);
     private final InetSocketAddress[][] peers;
     /** Per rail: the socket's descriptor (-1: unknown) and its segment size (0: one frame per send). */
     private final int[] fd;
@@ -157,7 +159,7 @@ final class UdpWire implements RailWire {
                     break;
                 }
                 n++;
-                into.frame(r, from, rx, rx.position());
+                into.frame(r, from, rx, rxSegment, rx.position());
             }
             // all of it used: more may wait, and the caller polls again at once since frames > 0
             budget[r] = n == limit ? Math.min(MAX_BUDGET, 2 * limit) : Math.max(1, n);

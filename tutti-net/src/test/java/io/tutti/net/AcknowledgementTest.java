@@ -170,7 +170,7 @@ class AcknowledgementTest {
             int[] frames = new int[1];
             RailWire.Receiver count = new RailWire.Receiver() {
                 @Override
-                public void frame(int rail, Object from, ByteBuffer frame, int length) {
+                public void frame(int rail, Object from, ByteBuffer frame, MemorySegment segment, int length) {
                     frames[0]++;
                 }
 
