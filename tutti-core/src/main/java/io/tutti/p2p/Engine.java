@@ -105,6 +105,8 @@ public final class Engine implements AutoCloseable {
     /** The network rails, or null when every peer shares memory with this rank. */
     private final RemoteTransport transport;
     private final RemoteTransport.Sink deposit = this::deposit;
+    /** The header of a DATA record sent straight from a user's buffer ({@link #writeDataPackets}). */
+    private final MemorySegment dataHeader = arena.allocate(MessageHeaderDescriptor.LENGTH, 8);
     private final InboundRing.RecordHandler forward = this::forward;
     /** The destination whose outbox {@link #forward} is draining. */
     private int forwardDest;
@@ -1520,6 +1522,21 @@ public final class Engine implements AutoCloseable {
         Operation op = q.peek();
         while (op != null) {
             int n = (int) Math.min(chunk, op.length - op.transferred);
+            if (op.array == null && !ring.hasRecord()) {
+                // nothing waits in the outbox before it: straight from the user's memory to the
+                // transport, which copies it once, without the pass through the outbox; when the
+                // transport's window is full the data waits where it is, not in the outbox
+                if (!transport.canSend(dest)) {
+                    break;
+                }
+                MessageHeaderDescriptor.write(dataHeader, 0, MessageType.DATA, (short) 0, wireJobId, op.context, rank,
+                        dest, op.tag, n, op.peerHandle, 0, op.transferred, op.length);
+                transport.send(dest, dataHeader, 0, MessageHeaderDescriptor.LENGTH, op.segment,
+                        op.offset + op.transferred, n);
+                work++;
+                op = sent(q, op, n);
+                continue;
+            }
             long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH + n);
             if (position < 0) {
                 break;

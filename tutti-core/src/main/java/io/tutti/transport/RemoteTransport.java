@@ -42,6 +42,19 @@ public interface RemoteTransport extends AutoCloseable {
     void send(int dest, MemorySegment record, long offset, int length);
 
     /**
+     * Sends one record given in two parts, a header and a payload: as {@link #send} of the two one
+     * after the other, and a transport that frames records itself joins them in its own copy. This
+     * default joins them in a new array first.
+     */
+    default void send(int dest, MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                      long payloadOffset, int payloadLength) {
+        MemorySegment record = MemorySegment.ofArray(new byte[headerLength + payloadLength]);
+        MemorySegment.copy(header, headerOffset, record, 0, headerLength);
+        MemorySegment.copy(payload, payloadOffset, record, headerLength, payloadLength);
+        send(dest, record, 0, headerLength + payloadLength);
+    }
+
+    /**
      * Does the transport's work — reads what arrived, acknowledges, retransmits — and offers the
      * records that are next in order to {@code sink}.
      *

@@ -614,18 +614,32 @@ public final class RailsTransport implements RemoteTransport {
     public void send(int dest, MemorySegment record, long offset, int length) {
         enter();
         try {
-            send0(dest, record, offset, length);
+            send0(dest, record, offset, length, null, 0, 0);
         } finally {
             exit();
         }
     }
 
-    private void send0(int dest, MemorySegment record, long offset, int length) {
+    @Override
+    public void send(int dest, MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                     long payloadOffset, int payloadLength) {
+        enter();
+        try {
+            send0(dest, header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
+        } finally {
+            exit();
+        }
+    }
+
+    /** Sends the record {@code head} then {@code tail} (none when null): each fragment copied once, into its slot. */
+    private void send0(int dest, MemorySegment head, long headOffset, int headLength, MemorySegment tail,
+                       long tailOffset, int tailLength) {
         Peer p = dest >= 0 && dest < size ? peers[dest] : null;
         if (p == null || !connected) {
             throw new IllegalArgumentException("rank " + dest + " is not reached through the network rails");
         }
-        if (length < 0 || length > maxRecord) {
+        int length = headLength + (tail == null ? 0 : tailLength);
+        if (headLength < 0 || tailLength < 0 || length < 0 || length > maxRecord) {
             throw new IllegalArgumentException("record of " + length + " bytes exceeds " + maxRecord);
         }
         now = System.nanoTime();
@@ -670,7 +684,15 @@ public final class RailsTransport implements RemoteTransport {
                 p.sendBuf[slot] = ByteBuffer.allocateDirect(HEADER + maxPayload);
                 p.sendSeg[slot] = MemorySegment.ofBuffer(p.sendBuf[slot]);
             }
-            MemorySegment.copy(record, offset + fo, p.sendSeg[slot], HEADER, fl);
+            // the part of [fo, fo + fl) in the head, then the part in the tail
+            int fromHead = Math.max(0, Math.min(fl, headLength - fo));
+            if (fromHead > 0) {
+                MemorySegment.copy(head, headOffset + fo, p.sendSeg[slot], HEADER, fromHead);
+            }
+            if (fl > fromHead) {
+                MemorySegment.copy(tail, tailOffset + (fo + fromHead - headLength), p.sendSeg[slot], HEADER + fromHead,
+                        fl - fromHead);
+            }
             p.sendLen[slot] = fl;
             p.fragIndex[slot] = i;
             p.fragCount[slot] = count;
