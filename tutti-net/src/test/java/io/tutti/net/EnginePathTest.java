@@ -8,6 +8,9 @@ import io.tutti.Status;
 import io.tutti.Tutti;
 import io.tutti.bootstrap.ThreadLauncher;
 import io.tutti.transport.shm.ShmFiles;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -55,6 +58,38 @@ class EnginePathTest {
     @ValueSource(ints = {0, 8, 65537, 1 << 20, 3_000_001})
     void messagesOfEverySizeCrossTheTcpRailsIntact(int bytes) {
         pingPong(bytes, rails("TUTTI_RAILS", "lo,lo", "TUTTI_NET", "tcp"));
+    }
+
+    /** Off-heap buffers: a pipelined send goes from the buffer straight to the transport, DATA straight into the receive's. */
+    @ParameterizedTest
+    @ValueSource(strings = {"udp", "tcp"})
+    void offHeapMessagesCrossTheRailsIntact(String wire) {
+        int bytes = 3_000_001;
+        job(2, rails("TUTTI_RAILS", "lo,lo", "TUTTI_NET", wire, "TUTTI_NET_DROP", wire.equals("udp") ? "0.01" : "0"),
+                rank -> {
+            try (Tutti t = Tutti.init(new String[0]); Arena arena = Arena.ofConfined()) {
+                Communicator w = t.world();
+                MemorySegment data = arena.allocate(bytes);
+                if (rank == 0) {
+                    for (int i = 0; i < bytes; i++) {
+                        data.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
+                    }
+                    for (int round = 0; round < 3; round++) {
+                        w.send(data, 1, 5);
+                    }
+                } else {
+                    for (int round = 0; round < 3; round++) {
+                        data.fill((byte) 0);
+                        Status s = w.recv(data, 0, 5);
+                        assertEquals(bytes, s.bytes());
+                        for (int i = 0; i < bytes; i++) {
+                            assertEquals((byte) (i * 31 + 7), data.get(ValueLayout.JAVA_BYTE, i),
+                                    "round " + round + ", byte " + i);
+                        }
+                    }
+                }
+            }
+        });
     }
 
     private static void pingPong(int bytes, BiConsumer<Integer, Map<String, String>> env) {
