@@ -40,28 +40,37 @@ public final class RabenseifnerAllreduce {
         Blocks.checkData(NAME, bytes, extent);
         int n = g.size();
         int me = g.me();
-        int last = inPlace ? after : b.copy(RECV_BUFFER, 0, SEND_BUFFER, 0, bytes, after);
         if (n == 1) {
-            return last;
+            return inPlace ? after : b.copy(RECV_BUFFER, 0, SEND_BUFFER, 0, bytes, after);
         }
         b.temp(tempBase + bytes);
         int p2 = Integer.highestOneBit(n);
         int rem = n - p2;
         int newRank = me - rem;
+        // out of place, this rank's contribution is read where it is until its first reduction, which
+        // writes the received data's region of RECV_BUFFER: nothing is copied into RECV_BUFFER first
+        byte in = inPlace ? RECV_BUFFER : SEND_BUFFER;
+        int last = after;
         if (me < 2 * rem) {
             if (me % 2 == 0) {
-                int sent = b.send(g.rank(me + 1), g.tag(0), RECV_BUFFER, 0, bytes, last);
+                int sent = b.send(g.rank(me + 1), g.tag(0), in, 0, bytes, last);
                 return b.recv(g.rank(me + 1), g.tag(63), RECV_BUFFER, 0, bytes, sent);
             }
-            int got = b.recv(g.rank(me - 1), g.tag(0), TEMP_BUFFER, tempBase, bytes, last);
-            last = b.reduce(RECV_BUFFER, 0, TEMP_BUFFER, tempBase, bytes, true, got);
+            if (inPlace) {
+                int got = b.recv(g.rank(me - 1), g.tag(0), TEMP_BUFFER, tempBase, bytes, last);
+                last = b.reduce(RECV_BUFFER, 0, TEMP_BUFFER, tempBase, bytes, true, got);
+            } else {
+                int got = b.recv(g.rank(me - 1), g.tag(0), RECV_BUFFER, 0, bytes, last);
+                last = b.reduce(RECV_BUFFER, 0, SEND_BUFFER, 0, bytes, false, got);
+            }
+            in = RECV_BUFFER;
             newRank = me / 2;
         }
         long[] off = Blocks.split(bytes, extent, p2);
         int[] range = {0, p2};
         Blocks.Steps done = new Blocks.Steps();
         int[] realOf = survivors(p2, rem, -1);
-        last = halve(b, g, off, newRank, realOf, me, RECV_BUFFER, 0, tempBase, 1, last, range, done);
+        last = halve(b, g, off, newRank, realOf, me, RECV_BUFFER, 0, in, 0, tempBase, 1, last, range, done);
         done.add(last);
         // allgather writes regions the halving sends read: wait for all of them
         last = done.join(b, last);
@@ -102,6 +111,18 @@ public final class RabenseifnerAllreduce {
      */
     static int halve(ScheduleBuilder b, Group g, long[] off, int newRank, int[] realOf, int me, byte acc, long accOff,
                      long scratch, int tag0, int last, int[] range, Blocks.Steps sends) {
+        return halve(b, g, off, newRank, realOf, me, acc, accOff, acc, accOff, scratch, tag0, last, range, sends);
+    }
+
+    /**
+     * As above, with this rank's contribution at {@code in} rather than already in {@code acc}: the
+     * first round sends from it, receives the partner's half straight into {@code acc} and reduces
+     * the contribution onto that (for a commutative operation, whose reduction leaves its source
+     * as it was). {@code acc} need hold nothing before.
+     */
+    static int halve(ScheduleBuilder b, Group g, long[] off, int newRank, int[] realOf, int me, byte acc, long accOff,
+                     byte in, long inOff, long scratch, int tag0, int last, int[] range, Blocks.Steps sends) {
+        boolean apart = in != acc || inOff != accOff;
         int p2 = off.length - 1;
         int lo = range[0];
         int hi = range[1];
@@ -116,9 +137,16 @@ public final class RabenseifnerAllreduce {
             int kLo = lower ? lo : mid;
             int kHi = lower ? mid : hi;
             long keep = off[kHi] - off[kLo];
-            sends.add(b.send(peer, g.tag(k), acc, accOff + off[sLo], off[sHi] - off[sLo], last));
-            int got = b.recv(peer, g.tag(k), TEMP_BUFFER, scratch, keep, last);
-            last = b.reduce(acc, accOff + off[kLo], TEMP_BUFFER, scratch, keep, peerV < me, got);
+            if (apart) {
+                apart = false;
+                sends.add(b.send(peer, g.tag(k), in, inOff + off[sLo], off[sHi] - off[sLo], last));
+                int got = b.recv(peer, g.tag(k), acc, accOff + off[kLo], keep, last);
+                last = b.reduce(acc, accOff + off[kLo], in, inOff + off[kLo], keep, me < peerV, got);
+            } else {
+                sends.add(b.send(peer, g.tag(k), acc, accOff + off[sLo], off[sHi] - off[sLo], last));
+                int got = b.recv(peer, g.tag(k), TEMP_BUFFER, scratch, keep, last);
+                last = b.reduce(acc, accOff + off[kLo], TEMP_BUFFER, scratch, keep, peerV < me, got);
+            }
             lo = kLo;
             hi = kHi;
         }

@@ -979,7 +979,7 @@ public final class Engine implements AutoCloseable {
             return;
         }
         if ((flags & FLAG_HAS_ADDRESS) != 0 && singleCopyOn) {
-            int errno = singleCopy.read(pids[source], address, op.view(), total);
+            int errno = singleCopy.read(pids[source], address, op.base(), op.offset, total);
             if (errno != 0) {
                 throw singleCopyFailed(errno, source);
             }
@@ -1299,7 +1299,7 @@ public final class Engine implements AutoCloseable {
             table.release(handle);
             op.complete(op.peer, op.tag, op.length);
         } else if ((flags & FLAG_SENDER_WRITES) != 0) {
-            int errno = singleCopy.write(pids[source], address, op.view(), op.length);
+            int errno = singleCopy.write(pids[source], address, op.base(), op.offset, op.length);
             if (errno != 0) {
                 throw singleCopyFailed(errno, source);
             }

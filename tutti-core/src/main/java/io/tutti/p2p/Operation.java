@@ -107,12 +107,12 @@ public final class Operation implements Request {
         this.done = true;
     }
 
-    /** A segment over the whole user buffer region (allocates for arrays: large messages only). */
-    MemorySegment view() {
-        if (array == null) {
-            return segment.asSlice(offset, length);
-        }
-        return Buffers.ofArray(array).asSlice(offset, length);
+    /**
+     * The segment the user buffer lies in, from which {@link #offset} counts: the user's own
+     * segment, or one over the array (allocates: large messages only).
+     */
+    MemorySegment base() {
+        return array == null ? segment : Buffers.ofArray(array);
     }
 
     boolean isNative() {

@@ -86,11 +86,17 @@ public final class SingleCopy implements AutoCloseable {
      * @return 0 on success, else the errno of the failed call
      */
     public int read(int pid, long remoteAddress, MemorySegment dst, long length) {
+        return read(pid, remoteAddress, dst, 0, length);
+    }
+
+    /** As {@link #read(int, long, MemorySegment, long)} into {@code dst} from {@code dstOffset}: no slice per call when off-heap. */
+    public int read(int pid, long remoteAddress, MemorySegment dst, long dstOffset, long length) {
+        java.util.Objects.checkFromIndexSize(dstOffset, length, dst.byteSize());
         try {
             if (dst.isNative()) {
-                return vm(VM_READV, pid, dst.address(), remoteAddress, length);
+                return vm(VM_READV, pid, dst.address() + dstOffset, remoteAddress, length);
             }
-            return procMem(PREAD, pid, dst, remoteAddress, length);
+            return procMem(PREAD, pid, dst.asSlice(dstOffset, length), remoteAddress, length);
         } catch (Throwable t) {
             throw new IllegalStateException("single copy from pid " + pid + " failed", t);
         }
@@ -98,11 +104,17 @@ public final class SingleCopy implements AutoCloseable {
 
     /** Copies {@code src} into process {@code pid} at {@code remoteAddress}; 0 or an errno. */
     public int write(int pid, long remoteAddress, MemorySegment src, long length) {
+        return write(pid, remoteAddress, src, 0, length);
+    }
+
+    /** As {@link #write(int, long, MemorySegment, long)} from {@code src} at {@code srcOffset}: no slice per call when off-heap. */
+    public int write(int pid, long remoteAddress, MemorySegment src, long srcOffset, long length) {
+        java.util.Objects.checkFromIndexSize(srcOffset, length, src.byteSize());
         try {
             if (src.isNative()) {
-                return vm(VM_WRITEV, pid, src.address(), remoteAddress, length);
+                return vm(VM_WRITEV, pid, src.address() + srcOffset, remoteAddress, length);
             }
-            return procMem(PWRITE, pid, src, remoteAddress, length);
+            return procMem(PWRITE, pid, src.asSlice(srcOffset, length), remoteAddress, length);
         } catch (Throwable t) {
             throw new IllegalStateException("single copy to pid " + pid + " failed", t);
         }
