@@ -6,7 +6,8 @@ import java.lang.foreign.MemorySegment;
  * The way to the ranks that share no memory with this one: the network rails. The engine writes
  * every message for such a rank into a private outbox ring, exactly as it writes into a local
  * rank's inbound ring, and hands the records to the transport; the transport delivers the records
- * that arrive into the engine's own inbound ring, so that the application polls one place.
+ * that arrive to the engine's sink, which puts them into its own inbound ring (a DATA record of a
+ * matched receive straight into the receive's buffer), so that the application polls one place.
  *
  * <p>A record is one wire message (a {@code MessageHeaderDescriptor} header and its payload). The
  * transport delivers every record exactly once and, per source, in the order it was sent.
