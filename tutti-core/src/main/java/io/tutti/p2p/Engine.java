@@ -1522,6 +1522,7 @@ public final class Engine implements AutoCloseable {
         Operation op = q.peek();
         while (op != null) {
             int n = (int) Math.min(chunk, op.length - op.transferred);
+            long from = op.offset + op.transferred;
             if (op.array == null && !ring.hasRecord()) {
                 // nothing waits in the outbox before it: straight from the user's memory to the
                 // transport, which copies it once, without the pass through the outbox; when the
@@ -1529,28 +1530,28 @@ public final class Engine implements AutoCloseable {
                 if (!transport.canSend(dest)) {
                     break;
                 }
-                MessageHeaderDescriptor.write(dataHeader, 0, MessageType.DATA, (short) 0, wireJobId, op.context, rank,
-                        dest, op.tag, n, op.peerHandle, 0, op.transferred, op.length);
-                transport.send(dest, dataHeader, 0, MessageHeaderDescriptor.LENGTH, op.segment,
-                        op.offset + op.transferred, n);
-                work++;
-                op = sent(q, op, n);
-                continue;
+                writeDataHeader(dataHeader, 0, op, dest, n);
+                transport.send(dest, dataHeader, 0, MessageHeaderDescriptor.LENGTH, op.segment, from, n);
+            } else {
+                long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH + n);
+                if (position < 0) {
+                    break;
+                }
+                long at = ring.bodyOffset(position);
+                writeDataHeader(ring.segment(), at, op, dest, n);
+                Buffers.copyOut(op.array, op.segment, from, ring.segment(), at + MessageHeaderDescriptor.LENGTH, n);
+                ring.commit(position);
             }
-            long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH + n);
-            if (position < 0) {
-                break;
-            }
-            long at = ring.bodyOffset(position);
-            MessageHeaderDescriptor.write(ring.segment(), at, MessageType.DATA, (short) 0, wireJobId, op.context, rank,
-                    dest, op.tag, n, op.peerHandle, 0, op.transferred, op.length);
-            Buffers.copyOut(op.array, op.segment, op.offset + op.transferred, ring.segment(),
-                    at + MessageHeaderDescriptor.LENGTH, n);
-            ring.commit(position);
             work++;
             op = sent(q, op, n);
         }
         return work;
+    }
+
+    /** The header of the DATA record that carries the next {@code n} bytes of {@code op} to {@code dest}. */
+    private void writeDataHeader(MemorySegment s, long at, Operation op, int dest, int n) {
+        MessageHeaderDescriptor.write(s, at, MessageType.DATA, (short) 0, wireJobId, op.context, rank, dest, op.tag, n,
+                op.peerHandle, 0, op.transferred, op.length);
     }
 
     /** Counts {@code n} more bytes of the pipelined send at the head of {@code q}; returns the head then. */

@@ -1249,39 +1249,31 @@ public final class RailsTransport implements RemoteTransport {
             p.ackNow = true;
             return;
         }
-        if (p.recvBuf[slot] == null) {
-            p.recvBuf[slot] = new byte[maxPayload];
-            p.recvSeg[slot] = MemorySegment.ofArray(p.recvBuf[slot]);
-        }
         if (payload > maxPayload) {
             drop(DropReason.LENGTH);
             return;
         }
-        if (seq == p.expected && p.contig == seq && sink != null && rx.getShort(FRAG_COUNT_OFFSET) == 1
+        long contig = p.contig;
+        if (seq == p.expected && contig == seq && sink != null && rx.getShort(FRAG_COUNT_OFFSET) == 1
                 && sink.accept(p.rank, rxSegment, HEADER, payload)) {
             // the next record in order, whole in this datagram, and taken: delivered from the wire's
             // buffer, as deliver() would have done from the slot one copy later
             p.expected = p.contig = seq + 1;
-            while (p.recvSeq[(int) p.contig & mask] == p.contig) {
-                p.contig++;
-            }
-            p.contigAt = now;
-            if (seq > p.highest) {
-                p.highest = seq;
-            }
             deliveredInPlace++;
-            gapCheck(p);
-            ackPending(p);
-            return;
+        } else {
+            if (p.recvBuf[slot] == null) {
+                // on first use: a peer whose records all arrive in order, whole, never needs one
+                p.recvBuf[slot] = new byte[maxPayload];
+                p.recvSeg[slot] = MemorySegment.ofArray(p.recvBuf[slot]);
+            }
+            rx.get(HEADER, p.recvBuf[slot], 0, payload);
+            p.recvLen[slot] = payload;
+            p.rFragIndex[slot] = Short.toUnsignedInt(rx.getShort(FRAG_INDEX_OFFSET));
+            p.rFragCount[slot] = Short.toUnsignedInt(rx.getShort(FRAG_COUNT_OFFSET));
+            p.rRecordLength[slot] = rx.getInt(RECORD_LENGTH_OFFSET);
+            p.rFragOffset[slot] = rx.getInt(FRAG_OFFSET_OFFSET);
+            p.recvSeq[slot] = seq;
         }
-        rx.get(HEADER, p.recvBuf[slot], 0, payload);
-        p.recvLen[slot] = payload;
-        p.rFragIndex[slot] = Short.toUnsignedInt(rx.getShort(FRAG_INDEX_OFFSET));
-        p.rFragCount[slot] = Short.toUnsignedInt(rx.getShort(FRAG_COUNT_OFFSET));
-        p.rRecordLength[slot] = rx.getInt(RECORD_LENGTH_OFFSET);
-        p.rFragOffset[slot] = rx.getInt(FRAG_OFFSET_OFFSET);
-        p.recvSeq[slot] = seq;
-        long contig = p.contig;
         while (p.recvSeq[(int) p.contig & mask] == p.contig) {
             p.contig++;
         }
