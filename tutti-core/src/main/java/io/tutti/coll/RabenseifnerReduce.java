@@ -60,15 +60,23 @@ public final class RabenseifnerReduce {
         long accOff = isRoot ? 0 : tempBase;
         long scratch = isRoot ? tempBase : tempBase + bytes;
         b.temp(scratch + bytes);
-        int last = isRoot && inPlace ? after : b.copy(acc, accOff, in, 0, bytes, after);
+        // the input is read where it is until its first reduction, which writes the received data's
+        // region of the accumulator: nothing is copied into the accumulator first
+        int last = after;
         if (inFold) {
-            int got = b.recv(g.rank(me ^ 1), g.tag(0), TEMP_BUFFER, scratch, bytes, after);
-            last = b.reduce(acc, accOff, TEMP_BUFFER, scratch, bytes, true, last, got);
+            if (in == acc) {
+                int got = b.recv(g.rank(me ^ 1), g.tag(0), TEMP_BUFFER, scratch, bytes, after);
+                last = b.reduce(acc, accOff, TEMP_BUFFER, scratch, bytes, true, got);
+            } else {
+                int got = b.recv(g.rank(me ^ 1), g.tag(0), acc, accOff, bytes, after);
+                last = b.reduce(acc, accOff, in, 0, bytes, false, got);
+                in = acc;
+            }
         }
         long[] off = Blocks.split(bytes, extent, p2);
         Blocks.Steps done = new Blocks.Steps();
-        last = RabenseifnerAllreduce.halve(b, g, off, newRank, realOf, me, acc, accOff, scratch, 1, last,
-                new int[] {0, p2}, done);
+        last = RabenseifnerAllreduce.halve(b, g, off, newRank, realOf, me, acc, accOff, in, in == acc ? accOff : 0,
+                scratch, 1, last, new int[] {0, p2}, done);
         done.add(last);
         // the gather writes regions the halving sends read
         last = done.join(b, last);
