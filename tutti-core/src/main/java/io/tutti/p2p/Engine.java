@@ -11,6 +11,7 @@ import io.tutti.bootstrap.JobControl;
 import io.tutti.bootstrap.JobInfo;
 import io.tutti.bootstrap.KeyValueStore;
 import io.tutti.bootstrap.LaunchEnvironment;
+import io.tutti.transport.Placement;
 import io.tutti.transport.RemoteTransport;
 import io.tutti.transport.RemoteTransportProvider;
 import io.tutti.transport.shm.CompactRecordDescriptor;
@@ -104,7 +105,23 @@ public final class Engine implements AutoCloseable {
     private final boolean[] remote;
     /** The network rails, or null when every peer shares memory with this rank. */
     private final RemoteTransport transport;
-    private final RemoteTransport.Sink deposit = this::deposit;
+    private final RemoteTransport.Sink deposit = new RemoteTransport.Sink() {
+        @Override
+        public boolean accept(int source, MemorySegment record, long offset, int length) {
+            return deposit(source, record, offset, length);
+        }
+
+        @Override
+        public boolean place(int source, MemorySegment record, long offset, int available, int length,
+                             Placement into) {
+            return Engine.this.place(source, record, offset, available, length, into);
+        }
+
+        @Override
+        public void placed(int source, MemorySegment record, long offset, int header) {
+            onData(source, handle(record, offset), address(record, offset), null, 0, payloadLength(record, offset));
+        }
+    };
     /** The header of a DATA record sent straight from a user's buffer ({@link #writeDataPackets}). */
     private final MemorySegment dataHeader = arena.allocate(MessageHeaderDescriptor.LENGTH, 8);
     private final InboundRing.RecordHandler forward = this::forward;
@@ -1491,7 +1508,10 @@ public final class Engine implements AutoCloseable {
         return true;
     }
 
-    /** A fragment of a large message from a remote rank (the network path of the rendezvous). */
+    /**
+     * A fragment of a large message from a remote rank (the network path of the rendezvous); none
+     * to copy ({@code s} null) when the transport received it in place.
+     */
     private void onData(int source, long handle, long at, MemorySegment s, long from, int n) {
         Operation op = table.lookup(handle);
         if (op == null || op.kind != Operation.RECV || op.statusSource != source || at < 0 || n <= 0
@@ -1499,12 +1519,43 @@ public final class Engine implements AutoCloseable {
             droppedPackets++;
             return;
         }
-        Buffers.copyIn(s, from, op.array, op.segment, op.offset + at, n);
+        if (s != null) {
+            Buffers.copyIn(s, from, op.array, op.segment, op.offset + at, n);
+        }
         op.transferred += n;
         if (op.transferred == op.total) {
             table.release(op.handle);
             op.complete(op.statusSource, op.statusTag, op.total);
         }
+    }
+
+    /**
+     * Whether the DATA record of {@code length} bytes from {@code source}, whose header is at
+     * {@code s}/{@code at}, may be received straight into its receive's buffer, and where: only the
+     * next bytes the receive waits for (DATA of a receive arrive in order), so memory that no one
+     * reads before they are there, and only off-heap memory, the kernel's to write into. A receive
+     * makes its buffer view on its first placed record.
+     */
+    private boolean place(int source, MemorySegment s, long at, int available, int length, Placement into) {
+        if (available < MessageHeaderDescriptor.LENGTH || type(s, at) != MessageType.DATA
+                || version(s, at) != CURRENT_VERSION || jobId(s, at) != wireJobId || dest(s, at) != rank
+                || source(s, at) != source) {
+            return false;
+        }
+        int n = payloadLength(s, at);
+        long from = address(s, at);
+        Operation op = table.lookup(handle(s, at));
+        if (n <= 0 || n != length - MessageHeaderDescriptor.LENGTH || op == null || op.kind != Operation.RECV
+                || op.statusSource != source || !remote[source] || op.array != null || from != op.transferred
+                || from + n > op.total || op.total > Integer.MAX_VALUE || !op.segment.isNative()) {
+            return false;
+        }
+        if (op.view == null) {
+            op.view = op.segment.asSlice(op.offset, op.total).asByteBuffer();
+        }
+        op.view.limit((int) (from + n)).position((int) from);
+        into.set(MessageHeaderDescriptor.LENGTH, op.segment.address() + op.offset + from, op.view);
+        return true;
     }
 
     /**

@@ -4,6 +4,7 @@ import io.tutti.Request;
 import io.tutti.Status;
 import io.tutti.TuttiException;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 
 /**
  * One send or receive in flight: the user's buffer, the match fields, the protocol state and the
@@ -39,6 +40,8 @@ public final class Operation implements Request {
     long handle;
     long peerHandle;
     long transferred;
+    /** A direct view of the buffer, made when the network first receives into it in place. */
+    ByteBuffer view;
     long total;
 
     // persistent requests: the arguments start() replays
@@ -90,6 +93,7 @@ public final class Operation implements Request {
         this.handle = 0;
         this.peerHandle = 0;
         this.transferred = 0;
+        this.view = null;
         this.total = 0;
         this.next = null;
         this.prev = null;

@@ -81,5 +81,29 @@ public interface RemoteTransport extends AutoCloseable {
          * and the transport offers the same record again later.
          */
         boolean accept(int source, MemorySegment record, long offset, int length);
+
+        /**
+         * Whether the payload of the record of {@code length} bytes from {@code source}, whose first
+         * {@code available} bytes are at {@code record}/{@code offset}, may be received straight into
+         * its destination; if so, fills in {@code into} (its header length counted from the record's
+         * start) and the transport then calls {@link #placed} once it has received and checked the
+         * record. Without side effects: the transport may let the record go another way after all.
+         *
+         * <p>The sink offers only memory that nothing else reads or writes until the record is
+         * placed (the next bytes a receive is waiting for), so that a record that arrives there and
+         * then fails the transport's checks leaves nothing but bytes that will be written again.
+         */
+        default boolean place(int source, MemorySegment record, long offset, int available, int length,
+                              Placement into) {
+            return false;
+        }
+
+        /**
+         * Takes the record whose header is the {@code header} bytes at {@code record}/{@code offset}
+         * and whose payload the transport received where the last {@link #place} said.
+         */
+        default void placed(int source, MemorySegment record, long offset, int header) {
+            throw new UnsupportedOperationException("this sink places nothing");
+        }
     }
 }

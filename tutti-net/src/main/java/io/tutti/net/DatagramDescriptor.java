@@ -93,14 +93,28 @@ public final class DatagramDescriptor {
 
     /** The CRC32C of the datagram of {@code length} bytes at the start of {@code b}; position and limit kept. */
     public static int crc(CRC32C crc, ByteBuffer b, int length) {
+        return crc(crc, b, length, null);
+    }
+
+    /**
+     * The CRC32C of the datagram of {@code length} bytes whose first {@code length - tail.remaining()}
+     * bytes are at the start of {@code b} and the rest in {@code tail} (between its position and
+     * limit; none when null). Positions and limits kept.
+     */
+    public static int crc(CRC32C crc, ByteBuffer b, int length, ByteBuffer tail) {
         int pos = b.position();
         int lim = b.limit();
         crc.reset();
         b.limit(CRC_OFFSET).position(0);
         crc.update(b);
-        b.limit(length).position(HEADER);
+        b.limit(tail == null ? length : length - tail.remaining()).position(HEADER);
         crc.update(b);
         b.limit(lim).position(pos);
+        if (tail != null) {
+            int at = tail.position();
+            crc.update(tail);
+            tail.position(at);
+        }
         return (int) crc.getValue();
     }
 
@@ -116,7 +130,22 @@ public final class DatagramDescriptor {
      */
     public static DropReason check(ByteBuffer b, int length, CRC32C crc, int jobId, int me, int size,
                                    int maxRecord) {
-        if (b.order() != ByteOrder.BIG_ENDIAN || length < HEADER || length > b.capacity()) {
+        return check(b, length, null, crc, jobId, me, size, maxRecord);
+    }
+
+    /**
+     * Checks a received datagram of {@code length} bytes whose header and first payload bytes are
+     * at the start of {@code b} and whose other {@code tail.remaining()} bytes were received
+     * elsewhere, into {@code tail} (none when null): only a DATA's payload may be split so, as no
+     * check reads it.
+     *
+     * @return null when every field is within bounds and the CRC matches, else why to drop it
+     */
+    public static DropReason check(ByteBuffer b, int length, ByteBuffer tail, CRC32C crc, int jobId, int me,
+                                   int size, int maxRecord) {
+        int head = tail == null ? length : length - tail.remaining();
+        if (b.order() != ByteOrder.BIG_ENDIAN || length < HEADER || head < HEADER || head > b.capacity()
+                || (tail != null && b.get(TYPE_OFFSET) != DATA)) {
             return DropReason.SHORT;
         }
         if (b.getShort(MAGIC_OFFSET) != MAGIC) {
@@ -129,7 +158,7 @@ public final class DatagramDescriptor {
         if (HEADER + payload != length) {
             return DropReason.LENGTH;
         }
-        if (b.getInt(CRC_OFFSET) != crc(crc, b, length)) {
+        if (b.getInt(CRC_OFFSET) != crc(crc, b, length, tail)) {
             return DropReason.CRC;
         }
         if (b.getInt(JOB_OFFSET) != jobId) {

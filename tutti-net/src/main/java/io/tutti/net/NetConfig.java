@@ -35,13 +35,16 @@ import java.util.Map;
  *                      {@code rtoFloorMicros}; 0 acknowledges in the poll that received
  * @param gso           on the UDP rails, let the frames that one send produces for one rail leave
  *                      in one system call where the kernel can segment them ({@link UdpSegmentation})
+ * @param place         on the UDP rails, receive the payload of a DATA record that a receive waits
+ *                      for straight into the receive's buffer ({@link UdpScatter}), not through
+ *                      the wire's buffer
  * @param stats         each rank prints its rails' counters ({@link RailsTransport#statistics()}) to
  *                      standard error as it closes
  * @param settings      the raw settings, for the per-rail fault variants
  */
 public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, int windowBytes, int timeoutMillis,
                         int railTimeoutMillis, int heartbeatMillis, int stripeMin, int busyBytes, int rtoFloorMicros,
-                        int ackDelayMicros, boolean gso, boolean stats, Map<String, String> settings) {
+                        int ackDelayMicros, boolean gso, boolean place, boolean stats, Map<String, String> settings) {
     public static final String NET = "tutti.net";
     public static final String NET_DEFAULT = "udp";
     public static final String RAILS = "tutti.rails";
@@ -78,6 +81,8 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
     public static final int ACK_DELAY_US_DEFAULT = 50;
     public static final String GSO = "tutti.net.gso";
     public static final boolean GSO_DEFAULT = true;
+    public static final String PLACE = "tutti.net.place";
+    public static final boolean PLACE_DEFAULT = true;
     public static final String STATS = "tutti.net.stats";
     public static final boolean STATS_DEFAULT = false;
     public static final String DROP = "tutti.net.drop";
@@ -103,7 +108,7 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
                 integer(settings, BUSY_BYTES, BUSY_BYTES_DEFAULT),
                 integer(settings, RTO_FLOOR_US, RTO_FLOOR_US_DEFAULT),
                 integer(settings, ACK_DELAY_US, ACK_DELAY_US_DEFAULT), bool(settings, GSO, GSO_DEFAULT),
-                bool(settings, STATS, STATS_DEFAULT), Map.copyOf(settings));
+                bool(settings, PLACE, PLACE_DEFAULT), bool(settings, STATS, STATS_DEFAULT), Map.copyOf(settings));
     }
 
     /** Whether the rails run over TCP connections rather than UDP datagrams. */

@@ -1,5 +1,6 @@
 package io.tutti.net;
 
+import io.tutti.transport.Placement;
 import java.net.InetSocketAddress;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -90,6 +91,29 @@ interface RailWire {
          * returns.
          */
         void frame(int rail, Object from, ByteBuffer frame, MemorySegment segment, int length);
+
+        /**
+         * Whether the frame of {@code length} bytes from {@code from} on {@code rail}, whose first
+         * {@code available} bytes the wire has copied to the start of {@code head} (still queued,
+         * not yet checked), may be received in two parts: its first {@code into.header} bytes to
+         * the wire's buffer, the rest where {@code into} says. If so, the wire then hands it to
+         * {@link #placedFrame}. Wires that can receive so ask only about frames that come in
+         * streams of large ones.
+         */
+        default boolean place(int rail, Object from, ByteBuffer head, MemorySegment segment, int available, int length,
+                              Placement into) {
+            return false;
+        }
+
+        /**
+         * A frame of {@code length} bytes arrived on {@code rail} from {@code from} in two parts:
+         * its first {@code placed.header} bytes at the start of {@code frame} (and {@code segment}),
+         * the rest where the last {@link #place} put them. Not yet checked.
+         */
+        default void placedFrame(int rail, Object from, ByteBuffer frame, MemorySegment segment, int length,
+                                 Placement placed) {
+            throw new UnsupportedOperationException("this receiver places nothing");
+        }
 
         /** {@code peer}'s end of {@code rail} is gone (end of stream, reset). */
         void lost(int peer, int rail, String why);

@@ -2,6 +2,7 @@ package io.tutti.net;
 
 import static io.tutti.net.DatagramDescriptor.*;
 
+import io.tutti.transport.Placement;
 import io.tutti.transport.RemoteTransport;
 import io.tutti.transport.RemoteTransportProvider;
 import java.io.IOException;
@@ -96,7 +97,19 @@ public final class RailsTransport implements RemoteTransport {
     private final RailWire.Receiver receiver = new RailWire.Receiver() {
         @Override
         public void frame(int rail, Object from, ByteBuffer frame, MemorySegment segment, int length) {
-            received(rail, from, frame, segment, length);
+            received(rail, from, frame, segment, length, null);
+        }
+
+        @Override
+        public boolean place(int rail, Object from, ByteBuffer head, MemorySegment segment, int available, int length,
+                             Placement into) {
+            return placeable(rail, from, head, segment, available, length, into);
+        }
+
+        @Override
+        public void placedFrame(int rail, Object from, ByteBuffer frame, MemorySegment segment, int length,
+                                Placement placed) {
+            received(rail, from, frame, segment, length, placed.view);
         }
 
         @Override
@@ -144,6 +157,8 @@ public final class RailsTransport implements RemoteTransport {
     private long duplicates;
     /** Records handed to the sink straight from the wire's buffer, not through a slot. */
     private long deliveredInPlace;
+    /** Records whose payload the wire received straight into its destination. */
+    private long deliveredPlaced;
     /** The sink of the owner's poll in progress, for in-order records as they arrive; null otherwise. */
     private Sink sink;
     private long naksSent;
@@ -430,7 +445,7 @@ public final class RailsTransport implements RemoteTransport {
             throw new IllegalStateException("HmacSHA256 is not available: " + e.getMessage(), e);
         }
         this.railNames = List.copyOf(names);
-        this.wire = tcp ? new TcpWire(rank, addresses, size, windowBytes) : new UdpWire(addresses, size, config.gso() ? mtu : 0);
+        this.wire = tcp ? new TcpWire(rank, addresses, size, windowBytes) : new UdpWire(addresses, size, config.gso() ? mtu : 0, config.place());
         String jobDir = c.settings().get(io.tutti.bootstrap.LaunchEnvironment.JOB_DIR);
         try {
             this.table = RailTable.open(jobDir == null || jobDir.isBlank() ? null : java.nio.file.Path.of(jobDir),
@@ -1054,8 +1069,37 @@ public final class RailsTransport implements RemoteTransport {
         return now - Math.max(heardAt, listeningSince);
     }
 
-    /** One frame from the wire: the injected receive faults, then the checks, then the protocol. */
-    private void received(int r, Object from, ByteBuffer rx, MemorySegment rxSegment, int length) {
+    /**
+     * Whether the payload of the frame whose head the wire has looked at can be received straight
+     * into its destination: an in-order DATA record, whole in the frame, from an authenticated
+     * source, whose payload the sink has a place for. The frame is checked in full once received.
+     */
+    private boolean placeable(int r, Object from, ByteBuffer head, MemorySegment segment, int available, int length,
+                              Placement into) {
+        if (sink == null || available < HEADER || head.getShort(MAGIC_OFFSET) != MAGIC
+                || head.get(VERSION_OFFSET) != VERSION || head.get(TYPE_OFFSET) != DATA
+                || head.getInt(JOB_OFFSET) != jobId || head.getInt(DEST_OFFSET) != rank
+                || head.getShort(FRAG_COUNT_OFFSET) != 1
+                || HEADER + Short.toUnsignedInt(head.getShort(PAYLOAD_LENGTH_OFFSET)) != length
+                || length - HEADER > maxPayload) {
+            return false;
+        }
+        int source = head.getInt(SOURCE_OFFSET);
+        Peer p = source >= 0 && source < size && source != rank ? peers[source] : null;
+        if (p == null || r >= p.railCount || !p.authOk[r] || !from.equals(p.authAddr[r])
+                || head.getLong(SEQ_OFFSET) != p.expected || p.contig != p.expected
+                || !sink.place(source, segment, HEADER, available - HEADER, length - HEADER, into)) {
+            return false;
+        }
+        into.header += HEADER;
+        return true;
+    }
+
+    /**
+     * One frame from the wire: the injected receive faults, then the checks, then the protocol.
+     * {@code tail}: the part of the payload received in place (null: the whole frame is in {@code rx}).
+     */
+    private void received(int r, Object from, ByteBuffer rx, MemorySegment rxSegment, int length, ByteBuffer tail) {
         if (rxDrop[r] > 0 && random.nextDouble() < rxDrop[r]) {
             drops[DropReason.INJECTED.ordinal()]++;
             return;
@@ -1063,10 +1107,13 @@ public final class RailsTransport implements RemoteTransport {
         if (rxCorrupt[r] > 0 && length > 0 && random.nextDouble() < rxCorrupt[r]) {
             injected++;
             int i = random.nextInt(length);
-            rx.put(i, (byte) (rx.get(i) ^ (1 << random.nextInt(8))));
+            int head = tail == null ? length : length - tail.remaining();
+            ByteBuffer b = i < head ? rx : tail;
+            int at = i < head ? i : tail.position() + i - head;
+            b.put(at, (byte) (b.get(at) ^ (1 << random.nextInt(8))));
         }
         try {
-            handle(r, from, rx, rxSegment, length);
+            handle(r, from, rx, rxSegment, length, tail);
         } catch (RuntimeException e) {
             // a frame that passed the checks and still upset the state: drop it, never throw
             drops[DropReason.FIELD.ordinal()]++;
@@ -1087,8 +1134,8 @@ public final class RailsTransport implements RemoteTransport {
         drops[why.ordinal()]++;
     }
 
-    private void handle(int r, Object from, ByteBuffer rx, MemorySegment rxSegment, int length) {
-        DropReason why = check(rx, length, crc, jobId, rank, size, maxRecord);
+    private void handle(int r, Object from, ByteBuffer rx, MemorySegment rxSegment, int length, ByteBuffer tail) {
+        DropReason why = check(rx, length, tail, crc, jobId, rank, size, maxRecord);
         if (why != null) {
             drop(why);
             return;
@@ -1122,7 +1169,7 @@ public final class RailsTransport implements RemoteTransport {
         switch (type) {
             case DATA -> {
                 railDataReceived[r]++;
-                onData(p, r, rx, rxSegment, length - HEADER);
+                onData(p, r, rx, rxSegment, length - HEADER, tail);
             }
             case ACK -> {
                 if (length - HEADER == NAK_PAYLOAD) {
@@ -1227,7 +1274,7 @@ public final class RailsTransport implements RemoteTransport {
         return p.srtt == 0 ? INITIAL_RTO : Math.clamp(p.srtt + 4 * p.rttvar, rtoFloor, maxRto);
     }
 
-    private void onData(Peer p, int rail, ByteBuffer rx, MemorySegment rxSegment, int payload) {
+    private void onData(Peer p, int rail, ByteBuffer rx, MemorySegment rxSegment, int payload, ByteBuffer tail) {
         long seq = rx.getLong(SEQ_OFFSET);
         if (seq > p.railHighest[rail]) {
             p.railHighest[rail] = seq;
@@ -1254,12 +1301,24 @@ public final class RailsTransport implements RemoteTransport {
             return;
         }
         long contig = p.contig;
-        if (seq == p.expected && contig == seq && sink != null && rx.getShort(FRAG_COUNT_OFFSET) == 1
-                && sink.accept(p.rank, rxSegment, HEADER, payload)) {
+        boolean next = seq == p.expected && contig == seq && sink != null && rx.getShort(FRAG_COUNT_OFFSET) == 1;
+        if (tail != null && !next) {
+            // placed as the next record in order, and now not: cannot be, as nothing ran between the
+            // look and the receive; its payload is where it may be written again, and it is resent
+            drop(DropReason.FIELD);
+            return;
+        }
+        if (tail != null || (next && sink.accept(p.rank, rxSegment, HEADER, payload))) {
             // the next record in order, whole in this datagram, and taken: delivered from the wire's
-            // buffer, as deliver() would have done from the slot one copy later
+            // buffer, as deliver() would have done from the slot one copy later, or with its payload
+            // already in place
+            if (tail != null) {
+                sink.placed(p.rank, rxSegment, HEADER, payload - tail.remaining());
+                deliveredPlaced++;
+            } else {
+                deliveredInPlace++;
+            }
             p.expected = p.contig = seq + 1;
-            deliveredInPlace++;
         } else {
             if (p.recvBuf[slot] == null) {
                 // on first use: a peer whose records all arrive in order, whole, never needs one
@@ -1639,6 +1698,11 @@ public final class RailsTransport implements RemoteTransport {
         return counter(() -> acksSent);
     }
 
+    /** Records whose payload the wire received straight into the place the sink gave. */
+    public long placed() {
+        return counter(() -> deliveredPlaced);
+    }
+
     /** Datagrams sent again (NAK, timeout, or a rail that went down). */
     public long retransmits() {
         return counter(() -> retransmits);
@@ -1704,7 +1768,7 @@ public final class RailsTransport implements RemoteTransport {
     private String statistics0() {
         StringBuilder b = new StringBuilder("rails=").append(railNames.size()).append(' ').append(wire.name()).append(" mtu=").append(mtu)
                 .append(" retransmits=").append(retransmits).append(" timeouts=").append(timeouts)
-                .append(" maxRto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates).append(" inPlace=").append(deliveredInPlace)
+                .append(" maxRto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates).append(" inPlace=").append(deliveredInPlace).append(" placed=").append(deliveredPlaced)
                 .append(" acks=").append(acksSent).append(" naks=").append(naksSent).append(" injected=").append(injected)
                 .append(" sendFailures=").append(sendFailures).append(" railsDowned=").append(railsDowned);
         for (DropReason d : DropReason.values()) {

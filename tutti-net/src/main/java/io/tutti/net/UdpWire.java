@@ -3,6 +3,8 @@ package io.tutti.net;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.io.UncheckedIOException;
+import io.tutti.transport.Placement;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -27,10 +29,21 @@ import java.util.List;
  * peer and rail leave in one system call ({@link #sendBatch}): the sender's stack, qdisc and any
  * veth or bridge on the way then handle one packet per batch instead of one per frame. A batch the
  * kernel refuses turns segmentation off for that rail and goes frame by frame.
+ *
+ * <p>Where {@link UdpScatter} can be used, a rail whose last datagram was a large one looks at the
+ * head of the next before it takes it, and asks the rails whether its payload has a place of its
+ * own ({@link Receiver#place}): a DATA record a receive waits for is then taken in two parts, its
+ * headers into the wire's buffer and its payload straight into the receive's buffer. A look costs
+ * a system call, which a stream of datagrams of tens of kilobytes pays back many times in the copy
+ * it saves; small datagrams (a ping-pong's) are never looked at first.
  */
 final class UdpWire implements RailWire {
     private static final int MAX_BUDGET = 256;
     private static final int SOCKET_BUFFER = 4 << 20;
+    /** A datagram at least this long is taken for part of a stream: the next one is looked at first. */
+    static final int STREAM_FRAME = 8192;
+    /** Bytes of a datagram's head copied for a look: its headers and more. */
+    static final int LOOK = 256;
 
     private final DatagramChannel[] channels;
     private final int[] budget;
@@ -41,16 +54,31 @@ final class UdpWire implements RailWire {
     /** Per rail: the socket's descriptor (-1: unknown) and its segment size (0: one frame per send). */
     private final int[] fd;
     private final int[] segment;
+    /** Null when datagrams are only taken whole through the channels. */
+    private final UdpScatter scatter;
+    private final long rxAddress = rxSegment.address();
+    private final Placement placement = new Placement();
+    /** Per rail: look at the next datagram before taking it (the last one was large). */
+    private final boolean[] look;
+    /** Per rail: the source of the last datagram taken whole, and its IPv4 address and port. */
+    private final Object[] lastFrom;
+    private final int[] lastAddress;
+    private final int[] lastPort;
 
     /**
      * Opens a socket on each of {@code addresses}; {@code segment} is the size of the frames that
-     * batches carry (0: no batches).
+     * batches carry (0: no batches); {@code place}: payloads may be received in place.
      */
-    UdpWire(List<InetAddress> addresses, int size, int segment) {
+    UdpWire(List<InetAddress> addresses, int size, int segment, boolean place) {
         channels = new DatagramChannel[addresses.size()];
         budget = new int[addresses.size()];
         fd = new int[addresses.size()];
         this.segment = new int[addresses.size()];
+        look = new boolean[addresses.size()];
+        lastFrom = new Object[addresses.size()];
+        lastAddress = new int[addresses.size()];
+        lastPort = new int[addresses.size()];
+        scatter = place && UdpScatter.available() ? new UdpScatter() : null;
         java.util.Arrays.fill(budget, 1);
         peers = new InetSocketAddress[size][];
         try {
@@ -62,9 +90,10 @@ final class UdpWire implements RailWire {
                 ch.bind(new InetSocketAddress(addresses.get(r), 0));
                 ch.configureBlocking(false);
                 local.add((InetSocketAddress) ch.getLocalAddress());
+                fd[r] = scatter != null || segment > 0 ? UdpSegmentation.descriptor(ch) : -1;
                 // two frames at least, or a batch is never more than one
-                fd[r] = segment > 0 && 2 * segment <= UdpSegmentation.MAX_BYTES ? UdpSegmentation.descriptor(ch) : -1;
-                this.segment[r] = UdpSegmentation.set(fd[r], segment) ? segment : 0;
+                this.segment[r] = segment > 0 && 2 * segment <= UdpSegmentation.MAX_BYTES
+                        && UdpSegmentation.set(fd[r], segment) ? segment : 0;
             }
         } catch (IOException e) {
             close();
@@ -136,6 +165,36 @@ final class UdpWire implements RailWire {
         return all;
     }
 
+    /**
+     * Looks at the next datagram on {@code r} and, when the rails have a place for its payload,
+     * takes it in two parts and hands it on: 1. When it has no place (or comes from another source
+     * than the last datagram taken whole, whose address object the rails know it by), it stays
+     * queued for the channel to take: 0. Nothing waits: -1.
+     */
+    private int receivePlaced(int r, Receiver into) {
+        long length = scatter.peek(fd[r], rxAddress, LOOK);
+        if (length < 0) {
+            return -1;
+        }
+        Object from = lastFrom[r];
+        if (from == null || scatter.sourceAddress() != lastAddress[r] || scatter.sourcePort() != lastPort[r]
+                || length > rx.capacity() || length <= LOOK
+                || !into.place(r, from, rx, rxSegment, LOOK, (int) length, placement)) {
+            return 0;
+        }
+        int head = placement.header;
+        long got = scatter.receive(fd[r], rxAddress, head, placement.address, (int) length - head);
+        if (got < 0) {
+            return -1;
+        }
+        if (got == length) {
+            into.placedFrame(r, from, rx, rxSegment, (int) length, placement);
+        }
+        // else another datagram than the one looked at: impossible with one reader, and whatever it
+        // was is as good as lost; the rails resend
+        return 1;
+    }
+
     /** Whether batches on {@code rail} leave in one system call. */
     boolean segmenting(int rail) {
         return segment[rail] > 0;
@@ -148,6 +207,16 @@ final class UdpWire implements RailWire {
             int limit = drain ? MAX_BUDGET : budget[r];
             int n = 0;
             while (n < limit) {
+                if (look[r]) {
+                    int placed = receivePlaced(r, into);
+                    if (placed < 0) {
+                        break;
+                    }
+                    if (placed > 0) {
+                        n++;
+                        continue;
+                    }
+                }
                 rx.clear();
                 SocketAddress from;
                 try {
@@ -159,6 +228,16 @@ final class UdpWire implements RailWire {
                     break;
                 }
                 n++;
+                if (scatter != null && fd[r] >= 0) {
+                    look[r] = rx.position() >= STREAM_FRAME;
+                    if (from != lastFrom[r] && from instanceof InetSocketAddress a
+                            && a.getAddress() instanceof Inet4Address ip4) {
+                        byte[] b = ip4.getAddress();
+                        lastAddress[r] = (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | b[3] & 0xFF;
+                        lastPort[r] = a.getPort();
+                        lastFrom[r] = from;
+                    }
+                }
                 into.frame(r, from, rx, rxSegment, rx.position());
             }
             // all of it used: more may wait, and the caller polls again at once since frames > 0
@@ -179,6 +258,9 @@ final class UdpWire implements RailWire {
 
     @Override
     public void close() {
+        if (scatter != null) {
+            scatter.close();
+        }
         for (DatagramChannel ch : channels) {
             if (ch != null) {
                 try {

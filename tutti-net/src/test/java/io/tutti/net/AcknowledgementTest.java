@@ -165,7 +165,7 @@ class AcknowledgementTest {
     @Test
     void theUdpReceiveBudgetStartsAtOneAndGrowsWhileDatagramsKeepComing() throws Exception {
         InetAddress lo = InetAddress.getByName("127.0.0.1");
-        UdpWire wire = new UdpWire(List.of(lo), 1, 0);
+        UdpWire wire = new UdpWire(List.of(lo), 1, 0, false);
         try (DatagramChannel out = DatagramChannel.open()) {
             int[] frames = new int[1];
             RailWire.Receiver count = new RailWire.Receiver() {

@@ -1,0 +1,128 @@
+package io.tutti.net;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.ByteOrder;
+
+/**
+ * {@code recvmsg} on a UDP socket's descriptor ({@link UdpSegmentation#descriptor}), for what the
+ * JDK's channels cannot do: look at the head of the next datagram without taking it, then take it
+ * in two parts, its first bytes into the wire's buffer and the rest straight into their
+ * destination. The kernel's copy out of the socket is then the only one a placed payload takes.
+ *
+ * <p>Memory for the message header, the two iovecs and the source address, laid out as Linux on a
+ * 64-bit machine has them:
+ *
+ * <pre>
+ *  struct msghdr (56 bytes)              struct iovec (16 bytes each)
+ *  0  msg_name       -&gt; source          0  iov_base
+ *  8  msg_namelen    (16)               8  iov_len
+ *  16 msg_iov        -&gt; iovecs
+ *  24 msg_iovlen     (1 or 2)           struct sockaddr_in (16 bytes)
+ *  32 msg_control    (none)             0  family (2, host order)
+ *  40 msg_controllen (0)                2  port (big-endian)
+ *  48 msg_flags                         4  IPv4 address (big-endian)
+ * </pre>
+ *
+ * Not thread-safe: one per wire, used by the thread that drives it. {@link #available} is false
+ * where the call cannot be made (not Linux on x86-64 or AArch64, native access denied); the wire
+ * then receives through its channels alone.
+ */
+final class UdpScatter implements AutoCloseable {
+    private static final int MSG_PEEK = 0x2;
+    private static final int MSG_TRUNC = 0x20;
+    private static final int MSG_DONTWAIT = 0x40;
+    private static final short AF_INET = 2;
+
+    private static final MethodHandle RECVMSG;
+
+    static {
+        MethodHandle h = null;
+        String arch = System.getProperty("os.arch", "");
+        if (System.getProperty("os.name", "").startsWith("Linux") && (arch.equals("amd64") || arch.equals("aarch64"))) {
+            try {
+                Linker linker = Linker.nativeLinker();
+                // a non-blocking call of a few microseconds: no thread-state transition around it
+                h = linker.defaultLookup().find("recvmsg").map(a -> linker.downcallHandle(a,
+                        FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                                ValueLayout.JAVA_INT), Linker.Option.critical(false))).orElse(null);
+            } catch (RuntimeException | Error e) {
+                h = null;
+            }
+        }
+        RECVMSG = h;
+    }
+
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment msg = arena.allocate(56, 8);
+    private final MemorySegment iov = arena.allocate(32, 8);
+    private final MemorySegment name = arena.allocate(16, 8);
+
+    UdpScatter() {
+        msg.set(ValueLayout.JAVA_LONG, 0, name.address());
+        msg.set(ValueLayout.JAVA_LONG, 16, iov.address());
+    }
+
+    /** Whether {@code recvmsg} can be called here. */
+    static boolean available() {
+        return RECVMSG != null;
+    }
+
+    /**
+     * Copies up to {@code length} bytes of the next datagram waiting on socket {@code fd} to
+     * {@code into}, leaving the datagram queued; returns its whole length, or -1 when none waits
+     * (or the socket reports an error, which the channel's next receive then reports).
+     */
+    long peek(int fd, long into, int length) {
+        return call(fd, into, length, 0, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+    }
+
+    /**
+     * Takes the next datagram waiting on socket {@code fd}: its first {@code headLength} bytes to
+     * {@code head}, the next {@code tailLength} to {@code tail}; returns its whole length (more
+     * than the two parts when it did not fit, and the rest is lost), or -1 when none waits.
+     */
+    long receive(int fd, long head, int headLength, long tail, int tailLength) {
+        return call(fd, head, headLength, tail, tailLength, MSG_TRUNC | MSG_DONTWAIT);
+    }
+
+    /** The IPv4 source address of the last datagram peeked at or taken, as an int (big-endian order). */
+    int sourceAddress() {
+        return name.get(ValueLayout.JAVA_SHORT, 0) == AF_INET
+                ? name.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 4) : 0;
+    }
+
+    /** The source port of the last datagram peeked at or taken (-1: not IPv4). */
+    int sourcePort() {
+        return name.get(ValueLayout.JAVA_SHORT, 0) == AF_INET
+                ? Short.toUnsignedInt(name.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 2))
+                : -1;
+    }
+
+    private long call(int fd, long head, int headLength, long tail, int tailLength, int flags) {
+        iov.set(ValueLayout.JAVA_LONG, 0, head);
+        iov.set(ValueLayout.JAVA_LONG, 8, headLength);
+        iov.set(ValueLayout.JAVA_LONG, 16, tail);
+        iov.set(ValueLayout.JAVA_LONG, 24, tailLength);
+        msg.set(ValueLayout.JAVA_INT, 8, (int) name.byteSize());
+        msg.set(ValueLayout.JAVA_LONG, 24, tailLength > 0 ? 2 : 1);
+        msg.set(ValueLayout.JAVA_LONG, 32, 0);
+        msg.set(ValueLayout.JAVA_LONG, 40, 0);
+        msg.set(ValueLayout.JAVA_INT, 48, 0);
+        name.set(ValueLayout.JAVA_SHORT, 0, (short) 0);
+        try {
+            return (long) RECVMSG.invokeExact(fd, msg, flags);
+        } catch (Throwable e) {
+            return -1;
+        }
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+    }
+}
