@@ -141,6 +141,11 @@ public final class Engine implements AutoCloseable {
     private final ArrayDeque<Object>[] pendingOut;
     private int pendingOutCount;
     private final ArrayDeque<Operation>[] pipelineOut;
+    /**
+     * Per remote destination: pipelined sends whose data has all gone but that the transport still
+     * reads (sent in place, not yet acknowledged); counted in {@link #pipelineOutCount}.
+     */
+    private final ArrayDeque<Operation>[] releasing;
     private int pipelineOutCount;
     private final int[] pipelineIn;
     private int pipelineInCount;
@@ -201,10 +206,12 @@ public final class Engine implements AutoCloseable {
         this.remote = new boolean[size];
         this.pendingOut = new ArrayDeque[size];
         this.pipelineOut = new ArrayDeque[size];
+        this.releasing = new ArrayDeque[size];
         this.pipelineIn = new int[size];
         for (int i = 0; i < size; i++) {
             pendingOut[i] = new ArrayDeque<>();
             pipelineOut[i] = new ArrayDeque<>();
+            releasing[i] = new ArrayDeque<>();
         }
         this.blockingSend = new Operation(this);
         this.blockingRecv = new Operation(this);
@@ -1576,13 +1583,16 @@ public final class Engine implements AutoCloseable {
             long from = op.offset + op.transferred;
             if (op.array == null && !ring.hasRecord()) {
                 // nothing waits in the outbox before it: straight from the user's memory to the
-                // transport, which copies it once, without the pass through the outbox; when the
+                // transport, which sends it from there if it can (the send then completes once
+                // the transport releases it), without the pass through the outbox; when the
                 // transport's window is full the data waits where it is, not in the outbox
                 if (!transport.canSend(dest)) {
                     break;
                 }
                 writeDataHeader(dataHeader, 0, op, dest, n);
-                transport.send(dest, dataHeader, 0, MessageHeaderDescriptor.LENGTH, op.segment, from, n);
+                long mark = transport.sendInPlace(dest, dataHeader, 0, MessageHeaderDescriptor.LENGTH, op.segment,
+                        from, n);
+                op.mark = Math.max(op.mark, mark);
             } else {
                 long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH + n);
                 if (position < 0) {
@@ -1612,15 +1622,40 @@ public final class Engine implements AutoCloseable {
             return op;
         }
         q.poll();
-        pipelineOutCount--;
-        op.complete(op.peer, op.tag, op.length);
+        if (op.mark > 0 && op.mark > transport.released(op.peer)) {
+            // the transport still reads the user's memory: done when it lets go
+            releasing[op.peer].add(op);
+        } else {
+            pipelineOutCount--;
+            op.complete(op.peer, op.tag, op.length);
+        }
         return q.peek();
+    }
+
+    /** Completes the sends to {@code dest} whose data the transport has released, in order. */
+    private int release(int dest) {
+        ArrayDeque<Operation> q = releasing[dest];
+        if (q.isEmpty()) {
+            return 0;
+        }
+        long released = transport.released(dest);
+        int work = 0;
+        for (Operation op = q.peek(); op != null && op.mark <= released; op = q.peek()) {
+            q.poll();
+            pipelineOutCount--;
+            op.complete(op.peer, op.tag, op.length);
+            work++;
+        }
+        return work;
     }
 
     private int drivePipelineOut() {
         int work = 0;
         for (int dest = 0; dest < size; dest++) {
             ArrayDeque<Operation> q = pipelineOut[dest];
+            if (remote[dest]) {
+                work += release(dest);
+            }
             Operation op = q.peek();
             if (op == null) {
                 continue;

@@ -42,6 +42,8 @@ public final class Operation implements Request {
     long transferred;
     /** A direct view of the buffer, made when the network first receives into it in place. */
     ByteBuffer view;
+    /** The network's mark for the data sent in place ({@code RemoteTransport.sendInPlace}); 0: none. */
+    long mark;
     long total;
 
     // persistent requests: the arguments start() replays
@@ -94,6 +96,7 @@ public final class Operation implements Request {
         this.peerHandle = 0;
         this.transferred = 0;
         this.view = null;
+        this.mark = 0;
         this.total = 0;
         this.next = null;
         this.prev = null;

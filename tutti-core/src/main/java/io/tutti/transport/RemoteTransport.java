@@ -56,6 +56,27 @@ public interface RemoteTransport extends AutoCloseable {
     }
 
     /**
+     * Sends one record in two parts as {@link #send(int, MemorySegment, long, int, MemorySegment, long, int)}
+     * does, but the transport may leave the payload where it is and read it from there, also after
+     * returning (to send it, and again to resend it), until {@link #released} for {@code dest}
+     * reaches the returned mark: the caller keeps the payload unchanged and valid until then. This
+     * default copies it, and its mark, 0, is released at once.
+     */
+    default long sendInPlace(int dest, MemorySegment header, long headerOffset, int headerLength,
+                             MemorySegment payload, long payloadOffset, int payloadLength) {
+        send(dest, header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
+        return 0;
+    }
+
+    /**
+     * How far the payloads sent in place to {@code dest} are released: the transport reads no
+     * payload whose mark is at most this value again.
+     */
+    default long released(int dest) {
+        return Long.MAX_VALUE;
+    }
+
+    /**
      * Does the transport's work — reads what arrived, acknowledges, retransmits — and offers the
      * records that are next in order to {@code sink}.
      *

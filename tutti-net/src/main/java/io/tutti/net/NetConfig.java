@@ -36,7 +36,7 @@ import java.util.Map;
  * @param gso           on the UDP rails, let the frames that one send produces for one rail leave
  *                      in one system call where the kernel can segment them ({@link UdpSegmentation})
  * @param place         on the UDP rails, receive the payload of a DATA record that a receive waits
- *                      for straight into the receive's buffer ({@link UdpScatter}), not through
+ *                      for straight into the receive's buffer ({@link UdpVectorIo}), not through
  *                      the wire's buffer
  * @param stats         each rank prints its rails' counters ({@link RailsTransport#statistics()}) to
  *                      standard error as it closes

@@ -40,6 +40,20 @@ interface RailWire {
      */
     boolean send(int peer, int rail, ByteBuffer frame, int length);
 
+    /** Whether the wire sends a frame gathered from two parts ({@link #send(int, int, MemorySegment, int, long, int)}). */
+    default boolean gathers() {
+        return false;
+    }
+
+    /**
+     * Sends the frame made of the {@code headLength} bytes at the start of {@code head} and the
+     * {@code tailLength} bytes at native address {@code tail}, as {@link #send(int, int, ByteBuffer, int)}
+     * does a whole one. Only where {@link #gathers()}.
+     */
+    default boolean send(int peer, int rail, MemorySegment head, int headLength, long tail, int tailLength) {
+        throw new UnsupportedOperationException("this wire sends whole frames only");
+    }
+
     /**
      * The size of the frames that {@link #sendBatch} takes on {@code rail} (every frame of a batch
      * but the last has exactly this size, the last at most), or 0 when the wire sends one frame per

@@ -183,6 +183,11 @@ public final class RailsTransport implements RemoteTransport {
     private final byte[] macOut = new byte[32];
     private final byte[] macIn = new byte[32];
     private final ByteBuffer tx;
+    /** Whether the wire sends frames gathered from a slot's header and the sender's memory. */
+    private final boolean gathers;
+    /** The segment of the last record sent in place, and a view of it. */
+    private MemorySegment viewOf;
+    private ByteBuffer tailAsBuffer;
     /** Per rail: the frames of the record being sent that leave in one system call ({@link RailWire#sendBatch}). */
     private final ByteBuffer[] batch;
     private final int[] batchLength;
@@ -271,6 +276,16 @@ public final class RailsTransport implements RemoteTransport {
         final int[] fragCount;
         final int[] recordLength;
         final int[] fragOffset;
+        /**
+         * Per slot, a DATA sent in place: the last {@code tailLength} bytes of its payload are not
+         * in the slot but in the sender's memory, at {@code tailAddress}, and {@code tailView} (a
+         * view of the sender's segment, shared by the slots of one record) from {@code tailPosition}.
+         * No view: the whole payload is in the slot.
+         */
+        final ByteBuffer[] tailView;
+        final int[] tailPosition;
+        final long[] tailAddress;
+        final int[] tailLength;
         long srtt;
         long rttvar;
         long rto = INITIAL_RTO;
@@ -328,6 +343,10 @@ public final class RailsTransport implements RemoteTransport {
             fragCount = new int[slots];
             recordLength = new int[slots];
             fragOffset = new int[slots];
+            tailView = new ByteBuffer[slots];
+            tailPosition = new int[slots];
+            tailAddress = new long[slots];
+            tailLength = new int[slots];
             recvBuf = new byte[slots][];
             recvSeg = new MemorySegment[slots];
             recvSeq = new long[slots];
@@ -446,6 +465,7 @@ public final class RailsTransport implements RemoteTransport {
         }
         this.railNames = List.copyOf(names);
         this.wire = tcp ? new TcpWire(rank, addresses, size, windowBytes) : new UdpWire(addresses, size, config.gso() ? mtu : 0, config.place());
+        this.gathers = wire.gathers();
         String jobDir = c.settings().get(io.tutti.bootstrap.LaunchEnvironment.JOB_DIR);
         try {
             this.table = RailTable.open(jobDir == null || jobDir.isBlank() ? null : java.nio.file.Path.of(jobDir),
@@ -629,7 +649,7 @@ public final class RailsTransport implements RemoteTransport {
     public void send(int dest, MemorySegment record, long offset, int length) {
         enter();
         try {
-            send0(dest, record, offset, length, null, 0, 0);
+            send0(dest, record, offset, length, null, 0, 0, false);
         } finally {
             exit();
         }
@@ -638,17 +658,51 @@ public final class RailsTransport implements RemoteTransport {
     @Override
     public void send(int dest, MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
                      long payloadOffset, int payloadLength) {
+        sendTwo(dest, header, headerOffset, headerLength, payload, payloadOffset, payloadLength, false);
+    }
+
+    /**
+     * {@inheritDoc} Where the wire gathers frames ({@link RailWire#gathers()}) and the payload is
+     * off-heap, each frame's payload part leaves from the payload's memory: only the header is
+     * copied, into the slot, and a retransmission reads the payload again.
+     */
+    @Override
+    public long sendInPlace(int dest, MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                            long payloadOffset, int payloadLength) {
+        return sendTwo(dest, header, headerOffset, headerLength, payload, payloadOffset, payloadLength,
+                gathers && payload.isNative() && payload.byteSize() <= Integer.MAX_VALUE);
+    }
+
+    private long sendTwo(int dest, MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                         long payloadOffset, int payloadLength, boolean inPlace) {
         enter();
         try {
-            send0(dest, header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
+            return send0(dest, header, headerOffset, headerLength, payload, payloadOffset, payloadLength, inPlace);
         } finally {
             exit();
         }
     }
 
-    /** Sends the record {@code head} then {@code tail} (none when null): each fragment copied once, into its slot. */
-    private void send0(int dest, MemorySegment head, long headOffset, int headLength, MemorySegment tail,
-                       long tailOffset, int tailLength) {
+    /** {@inheritDoc} Every record below the peer's cumulative acknowledgement. */
+    @Override
+    public long released(int dest) {
+        enter();
+        try {
+            Peer p = dest >= 0 && dest < size ? peers[dest] : null;
+            return p == null ? Long.MAX_VALUE : p.acked;
+        } finally {
+            exit();
+        }
+    }
+
+    /**
+     * Sends the record {@code head} then {@code tail} (none when null): each fragment copied once,
+     * into its slot; or, {@code inPlace}, only the part in {@code head}, the slot referring to the
+     * part in {@code tail}. Returns what {@link #released} must reach before {@code tail} may
+     * change: 0 when nothing was sent in place.
+     */
+    private long send0(int dest, MemorySegment head, long headOffset, int headLength, MemorySegment tail,
+                       long tailOffset, int tailLength, boolean inPlace) {
         Peer p = dest >= 0 && dest < size ? peers[dest] : null;
         if (p == null || !connected) {
             throw new IllegalArgumentException("rank " + dest + " is not reached through the network rails");
@@ -688,6 +742,17 @@ public final class RailsTransport implements RemoteTransport {
         boolean batched = pieces > 1 && batchable(use, stripe, single);
         if (batched) {
             count = pieces;
+            // a batch is one buffer: its frames are copied into it anyway
+            inPlace = false;
+        }
+        ByteBuffer view = null;
+        if (inPlace && tail != null && tailLength > 0) {
+            if (tail != viewOf) {
+                // one view per record's segment (a message's chunks share it), for the CRC
+                viewOf = tail;
+                tailAsBuffer = tail.asByteBuffer();
+            }
+            view = tailAsBuffer;
         }
         int fragSize = batched ? maxPayload : ceilDiv(length, count);
         for (int i = 0; i < count; i++) {
@@ -704,9 +769,18 @@ public final class RailsTransport implements RemoteTransport {
             if (fromHead > 0) {
                 MemorySegment.copy(head, headOffset + fo, p.sendSeg[slot], HEADER, fromHead);
             }
-            if (fl > fromHead) {
-                MemorySegment.copy(tail, tailOffset + (fo + fromHead - headLength), p.sendSeg[slot], HEADER + fromHead,
-                        fl - fromHead);
+            long tailAt = tailOffset + (fo + fromHead - headLength);
+            if (fl > fromHead && view != null) {
+                p.tailView[slot] = view;
+                p.tailPosition[slot] = (int) tailAt;
+                p.tailAddress[slot] = tail.address() + tailAt;
+                p.tailLength[slot] = fl - fromHead;
+            } else {
+                p.tailView[slot] = null;
+                p.tailLength[slot] = 0;
+                if (fl > fromHead) {
+                    MemorySegment.copy(tail, tailAt, p.sendSeg[slot], HEADER + fromHead, fl - fromHead);
+                }
             }
             p.sendLen[slot] = fl;
             p.fragIndex[slot] = i;
@@ -733,6 +807,7 @@ public final class RailsTransport implements RemoteTransport {
                 acknowledged(p);
             }
         }
+        return view != null ? p.nextSeq : 0;
     }
 
     /** Whether every rail a record goes on ({@code use[0..n)}, or {@code single}) sends batches of full frames. */
@@ -814,10 +889,19 @@ public final class RailsTransport implements RemoteTransport {
     }
 
     private void transmitData(Peer p, long seq, int rail) {
+        int slot = (int) seq & mask;
+        ByteBuffer tail = p.tailView[slot];
+        if (tail != null && (p.failure != null || p.peerClosed)) {
+            // the sender's memory is its own again once the peer is gone: never read it after that
+            return;
+        }
         int length = frameData(p, seq, rail);
         railSendCalls[rail]++;
+        if (tail != null) {
+            tail.limit(p.tailPosition[slot] + p.tailLength[slot]).position(p.tailPosition[slot]);
+        }
         // the acknowledgement rides along (header: the current ack and consumed)
-        if (emit(p, rail, p.sendBuf[(int) seq & mask], length)) {
+        if (emit(p, rail, p.sendBuf[slot], p.sendSeg[slot], length, tail, p.tailAddress[slot])) {
             acknowledged(p);
         }
     }
@@ -828,7 +912,7 @@ public final class RailsTransport implements RemoteTransport {
      */
     private void stageData(Peer p, long seq, int rail) {
         int length = frameData(p, seq, rail);
-        ByteBuffer frame = sealAndInject(p, rail, p.sendBuf[(int) seq & mask], length);
+        ByteBuffer frame = sealAndInject(p, rail, p.sendBuf[(int) seq & mask], length, null);
         if (frame == null) {
             return;
         }
@@ -913,11 +997,21 @@ public final class RailsTransport implements RemoteTransport {
      *         the wire refused it, so what it would have acknowledged is still to acknowledge
      */
     private boolean emit(Peer p, int rail, ByteBuffer b, int length) {
-        ByteBuffer frame = sealAndInject(p, rail, b, length);
+        return emit(p, rail, b, null, length, null, 0);
+    }
+
+    /**
+     * As {@link #emit(Peer, int, ByteBuffer, int)}, for a frame whose last {@code tail.remaining()}
+     * bytes are not in {@code b} (also {@code head}) but at {@code tailAddress} (none when null).
+     */
+    private boolean emit(Peer p, int rail, ByteBuffer b, MemorySegment head, int length, ByteBuffer tail,
+                         long tailAddress) {
+        ByteBuffer frame = sealAndInject(p, rail, b, length, tail);
         if (frame == null) {
             return true;
         }
-        if (wire.send(p.rank, rail, frame, length)) {
+        if (tail != null && frame == b ? wire.send(p.rank, rail, head, length - tail.remaining(), tailAddress,
+                tail.remaining()) : wire.send(p.rank, rail, frame, length)) {
             return true;
         }
         if (frame.get(TYPE_OFFSET) == DATA) {
@@ -929,12 +1023,13 @@ public final class RailsTransport implements RemoteTransport {
     }
 
     /**
-     * Seals the frame in {@code b} and applies the injected faults: returns the frame to send, null
-     * when an injected drop takes it. A corrupted frame is a copy in {@link #tx}: a DATA slot keeps
-     * its intact bytes for a retransmission.
+     * Seals the frame in {@code b} (and {@code tail}, its last bytes, when not null) and applies the
+     * injected faults: returns the frame to send, null when an injected drop takes it. A corrupted
+     * frame is a whole copy in {@link #tx}: a DATA slot, and the sender's memory, keep their intact
+     * bytes for a retransmission.
      */
-    private ByteBuffer sealAndInject(Peer p, int rail, ByteBuffer b, int length) {
-        seal(crc, b, length);
+    private ByteBuffer sealAndInject(Peer p, int rail, ByteBuffer b, int length, ByteBuffer tail) {
+        b.putInt(CRC_OFFSET, crc(crc, b, length, tail));
         p.lastSent[rail] = now;
         if (txDrop[rail] > 0 && random.nextDouble() < txDrop[rail]) {
             injected++;
@@ -943,8 +1038,12 @@ public final class RailsTransport implements RemoteTransport {
         if (txCorrupt[rail] > 0 && random.nextDouble() < txCorrupt[rail]) {
             injected++;
             if (b != tx) {
+                int head = tail == null ? length : length - tail.remaining();
                 tx.clear();
-                tx.put(0, b, 0, length);
+                tx.put(0, b, 0, head);
+                if (tail != null) {
+                    tx.put(head, tail, tail.position(), tail.remaining());
+                }
             }
             int i = random.nextInt(length);
             tx.put(i, (byte) (tx.get(i) ^ (1 << random.nextInt(8))));
@@ -1241,6 +1340,7 @@ public final class RailsTransport implements RemoteTransport {
                     table.add(p.sendRail[slot], -p.sendLen[slot]);
                 }
                 repaired |= p.resent[slot];
+                p.tailView[slot] = null;
             }
             int last = (int) (ack - 1) & mask;
             // Karn: an acknowledgement that waited for a retransmission says nothing about the round trip

@@ -30,12 +30,13 @@ import java.util.List;
  * veth or bridge on the way then handle one packet per batch instead of one per frame. A batch the
  * kernel refuses turns segmentation off for that rail and goes frame by frame.
  *
- * <p>Where {@link UdpScatter} can be used, a rail whose last datagram was a large one looks at the
+ * <p>Where {@link UdpVectorIo} can be used, a rail whose last datagram was a large one looks at the
  * head of the next before it takes it, and asks the rails whether its payload has a place of its
  * own ({@link Receiver#place}): a DATA record a receive waits for is then taken in two parts, its
  * headers into the wire's buffer and its payload straight into the receive's buffer. A look costs
  * a system call, which a stream of datagrams of tens of kilobytes pays back many times in the copy
- * it saves; small datagrams (a ping-pong's) are never looked at first.
+ * it saves; small datagrams (a ping-pong's) are never looked at first. The same calls send a frame
+ * gathered from the rails' header and a payload where the sender has it ({@link #gathers()}).
  */
 final class UdpWire implements RailWire {
     private static final int MAX_BUDGET = 256;
@@ -54,8 +55,10 @@ final class UdpWire implements RailWire {
     /** Per rail: the socket's descriptor (-1: unknown) and its segment size (0: one frame per send). */
     private final int[] fd;
     private final int[] segment;
-    /** Null when datagrams are only taken whole through the channels. */
-    private final UdpScatter scatter;
+    /** Null when datagrams are only taken and sent whole through the channels. */
+    private final UdpVectorIo vectors;
+    /** Per peer and rail: its address as the kernel takes it, when frames are gathered. */
+    private final MemorySegment[][] peerAddress;
     private final long rxAddress = rxSegment.address();
     private final Placement placement = new Placement();
     /** Per rail: look at the next datagram before taking it (the last one was large). */
@@ -78,7 +81,8 @@ final class UdpWire implements RailWire {
         lastFrom = new Object[addresses.size()];
         lastAddress = new int[addresses.size()];
         lastPort = new int[addresses.size()];
-        scatter = place && UdpScatter.available() ? new UdpScatter() : null;
+        vectors = place && UdpVectorIo.available() ? new UdpVectorIo() : null;
+        peerAddress = new MemorySegment[size][];
         java.util.Arrays.fill(budget, 1);
         peers = new InetSocketAddress[size][];
         try {
@@ -90,7 +94,7 @@ final class UdpWire implements RailWire {
                 ch.bind(new InetSocketAddress(addresses.get(r), 0));
                 ch.configureBlocking(false);
                 local.add((InetSocketAddress) ch.getLocalAddress());
-                fd[r] = scatter != null || segment > 0 ? UdpSegmentation.descriptor(ch) : -1;
+                fd[r] = vectors != null || segment > 0 ? UdpSegmentation.descriptor(ch) : -1;
                 // two frames at least, or a batch is never more than one
                 this.segment[r] = segment > 0 && 2 * segment <= UdpSegmentation.MAX_BYTES
                         && UdpSegmentation.set(fd[r], segment) ? segment : 0;
@@ -119,6 +123,33 @@ final class UdpWire implements RailWire {
     @Override
     public void connect(int peer, InetSocketAddress[] addr) {
         peers[peer] = addr.clone();
+        if (vectors != null && UdpVectorIo.sendAvailable()) {
+            peerAddress[peer] = new MemorySegment[addr.length];
+            for (int r = 0; r < addr.length; r++) {
+                if (addr[r].getAddress() instanceof Inet4Address ip4) {
+                    peerAddress[peer][r] = vectors.socketAddress(ip4.getAddress(), addr[r].getPort());
+                }
+            }
+        }
+    }
+
+    @Override
+    public boolean gathers() {
+        if (vectors == null || !UdpVectorIo.sendAvailable()) {
+            return false;
+        }
+        for (int f : fd) {
+            if (f < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public boolean send(int peer, int rail, MemorySegment head, int headLength, long tail, int tailLength) {
+        MemorySegment to = peerAddress[peer] == null ? null : peerAddress[peer][rail];
+        return to != null && vectors.send(fd[rail], to, head.address(), headLength, tail, tailLength);
     }
 
     @Override
@@ -172,18 +203,18 @@ final class UdpWire implements RailWire {
      * queued for the channel to take: 0. Nothing waits: -1.
      */
     private int receivePlaced(int r, Receiver into) {
-        long length = scatter.peek(fd[r], rxAddress, LOOK);
+        long length = vectors.peek(fd[r], rxAddress, LOOK);
         if (length < 0) {
             return -1;
         }
         Object from = lastFrom[r];
-        if (from == null || scatter.sourceAddress() != lastAddress[r] || scatter.sourcePort() != lastPort[r]
+        if (from == null || vectors.sourceAddress() != lastAddress[r] || vectors.sourcePort() != lastPort[r]
                 || length > rx.capacity() || length <= LOOK
                 || !into.place(r, from, rx, rxSegment, LOOK, (int) length, placement)) {
             return 0;
         }
         int head = placement.header;
-        long got = scatter.receive(fd[r], rxAddress, head, placement.address, (int) length - head);
+        long got = vectors.receive(fd[r], rxAddress, head, placement.address, (int) length - head);
         if (got < 0) {
             return -1;
         }
@@ -228,7 +259,7 @@ final class UdpWire implements RailWire {
                     break;
                 }
                 n++;
-                if (scatter != null && fd[r] >= 0) {
+                if (vectors != null && fd[r] >= 0) {
                     look[r] = rx.position() >= STREAM_FRAME;
                     if (from != lastFrom[r] && from instanceof InetSocketAddress a
                             && a.getAddress() instanceof Inet4Address ip4) {
@@ -258,8 +289,8 @@ final class UdpWire implements RailWire {
 
     @Override
     public void close() {
-        if (scatter != null) {
-            scatter.close();
+        if (vectors != null) {
+            vectors.close();
         }
         for (DatagramChannel ch : channels) {
             if (ch != null) {

@@ -76,11 +76,14 @@ class EnginePathTest {
                 Communicator w = t.world();
                 MemorySegment data = arena.allocate(bytes);
                 if (rank == 0) {
-                    for (int i = 0; i < bytes; i++) {
-                        data.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
-                    }
                     for (int round = 0; round < 3; round++) {
+                        for (int i = 0; i < bytes; i++) {
+                            data.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7 + round));
+                        }
                         w.send(data, 1, 5);
+                        // the buffer is the sender's again once the send completes: a byte the
+                        // network still resent from it would arrive as this
+                        data.fill((byte) 0x5a);
                     }
                 } else {
                     for (int round = 0; round < 3; round++) {
@@ -88,7 +91,7 @@ class EnginePathTest {
                         Status s = w.recv(data, 0, 5);
                         assertEquals(bytes, s.bytes());
                         for (int i = 0; i < bytes; i++) {
-                            assertEquals((byte) (i * 31 + 7), data.get(ValueLayout.JAVA_BYTE, i),
+                            assertEquals((byte) (i * 31 + 7 + round), data.get(ValueLayout.JAVA_BYTE, i),
                                     "round " + round + ", byte " + i);
                         }
                     }

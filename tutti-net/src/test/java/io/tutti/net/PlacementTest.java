@@ -15,9 +15,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Payloads received straight into the place the sink gives ({@link RemoteTransport.Sink#place}):
- * a stream of large records lands intact in the destination, through injected loss and corruption
- * in both directions, and a sink that gives no place still gets every record whole.
+ * Payloads received straight into the place the sink gives ({@link RemoteTransport.Sink#place}) and
+ * sent from where the sender has them ({@link RemoteTransport#sendInPlace}): a stream of large
+ * records lands intact in the destination, through injected loss and corruption in both
+ * directions, and a sink that gives no place still gets every record whole.
  */
 @Timeout(60)
 class PlacementTest {
@@ -74,10 +75,10 @@ class PlacementTest {
         }
     }
 
-    @ParameterizedTest(name = "drop {0}, corrupt {1}")
-    @CsvSource({"0, 0", "0.05, 0.02"})
-    void aStreamOfLargeRecordsLandsInPlace(String drop, String corrupt) throws Exception {
-        Destination d = stream(drop, corrupt, true);
+    @ParameterizedTest(name = "drop {0}, corrupt {1}, sent in place {2}")
+    @CsvSource({"0, 0, false", "0.05, 0.02, false", "0, 0, true", "0.05, 0.02, true"})
+    void aStreamOfLargeRecordsLandsInPlace(String drop, String corrupt, boolean sendInPlace) throws Exception {
+        Destination d = stream(drop, corrupt, true, sendInPlace);
         // a record behind a gap waits in a slot, so loss leaves fewer in place
         int least = drop.equals("0") ? RECORDS / 2 : 1;
         assertTrue(d.placed >= least, d.placed + " placed, " + d.copied + " copied");
@@ -86,12 +87,13 @@ class PlacementTest {
 
     @Test
     void aSinkWithoutPlacesGetsEveryRecordWhole() throws Exception {
-        Destination d = stream("0.02", "0.01", false);
+        Destination d = stream("0.02", "0.01", false, true);
         assertEquals(0, d.placed);
         assertEquals(RECORDS, d.copied);
     }
 
-    private static Destination stream(String drop, String corrupt, boolean offer) throws Exception {
+    private static Destination stream(String drop, String corrupt, boolean offer, boolean sendInPlace)
+            throws Exception {
         Map<String, String> settings = new HashMap<>();
         settings.put("TUTTI_NET_DROP", drop);
         settings.put("TUTTI_NET_CORRUPT", corrupt);
@@ -106,17 +108,25 @@ class PlacementTest {
             MemorySegment head = arena.allocate(HEAD);
             RemoteTransport.Sink none = (s, m, o, l) -> true;
             int sent = 0;
+            long mark = 0;
             long end = System.nanoTime() + 30_000_000_000L;
-            while (d.filled < total && System.nanoTime() < end) {
+            while ((d.filled < total || f.t[0].released(1) < mark) && System.nanoTime() < end) {
                 while (sent < RECORDS && f.t[0].canSend(1)) {
                     head.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, (long) sent * PAYLOAD);
-                    f.t[0].send(1, head, 0, HEAD, source, (long) sent * PAYLOAD, PAYLOAD);
+                    if (sendInPlace) {
+                        long m = f.t[0].sendInPlace(1, head, 0, HEAD, source, (long) sent * PAYLOAD, PAYLOAD);
+                        assertTrue(m > mark, "marks grow: " + m + " after " + mark);
+                        mark = m;
+                    } else {
+                        f.t[0].send(1, head, 0, HEAD, source, (long) sent * PAYLOAD, PAYLOAD);
+                    }
                     sent++;
                 }
                 f.t[0].poll(none);
                 f.t[1].poll(d);
             }
             assertEquals(total, d.filled, "every byte arrived: " + f.t[1].statistics());
+            assertTrue(f.t[0].released(1) >= mark, "all released once acknowledged: " + f.t[0].statistics());
             assertEquals(-1, source.mismatch(d.memory), "intact");
             assertEquals(d.placed, f.t[1].placed());
             if (!corrupt.equals("0")) {

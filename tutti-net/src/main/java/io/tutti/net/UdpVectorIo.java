@@ -9,17 +9,19 @@ import java.lang.invoke.MethodHandle;
 import java.nio.ByteOrder;
 
 /**
- * {@code recvmsg} on a UDP socket's descriptor ({@link UdpSegmentation#descriptor}), for what the
- * JDK's channels cannot do: look at the head of the next datagram without taking it, then take it
- * in two parts, its first bytes into the wire's buffer and the rest straight into their
- * destination. The kernel's copy out of the socket is then the only one a placed payload takes.
+ * {@code recvmsg} and {@code sendmsg} on a UDP socket's descriptor ({@link UdpSegmentation#descriptor}),
+ * for what the JDK's channels cannot do: look at the head of the next datagram without taking it,
+ * then take it in two parts, its first bytes into the wire's buffer and the rest straight into
+ * their destination; and send a datagram gathered from two parts, headers from the wire's buffer
+ * and a payload from where it is, on a socket that is not connected. The kernel's copy into or out
+ * of the socket is then the only one such a payload takes.
  *
  * <p>Memory for the message header, the two iovecs and the source address, laid out as Linux on a
  * 64-bit machine has them:
  *
  * <pre>
  *  struct msghdr (56 bytes)              struct iovec (16 bytes each)
- *  0  msg_name       -&gt; source          0  iov_base
+ *  0  msg_name       -&gt; address         0  iov_base
  *  8  msg_namelen    (16)               8  iov_len
  *  16 msg_iov        -&gt; iovecs
  *  24 msg_iovlen     (1 or 2)           struct sockaddr_in (16 bytes)
@@ -29,19 +31,21 @@ import java.nio.ByteOrder;
  * </pre>
  *
  * Not thread-safe: one per wire, used by the thread that drives it. {@link #available} is false
- * where the call cannot be made (not Linux on x86-64 or AArch64, native access denied); the wire
+ * where the calls cannot be made (not Linux on x86-64 or AArch64, native access denied); the wire
  * then receives through its channels alone.
  */
-final class UdpScatter implements AutoCloseable {
+final class UdpVectorIo implements AutoCloseable {
     private static final int MSG_PEEK = 0x2;
     private static final int MSG_TRUNC = 0x20;
     private static final int MSG_DONTWAIT = 0x40;
     private static final short AF_INET = 2;
 
     private static final MethodHandle RECVMSG;
+    private static final MethodHandle SENDMSG;
 
     static {
         MethodHandle h = null;
+        MethodHandle g = null;
         String arch = System.getProperty("os.arch", "");
         if (System.getProperty("os.name", "").startsWith("Linux") && (arch.equals("amd64") || arch.equals("aarch64"))) {
             try {
@@ -50,11 +54,16 @@ final class UdpScatter implements AutoCloseable {
                 h = linker.defaultLookup().find("recvmsg").map(a -> linker.downcallHandle(a,
                         FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
                                 ValueLayout.JAVA_INT), Linker.Option.critical(false))).orElse(null);
+                g = linker.defaultLookup().find("sendmsg").map(a -> linker.downcallHandle(a,
+                        FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                                ValueLayout.JAVA_INT), Linker.Option.critical(false))).orElse(null);
             } catch (RuntimeException | Error e) {
                 h = null;
+                g = null;
             }
         }
         RECVMSG = h;
+        SENDMSG = h == null ? null : g;
     }
 
     private final Arena arena = Arena.ofShared();
@@ -62,14 +71,27 @@ final class UdpScatter implements AutoCloseable {
     private final MemorySegment iov = arena.allocate(32, 8);
     private final MemorySegment name = arena.allocate(16, 8);
 
-    UdpScatter() {
-        msg.set(ValueLayout.JAVA_LONG, 0, name.address());
+    UdpVectorIo() {
         msg.set(ValueLayout.JAVA_LONG, 16, iov.address());
     }
 
     /** Whether {@code recvmsg} can be called here. */
     static boolean available() {
         return RECVMSG != null;
+    }
+
+    /** Whether {@code sendmsg} can be called here. */
+    static boolean sendAvailable() {
+        return SENDMSG != null;
+    }
+
+    /** The IPv4 socket address {@code address}:{@code port} as the kernel takes it; freed on {@link #close}. */
+    MemorySegment socketAddress(byte[] address, int port) {
+        MemorySegment a = arena.allocate(16, 8);
+        a.set(ValueLayout.JAVA_SHORT, 0, AF_INET);
+        a.set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 2, (short) port);
+        MemorySegment.copy(address, 0, a, ValueLayout.JAVA_BYTE, 4, 4);
+        return a;
     }
 
     /**
@@ -90,6 +112,20 @@ final class UdpScatter implements AutoCloseable {
         return call(fd, head, headLength, tail, tailLength, MSG_TRUNC | MSG_DONTWAIT);
     }
 
+    /**
+     * Sends one datagram to {@code to} (a {@link #socketAddress}) on socket {@code fd}, gathered
+     * from {@code headLength} bytes at {@code head} and {@code tailLength} at {@code tail}; whether
+     * it left (false: the socket buffer is full, or an error, and it is as good as lost).
+     */
+    boolean send(int fd, MemorySegment to, long head, int headLength, long tail, int tailLength) {
+        setVectors(to, head, headLength, tail, tailLength);
+        try {
+            return (long) SENDMSG.invokeExact(fd, msg, MSG_DONTWAIT) >= 0;
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+
     /** The IPv4 source address of the last datagram peeked at or taken, as an int (big-endian order). */
     int sourceAddress() {
         return name.get(ValueLayout.JAVA_SHORT, 0) == AF_INET
@@ -104,21 +140,26 @@ final class UdpScatter implements AutoCloseable {
     }
 
     private long call(int fd, long head, int headLength, long tail, int tailLength, int flags) {
-        iov.set(ValueLayout.JAVA_LONG, 0, head);
-        iov.set(ValueLayout.JAVA_LONG, 8, headLength);
-        iov.set(ValueLayout.JAVA_LONG, 16, tail);
-        iov.set(ValueLayout.JAVA_LONG, 24, tailLength);
-        msg.set(ValueLayout.JAVA_INT, 8, (int) name.byteSize());
-        msg.set(ValueLayout.JAVA_LONG, 24, tailLength > 0 ? 2 : 1);
-        msg.set(ValueLayout.JAVA_LONG, 32, 0);
-        msg.set(ValueLayout.JAVA_LONG, 40, 0);
-        msg.set(ValueLayout.JAVA_INT, 48, 0);
         name.set(ValueLayout.JAVA_SHORT, 0, (short) 0);
+        setVectors(name, head, headLength, tail, tailLength);
         try {
             return (long) RECVMSG.invokeExact(fd, msg, flags);
         } catch (Throwable e) {
             return -1;
         }
+    }
+
+    private void setVectors(MemorySegment address, long head, int headLength, long tail, int tailLength) {
+        iov.set(ValueLayout.JAVA_LONG, 0, head);
+        iov.set(ValueLayout.JAVA_LONG, 8, headLength);
+        iov.set(ValueLayout.JAVA_LONG, 16, tail);
+        iov.set(ValueLayout.JAVA_LONG, 24, tailLength);
+        msg.set(ValueLayout.JAVA_LONG, 0, address.address());
+        msg.set(ValueLayout.JAVA_INT, 8, (int) address.byteSize());
+        msg.set(ValueLayout.JAVA_LONG, 24, tailLength > 0 ? 2 : 1);
+        msg.set(ValueLayout.JAVA_LONG, 32, 0);
+        msg.set(ValueLayout.JAVA_LONG, 40, 0);
+        msg.set(ValueLayout.JAVA_INT, 48, 0);
     }
 
     @Override
