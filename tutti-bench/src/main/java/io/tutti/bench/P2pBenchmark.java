@@ -146,14 +146,29 @@ public final class P2pBenchmark {
     static final long WARM_UP_NANOS = 2_000_000_000L;
 
     /**
+     * After {@link #WARM_UP_NANOS}, the warm-up goes on while a rank's JIT compilers worked more
+     * than this share of the last second...
+     */
+    static final double JIT_SETTLED_SHARE = 0.02;
+    /** ...but no longer than this in all. */
+    static final long WARM_UP_LIMIT_NANOS = 10_000_000_000L;
+
+    /**
      * Runs every code path the measurement will take (eager and pipelined, ping-pong and window)
-     * until the JIT has compiled them, so that no size is measured half-interpreted. Rank 0 keeps
-     * time and tells rank 1 after each round whether to go on.
+     * until the JIT has compiled them, so that no size is measured half-interpreted: at least
+     * {@link #WARM_UP_NANOS}, then until neither rank's JIT compilers took more than
+     * {@link #JIT_SETTLED_SHARE} of the last second (they never stop for good: a trickle of small
+     * methods goes on for many seconds). A compilation late in the warm-up takes a core from a
+     * rank while the first size is timed. Rank 1 tells rank 0 after each round whether its JIT has
+     * settled, and rank 0 tells rank 1 whether to go on.
      */
     static void warmUp(Communicator c, Arena arena, boolean segment) {
         Buffers small = new Buffers(segment, 8, arena);
         Buffers large = new Buffers(segment, 256 * 1024, arena);
         long start = System.nanoTime();
+        long windowStart = 0;
+        long windowJit = CollectiveBenchmark.jitMillis();
+        int[] busy = {1};
         int peer = 1 - c.rank();
         int[] more = {1};
         while (more[0] != 0) {
@@ -162,10 +177,19 @@ public final class P2pBenchmark {
             bandwidth(c, small, 8, 200, 0, false);
             bandwidth(c, small, 8, 50, 0, true);
             bandwidth(c, large, 256 * 1024, 5, 0, false);
+            long elapsed = System.nanoTime() - start;
+            if (elapsed - windowStart >= 1_000_000_000L) {
+                long jit = CollectiveBenchmark.jitMillis();
+                busy[0] = (jit - windowJit) * 1e6 > JIT_SETTLED_SHARE * (elapsed - windowStart) ? 1 : 0;
+                windowStart = elapsed;
+                windowJit = jit;
+            }
             if (c.rank() == 0) {
-                more[0] = System.nanoTime() - start < WARM_UP_NANOS ? 1 : 0;
+                c.recv(more, 0, 1, peer, ACK_TAG);
+                more[0] = elapsed < WARM_UP_NANOS || ((busy[0] | more[0]) != 0 && elapsed < WARM_UP_LIMIT_NANOS) ? 1 : 0;
                 c.send(more, 0, 1, peer, ACK_TAG);
             } else {
+                c.send(busy, 0, 1, peer, ACK_TAG);
                 c.recv(more, 0, 1, peer, ACK_TAG);
             }
         }
