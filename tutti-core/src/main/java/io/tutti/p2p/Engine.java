@@ -1541,7 +1541,7 @@ public final class Engine implements AutoCloseable {
      * {@code s}/{@code at}, may be received straight into its receive's buffer, and where: only the
      * next bytes the receive waits for (DATA of a receive arrive in order), so memory that no one
      * reads before they are there, and only off-heap memory, the kernel's to write into. A receive
-     * makes its buffer view on its first placed record.
+     * makes its buffer view on its first placed record (one object per receive, not per record).
      */
     private boolean place(int source, MemorySegment s, long at, int available, int length, Placement into) {
         if (available < MessageHeaderDescriptor.LENGTH || type(s, at) != MessageType.DATA
@@ -1554,11 +1554,12 @@ public final class Engine implements AutoCloseable {
         Operation op = table.lookup(handle(s, at));
         if (n <= 0 || n != length - MessageHeaderDescriptor.LENGTH || op == null || op.kind != Operation.RECV
                 || op.statusSource != source || !remote[source] || op.array != null || from != op.transferred
-                || from + n > op.total || op.total > Integer.MAX_VALUE || !op.segment.isNative()) {
+                || from + n > op.total || op.length > Integer.MAX_VALUE || !op.segment.isNative()) {
             return false;
         }
         if (op.view == null) {
-            op.view = op.segment.asSlice(op.offset, op.total).asByteBuffer();
+            // the posted buffer, which a persistent receive keeps from one start to the next
+            op.view = op.segment.asSlice(op.offset, op.length).asByteBuffer();
         }
         op.view.limit((int) (from + n)).position((int) from);
         into.set(MessageHeaderDescriptor.LENGTH, op.segment.address() + op.offset + from, op.view);
