@@ -647,12 +647,7 @@ public final class RailsTransport implements RemoteTransport {
 
     @Override
     public void send(int dest, MemorySegment record, long offset, int length) {
-        enter();
-        try {
-            send0(dest, record, offset, length, null, 0, 0, false);
-        } finally {
-            exit();
-        }
+        sendTwo(dest, record, offset, length, null, 0, 0, false);
     }
 
     @Override
@@ -673,6 +668,7 @@ public final class RailsTransport implements RemoteTransport {
                 gathers && payload.isNative() && payload.byteSize() <= Integer.MAX_VALUE);
     }
 
+    /** {@link #send0} under the flag: every send's way in. */
     private long sendTwo(int dest, MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
                          long payloadOffset, int payloadLength, boolean inPlace) {
         enter();
