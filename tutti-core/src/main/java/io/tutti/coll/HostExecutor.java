@@ -36,6 +36,7 @@ public final class HostExecutor implements Engine.Task {
     /** The communicator's slots, and per SLOTS step its index among them (its generation's offset). */
     private final NodeSlots slots;
     private final int[] slotIndex;
+    private final NodeSlots.Fold fold = this::fold;
     private int slotSteps;
     private long slotBase;
     private final int[] ready;
@@ -106,7 +107,7 @@ public final class HostExecutor implements Engine.Task {
         NodeSlots.Exchange[] e = null;
         int[] index = null;
         for (int i = 0; i < schedule.steps; i++) {
-            if (schedule.kind[i] == Schedule.SLOTS) {
+            if (isSlots(schedule.kind[i])) {
                 if (slots == null) {
                     throw new IllegalStateException(schedule.name + " exchanges through shared-memory slots but has none");
                 }
@@ -130,7 +131,7 @@ public final class HostExecutor implements Engine.Task {
     /**
      * Starts a run over these buffers; {@code sequence} makes this call's wire tags differ from
      * every other collective in flight on the communicator. {@code op} or {@code userOp} reduces,
-     * for schedules with REDUCE steps.
+     * for schedules with REDUCE or SLOTS_REDUCE steps.
      */
     public void start(MemorySegment send, MemorySegment recv, int sequence, Datatype type, ReduceOp op,
                       UserOp userOp) {
@@ -178,8 +179,8 @@ public final class HostExecutor implements Engine.Task {
         try {
             for (int k = 0; k < activeCount; ) {
                 int i = active[k];
-                if (s.kind[i] == Schedule.SLOTS || s.kind[i] == Schedule.INC) {
-                    if (s.kind[i] == Schedule.SLOTS ? exchanges[i].poll() : incs[i].poll()) {
+                if (isSlots(s.kind[i]) || s.kind[i] == Schedule.INC) {
+                    if (s.kind[i] != Schedule.INC ? exchanges[i].poll() : incs[i].poll()) {
                         active[k] = active[--activeCount];
                         complete(i);
                     } else {
@@ -221,7 +222,7 @@ public final class HostExecutor implements Engine.Task {
         }
         for (int k = 0; k < activeCount; k++) {
             int i = active[k];
-            if (s.kind[i] == Schedule.SLOTS && !exchanges[i].othersElsewhere()) {
+            if (isSlots(s.kind[i]) && !exchanges[i].othersElsewhere()) {
                 return false;
             }
         }
@@ -232,7 +233,7 @@ public final class HostExecutor implements Engine.Task {
     public boolean ready() {
         for (int k = 0; k < activeCount; k++) {
             int i = active[k];
-            if (s.kind[i] == Schedule.SLOTS && exchanges[i].ready()) {
+            if (isSlots(s.kind[i]) && exchanges[i].ready()) {
                 return true;
             }
         }
@@ -256,7 +257,7 @@ public final class HostExecutor implements Engine.Task {
         for (int i = 0; i < s.steps; i++) {
             boolean involves = switch (s.kind[i]) {
                 case Schedule.SEND, Schedule.RECV -> s.peer[i] == peer;
-                case Schedule.SLOTS -> !running(i) || exchanges[i].needs(peer);
+                case Schedule.SLOTS, Schedule.SLOTS_REDUCE -> !running(i) || exchanges[i].needs(peer);
                 case Schedule.INC -> true;
                 default -> false;
             };
@@ -324,7 +325,7 @@ public final class HostExecutor implements Engine.Task {
         }
         long[] heard = new long[4];
         for (int k = 0; k < activeCount; k++) {
-            if (s.kind[active[k]] == Schedule.INC || s.kind[active[k]] == Schedule.SLOTS) {
+            if (s.kind[active[k]] == Schedule.INC || isSlots(s.kind[active[k]])) {
                 continue; // waits on the switches, or on every rank's slot, not on a peer's message
             }
             int peer = s.peer[active[k]];
@@ -384,10 +385,11 @@ public final class HostExecutor implements Engine.Task {
                             base(s.buffer[i]) + offset, s.length[i], null);
                     post(i, ops[i]);
                 }
-                case Schedule.SLOTS -> {
+                case Schedule.SLOTS, Schedule.SLOTS_REDUCE -> {
                     NodeSlots.Exchange x = exchanges[i];
                     x.start(slotBase + slotIndex[i], buffer(s.srcBuffer[i]), base(s.srcBuffer[i]) + s.srcOffset[i],
-                            buffer(s.buffer[i]), base(s.buffer[i]) + offset, s.length[i]);
+                            buffer(s.buffer[i]), base(s.buffer[i]) + offset, s.length[i],
+                            s.kind[i] == Schedule.SLOTS_REDUCE ? fold : null);
                     if (x.poll()) {
                         complete(i);
                     } else {
@@ -439,7 +441,7 @@ public final class HostExecutor implements Engine.Task {
     private void abandon() {
         for (int k = 0; k < activeCount; k++) {
             int i = active[k];
-            if (s.kind[i] == Schedule.INC || s.kind[i] == Schedule.SLOTS) {
+            if (s.kind[i] == Schedule.INC || isSlots(s.kind[i])) {
                 continue;
             }
             ops[i] = operation();
@@ -474,6 +476,15 @@ public final class HostExecutor implements Engine.Task {
             apply(src, srcOffset, dst, dstOffset, count);
             Memory.copy(src, srcOffset, dst, dstOffset, s.length[i]);
         }
+    }
+
+    /** SLOTS_REDUCE steps' fold: dst = src ∘ dst, src the left operand, so no operand order to mind. */
+    private void fold(MemorySegment dst, long dstOffset, MemorySegment src, long srcOffset, long bytes) {
+        apply(dst, dstOffset, src, srcOffset, bytes / type.extent());
+    }
+
+    private static boolean isSlots(byte kind) {
+        return kind == Schedule.SLOTS || kind == Schedule.SLOTS_REDUCE;
     }
 
     private void apply(MemorySegment inout, long inoutOffset, MemorySegment in, long inOffset, long count) {

@@ -38,8 +38,22 @@ public final class LinearAllreduce {
             all[k++] = b.recv(from, 0, TEMP_BUFFER, from * bytes, bytes);
         }
         // after the sends too, which may read the accumulating last block when it is this rank's own
-        int last = SlotsAllreduce.reduceInRankOrder(b, size, bytes, bytes, b.join(all));
+        int last = reduceInRankOrder(b, size, bytes, b.join(all));
         b.copy(RECV_BUFFER, 0, TEMP_BUFFER, (size - 1) * bytes, bytes, last);
         return b.build();
+    }
+
+    /**
+     * Reduces the P blocks of {@code len} bytes at {@code r · len} of the temp buffer in rank order,
+     * t0 ∘ (t1 ∘ (… ∘ t(P−1))): accumulated in the last block, each lower rank's block the left
+     * operand, after step {@code after}. Returns the last step.
+     */
+    private static int reduceInRankOrder(ScheduleBuilder b, int size, long len, int after) {
+        long acc = (size - 1) * len;
+        int last = after;
+        for (int r = size - 2; r >= 0; r--) {
+            last = b.reduce(TEMP_BUFFER, acc, TEMP_BUFFER, r * len, len, true, last);
+        }
+        return last;
     }
 }

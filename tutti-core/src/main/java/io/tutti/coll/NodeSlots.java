@@ -131,8 +131,17 @@ public final class NodeSlots {
     }
 
     /**
-     * One SLOTS step's exchange: publish this rank's contribution, collect everyone's. Allocates
-     * nothing once the areas are mapped.
+     * Folds one contribution into an accumulator: {@code dst = src ∘ dst} over {@code bytes} bytes, the
+     * contribution the left operand (the executor applies the call's operation).
+     */
+    interface Fold {
+        void fold(MemorySegment dst, long dstOffset, MemorySegment src, long srcOffset, long bytes);
+    }
+
+    /**
+     * One SLOTS or SLOTS_REDUCE step's exchange: publish this rank's contribution, then collect
+     * everyone's, either side by side (a gather) or folded into one (a reduction). Allocates nothing
+     * once the areas are mapped.
      */
     final class Exchange {
         private static final int IDLE = 0;
@@ -147,13 +156,29 @@ public final class NodeSlots {
         private MemorySegment dst;
         private long dstOffset;
         private long length;
-        /** Ranks below this have been collected. */
+        /** Null for a gather; else what folds each contribution into dst. */
+        private Fold fold;
+        /**
+         * Contributions collected so far. A gather takes them in rank order, a reduction from the
+         * last rank down: rank P − 1's is copied, then each lower rank's is the left operand, so the
+         * result is t0 ∘ (t1 ∘ (… ∘ t(P−1))) on every rank, as MPI orders non-commutative operations.
+         */
         private int next;
         /** The processor this rank published from, or -1. */
         private int cpu = -1;
 
         /** Starts exchange {@code generation}: contribution at src, everyone's to dst in rank order. */
         void start(long generation, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long length) {
+            start(generation, src, srcOffset, dst, dstOffset, length, null);
+        }
+
+        /**
+         * Starts exchange {@code generation}: contribution at src; with a {@code fold}, everyone's
+         * reduced into dst ({@code length} bytes, which may be the contribution itself), else
+         * everyone's side by side in dst ({@code length} bytes each, in rank order).
+         */
+        void start(long generation, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long length,
+                   Fold fold) {
             this.generation = generation;
             this.slot = (int) (generation % SLOTS);
             this.src = src;
@@ -161,8 +186,19 @@ public final class NodeSlots {
             this.dst = dst;
             this.dstOffset = dstOffset;
             this.length = length;
+            this.fold = fold;
             this.next = 0;
             this.state = PUBLISH;
+        }
+
+        /** The rank whose contribution comes {@code k}-th. */
+        private int rankAt(int k) {
+            return fold == null ? k : areas.length - 1 - k;
+        }
+
+        /** Whether rank {@code r}'s contribution has been collected. */
+        private boolean collected(int r) {
+            return fold == null ? r < next : r > areas.length - 1 - next;
         }
 
         /** Advances the exchange; true once every rank's contribution is in {@code dst}. */
@@ -176,23 +212,27 @@ public final class NodeSlots {
             long stamp = generation + 1;
             int n = areas.length;
             while (next < n) {
-                if (next == rank) {
-                    if (length > 0) {
-                        Memory.copy(src, srcOffset, dst, dstOffset + next * length, length);
-                    }
-                } else {
-                    SlotArea a = area(next);
+                int r = rankAt(next);
+                // this rank's own contribution too is read from its slot: dst may be the contribution
+                SlotArea a = r == rank ? own : area(r);
+                if (r != rank) {
                     if (a == null || a.stamp(slot) != stamp) {
                         return false;
                     }
                     if (a.length(slot) != length) {
-                        throw new TuttiException.InvalidArgument("rank " + next + " contributes " + a.length(slot)
+                        throw new TuttiException.InvalidArgument("rank " + r + " contributes " + a.length(slot)
                                 + " bytes to shared-memory exchange " + generation + " where rank " + rank + " contributes "
                                 + length + ": every rank must make the same collective call with matching counts and"
                                 + " datatype");
                     }
-                    if (length > 0) {
-                        Memory.copy(a.via(), a.dataAt(slot), dst, dstOffset + next * length, length);
+                }
+                if (length > 0) {
+                    if (fold == null) {
+                        Memory.copy(a.via(), a.dataAt(slot), dst, dstOffset + r * length, length);
+                    } else if (next == 0) {
+                        Memory.copy(a.via(), a.dataAt(slot), dst, dstOffset, length);
+                    } else {
+                        fold.fold(dst, dstOffset, a.via(), a.dataAt(slot), length);
                     }
                 }
                 next++;
@@ -201,6 +241,7 @@ public final class NodeSlots {
             state = IDLE;
             src = null;
             dst = null;
+            fold = null;
             return true;
         }
 
@@ -214,8 +255,8 @@ public final class NodeSlots {
                 return false;
             }
             long stamp = generation + 1;
-            for (int r = next; r < areas.length; r++) {
-                if (r == rank) {
+            for (int r = 0; r < areas.length; r++) {
+                if (r == rank || collected(r)) {
                     continue;
                 }
                 SlotArea a = areas[r];
@@ -236,7 +277,7 @@ public final class NodeSlots {
         boolean needs(int r) {
             return switch (state) {
                 case PUBLISH -> true;
-                case COLLECT -> r >= next && r != rank;
+                case COLLECT -> r != rank && !collected(r);
                 default -> false;
             };
         }
@@ -249,8 +290,9 @@ public final class NodeSlots {
             if (state != COLLECT) {
                 return false;
             }
-            SlotArea a = next == rank ? own : areas[next];
-            return a == null || next == rank || a.stamp(slot) == generation + 1;
+            int r = rankAt(next);
+            SlotArea a = areas[r];
+            return a == null || r == rank || a.stamp(slot) == generation + 1;
         }
 
         private boolean publish() {

@@ -36,6 +36,15 @@ public final class Schedule {
      * length of 0 is a barrier. See {@link NodeSlots}.
      */
     public static final byte SLOTS = 6;
+    /**
+     * Allreduce through shared memory among all ranks of the communicator (every one on this node),
+     * with the call's operation: this rank's contribution is {@code length} bytes at (srcBuffer,
+     * srcOffset); when the step completes, (buffer, offset) holds t0 ∘ (t1 ∘ (… ∘ t(P−1))) of the
+     * ranks' contributions t_r, the same bits on every rank. (buffer, offset) may be the
+     * contribution. At most {@link io.tutti.transport.shm.SlotAreaDescriptor#SLOT_BYTES} bytes.
+     * Shares the generations of SLOTS steps: one exchange each. See {@link NodeSlots}.
+     */
+    public static final byte SLOTS_REDUCE = 7;
 
     public static final byte SEND_BUFFER = 0;
     public static final byte RECV_BUFFER = 1;
@@ -180,11 +189,12 @@ public final class Schedule {
                 case REDUCE -> "REDUCE";
                 case INC -> "INC";
                 case SLOTS -> "SLOTS";
+                case SLOTS_REDUCE -> "SLOTS_REDUCE";
                 default -> "COPY";
             }));
             if (kind[i] == INC) {
                 sb.append(" switch");
-            } else if (kind[i] == SLOTS) {
+            } else if (kind[i] == SLOTS || kind[i] == SLOTS_REDUCE) {
                 sb.append(" shared memory from ").append(srcBuffer[i]).append('@').append(srcOffset[i]);
             } else if (kind[i] == SEND || kind[i] == RECV) {
                 sb.append(" peer ").append(peer[i]).append(" tag ").append(tag[i]);

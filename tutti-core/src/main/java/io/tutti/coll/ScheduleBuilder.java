@@ -88,11 +88,24 @@ public final class ScheduleBuilder {
      * slots; {@code len} at most {@link io.tutti.transport.shm.SlotAreaDescriptor#SLOT_BYTES}.
      */
     public int slots(byte dst, long dstOff, byte src, long srcOff, long len, int... after) {
+        return add(Schedule.SLOTS, -1, 0, dst, dstOff, checkSlot(len), src, srcOff, false, after);
+    }
+
+    /**
+     * Reduces {@code len} bytes from {@code src} at {@code srcOff} of every rank, in rank order, into
+     * {@code dst} at {@code dstOff} (which may be the source) through the communicator's shared-memory
+     * slots; {@code len} at most {@link io.tutti.transport.shm.SlotAreaDescriptor#SLOT_BYTES}.
+     */
+    public int slotsReduce(byte dst, long dstOff, byte src, long srcOff, long len, int... after) {
+        return add(Schedule.SLOTS_REDUCE, -1, 0, dst, dstOff, checkSlot(len), src, srcOff, false, after);
+    }
+
+    private long checkSlot(long len) {
         if (len > io.tutti.transport.shm.SlotAreaDescriptor.SLOT_BYTES) {
             throw new IllegalArgumentException(name + ": " + len + " bytes do not fit a shared-memory slot of "
                     + io.tutti.transport.shm.SlotAreaDescriptor.SLOT_BYTES);
         }
-        return add(Schedule.SLOTS, -1, 0, dst, dstOff, len, src, srcOff, false, after);
+        return len;
     }
 
     /**

@@ -8,14 +8,16 @@ import io.tutti.transport.shm.SlotAreaDescriptor;
 
 /**
  * Allreduce through shared memory, for communicators whose ranks all share one node: every rank
- * publishes its vector in its slot ({@link NodeSlots}), takes every rank's once all are there, and
- * reduces them itself in rank order (so non-commutative operations keep MPI's order, and every
+ * publishes its vector in its slot ({@link NodeSlots}) and, once all are there, reduces every rank's
+ * straight from the slots in rank order (so non-commutative operations keep MPI's order, and every
  * rank computes the bitwise same result). Vectors longer than a slot go slot by slot.
  *
  * <p>Cost: one exchange per slot's worth of data, in which each rank writes one slot and reads the
  * P − 1 others, and P − 1 reductions; no message, and a rank waits for the others once per slot
  * rather than once per round. The choice for short vectors on one node, above all when ranks
- * outnumber cores and each wait may cost a context switch. Temp: P · min(n, slot) bytes.
+ * outnumber cores and each wait may cost a context switch: then every step a rank takes between two
+ * waits counts once per rank that shares its core, so the exchange reduces as it reads, with no
+ * steps of its own. Temp: min(n, slot) bytes.
  */
 public final class SlotsAllreduce {
     static final String NAME = "allreduce/slots";
@@ -30,31 +32,15 @@ public final class SlotsAllreduce {
         long seg = Blocks.segment(NAME, SlotAreaDescriptor.SLOT_BYTES, extent);
         int chunks = Blocks.count(bytes, seg);
         byte in = inPlace ? RECV_BUFFER : SEND_BUFFER;
-        b.temp(size * Math.min(seg, bytes));
+        b.temp(Math.min(seg, bytes));
         int previous = ScheduleBuilder.NONE;
         for (int c = 0; c < chunks; c++) {
             long off = c * seg;
             long len = Blocks.segLen(bytes, seg, c);
-            int gathered = b.slots(TEMP_BUFFER, 0, in, off, len, previous);
-            // in the scratch rather than the result buffer, so that short vectors reduce in place
-            // (Reduction's direct path) and the user's buffer takes one copy
-            previous = b.copy(RECV_BUFFER, off, TEMP_BUFFER, (size - 1) * len,
-                    len, reduceInRankOrder(b, size, len, len, gathered));
+            // reduced in the scratch rather than the result buffer, so that short vectors reduce in
+            // place (Reduction's direct path), and the user's buffer takes one copy
+            previous = b.copy(RECV_BUFFER, off, TEMP_BUFFER, 0, len, b.slotsReduce(TEMP_BUFFER, 0, in, off, len, previous));
         }
         return b.build();
-    }
-
-    /**
-     * Reduces the P blocks of {@code len} bytes at {@code r · stride} of the temp buffer in rank order,
-     * t0 ∘ (t1 ∘ (… ∘ t(P−1))): accumulated in the last block, each lower rank's block the left
-     * operand, after step {@code after}. Returns the last step; the result is at {@code (P − 1) · stride}.
-     */
-    static int reduceInRankOrder(ScheduleBuilder b, int size, long stride, long len, int after) {
-        long acc = (size - 1) * stride;
-        int last = after;
-        for (int r = size - 2; r >= 0; r--) {
-            last = b.reduce(TEMP_BUFFER, acc, TEMP_BUFFER, r * stride, len, true, last);
-        }
-        return last;
     }
 }

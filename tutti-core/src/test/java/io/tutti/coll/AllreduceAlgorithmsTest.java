@@ -76,7 +76,7 @@ class AllreduceAlgorithmsTest {
             }
         }
         Schedule s = SlotsAllreduce.build(0, 3, 400 * 32, 32, false);
-        long exchanges = java.util.stream.IntStream.range(0, s.steps()).filter(i -> s.kind(i) == Schedule.SLOTS).count();
+        long exchanges = java.util.stream.IntStream.range(0, s.steps()).filter(i -> s.kind(i) == Schedule.SLOTS_REDUCE).count();
         assertEquals(4, exchanges, "12 800 B in slots of " + io.tutti.transport.shm.SlotAreaDescriptor.SLOT_BYTES + " B\n" + s);
     }
 

@@ -167,13 +167,14 @@ public final class SchedulePlayer {
                     recvs.computeIfAbsent(k, x -> new ArrayDeque<>()).add(new Posted(r, i));
                     inFlight.add(new Posted(r, i));
                 }
-                case Schedule.SLOTS -> {
+                case Schedule.SLOTS, Schedule.SLOTS_REDUCE -> {
                     long len = sr.length(i);
                     checkNoWriter(r, i, sr.srcBuffer(i), sr.srcOffset(i), len, inFlight);
-                    checkNoAccess(r, i, sr.buffer(i), sr.offset(i), len * n, inFlight);
+                    boolean reduces = sr.kind(i) == Schedule.SLOTS_REDUCE;
+                    checkNoAccess(r, i, sr.buffer(i), sr.offset(i), reduces ? len : len * n, inFlight);
                     int g = 0;
                     for (int j = 0; j < i; j++) {
-                        g += sr.kind(j) == Schedule.SLOTS ? 1 : 0;
+                        g += sr.kind(j) == Schedule.SLOTS || sr.kind(j) == Schedule.SLOTS_REDUCE ? 1 : 0;
                     }
                     byte[][] got = gathered.computeIfAbsent(g, x -> new byte[n][]);
                     int[] steps = gatherSteps.computeIfAbsent(g, x -> new int[n]);
@@ -192,9 +193,25 @@ public final class SchedulePlayer {
                                 throw new AssertionError("SLOTS exchange " + g + ": rank " + q + " gives " + got[q].length
                                         + " B where rank " + r + " gives " + len);
                             }
-                            for (int from = 0; from < n; from++) {
-                                MemorySegment.copy(MemorySegment.ofArray(got[from]), 0, region(q, sq.buffer(steps[q]),
-                                        sq.offset(steps[q]) + from * len, len), 0, len);
+                            if (sq.kind(steps[q]) != sr.kind(i)) {
+                                throw new AssertionError("SLOTS exchange " + g + ": rank " + q + " gathers where rank "
+                                        + r + " reduces, or the other way round");
+                            }
+                            if (reduces) {
+                                // t0 ∘ (t1 ∘ (… ∘ t(P−1))), each lower rank's the left operand
+                                byte[] acc = got[n - 1].clone();
+                                for (int from = n - 2; from >= 0; from--) {
+                                    op.apply(MemorySegment.ofArray(acc), 0, MemorySegment.ofArray(got[from]), 0, len);
+                                }
+                                if (len > 0) {
+                                    MemorySegment.copy(MemorySegment.ofArray(acc), 0, region(q, sq.buffer(steps[q]),
+                                            sq.offset(steps[q]), len), 0, len);
+                                }
+                            } else {
+                                for (int from = 0; from < n; from++) {
+                                    MemorySegment.copy(MemorySegment.ofArray(got[from]), 0, region(q, sq.buffer(steps[q]),
+                                            sq.offset(steps[q]) + from * len, len), 0, len);
+                                }
                             }
                             depth[q][steps[q]] = depth[r][i] + 1;
                             left -= complete(q, steps[q], remaining, ready, depth);
@@ -258,7 +275,8 @@ public final class SchedulePlayer {
         Schedule sr = s[r];
         long len = sr.length(i);
         bound(r, i, sr.buffer(i), sr.offset(i), len);
-        if (sr.kind(i) == Schedule.REDUCE || sr.kind(i) == Schedule.COPY || sr.kind(i) == Schedule.SLOTS) {
+        if (sr.kind(i) == Schedule.REDUCE || sr.kind(i) == Schedule.COPY || sr.kind(i) == Schedule.SLOTS
+                || sr.kind(i) == Schedule.SLOTS_REDUCE) {
             bound(r, i, sr.srcBuffer(i), sr.srcOffset(i), len);
         }
         if (sr.kind(i) == Schedule.SLOTS) {
