@@ -55,7 +55,7 @@ public final class Collectives {
         final long[] signature;
         /** The in-network group that runs the schedule's INC steps, or null. */
         final InNetworkGroup inc;
-        /** The communicator's shared-memory slots, for a schedule with SLOTS steps; else null. */
+        /** The communicator's shared-memory slots, for a schedule with SLOTS or SLOTS_REDUCE steps; else null. */
         final NodeSlots slots;
         /** For an in-network schedule: the host schedule for operations the switches do not support. */
         Entry fallback;

@@ -31,9 +31,9 @@ public final class HostExecutor implements Engine.Task {
     private final Operation[] ops;
     /** One switch exchange per INC step (null without INC steps). */
     private final io.tutti.transport.InNetworkAggregation.Transfer[] incs;
-    /** One shared-memory exchange per SLOTS step (null without SLOTS steps). */
+    /** One shared-memory exchange per SLOTS or SLOTS_REDUCE step (null without such steps). */
     private final NodeSlots.Exchange[] exchanges;
-    /** The communicator's slots, and per SLOTS step its index among them (its generation's offset). */
+    /** The communicator's slots, and per such step its index among them (its generation's offset). */
     private final NodeSlots slots;
     private final int[] slotIndex;
     private final NodeSlots.Fold fold = this::fold;
@@ -70,7 +70,7 @@ public final class HostExecutor implements Engine.Task {
      * @param signature {@link CollectiveCall#signature} of the call, which ranks compare when it
      *                  stalls (null: no comparison)
      * @param inc       the in-network group that runs the schedule's INC steps (null if it has none)
-     * @param slots     the communicator's shared-memory slots, for SLOTS steps (null if it has none)
+     * @param slots     the communicator's shared-memory slots, for SLOTS and SLOTS_REDUCE steps (null if it has none)
      */
     public HostExecutor(Engine engine, Schedule schedule, int context, int[] group, long[] signature,
                         InNetworkGroup inc, NodeSlots slots) {

@@ -8,8 +8,9 @@ import io.tutti.transport.shm.SlotAreaDescriptor;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A communicator's shared-memory slots: the mechanism behind {@link Schedule#SLOTS} steps, for
- * communicators whose ranks all reach each other through shared memory. Each rank owns a
+ * A communicator's shared-memory slots: the mechanism behind {@link Schedule#SLOTS} and
+ * {@link Schedule#SLOTS_REDUCE} steps, for communicators whose ranks all reach each other through
+ * shared memory. Each rank owns a
  * {@link SlotArea}, created at its first exchange and mapped by the others as they need it; the
  * protocol (generations, stamps, departures) is described in {@link SlotAreaDescriptor}.
  *
@@ -62,7 +63,7 @@ public final class NodeSlots {
         return g;
     }
 
-    /** A reusable exchange for one SLOTS step. */
+    /** A reusable exchange for one SLOTS or SLOTS_REDUCE step. */
     Exchange exchange() {
         return new Exchange();
     }
