@@ -252,10 +252,13 @@ public final class NodeSlots {
          * core, and spinning beats giving the core away (to a rank that would only wait as well).
          */
         boolean othersElsewhere() {
-            if (state != COLLECT || cpu < 0) {
+            if (state != COLLECT || cpu < 0 || generation == 0) {
                 return false;
             }
             long stamp = generation + 1;
+            // where each rank ran when it published the generation before: that slot's line was read
+            // when it was collected, and stays unwritten for SLOTS − 1 more generations
+            int before = (int) ((generation - 1) % SLOTS);
             for (int r = 0; r < areas.length; r++) {
                 if (r == rank || collected(r)) {
                     continue;
@@ -264,8 +267,14 @@ public final class NodeSlots {
                 if (a == null) {
                     return false;
                 }
-                if (a.stamp(slot) != stamp && (a.cpu() == cpu || a.cpu() < 0)) {
-                    return false;
+                if (a.stamp(slot) != stamp) {
+                    if (a.stamp(before) != generation) {
+                        return false; // not known
+                    }
+                    int there = a.cpu(before);
+                    if (there == cpu || there < 0) {
+                        return false;
+                    }
                 }
             }
             return true;
@@ -304,11 +313,8 @@ public final class NodeSlots {
             if (length > 0) {
                 Memory.copy(src, srcOffset, me.via(), me.dataAt(slot), length);
             }
-            if (trackCpus) {
-                cpu = io.tutti.bootstrap.CpuTopology.runningCpu();
-                me.cpu(cpu);
-            }
-            me.publish(slot, length, generation + 1);
+            cpu = trackCpus ? io.tutti.bootstrap.CpuTopology.runningCpu() : -1;
+            me.publish(slot, length, cpu, generation + 1);
             published++;
             for (int r = 0; r < group.length; r++) {
                 if (r != rank) {

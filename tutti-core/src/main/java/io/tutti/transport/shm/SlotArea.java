@@ -36,7 +36,6 @@ public final class SlotArea {
     public static void format(MemorySegment segment) {
         segment.set(ValueLayout.JAVA_INT, SLOTS_OFFSET, SLOTS);
         segment.set(ValueLayout.JAVA_INT, SLOT_BYTES_OFFSET, SLOT_BYTES);
-        segment.set(ValueLayout.JAVA_INT, CPU_OFFSET, -1);
         INT.setRelease(segment, (long) MAGIC_OFFSET, MAGIC);
     }
 
@@ -66,31 +65,31 @@ public final class SlotArea {
 
     /**
      * Owner: publishes slot {@code slot}'s {@code length} bytes of data as generation
-     * {@code stamp - 1} (plain store of the length, then release store of the stamp, after the data writes).
+     * {@code stamp - 1}, from processor {@code cpu} (-1 unknown): plain stores of the length and the
+     * processor, then a release store of the stamp, after the data writes.
      */
-    public void publish(int slot, long length, long stamp) {
-        segment.set(ValueLayout.JAVA_LONG, slotOffset(slot) + LENGTH_OFFSET, length);
+    public void publish(int slot, long length, int cpu, long stamp) {
+        segment.set(ValueLayout.JAVA_INT, slotOffset(slot) + LENGTH_OFFSET, (int) length);
+        segment.set(ValueLayout.JAVA_INT, slotOffset(slot) + CPU_OFFSET, cpu);
         LONG.setRelease(segment, slotOffset(slot) + STAMP_OFFSET, stamp);
     }
 
     /** Reader, after {@link #stamp} showed the generation: the length its owner published (plain read). */
     public long length(int slot) {
-        return segment.get(ValueLayout.JAVA_LONG, slotOffset(slot) + LENGTH_OFFSET);
+        return segment.get(ValueLayout.JAVA_INT, slotOffset(slot) + LENGTH_OFFSET);
+    }
+
+    /**
+     * Reader, after {@link #stamp} showed the generation: the processor its owner published it from,
+     * or -1 (plain read; a hint, not a guarantee).
+     */
+    public int cpu(int slot) {
+        return segment.get(ValueLayout.JAVA_INT, slotOffset(slot) + CPU_OFFSET);
     }
 
     /** Owner's last stamp in {@code slot} (plain read: only the owner writes it). */
     public long ownStamp(int slot) {
         return segment.get(ValueLayout.JAVA_LONG, slotOffset(slot) + STAMP_OFFSET);
-    }
-
-    /** Owner: notes the processor it runs on (opaque store: a hint for waiting peers, not a guarantee). */
-    public void cpu(int cpu) {
-        INT.setOpaque(segment, (long) CPU_OFFSET, cpu);
-    }
-
-    /** The processor the owner ran on when it last published, or -1 (opaque load; a hint). */
-    public int cpu() {
-        return (int) INT.getOpaque(segment, (long) CPU_OFFSET);
     }
 
     /** The generation + 1 this area's owner last finished reading from slot {@code slot} (acquire). */

@@ -12,8 +12,6 @@ package io.tutti.transport.shm;
  *  |    +0   magic        i32  {@link #MAGIC}                       |
  *  |    +4   slots        i32  {@link #SLOTS}                       |
  *  |    +8   slot bytes   i32  {@link #SLOT_BYTES}                  |
- *  |    +12  cpu          i32  processor the owner ran on when it   |
- *  |                           last published (-1 unknown)         |
  *  +--------------------------------------------------------------+
  *  |  departures line (64 B), written by the owner as a reader:    | 64
  *  |    +8k  departed[k]  i64  generation + 1 the owner last       |
@@ -21,7 +19,9 @@ package io.tutti.transport.shm;
  *  |                           every rank's area                   |
  *  +--------------------------------------------------------------+
  *  |  slot 0: +0  stamp  i64 generation + 1 of the contribution   | 128
- *  |          +8  length i64 bytes of the contribution              |
+ *  |          +8  length i32 bytes of the contribution              |
+ *  |          +12 cpu    i32 processor the owner published it from  |
+ *  |                         (-1 unknown)                          |
  *  |          +16 SLOT_BYTES of data, the stamp's line first        |
  *  |  slot 1 ... slot SLOTS-1, each SLOT_STRIDE bytes              |
  *  +--------------------------------------------------------------+
@@ -35,7 +35,9 @@ package io.tutti.transport.shm;
  * {@code departed[g % SLOTS]} (release). The owner overwrites a slot only when every rank's
  * departure for the slot's previous generation is visible (acquire loads), so a contribution is
  * never replaced under a reader. A short contribution shares the stamp's cache line: it crosses
- * from core to core as one line. Readers compare the length with their own, so ranks that make
+ * from core to core as one line. So does the processor: a rank that waits for an owner reads where
+ * the owner ran from the owner's previous slot, a line it has read already and nobody has written
+ * since, so the hint costs no cache miss (a field in the header, rewritten at every publish, did). Readers compare the length with their own, so ranks that make
  * different calls are told so instead of reading each other's data as theirs.
  */
 public final class SlotAreaDescriptor {
@@ -43,11 +45,11 @@ public final class SlotAreaDescriptor {
     public static final int MAGIC_OFFSET = 0;
     public static final int SLOTS_OFFSET = 4;
     public static final int SLOT_BYTES_OFFSET = 8;
-    public static final int CPU_OFFSET = 12;
     public static final int DEPARTURES_OFFSET = 64;
     public static final int FIRST_SLOT_OFFSET = 128;
     public static final int STAMP_OFFSET = 0;
     public static final int LENGTH_OFFSET = 8;
+    public static final int CPU_OFFSET = 12;
     public static final int DATA_OFFSET = 16;
 
     /** Slots per area: how many exchanges may be under way at once before a writer waits for readers. */
