@@ -168,11 +168,6 @@ public final class NodeSlots {
         /** The processor this rank published from, or -1. */
         private int cpu = -1;
 
-        /** Starts exchange {@code generation}: contribution at src, everyone's to dst in rank order. */
-        void start(long generation, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long length) {
-            start(generation, src, srcOffset, dst, dstOffset, length, null);
-        }
-
         /**
          * Starts exchange {@code generation}: contribution at src; with a {@code fold}, everyone's
          * reduced into dst ({@code length} bytes, which may be the contribution itself), else
