@@ -1,6 +1,6 @@
 package io.tutti;
 
-import io.tutti.coll.CollectiveCall.Kind;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.Collectives;
 import io.tutti.p2p.Engine;
 import java.lang.foreign.MemorySegment;
@@ -661,182 +661,182 @@ public final class Communicator {
     }
 
     /** Combines {@code count} elements from every rank with {@code op} into {@code recv} at {@code root} ({@code recv} is ignored elsewhere and may be null). {@code send} may be {@link #IN_PLACE} at the root. */
-    public void reduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op, int root) {
+    public void reduce(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op, int root) {
         reduce(Collectives.Mode.BLOCKING, send, recv, count, type, op, null, root);
     }
 
     /** Nonblocking reduce: returns at once; complete the request with wait or test. */
-    public Request ireduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op, int root) {
+    public Request ireduce(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op, int root) {
         return reduce(Collectives.Mode.NONBLOCKING, send, recv, count, type, op, null, root);
     }
 
     /** Persistent reduce: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public Request reduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op, int root) {
+    public Request reduceInit(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op, int root) {
         return reduce(Collectives.Mode.PERSISTENT, send, recv, count, type, op, null, root);
     }
 
     /** Combines {@code count} elements from every rank with {@code op} into {@code recv} at {@code root} ({@code recv} is ignored elsewhere and may be null). {@code send} may be {@link #IN_PLACE} at the root. With a user-defined operation. */
-    public void reduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op, int root) {
+    public void reduce(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op, int root) {
         reduce(Collectives.Mode.BLOCKING, send, recv, count, type, null, op, root);
     }
 
     /** Nonblocking reduce: returns at once; complete the request with wait or test. */
-    public Request ireduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op, int root) {
+    public Request ireduce(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op, int root) {
         return reduce(Collectives.Mode.NONBLOCKING, send, recv, count, type, null, op, root);
     }
 
     /** Persistent reduce: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public Request reduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op, int root) {
+    public Request reduceInit(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op, int root) {
         return reduce(Collectives.Mode.PERSISTENT, send, recv, count, type, null, op, root);
     }
 
     /** Combines {@code count} elements from every rank with {@code op} into every rank's {@code recv}. {@code send} may be {@link #IN_PLACE}. */
-    public void allreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+    public void allreduce(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op) {
         allreduce(Collectives.Mode.BLOCKING, send, recv, count, type, op, null);
     }
 
     /** Nonblocking allreduce: returns at once; complete the request with wait or test. */
-    public Request iallreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+    public Request iallreduce(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op) {
         return allreduce(Collectives.Mode.NONBLOCKING, send, recv, count, type, op, null);
     }
 
     /** Persistent allreduce: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public Request allreduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+    public Request allreduceInit(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op) {
         return allreduce(Collectives.Mode.PERSISTENT, send, recv, count, type, op, null);
     }
 
     /** Combines {@code count} elements from every rank with {@code op} into every rank's {@code recv}. {@code send} may be {@link #IN_PLACE}. With a user-defined operation. */
-    public void allreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+    public void allreduce(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op) {
         allreduce(Collectives.Mode.BLOCKING, send, recv, count, type, null, op);
     }
 
     /** Nonblocking allreduce: returns at once; complete the request with wait or test. */
-    public Request iallreduce(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+    public Request iallreduce(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op) {
         return allreduce(Collectives.Mode.NONBLOCKING, send, recv, count, type, null, op);
     }
 
     /** Persistent allreduce: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public Request allreduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+    public Request allreduceInit(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op) {
         return allreduce(Collectives.Mode.PERSISTENT, send, recv, count, type, null, op);
     }
 
     /** Combines every rank's {@code send} (the sum of {@code counts} elements) with {@code op} and leaves block r ({@code counts[r]} elements, in order) in rank r's {@code recv}. {@code send} may be {@link #IN_PLACE}: the input is then in {@code recv}. */
-    public void reduceScatter(Object send, Object recv, int[] counts, Datatype type, io.tutti.coll.ReduceOp op) {
+    public void reduceScatter(Object send, Object recv, int[] counts, Datatype type, io.tutti.ReduceOp op) {
         reduceScatter(Collectives.Mode.BLOCKING, send, recv, counts, 0, type, op, null);
     }
 
     /** Nonblocking reduce-scatter: returns at once; complete the request with wait or test. */
-    public Request ireduceScatter(Object send, Object recv, int[] counts, Datatype type, io.tutti.coll.ReduceOp op) {
+    public Request ireduceScatter(Object send, Object recv, int[] counts, Datatype type, io.tutti.ReduceOp op) {
         return reduceScatter(Collectives.Mode.NONBLOCKING, send, recv, counts, 0, type, op, null);
     }
 
     /** Persistent reduce-scatter: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public Request reduceScatterInit(Object send, Object recv, int[] counts, Datatype type, io.tutti.coll.ReduceOp op) {
+    public Request reduceScatterInit(Object send, Object recv, int[] counts, Datatype type, io.tutti.ReduceOp op) {
         return reduceScatter(Collectives.Mode.PERSISTENT, send, recv, counts, 0, type, op, null);
     }
 
     /** Combines every rank's {@code send} (the sum of {@code counts} elements) with {@code op} and leaves block r ({@code counts[r]} elements, in order) in rank r's {@code recv}. {@code send} may be {@link #IN_PLACE}: the input is then in {@code recv}. With a user-defined operation. */
-    public void reduceScatter(Object send, Object recv, int[] counts, Datatype type, io.tutti.coll.UserOp op) {
+    public void reduceScatter(Object send, Object recv, int[] counts, Datatype type, io.tutti.UserOp op) {
         reduceScatter(Collectives.Mode.BLOCKING, send, recv, counts, 0, type, null, op);
     }
 
     /** Nonblocking reduce-scatter: returns at once; complete the request with wait or test. */
-    public Request ireduceScatter(Object send, Object recv, int[] counts, Datatype type, io.tutti.coll.UserOp op) {
+    public Request ireduceScatter(Object send, Object recv, int[] counts, Datatype type, io.tutti.UserOp op) {
         return reduceScatter(Collectives.Mode.NONBLOCKING, send, recv, counts, 0, type, null, op);
     }
 
     /** Persistent reduce-scatter: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public Request reduceScatterInit(Object send, Object recv, int[] counts, Datatype type, io.tutti.coll.UserOp op) {
+    public Request reduceScatterInit(Object send, Object recv, int[] counts, Datatype type, io.tutti.UserOp op) {
         return reduceScatter(Collectives.Mode.PERSISTENT, send, recv, counts, 0, type, null, op);
     }
 
     /** Reduce-scatter with {@code count} elements per rank. */
-    public void reduceScatterBlock(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+    public void reduceScatterBlock(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op) {
         reduceScatter(Collectives.Mode.BLOCKING, send, recv, null, count, type, op, null);
     }
 
     /** Nonblocking reduce-scatter: returns at once; complete the request with wait or test. */
-    public Request ireduceScatterBlock(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+    public Request ireduceScatterBlock(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op) {
         return reduceScatter(Collectives.Mode.NONBLOCKING, send, recv, null, count, type, op, null);
     }
 
     /** Persistent reduce-scatter: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public Request reduceScatterBlockInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+    public Request reduceScatterBlockInit(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op) {
         return reduceScatter(Collectives.Mode.PERSISTENT, send, recv, null, count, type, op, null);
     }
 
     /** Reduce-scatter with {@code count} elements per rank. With a user-defined operation. */
-    public void reduceScatterBlock(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+    public void reduceScatterBlock(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op) {
         reduceScatter(Collectives.Mode.BLOCKING, send, recv, null, count, type, null, op);
     }
 
     /** Nonblocking reduce-scatter: returns at once; complete the request with wait or test. */
-    public Request ireduceScatterBlock(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+    public Request ireduceScatterBlock(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op) {
         return reduceScatter(Collectives.Mode.NONBLOCKING, send, recv, null, count, type, null, op);
     }
 
     /** Persistent reduce-scatter: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public Request reduceScatterBlockInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+    public Request reduceScatterBlockInit(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op) {
         return reduceScatter(Collectives.Mode.PERSISTENT, send, recv, null, count, type, null, op);
     }
 
     /** Inclusive prefix reduction: rank r's {@code recv} gets ranks 0..r combined in rank order. {@code send} may be {@link #IN_PLACE}. */
-    public void scan(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+    public void scan(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op) {
         scan(Collectives.Mode.BLOCKING, Kind.SCAN, send, recv, count, type, op, null);
     }
 
     /** Nonblocking scan: returns at once; complete the request with wait or test. */
-    public Request iscan(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+    public Request iscan(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op) {
         return scan(Collectives.Mode.NONBLOCKING, Kind.SCAN, send, recv, count, type, op, null);
     }
 
     /** Persistent scan: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public Request scanInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+    public Request scanInit(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op) {
         return scan(Collectives.Mode.PERSISTENT, Kind.SCAN, send, recv, count, type, op, null);
     }
 
     /** Inclusive prefix reduction: rank r's {@code recv} gets ranks 0..r combined in rank order. {@code send} may be {@link #IN_PLACE}. With a user-defined operation. */
-    public void scan(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+    public void scan(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op) {
         scan(Collectives.Mode.BLOCKING, Kind.SCAN, send, recv, count, type, null, op);
     }
 
     /** Nonblocking scan: returns at once; complete the request with wait or test. */
-    public Request iscan(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+    public Request iscan(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op) {
         return scan(Collectives.Mode.NONBLOCKING, Kind.SCAN, send, recv, count, type, null, op);
     }
 
     /** Persistent scan: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public Request scanInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+    public Request scanInit(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op) {
         return scan(Collectives.Mode.PERSISTENT, Kind.SCAN, send, recv, count, type, null, op);
     }
 
     /** Exclusive prefix reduction: rank r's {@code recv} gets ranks 0..r-1 combined in rank order; rank 0's {@code recv} is not written. {@code send} may be {@link #IN_PLACE}. */
-    public void exscan(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+    public void exscan(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op) {
         scan(Collectives.Mode.BLOCKING, Kind.EXSCAN, send, recv, count, type, op, null);
     }
 
     /** Nonblocking exscan: returns at once; complete the request with wait or test. */
-    public Request iexscan(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+    public Request iexscan(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op) {
         return scan(Collectives.Mode.NONBLOCKING, Kind.EXSCAN, send, recv, count, type, op, null);
     }
 
     /** Persistent exscan: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public Request exscanInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op) {
+    public Request exscanInit(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op) {
         return scan(Collectives.Mode.PERSISTENT, Kind.EXSCAN, send, recv, count, type, op, null);
     }
 
     /** Exclusive prefix reduction: rank r's {@code recv} gets ranks 0..r-1 combined in rank order; rank 0's {@code recv} is not written. {@code send} may be {@link #IN_PLACE}. With a user-defined operation. */
-    public void exscan(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+    public void exscan(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op) {
         scan(Collectives.Mode.BLOCKING, Kind.EXSCAN, send, recv, count, type, null, op);
     }
 
     /** Nonblocking exscan: returns at once; complete the request with wait or test. */
-    public Request iexscan(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+    public Request iexscan(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op) {
         return scan(Collectives.Mode.NONBLOCKING, Kind.EXSCAN, send, recv, count, type, null, op);
     }
 
     /** Persistent exscan: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public Request exscanInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.UserOp op) {
+    public Request exscanInit(Object send, Object recv, int count, Datatype type, io.tutti.UserOp op) {
         return scan(Collectives.Mode.PERSISTENT, Kind.EXSCAN, send, recv, count, type, null, op);
     }
 
@@ -864,7 +864,7 @@ public final class Communicator {
     }
 
     private Request reduce(Collectives.Mode mode, Object send, Object recv, int count, Datatype type,
-                           io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp, int root) {
+                           io.tutti.ReduceOp op, io.tutti.UserOp userOp, int root) {
         checkRank(root, "root");
         checkOp(op, userOp, type);
         boolean inPlace = send == IN_PLACE;
@@ -878,7 +878,7 @@ public final class Communicator {
     }
 
     private Request allreduce(Collectives.Mode mode, Object send, Object recv, int count, Datatype type,
-                              io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp) {
+                              io.tutti.ReduceOp op, io.tutti.UserOp userOp) {
         checkOp(op, userOp, type);
         boolean inPlace = send == IN_PLACE;
         MemorySegment r = view(recv, count, type, "receive buffer");
@@ -888,7 +888,7 @@ public final class Communicator {
     }
 
     private Request scan(Collectives.Mode mode, Kind kind, Object send, Object recv, int count, Datatype type,
-                         io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp) {
+                         io.tutti.ReduceOp op, io.tutti.UserOp userOp) {
         checkOp(op, userOp, type);
         boolean inPlace = send == IN_PLACE;
         MemorySegment r = view(recv, count, type, "receive buffer");
@@ -899,7 +899,7 @@ public final class Communicator {
 
     /** {@code counts} null: {@code count} elements per rank. */
     private Request reduceScatter(Collectives.Mode mode, Object send, Object recv, int[] counts, int count,
-                                  Datatype type, io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp) {
+                                  Datatype type, io.tutti.ReduceOp op, io.tutti.UserOp userOp) {
         checkOp(op, userOp, type);
         long[] blocks = blocks(counts, count, type, "counts");
         long total = prefix(blocks, scratchDispls);
@@ -1090,7 +1090,7 @@ public final class Communicator {
     }
 
 
-    private static void checkOp(io.tutti.coll.ReduceOp op, io.tutti.coll.UserOp userOp, Datatype type) {
+    private static void checkOp(io.tutti.ReduceOp op, io.tutti.UserOp userOp, Datatype type) {
         if (type == null) {
             throw new TuttiException.InvalidArgument("datatype is null");
         }
@@ -1177,7 +1177,7 @@ public final class Communicator {
     }
 
     /** Persistent reduce, on the host or offloaded to the software NIC (its ALU: no PROD, no 8/16-bit types). */
-    public Request reduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op, int root,
+    public Request reduceInit(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op, int root,
                               Offload where) {
         if (where == Offload.HOST) {
             return reduceInit(send, recv, count, type, op, root);
@@ -1190,7 +1190,7 @@ public final class Communicator {
     }
 
     /** Persistent allreduce, on the host or offloaded to the software NIC (its ALU: no PROD, no 8/16-bit types). */
-    public Request allreduceInit(Object send, Object recv, int count, Datatype type, io.tutti.coll.ReduceOp op,
+    public Request allreduceInit(Object send, Object recv, int count, Datatype type, io.tutti.ReduceOp op,
                                  Offload where) {
         if (where == Offload.HOST) {
             return allreduceInit(send, recv, count, type, op);
@@ -1252,13 +1252,13 @@ public final class Communicator {
     }
 
     private Request offloaded(io.tutti.offload.OffloadPlans.Coll coll, MemorySegment send, MemorySegment recv,
-                              long bytes, int root, io.tutti.coll.ReduceOp op, Datatype type) {
-        io.tutti.offload.OffloadAlu.Op alu = null;
-        io.tutti.offload.OffloadAlu.Type aluType = null;
+                              long bytes, int root, io.tutti.ReduceOp op, Datatype type) {
+        io.tutti.reduce.OffloadAlu.Op alu = null;
+        io.tutti.reduce.OffloadAlu.Type aluType = null;
         if (op != null) {
-            alu = io.tutti.offload.OffloadAlu.of(op);
-            aluType = io.tutti.offload.OffloadAlu.of(type);
-            io.tutti.offload.OffloadAlu.check(alu, aluType);
+            alu = io.tutti.reduce.OffloadAlu.of(op);
+            aluType = io.tutti.reduce.OffloadAlu.of(type);
+            io.tutti.reduce.OffloadAlu.check(alu, aluType);
             if (type.isPair() != alu.located()) {
                 throw new TuttiException.InvalidArgument(op + " on " + type + " cannot be offloaded: MAXLOC and"
                         + " MINLOC take the pair types, the others plain ones");
@@ -1269,12 +1269,12 @@ public final class Communicator {
         // on one counter (2^n buckets), each receive in a region of its own, so each exchange is one PUT
         // with no ready-to-receive round trip; recursive doubling needs one exchange per round where the
         // NIC tree needs a way up and a way down, and linear a single round; null: the plan's program
-        java.util.function.IntFunction<io.tutti.coll.Schedule> schedules = switch (coll) {
-            case BARRIER -> offloadedBarrier().equals("linear") ? r -> io.tutti.coll.LinearBarrier.build(r, n)
+        java.util.function.IntFunction<io.tutti.coll.schedule.Schedule> schedules = switch (coll) {
+            case BARRIER -> offloadedBarrier().equals("linear") ? r -> io.tutti.coll.algo.LinearBarrier.build(r, n)
                     : null;
             case ALLREDUCE -> switch (offloadedAllreduce()) {
-                case "linear" -> r -> io.tutti.coll.LinearAllreduce.build(r, n, bytes, extent, false);
-                case "recursive-doubling" -> r -> io.tutti.coll.RecursiveDoublingAllreduce.buildOwnRegions(r, n,
+                case "linear" -> r -> io.tutti.coll.algo.LinearAllreduce.build(r, n, bytes, extent, false);
+                case "recursive-doubling" -> r -> io.tutti.coll.algo.RecursiveDoublingAllreduce.buildOwnRegions(r, n,
                         bytes, extent, true);
                 default -> null;
             };

@@ -21,12 +21,12 @@ public final class Tutti implements AutoCloseable {
     private final Engine engine;
     private final Communicator world;
     private final JobInfo job;
-    private final io.tutti.coll.Algorithms algorithms;
+    private final io.tutti.coll.Selector algorithms;
     private int nextContext = 2;
 
     private Tutti(JobInfo job, Config config) {
         this.job = job;
-        this.algorithms = new io.tutti.coll.Algorithms(java.util.Map.copyOf(LaunchEnvironment.current()));
+        this.algorithms = new io.tutti.coll.Selector(java.util.Map.copyOf(LaunchEnvironment.current()));
         this.engine = new Engine(job, config);
         int[] all = new int[job.size()];
         for (int i = 0; i < all.length; i++) {
@@ -94,7 +94,7 @@ public final class Tutti implements AutoCloseable {
     @Override
     public void close() {
         if (!engine.isClosed()) {
-            io.tutti.coll.InNetworkGroup.releaseAll(engine);
+            io.tutti.coll.inc.InNetworkGroup.releaseAll(engine);
         }
         engine.close();
     }
@@ -114,7 +114,7 @@ public final class Tutti implements AutoCloseable {
         return engine;
     }
 
-    io.tutti.coll.Algorithms algorithms() {
+    io.tutti.coll.Selector algorithms() {
         return algorithms;
     }
 
@@ -124,7 +124,7 @@ public final class Tutti implements AutoCloseable {
     public static final String TOPOLOGY_SOCKETS = "TUTTI_TOPOLOGY_SOCKETS";
 
     /** Where the ranks of {@code group} (world ranks) run, with the overrides above applied. */
-    io.tutti.coll.Topology topologyOf(int[] group) {
+    io.tutti.coll.schedule.Topology topologyOf(int[] group) {
         java.util.Map<String, String> env = LaunchEnvironment.current();
         int nodeSize = setting(env, TOPOLOGY_NODE_SIZE);
         int sockets = setting(env, TOPOLOGY_SOCKETS);
@@ -146,7 +146,7 @@ public final class Tutti implements AutoCloseable {
         for (int w : group) {
             sharedMemory &= engine.sharesMemoryWith(w);
         }
-        return new io.tutti.coll.Topology(node, socket, perNode > Runtime.getRuntime().availableProcessors(),
+        return new io.tutti.coll.schedule.Topology(node, socket, perNode > Runtime.getRuntime().availableProcessors(),
                 sharedMemory);
     }
 

@@ -4,7 +4,7 @@ import io.tutti.Communicator;
 import io.tutti.Datatype;
 import io.tutti.Request;
 import io.tutti.Tutti;
-import io.tutti.coll.ReduceOp;
+import io.tutti.ReduceOp;
 import java.lang.foreign.Arena;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.tutti.bench;
 import io.tutti.Communicator;
 import io.tutti.Datatype;
 import io.tutti.Request;
-import io.tutti.coll.ReduceOp;
+import io.tutti.ReduceOp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;

@@ -2,7 +2,7 @@ package io.tutti.cli;
 
 import io.tutti.bootstrap.LaunchEnvironment;
 import io.tutti.bootstrap.ThreadLauncher;
-import io.tutti.transport.shm.ShmFiles;
+import io.tutti.bootstrap.ShmFiles;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,7 +1,7 @@
 package io.tutti.cli;
 
 import io.tutti.TuttiException;
-import io.tutti.offload.OffloadAlu;
+import io.tutti.reduce.OffloadAlu;
 import io.tutti.offload.OffloadCompiler;
 import io.tutti.offload.OffloadPlans;
 import io.tutti.offload.OffloadProgram;

@@ -1,8 +1,8 @@
 package io.tutti.cli;
 
 import io.tutti.TuttiException;
-import io.tutti.coll.Algorithms;
-import io.tutti.coll.CollectiveCall.Kind;
+import io.tutti.coll.Selector;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.sim.Fabric;
 import io.tutti.sim.Fit;
 import io.tutti.sim.IncAllreduceExperiment;
@@ -221,7 +221,7 @@ public final class SimCommand implements Callable<Integer> {
                             + " got '" + algorithm + "'");
                 }
             } else if (algorithm != null) {
-                Algorithms.check(kind, algorithm, "--algorithm");
+                Selector.check(kind, algorithm, "--algorithm");
             }
             if (ppn < 1) {
                 throw new IllegalArgumentException("--ppn must be at least 1");

@@ -1,7 +1,7 @@
 package io.tutti.cli;
 
 import io.tutti.Datatype;
-import io.tutti.coll.ReduceOp;
+import io.tutti.ReduceOp;
 import io.tutti.sw.IncProvider;
 import io.tutti.sw.SwitchConfig;
 import io.tutti.sw.SwitchServer;

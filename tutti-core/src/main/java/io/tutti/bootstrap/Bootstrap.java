@@ -1,6 +1,6 @@
 package io.tutti.bootstrap;
 
-import io.tutti.transport.shm.ShmFiles;
+import io.tutti.bootstrap.ShmFiles;
 import java.nio.file.Path;
 import java.util.Map;
 

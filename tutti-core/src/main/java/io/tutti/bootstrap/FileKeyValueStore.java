@@ -1,5 +1,6 @@
 package io.tutti.bootstrap;
 
+import io.tutti.transport.KeyValueStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

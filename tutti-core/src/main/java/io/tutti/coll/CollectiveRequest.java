@@ -1,5 +1,8 @@
 package io.tutti.coll;
 
+import io.tutti.ReduceOp;
+import io.tutti.UserOp;
+import io.tutti.coll.schedule.Schedule;
 import io.tutti.Datatype;
 import io.tutti.Request;
 import io.tutti.Status;

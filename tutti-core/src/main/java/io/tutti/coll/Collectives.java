@@ -1,9 +1,16 @@
 package io.tutti.coll;
 
+import io.tutti.ReduceOp;
+import io.tutti.UserOp;
+import io.tutti.coll.inc.InNetworkGroup;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.Topology;
+import io.tutti.coll.slots.NodeSlots;
 import io.tutti.Datatype;
 import io.tutti.Request;
 import io.tutti.TuttiException;
-import io.tutti.coll.CollectiveCall.Kind;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.p2p.Engine;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -29,7 +36,7 @@ public final class Collectives {
     private final int context;
     private final int[] group;
     private final int rank;
-    private final Algorithms algorithms;
+    private final Selector algorithms;
     private final java.util.function.Supplier<Topology> topologySource;
     private final Map<Kind, String> forced = new EnumMap<>(Kind.class);
     private final List<Entry> cache = new ArrayList<>();
@@ -97,7 +104,7 @@ public final class Collectives {
      * @param group    communicator rank to world rank
      * @param topology where the ranks run, asked for when a schedule is first built
      */
-    public Collectives(Engine engine, int context, int[] group, int rank, Algorithms algorithms,
+    public Collectives(Engine engine, int context, int[] group, int rank, Selector algorithms,
                        java.util.function.Supplier<Topology> topology) {
         this.engine = engine;
         this.context = context;
@@ -126,14 +133,14 @@ public final class Collectives {
         if (algorithm == null) {
             forced.remove(kind);
         } else {
-            forced.put(kind, Algorithms.check(kind, algorithm, "setAlgorithm(\"" + operation + "\")"));
+            forced.put(kind, Selector.check(kind, algorithm, "setAlgorithm(\"" + operation + "\")"));
         }
         cache.clear();
     }
 
     /** The algorithm a call would use now (for reports and benchmarks). */
     public String algorithmFor(CollectiveCall call) {
-        return algorithms.choose(call, group.length, topology(), forced.get(call.kind));
+        return algorithms.choose(call, group.length, topology(), forced.get(call.kind()));
     }
 
     /** The schedule for a call, built on first use. */
@@ -161,18 +168,18 @@ public final class Collectives {
                 clone(displs), clone(sendBlocks), clone(sendDispls), irregular);
         String algorithm = algorithmFor(call);
         InNetworkGroup inc = null;
-        if (algorithm.equals(Algorithms.INC)) {
-            inc = call.commutative ? incGroup() : null;
+        if (algorithm.equals(Selector.INC)) {
+            inc = call.commutative() ? incGroup() : null;
             if (inc == null) {
                 algorithm = algorithms.hostChoice(call, group.length, topology());
             }
         }
         NodeSlots slots = null;
-        if (algorithm.equals(Algorithms.SLOTS)) {
+        if (algorithm.equals(Selector.SLOTS)) {
             if (!topology().sharedMemory()) {
-                throw new TuttiException.InvalidArgument(call.kind.settingName() + " with algorithm " + Algorithms.SLOTS
+                throw new TuttiException.InvalidArgument(call.kind().settingName() + " with algorithm " + Selector.SLOTS
                         + " needs every rank on this node, reached through shared memory (not with --transport net or"
-                        + " over several hosts); choose another with " + Algorithms.variable(call.kind)
+                        + " over several hosts); choose another with " + Selector.variable(call.kind())
                         + " or Communicator.setAlgorithm");
             }
             if (nodeSlots == null) {

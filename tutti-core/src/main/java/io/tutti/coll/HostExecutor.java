@@ -1,10 +1,17 @@
 package io.tutti.coll;
 
+import io.tutti.ReduceOp;
+import io.tutti.UserOp;
+import io.tutti.coll.inc.InNetworkGroup;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.slots.NodeSlots;
+import io.tutti.reduce.Reduction;
 import io.tutti.Datatype;
 import io.tutti.TuttiException;
 import io.tutti.p2p.Engine;
 import io.tutti.p2p.Operation;
-import io.tutti.transport.shm.Memory;
+import io.tutti.os.Memory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -30,7 +37,7 @@ public final class HostExecutor implements Engine.Task {
     /** One operation per SEND/RECV step, reused run after run. */
     private final Operation[] ops;
     /** One switch exchange per INC step (null without INC steps). */
-    private final io.tutti.transport.InNetworkAggregation.Transfer[] incs;
+    private final io.tutti.coll.inc.InNetworkAggregation.Transfer[] incs;
     /** One shared-memory exchange per SLOTS or SLOTS_REDUCE step (null without such steps). */
     private final NodeSlots.Exchange[] exchanges;
     /** The communicator's slots, and per such step its index among them (its generation's offset). */
@@ -81,24 +88,24 @@ public final class HostExecutor implements Engine.Task {
         this.group = group;
         // native, so that its copies take Memory's constant path; the automatic arena frees it with
         // the executor, and every operation of the executor holds it while the engine may write it
-        this.temp = schedule.tempBytes == 0 ? MemorySegment.NULL : Arena.ofAuto().allocate(schedule.tempBytes, 16);
+        this.temp = schedule.tempBytes() == 0 ? MemorySegment.NULL : Arena.ofAuto().allocate(schedule.tempBytes(), 16);
         this.tempVia = Memory.via(temp);
         this.tempBase = Memory.base(temp);
-        this.remaining = new int[schedule.steps];
-        this.posted = new Operation[schedule.steps];
-        this.ops = new Operation[schedule.steps];
-        for (int i = 0; i < schedule.steps; i++) {
-            if (schedule.kind[i] == Schedule.SEND || schedule.kind[i] == Schedule.RECV) {
+        this.remaining = new int[schedule.steps()];
+        this.posted = new Operation[schedule.steps()];
+        this.ops = new Operation[schedule.steps()];
+        for (int i = 0; i < schedule.steps(); i++) {
+            if (schedule.kind(i) == Schedule.SEND || schedule.kind(i) == Schedule.RECV) {
                 ops[i] = operation();
             }
         }
-        io.tutti.transport.InNetworkAggregation.Transfer[] x = null;
-        for (int i = 0; i < schedule.steps; i++) {
-            if (schedule.kind[i] == Schedule.INC) {
+        io.tutti.coll.inc.InNetworkAggregation.Transfer[] x = null;
+        for (int i = 0; i < schedule.steps(); i++) {
+            if (schedule.kind(i) == Schedule.INC) {
                 if (inc == null) {
-                    throw new IllegalStateException(schedule.name + " exchanges with switches but has no group");
+                    throw new IllegalStateException(schedule.name() + " exchanges with switches but has no group");
                 }
-                x = x == null ? new io.tutti.transport.InNetworkAggregation.Transfer[schedule.steps] : x;
+                x = x == null ? new io.tutti.coll.inc.InNetworkAggregation.Transfer[schedule.steps()] : x;
                 x[i] = inc.transfer();
             }
         }
@@ -106,22 +113,22 @@ public final class HostExecutor implements Engine.Task {
         this.slots = slots;
         NodeSlots.Exchange[] e = null;
         int[] index = null;
-        for (int i = 0; i < schedule.steps; i++) {
-            if (isSlots(schedule.kind[i])) {
+        for (int i = 0; i < schedule.steps(); i++) {
+            if (isSlots(schedule.kind(i))) {
                 if (slots == null) {
-                    throw new IllegalStateException(schedule.name + " exchanges through shared-memory slots but has none");
+                    throw new IllegalStateException(schedule.name() + " exchanges through shared-memory slots but has none");
                 }
-                e = e == null ? new NodeSlots.Exchange[schedule.steps] : e;
-                index = index == null ? new int[schedule.steps] : index;
+                e = e == null ? new NodeSlots.Exchange[schedule.steps()] : e;
+                index = index == null ? new int[schedule.steps()] : index;
                 e[i] = slots.exchange();
                 index[i] = slotSteps++;
             }
         }
         this.exchanges = e;
         this.slotIndex = index;
-        this.ready = new int[schedule.steps];
-        this.active = new int[schedule.steps];
-        this.done = schedule.steps;
+        this.ready = new int[schedule.steps()];
+        this.active = new int[schedule.steps()];
+        this.done = schedule.steps();
     }
 
     public Schedule schedule() {
@@ -135,7 +142,7 @@ public final class HostExecutor implements Engine.Task {
      */
     public void start(MemorySegment send, MemorySegment recv, int sequence, Datatype type, ReduceOp op,
                       UserOp userOp) {
-        if (done != s.steps) {
+        if (done != s.steps()) {
             throw new TuttiException.InvalidArgument("this collective is still running: wait for it first");
         }
         this.send = send;
@@ -153,8 +160,8 @@ public final class HostExecutor implements Engine.Task {
         this.readyHead = 0;
         this.readyCount = 0;
         this.activeCount = 0;
-        for (int i = 0; i < s.steps; i++) {
-            remaining[i] = s.depStart[i + 1] - s.depStart[i];
+        for (int i = 0; i < s.steps(); i++) {
+            remaining[i] = s.dependencyCount(i);
             if (remaining[i] == 0) {
                 ready[readyCount++] = i;
             }
@@ -179,8 +186,8 @@ public final class HostExecutor implements Engine.Task {
         try {
             for (int k = 0; k < activeCount; ) {
                 int i = active[k];
-                if (isSlots(s.kind[i]) || s.kind[i] == Schedule.INC) {
-                    if (s.kind[i] != Schedule.INC ? exchanges[i].poll() : incs[i].poll()) {
+                if (isSlots(s.kind(i)) || s.kind(i) == Schedule.INC) {
+                    if (s.kind(i) != Schedule.INC ? exchanges[i].poll() : incs[i].poll()) {
                         active[k] = active[--activeCount];
                         complete(i);
                     } else {
@@ -203,11 +210,11 @@ public final class HostExecutor implements Engine.Task {
             abandon();
             throw e;
         }
-        return done == s.steps;
+        return done == s.steps();
     }
 
     public boolean isDone() {
-        return done == s.steps || failure != null;
+        return done == s.steps() || failure != null;
     }
 
     @Override
@@ -222,7 +229,7 @@ public final class HostExecutor implements Engine.Task {
         }
         for (int k = 0; k < activeCount; k++) {
             int i = active[k];
-            if (isSlots(s.kind[i]) && !exchanges[i].othersElsewhere()) {
+            if (isSlots(s.kind(i)) && !exchanges[i].othersElsewhere()) {
                 return false;
             }
         }
@@ -233,7 +240,7 @@ public final class HostExecutor implements Engine.Task {
     public boolean ready() {
         for (int k = 0; k < activeCount; k++) {
             int i = active[k];
-            if (isSlots(s.kind[i]) && exchanges[i].ready()) {
+            if (isSlots(s.kind(i)) && exchanges[i].ready()) {
                 return true;
             }
         }
@@ -247,16 +254,16 @@ public final class HostExecutor implements Engine.Task {
      */
     @Override
     public boolean needs(int worldRank) {
-        if (done == s.steps) {
+        if (done == s.steps()) {
             return false;
         }
         int peer = commRank(worldRank);
         if (peer < 0) {
             return false;
         }
-        for (int i = 0; i < s.steps; i++) {
-            boolean involves = switch (s.kind[i]) {
-                case Schedule.SEND, Schedule.RECV -> s.peer[i] == peer;
+        for (int i = 0; i < s.steps(); i++) {
+            boolean involves = switch (s.kind(i)) {
+                case Schedule.SEND, Schedule.RECV -> s.peer(i) == peer;
                 case Schedule.SLOTS, Schedule.SLOTS_REDUCE -> !running(i) || exchanges[i].needs(peer);
                 case Schedule.INC -> true;
                 default -> false;
@@ -306,7 +313,7 @@ public final class HostExecutor implements Engine.Task {
      */
     @Override
     public void diagnose() {
-        if (done == s.steps) {
+        if (done == s.steps()) {
             return;
         }
         engine.forEachUnexpected(context, (source, tag, bytes) -> {
@@ -317,7 +324,7 @@ public final class HostExecutor implements Engine.Task {
             int peer = commRank(source);
             if (!expects(peer, stepTag)) {
                 throw disagree("rank " + (peer < 0 ? "(world) " + source : peer) + " sent " + bytes + " bytes that rank "
-                        + s.rank + "'s " + s.name + " does not expect (step " + stepTag + ")");
+                        + s.rank() + "'s " + s.name() + " does not expect (step " + stepTag + ")");
             }
         });
         if (signature == null) {
@@ -325,10 +332,10 @@ public final class HostExecutor implements Engine.Task {
         }
         long[] heard = new long[4];
         for (int k = 0; k < activeCount; k++) {
-            if (s.kind[active[k]] == Schedule.INC || isSlots(s.kind[active[k]])) {
+            if (s.kind(active[k]) == Schedule.INC || isSlots(s.kind(active[k]))) {
                 continue; // waits on the switches, or on every rank's slot, not on a peer's message
             }
-            int peer = s.peer[active[k]];
+            int peer = s.peer(active[k]);
             if (!announced) {
                 engine.announceCall(group[peer], context, sequence, signature[0], signature[1], signature[2]);
             }
@@ -338,7 +345,7 @@ public final class HostExecutor implements Engine.Task {
                 String what = CollectiveCall.describe(theirs).equals(CollectiveCall.describe(signature))
                         ? " with another algorithm" : "";
                 throw disagree("rank " + peer + " is in " + CollectiveCall.describe(theirs) + what + " where rank "
-                        + s.rank + " is in " + CollectiveCall.describe(signature));
+                        + s.rank() + " is in " + CollectiveCall.describe(signature));
             }
         }
         announced = true;
@@ -360,8 +367,8 @@ public final class HostExecutor implements Engine.Task {
     }
 
     private boolean expects(int peer, int stepTag) {
-        for (int i = 0; i < s.steps; i++) {
-            if (s.kind[i] == Schedule.RECV && s.peer[i] == peer && s.tag[i] == stepTag) {
+        for (int i = 0; i < s.steps(); i++) {
+            if (s.kind(i) == Schedule.RECV && s.peer(i) == peer && s.tag(i) == stepTag) {
                 return true;
             }
         }
@@ -373,23 +380,23 @@ public final class HostExecutor implements Engine.Task {
         while (readyHead < readyCount) {
             int i = ready[readyHead++];
             // an empty region may sit at the end of (or past) a buffer that holds nothing there
-            long offset = s.length[i] == 0 ? 0 : s.offset[i];
-            switch (s.kind[i]) {
+            long offset = s.length(i) == 0 ? 0 : s.offset(i);
+            switch (s.kind(i)) {
                 case Schedule.SEND -> {
-                    engine.isend(ops[i], context, group[s.peer[i]], wireBase + s.tag[i], null, buffer(s.buffer[i]),
-                            base(s.buffer[i]) + offset, s.length[i]);
+                    engine.isend(ops[i], context, group[s.peer(i)], wireBase + s.tag(i), null, buffer(s.buffer(i)),
+                            base(s.buffer(i)) + offset, s.length(i));
                     post(i, ops[i]);
                 }
                 case Schedule.RECV -> {
-                    engine.irecv(ops[i], context, group[s.peer[i]], wireBase + s.tag[i], null, buffer(s.buffer[i]),
-                            base(s.buffer[i]) + offset, s.length[i], null);
+                    engine.irecv(ops[i], context, group[s.peer(i)], wireBase + s.tag(i), null, buffer(s.buffer(i)),
+                            base(s.buffer(i)) + offset, s.length(i), null);
                     post(i, ops[i]);
                 }
                 case Schedule.SLOTS, Schedule.SLOTS_REDUCE -> {
                     NodeSlots.Exchange x = exchanges[i];
-                    x.start(slotBase + slotIndex[i], buffer(s.srcBuffer[i]), base(s.srcBuffer[i]) + s.srcOffset[i],
-                            buffer(s.buffer[i]), base(s.buffer[i]) + offset, s.length[i],
-                            s.kind[i] == Schedule.SLOTS_REDUCE ? fold : null);
+                    x.start(slotBase + slotIndex[i], buffer(s.srcBuffer(i)), base(s.srcBuffer(i)) + s.srcOffset(i),
+                            buffer(s.buffer(i)), base(s.buffer(i)) + offset, s.length(i),
+                            s.kind(i) == Schedule.SLOTS_REDUCE ? fold : null);
                     if (x.poll()) {
                         complete(i);
                     } else {
@@ -397,7 +404,7 @@ public final class HostExecutor implements Engine.Task {
                     }
                 }
                 case Schedule.INC -> {
-                    incs[i].start(buffer(s.buffer[i]), base(s.buffer[i]) + offset, s.length[i], op.ordinal(),
+                    incs[i].start(buffer(s.buffer(i)), base(s.buffer(i)) + offset, s.length(i), op.ordinal(),
                             type.ordinal(), type.size());
                     active[activeCount++] = i;
                 }
@@ -406,9 +413,9 @@ public final class HostExecutor implements Engine.Task {
                     complete(i);
                 }
                 default -> {
-                    if (s.length[i] > 0) {
-                        Memory.copy(buffer(s.srcBuffer[i]), base(s.srcBuffer[i]) + s.srcOffset[i], buffer(s.buffer[i]),
-                                base(s.buffer[i]) + s.offset[i], s.length[i]);
+                    if (s.length(i) > 0) {
+                        Memory.copy(buffer(s.srcBuffer(i)), base(s.srcBuffer(i)) + s.srcOffset(i), buffer(s.buffer(i)),
+                                base(s.buffer(i)) + s.offset(i), s.length(i));
                     }
                     complete(i);
                 }
@@ -422,11 +429,11 @@ public final class HostExecutor implements Engine.Task {
      */
     private void check(int i, Operation r) {
         TuttiException e = r.error();
-        boolean mismatch = s.kind[i] == Schedule.RECV && (e instanceof TuttiException.Truncation
-                || (e == null && r.receivedBytes() != s.length[i]));
+        boolean mismatch = s.kind(i) == Schedule.RECV && (e instanceof TuttiException.Truncation
+                || (e == null && r.receivedBytes() != s.length(i)));
         if (mismatch) {
-            throw new TuttiException.InvalidArgument(s.name + ": rank " + s.peer[i] + " sent " + r.receivedBytes()
-                    + " bytes where rank " + s.rank + " expected " + s.length[i] + ": every rank must make the same"
+            throw new TuttiException.InvalidArgument(s.name() + ": rank " + s.peer(i) + " sent " + r.receivedBytes()
+                    + " bytes where rank " + s.rank() + " expected " + s.length(i) + ": every rank must make the same"
                     + " collective call with matching counts, datatype and root");
         }
         if (e != null) {
@@ -441,7 +448,7 @@ public final class HostExecutor implements Engine.Task {
     private void abandon() {
         for (int k = 0; k < activeCount; k++) {
             int i = active[k];
-            if (s.kind[i] == Schedule.INC || isSlots(s.kind[i])) {
+            if (s.kind(i) == Schedule.INC || isSlots(s.kind(i))) {
                 continue;
             }
             ops[i] = operation();
@@ -450,7 +457,7 @@ public final class HostExecutor implements Engine.Task {
         activeCount = 0;
         readyHead = 0;
         readyCount = 0;
-        done = s.steps;
+        done = s.steps();
     }
 
     private void post(int i, Operation r) {
@@ -459,22 +466,22 @@ public final class HostExecutor implements Engine.Task {
     }
 
     private void reduce(int i) {
-        if (s.length[i] == 0) {
+        if (s.length(i) == 0) {
             return;
         }
-        MemorySegment dst = buffer(s.buffer[i]);
-        MemorySegment src = buffer(s.srcBuffer[i]);
-        long dstOffset = base(s.buffer[i]) + s.offset[i];
-        long srcOffset = base(s.srcBuffer[i]) + s.srcOffset[i];
-        long count = s.length[i] / type.extent();
+        MemorySegment dst = buffer(s.buffer(i));
+        MemorySegment src = buffer(s.srcBuffer(i));
+        long dstOffset = base(s.buffer(i)) + s.offset(i);
+        long srcOffset = base(s.srcBuffer(i)) + s.srcOffset(i);
+        long count = s.length(i) / type.extent();
         boolean commutative = userOp == null ? op.commutative() : userOp.commutative();
-        if (s.srcIsLeft[i] || commutative) {
+        if (s.srcIsLeft(i) || commutative) {
             apply(dst, dstOffset, src, srcOffset, count);
         } else {
             // dst = dst ∘ src with a kernel that computes inout = in ∘ inout: reduce into the source
             // (scratch the schedule received into), then move the result
             apply(src, srcOffset, dst, dstOffset, count);
-            Memory.copy(src, srcOffset, dst, dstOffset, s.length[i]);
+            Memory.copy(src, srcOffset, dst, dstOffset, s.length(i));
         }
     }
 
@@ -497,8 +504,8 @@ public final class HostExecutor implements Engine.Task {
 
     private void complete(int i) {
         done++;
-        for (int k = s.succStart[i]; k < s.succStart[i + 1]; k++) {
-            int j = s.succ[k];
+        for (int k = s.successorsFrom(i), end = s.successorsFrom(i + 1); k < end; k++) {
+            int j = s.successor(k);
             if (--remaining[j] == 0) {
                 ready[readyCount++] = j;
             }

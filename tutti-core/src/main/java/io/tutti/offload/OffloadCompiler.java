@@ -1,7 +1,8 @@
 package io.tutti.offload;
 
+import io.tutti.reduce.OffloadAlu;
 import io.tutti.TuttiException;
-import io.tutti.coll.Schedule;
+import io.tutti.coll.schedule.Schedule;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,13 +1,14 @@
 package io.tutti.offload;
 
+import io.tutti.reduce.OffloadAlu;
 import io.tutti.TuttiException;
-import io.tutti.coll.BinomialReduce;
-import io.tutti.coll.ButterflyBarrier;
-import io.tutti.coll.KaryBcast;
-import io.tutti.coll.RecursiveDoublingAllgather;
-import io.tutti.coll.RecursiveDoublingAllreduce;
-import io.tutti.coll.Schedule;
-import io.tutti.coll.ScheduleBuilder;
+import io.tutti.coll.algo.BinomialReduce;
+import io.tutti.coll.algo.ButterflyBarrier;
+import io.tutti.coll.algo.KaryBcast;
+import io.tutti.coll.algo.RecursiveDoublingAllgather;
+import io.tutti.coll.algo.RecursiveDoublingAllreduce;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.ScheduleBuilder;
 import java.util.function.IntFunction;
 
 /**

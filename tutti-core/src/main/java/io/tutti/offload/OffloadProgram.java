@@ -1,5 +1,6 @@
 package io.tutti.offload;
 
+import io.tutti.reduce.OffloadAlu;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

@@ -5,9 +5,9 @@ import io.tutti.Status;
 import io.tutti.TuttiException;
 import io.tutti.p2p.Engine;
 import io.tutti.p2p.OffloadEndpoint;
-import io.tutti.transport.shm.Memory;
-import io.tutti.transport.shm.OffloadArea;
-import io.tutti.transport.shm.OffloadAreaDescriptor;
+import io.tutti.os.Memory;
+import io.tutti.offload.OffloadArea;
+import io.tutti.offload.OffloadAreaDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -230,7 +230,7 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
 
     private void arm() {
         if (trackCpus) {
-            cpu = io.tutti.bootstrap.CpuTopology.runningCpu();
+            cpu = io.tutti.os.CpuTopology.runningCpu();
             area.cpu(cpu);
         }
         nic.start();

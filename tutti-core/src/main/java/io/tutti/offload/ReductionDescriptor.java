@@ -1,5 +1,6 @@
 package io.tutti.offload;
 
+import io.tutti.reduce.OffloadAlu;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;

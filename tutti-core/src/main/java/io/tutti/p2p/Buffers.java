@@ -1,6 +1,6 @@
 package io.tutti.p2p;
 
-import io.tutti.transport.shm.Memory;
+import io.tutti.os.Memory;
 import java.lang.foreign.MemorySegment;
 
 /**

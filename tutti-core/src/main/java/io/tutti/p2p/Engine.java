@@ -1,15 +1,16 @@
 package io.tutti.p2p;
 
+import io.tutti.os.TimerSlack;
 import static io.tutti.wire.MessageHeaderDescriptor.*;
 
 import io.tutti.Config;
 import io.tutti.Status;
 import io.tutti.TuttiException;
-import io.tutti.bootstrap.CpuTopology;
+import io.tutti.os.CpuTopology;
 import io.tutti.bootstrap.FileKeyValueStore;
 import io.tutti.bootstrap.JobControl;
 import io.tutti.bootstrap.JobInfo;
-import io.tutti.bootstrap.KeyValueStore;
+import io.tutti.transport.KeyValueStore;
 import io.tutti.bootstrap.LaunchEnvironment;
 import io.tutti.transport.Placement;
 import io.tutti.transport.RemoteTransport;
@@ -17,11 +18,11 @@ import io.tutti.transport.RemoteTransportProvider;
 import io.tutti.transport.shm.CompactRecordDescriptor;
 import io.tutti.transport.shm.ExchangeRing;
 import io.tutti.transport.shm.ExchangeRingDescriptor;
-import io.tutti.transport.shm.Futex;
+import io.tutti.os.Futex;
 import io.tutti.transport.shm.InboundRing;
 import io.tutti.transport.shm.InboundRingDescriptor;
-import io.tutti.transport.shm.ShmFiles;
-import io.tutti.transport.shm.SingleCopy;
+import io.tutti.bootstrap.ShmFiles;
+import io.tutti.os.SingleCopy;
 import io.tutti.wire.MessageHeaderDescriptor;
 import io.tutti.wire.MessageType;
 import java.lang.foreign.Arena;

@@ -69,7 +69,7 @@ public final class Operation implements Request {
 
     /**
      * Keeps {@code owner} (e.g. the segment of an automatic arena) reachable for as long as this
-     * operation is: for buffers passed by address ({@code io.tutti.transport.shm.Memory}), which
+     * operation is: for buffers passed by address ({@code io.tutti.os.Memory}), which
      * would not keep their memory alive while the engine still holds the operation.
      */
     public void hold(Object owner) {

@@ -1,6 +1,6 @@
 package io.tutti.transport;
 
-import io.tutti.bootstrap.KeyValueStore;
+import io.tutti.transport.KeyValueStore;
 import java.util.Map;
 
 /**

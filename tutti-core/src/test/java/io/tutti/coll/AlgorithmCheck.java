@@ -1,5 +1,6 @@
 package io.tutti.coll;
 
+import io.tutti.coll.schedule.Schedule;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import java.lang.foreign.MemorySegment;

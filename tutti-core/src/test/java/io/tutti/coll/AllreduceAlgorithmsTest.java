@@ -1,5 +1,12 @@
 package io.tutti.coll;
 
+import io.tutti.coll.algo.RabenseifnerAllreduce;
+import io.tutti.coll.algo.RecursiveDoublingAllreduce;
+import io.tutti.coll.algo.ReduceBcastAllreduce;
+import io.tutti.coll.algo.RingAllreduce;
+import io.tutti.coll.algo.SlotsAllreduce;
+import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.Schedule;
 import static io.tutti.coll.AlgorithmCheck.Op.MATMUL;
 import static io.tutti.coll.AlgorithmCheck.Op.SUM;
 import static org.junit.jupiter.api.Assertions.*;
@@ -77,7 +84,7 @@ class AllreduceAlgorithmsTest {
         }
         Schedule s = SlotsAllreduce.build(0, 3, 400 * 32, 32, false);
         long exchanges = java.util.stream.IntStream.range(0, s.steps()).filter(i -> s.kind(i) == Schedule.SLOTS_REDUCE).count();
-        assertEquals(4, exchanges, "12 800 B in slots of " + io.tutti.transport.shm.SlotAreaDescriptor.SLOT_BYTES + " B\n" + s);
+        assertEquals(4, exchanges, "12 800 B in slots of " + io.tutti.coll.slots.SlotAreaDescriptor.SLOT_BYTES + " B\n" + s);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.tutti.coll;
 
+import io.tutti.coll.schedule.Schedule;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,5 +1,12 @@
 package io.tutti.coll;
 
+import io.tutti.coll.algo.BinomialBcast;
+import io.tutti.coll.algo.ChainBcast;
+import io.tutti.coll.algo.KaryBcast;
+import io.tutti.coll.algo.ScatterAllgatherBcast;
+import io.tutti.coll.algo.Trinaryx3Bcast;
+import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.Schedule;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,8 @@
 package io.tutti.coll;
 
+import io.tutti.ReduceOp;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.reduce.Reduction;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.tutti.Communicator;
@@ -152,7 +155,7 @@ class CollectiveOperationsPropertyTest {
         int count = rnd.nextInt(5) == 0 ? 0 : rnd.nextInt(rnd.nextBoolean() ? 12 : 3000);
         int root = rnd.nextInt(n);
         boolean inPlace = rnd.nextBoolean();
-        List<String> algorithms = Algorithms.AVAILABLE.get(kind);
+        List<String> algorithms = Selector.AVAILABLE.get(kind);
         String algorithm = rnd.nextInt(3) == 0 ? null : algorithms.get(rnd.nextInt(algorithms.size()));
         if (kind == CollectiveCall.Kind.ALLTOALL && "bruck".equals(algorithm)) {
             algorithm = null; // uneven alltoallv cannot use it; the selector knows

@@ -1,5 +1,20 @@
 package io.tutti.coll;
 
+import io.tutti.coll.algo.BinomialGather;
+import io.tutti.coll.algo.BinomialScatter;
+import io.tutti.coll.algo.BruckAllgather;
+import io.tutti.coll.algo.BruckAlltoall;
+import io.tutti.coll.algo.ButterflyBarrier;
+import io.tutti.coll.algo.DisseminationBarrier;
+import io.tutti.coll.algo.LinearAlltoall;
+import io.tutti.coll.algo.LinearGather;
+import io.tutti.coll.algo.LinearScatter;
+import io.tutti.coll.algo.PairwiseAlltoall;
+import io.tutti.coll.algo.RecursiveDoublingAllgather;
+import io.tutti.coll.algo.RingAllgather;
+import io.tutti.coll.algo.SlotsBarrier;
+import io.tutti.coll.algo.TreeBarrier;
+import io.tutti.coll.schedule.Schedule;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,8 @@
 package io.tutti.coll;
 
+import io.tutti.coll.algo.HierarchicalSchedules;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.ScheduleBuilder;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.lang.foreign.MemorySegment;

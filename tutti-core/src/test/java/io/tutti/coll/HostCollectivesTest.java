@@ -1,5 +1,7 @@
 package io.tutti.coll;
 
+import io.tutti.ReduceOp;
+import io.tutti.UserOp;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.tutti.Communicator;

@@ -1,5 +1,6 @@
 package io.tutti.coll;
 
+import io.tutti.ReduceOp;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.tutti.Communicator;

@@ -1,5 +1,10 @@
 package io.tutti.coll;
 
+import io.tutti.coll.algo.BinomialReduce;
+import io.tutti.coll.algo.ChainReduce;
+import io.tutti.coll.algo.RabenseifnerReduce;
+import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.Schedule;
 import static io.tutti.coll.AlgorithmCheck.Op.MATMUL;
 import static io.tutti.coll.AlgorithmCheck.Op.SUM;
 import static org.junit.jupiter.api.Assertions.*;

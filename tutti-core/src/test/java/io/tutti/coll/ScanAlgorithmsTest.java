@@ -1,5 +1,9 @@
 package io.tutti.coll;
 
+import io.tutti.coll.algo.LinearScan;
+import io.tutti.coll.algo.RecursiveDoublingScan;
+import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.Schedule;
 import static io.tutti.coll.AlgorithmCheck.Op.MATMUL;
 import static io.tutti.coll.AlgorithmCheck.Op.SUM;
 import static org.junit.jupiter.api.Assertions.*;

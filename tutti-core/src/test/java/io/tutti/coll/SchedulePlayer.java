@@ -1,5 +1,6 @@
 package io.tutti.coll;
 
+import io.tutti.coll.schedule.Schedule;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,5 +1,10 @@
 package io.tutti.coll;
 
+import io.tutti.ReduceOp;
+import io.tutti.coll.algo.RecursiveDoublingAllreduce;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.ScheduleBuilder;
+import io.tutti.reduce.Reduction;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.tutti.Datatype;

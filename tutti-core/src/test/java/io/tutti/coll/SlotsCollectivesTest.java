@@ -1,12 +1,15 @@
 package io.tutti.coll;
 
+import io.tutti.ReduceOp;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.Topology;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.tutti.Communicator;
 import io.tutti.Datatype;
 import io.tutti.Request;
 import io.tutti.Tutti;
-import io.tutti.coll.CollectiveCall.Kind;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,8 +26,8 @@ class SlotsCollectivesTest {
         HostCollectivesTest.job(n, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
-                w.setAlgorithm("allreduce", Algorithms.SLOTS);
-                w.setAlgorithm("barrier", Algorithms.SLOTS);
+                w.setAlgorithm("allreduce", Selector.SLOTS);
+                w.setAlgorithm("barrier", Selector.SLOTS);
                 // a non-commutative operation comes out in rank order
                 long[] out = new long[4];
                 w.allreduce(HostCollectivesTest.matrix(rank), out, 4, Datatype.LONG, HostCollectivesTest.MATMUL);
@@ -41,12 +44,12 @@ class SlotsCollectivesTest {
     /** More calls in flight than an area has slots: writers wait for readers, nothing is overwritten. */
     @Test
     void moreOutstandingCallsThanSlots() {
-        int calls = 3 * io.tutti.transport.shm.SlotAreaDescriptor.SLOTS + 1;
+        int calls = 3 * io.tutti.coll.slots.SlotAreaDescriptor.SLOTS + 1;
         HostCollectivesTest.job(4, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
-                w.setAlgorithm("allreduce", Algorithms.SLOTS);
-                w.setAlgorithm("barrier", Algorithms.SLOTS);
+                w.setAlgorithm("allreduce", Selector.SLOTS);
+                w.setAlgorithm("barrier", Selector.SLOTS);
                 for (int round = 0; round < 20; round++) {
                     int[][] in = new int[calls][];
                     int[][] out = new int[calls][];
@@ -99,13 +102,13 @@ class SlotsCollectivesTest {
             HostCollectivesTest.job(4, rank -> {
                 try (Tutti t = Tutti.init(new String[0])) {
                     Communicator w = t.world();
-                    w.setAlgorithm("barrier", Algorithms.SLOTS);
+                    w.setAlgorithm("barrier", Selector.SLOTS);
                     if (rank == slow) {
                         Thread.onSpinWait();
                         Thread.yield();
                     }
                     long[] sum = new long[1];
-                    w.setAlgorithm("allreduce", Algorithms.SLOTS);
+                    w.setAlgorithm("allreduce", Selector.SLOTS);
                     w.allreduce(new long[] {rank}, sum, 1, Datatype.LONG, ReduceOp.SUM);
                     assertEquals(6L, sum[0]);
                     w.barrier();
@@ -119,7 +122,7 @@ class SlotsCollectivesTest {
         HostCollectivesTest.job(2, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
-                w.setAlgorithm("allreduce", Algorithms.SLOTS);
+                w.setAlgorithm("allreduce", Selector.SLOTS);
                 int count = rank + 1;
                 io.tutti.TuttiException.InvalidArgument e = assertThrows(io.tutti.TuttiException.InvalidArgument.class,
                         () -> w.allreduce(new long[count], new long[count], count, Datatype.LONG, ReduceOp.SUM));
@@ -130,7 +133,7 @@ class SlotsCollectivesTest {
 
     @Test
     void selectorUsesSlotsOnlyWhereTheyRunAndPay() {
-        Algorithms a = new Algorithms(Map.of());
+        Selector a = new Selector(Map.of());
         CollectiveCall small = new CollectiveCall(Kind.ALLREDUCE, 8, 8, 0, false, true, null, null, null, null, false);
         CollectiveCall barrier = new CollectiveCall(Kind.BARRIER, 0, 1, 0, false, true, null, null, null, null, false);
         CollectiveCall large = new CollectiveCall(Kind.ALLREDUCE, 1 << 20, 8, 0, false, true, null, null, null, null,
@@ -138,12 +141,12 @@ class SlotsCollectivesTest {
         Topology shared = new Topology(new int[4], new int[4], true, true);
         Topology sharedWithCores = new Topology(new int[4], new int[4], false, true);
         Topology network = new Topology(new int[4], new int[4], true, false);
-        assertEquals(Algorithms.SLOTS, a.choose(small, 4, shared, null));
-        assertEquals(Algorithms.SLOTS, a.choose(barrier, 4, shared, null));
-        assertEquals(Algorithms.SLOTS, a.choose(barrier, 4, sharedWithCores, null));
+        assertEquals(Selector.SLOTS, a.choose(small, 4, shared, null));
+        assertEquals(Selector.SLOTS, a.choose(barrier, 4, shared, null));
+        assertEquals(Selector.SLOTS, a.choose(barrier, 4, sharedWithCores, null));
         assertEquals("recursive-doubling", a.choose(small, 4, sharedWithCores, null));
-        assertNotEquals(Algorithms.SLOTS, a.choose(large, 4, shared, null));
-        assertNotEquals(Algorithms.SLOTS, a.choose(small, 4, network, null));
-        assertNotEquals(Algorithms.SLOTS, a.choose(barrier, 4, network, null));
+        assertNotEquals(Selector.SLOTS, a.choose(large, 4, shared, null));
+        assertNotEquals(Selector.SLOTS, a.choose(small, 4, network, null));
+        assertNotEquals(Selector.SLOTS, a.choose(barrier, 4, network, null));
     }
 }

@@ -3,7 +3,7 @@ package io.tutti.offload;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.tutti.coll.ChainBcast;
+import io.tutti.coll.algo.ChainBcast;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,9 +1,10 @@
 package io.tutti.offload;
 
+import io.tutti.reduce.OffloadAlu;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.tutti.coll.LinearAllreduce;
-import io.tutti.coll.LinearBarrier;
+import io.tutti.coll.algo.LinearAllreduce;
+import io.tutti.coll.algo.LinearBarrier;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

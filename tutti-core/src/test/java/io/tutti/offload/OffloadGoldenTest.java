@@ -1,17 +1,18 @@
 package io.tutti.offload;
 
+import io.tutti.reduce.OffloadAlu;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tutti.TuttiException;
-import io.tutti.coll.ChainBcast;
-import io.tutti.coll.KaryBcast;
-import io.tutti.coll.RecursiveDoublingAllgather;
-import io.tutti.coll.RecursiveDoublingAllreduce;
-import io.tutti.coll.Schedule;
-import io.tutti.coll.ScheduleBuilder;
-import io.tutti.coll.Trinaryx3Bcast;
+import io.tutti.coll.algo.ChainBcast;
+import io.tutti.coll.algo.KaryBcast;
+import io.tutti.coll.algo.RecursiveDoublingAllgather;
+import io.tutti.coll.algo.RecursiveDoublingAllreduce;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.ScheduleBuilder;
+import io.tutti.coll.algo.Trinaryx3Bcast;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -248,7 +249,7 @@ class OffloadGoldenTest {
                 null, null));
         assertTrue(e.getMessage().contains("at most 63"), e.getMessage());
         // the ALU has no multiply, and no logic on floats
-        assertThrows(TuttiException.InvalidArgument.class, () -> OffloadAlu.of(io.tutti.coll.ReduceOp.PROD));
+        assertThrows(TuttiException.InvalidArgument.class, () -> OffloadAlu.of(io.tutti.ReduceOp.PROD));
         assertThrows(TuttiException.InvalidArgument.class, () -> OffloadCompiler.nicTree(true, 4, 0, 0, 8,
                 OffloadAlu.Op.BXOR, OffloadAlu.Type.FLOAT64));
     }

@@ -1,5 +1,6 @@
 package io.tutti.offload;
 
+import io.tutti.reduce.OffloadAlu;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,21 +1,22 @@
 package io.tutti.offload;
 
+import io.tutti.reduce.OffloadAlu;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.tutti.coll.BinomialBcast;
-import io.tutti.coll.BinomialReduce;
-import io.tutti.coll.BruckAllgather;
-import io.tutti.coll.ButterflyBarrier;
-import io.tutti.coll.ChainBcast;
-import io.tutti.coll.DisseminationBarrier;
-import io.tutti.coll.KaryBcast;
-import io.tutti.coll.RecursiveDoublingAllgather;
-import io.tutti.coll.RecursiveDoublingAllreduce;
-import io.tutti.coll.Schedule;
-import io.tutti.coll.TreeBarrier;
-import io.tutti.coll.Trinaryx3Bcast;
+import io.tutti.coll.algo.BinomialBcast;
+import io.tutti.coll.algo.BinomialReduce;
+import io.tutti.coll.algo.BruckAllgather;
+import io.tutti.coll.algo.ButterflyBarrier;
+import io.tutti.coll.algo.ChainBcast;
+import io.tutti.coll.algo.DisseminationBarrier;
+import io.tutti.coll.algo.KaryBcast;
+import io.tutti.coll.algo.RecursiveDoublingAllgather;
+import io.tutti.coll.algo.RecursiveDoublingAllreduce;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.algo.TreeBarrier;
+import io.tutti.coll.algo.Trinaryx3Bcast;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,8 +1,9 @@
 package io.tutti.offload;
 
+import io.tutti.reduce.OffloadAlu;
 import io.tutti.Datatype;
-import io.tutti.coll.ReduceOp;
-import io.tutti.coll.Reduction;
+import io.tutti.ReduceOp;
+import io.tutti.reduce.Reduction;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Random;

@@ -76,7 +76,7 @@ class OffloadPacketsTest {
         };
         String jobId = "o" + Long.toHexString(System.nanoTime());
         ThreadLauncher.Outcome o = ThreadLauncher.run(jobId,
-                io.tutti.transport.shm.ShmFiles.defaultRoot().resolve("tutti-" + jobId), 2, Duration.ofSeconds(40),
+                io.tutti.bootstrap.ShmFiles.defaultRoot().resolve("tutti-" + jobId), 2, Duration.ofSeconds(40),
                 rank -> {
                     try (Tutti t = Tutti.init(new String[0])) {
                         Engine engine = t.engine();

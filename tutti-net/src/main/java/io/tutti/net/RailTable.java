@@ -2,7 +2,7 @@ package io.tutti.net;
 
 import static io.tutti.net.RailTableDescriptor.*;
 
-import io.tutti.transport.shm.ShmFiles;
+import io.tutti.bootstrap.ShmFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;

@@ -7,7 +7,7 @@ import io.tutti.Request;
 import io.tutti.Status;
 import io.tutti.Tutti;
 import io.tutti.bootstrap.ThreadLauncher;
-import io.tutti.transport.shm.ShmFiles;
+import io.tutti.bootstrap.ShmFiles;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -224,7 +224,7 @@ class EnginePathTest {
                 for (int i = 0; i < count; i++) {
                     in[i] = rank + i;
                 }
-                w.allreduce(in, out, count, io.tutti.Datatype.DOUBLE, io.tutti.coll.ReduceOp.SUM);
+                w.allreduce(in, out, count, io.tutti.Datatype.DOUBLE, io.tutti.ReduceOp.SUM);
                 for (int i = 0; i < count; i++) {
                     assertEquals(6.0 + 4.0 * i, out[i], "element " + i);
                 }

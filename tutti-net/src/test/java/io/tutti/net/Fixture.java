@@ -1,6 +1,6 @@
 package io.tutti.net;
 
-import io.tutti.bootstrap.KeyValueStore;
+import io.tutti.transport.KeyValueStore;
 import io.tutti.transport.RemoteTransport;
 import io.tutti.transport.RemoteTransportProvider;
 import java.lang.foreign.MemorySegment;

@@ -5,7 +5,7 @@ import io.tutti.Datatype;
 import io.tutti.Request;
 import io.tutti.Status;
 import io.tutti.Tutti;
-import io.tutti.coll.ReduceOp;
+import io.tutti.ReduceOp;
 import java.util.Locale;
 
 /**

@@ -1,9 +1,9 @@
 package io.tutti.sim;
 
-import io.tutti.coll.Algorithms;
-import io.tutti.coll.CollectiveCall;
-import io.tutti.coll.Schedule;
-import io.tutti.coll.Topology;
+import io.tutti.coll.Selector;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.Topology;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -102,13 +102,13 @@ public final class CompiledSchedules {
     }
 
     /** Builds every rank's schedule with {@code algorithms} and folds them in. */
-    public static CompiledSchedules build(Algorithms algorithms, CollectiveCall call, int size, Topology topo,
+    public static CompiledSchedules build(Selector algorithms, CollectiveCall call, int size, Topology topo,
                                           String algorithm) {
         return build(algorithms, call, size, topo, algorithm, null);
     }
 
     /** As {@link #build(Algorithms, CollectiveCall, int, Topology, String)}, telling {@code progress} the fraction built. */
-    public static CompiledSchedules build(Algorithms algorithms, CollectiveCall call, int size, Topology topo,
+    public static CompiledSchedules build(Selector algorithms, CollectiveCall call, int size, Topology topo,
                                           String algorithm, DoubleConsumer progress) {
         return compile(size, r -> algorithms.build(call, r, size, topo, algorithm), progress);
     }

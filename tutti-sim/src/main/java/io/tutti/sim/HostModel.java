@@ -1,6 +1,6 @@
 package io.tutti.sim;
 
-import io.tutti.coll.Schedule;
+import io.tutti.coll.schedule.Schedule;
 import java.util.Arrays;
 
 /**
@@ -55,7 +55,7 @@ public final class HostModel implements RankModel {
     private final CompiledSchedules s;
     private final SimParams p;
     private final Trace trace;
-    private Engine engine;
+    private EventLoop engine;
     private Network network;
     private int handler;
     private boolean chargeG;
@@ -106,7 +106,7 @@ public final class HostModel implements RankModel {
     }
 
     @Override
-    public void attach(Engine e, Network n) {
+    public void attach(EventLoop e, Network n) {
         this.engine = e;
         this.network = n;
         this.handler = e.register(this::handle);

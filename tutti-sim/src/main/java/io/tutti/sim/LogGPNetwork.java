@@ -7,7 +7,7 @@ package io.tutti.sim;
  */
 public final class LogGPNetwork implements Network {
     private final long latency;
-    private Engine engine;
+    private EventLoop engine;
 
     /** A network of latency {@code latency} ns. */
     public LogGPNetwork(long latency) {
@@ -15,7 +15,7 @@ public final class LogGPNetwork implements Network {
     }
 
     @Override
-    public void attach(Engine engine) {
+    public void attach(EventLoop engine) {
         this.engine = engine;
     }
 

@@ -7,7 +7,7 @@ package io.tutti.sim;
  */
 public interface Network {
     /** Called once, before the first {@link #carry}: the engine to schedule on. */
-    void attach(Engine engine);
+    void attach(EventLoop engine);
 
     /**
      * Carries {@code bytes} from rank {@code src} to rank {@code dst}; the message is handed to the

@@ -42,7 +42,7 @@ public final class NicModel implements RankModel {
     private final long[] done;
     private final List<Packet> packets = new ArrayList<>();
     private final ArrayList<Integer> freePackets = new ArrayList<>();
-    private Engine engine;
+    private EventLoop engine;
     private Network network;
     private int arrive;
     private int land;
@@ -105,7 +105,7 @@ public final class NicModel implements RankModel {
     }
 
     @Override
-    public void attach(Engine engine, Network network) {
+    public void attach(EventLoop engine, Network network) {
         this.engine = engine;
         this.network = network;
         this.arrive = engine.register(this::arrived);

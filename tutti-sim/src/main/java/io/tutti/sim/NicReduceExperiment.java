@@ -1,6 +1,6 @@
 package io.tutti.sim;
 
-import io.tutti.coll.CollectiveCall.Kind;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

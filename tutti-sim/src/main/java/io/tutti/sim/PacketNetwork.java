@@ -32,7 +32,7 @@ public final class PacketNetwork implements Network {
     private final SimParams p;
     private final int ppn;
     private final long[] linkFree;
-    private Engine engine;
+    private EventLoop engine;
     private int handler;
 
     // packets: node they are arriving at, message, payload bytes
@@ -65,7 +65,7 @@ public final class PacketNetwork implements Network {
     }
 
     @Override
-    public void attach(Engine e) {
+    public void attach(EventLoop e) {
         this.engine = e;
         this.handler = e.register(this::hop);
     }

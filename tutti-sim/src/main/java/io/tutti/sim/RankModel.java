@@ -8,7 +8,7 @@ package io.tutti.sim;
  */
 public interface RankModel {
     /** Registers handlers and sizes state; called once, before {@link #start}. */
-    void attach(Engine engine, Network network);
+    void attach(EventLoop engine, Network network);
 
     /** Every rank starts the collective at {@code t0}. */
     void start(long t0);

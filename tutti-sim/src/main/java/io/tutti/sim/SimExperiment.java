@@ -1,9 +1,9 @@
 package io.tutti.sim;
 
-import io.tutti.coll.Algorithms;
-import io.tutti.coll.CollectiveCall;
-import io.tutti.coll.CollectiveCall.Kind;
-import io.tutti.coll.Topology;
+import io.tutti.coll.Selector;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
+import io.tutti.coll.schedule.Topology;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -161,9 +161,9 @@ public final class SimExperiment {
         }
         Topology topo = new Topology(node, new int[ranks], false);
         CollectiveCall c = call(s.coll(), s.size(), s.extent(), ranks);
-        Algorithms algorithms = new Algorithms(Map.of());
+        Selector algorithms = new Selector(Map.of());
         boolean nic = s.mode().equals("nic");
-        String alg = nic ? "offload" : s.algorithm() != null ? Algorithms.check(s.coll(), s.algorithm(), "--algorithm")
+        String alg = nic ? "offload" : s.algorithm() != null ? Selector.check(s.coll(), s.algorithm(), "--algorithm")
                 : algorithms.choose(c, ranks, topo, null);
         CompiledSchedules cs = nic ? null : CompiledSchedules.build(algorithms, c, ranks, topo, alg,
                 progress == null ? null : f -> progress.accept(0.2 * f));
@@ -238,8 +238,8 @@ public final class SimExperiment {
         boolean reduces = coll == io.tutti.offload.OffloadPlans.Coll.REDUCE
                 || coll == io.tutti.offload.OffloadPlans.Coll.ALLREDUCE;
         return io.tutti.offload.OffloadPlans.programs(coll, ranks, bytes, 0,
-                reduces ? io.tutti.offload.OffloadAlu.Op.ADD : null,
-                reduces ? io.tutti.offload.OffloadAlu.Type.INT64 : null);
+                reduces ? io.tutti.reduce.OffloadAlu.Op.ADD : null,
+                reduces ? io.tutti.reduce.OffloadAlu.Type.INT64 : null);
     }
 
     /** Writes {@code rows} as CSV with a header line. */

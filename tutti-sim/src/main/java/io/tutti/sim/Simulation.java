@@ -11,7 +11,7 @@ public final class Simulation {
      * that carries its messages itself ({@link SwitchModel}).
      */
     public static SimResult run(RankModel model, Network network, java.util.function.DoubleConsumer progress) {
-        Engine engine = new Engine(1 << 16);
+        EventLoop engine = new EventLoop(1 << 16);
         if (network != null) {
             network.attach(engine);
         }

@@ -63,7 +63,7 @@ public final class SwitchModel implements RankModel {
     private final int bits;
     private final long[][] data;
 
-    private Engine engine;
+    private EventLoop engine;
     private int handler;
 
     // per rank: CPU clock, finish time, the local tree's next step, arrivals by bit
@@ -160,7 +160,7 @@ public final class SwitchModel implements RankModel {
     }
 
     @Override
-    public void attach(Engine e, Network ignored) {
+    public void attach(EventLoop e, Network ignored) {
         this.engine = e;
         this.handler = e.register(this::handle);
         cpu = new long[ranks];

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tutti.coll.CollectiveCall.Kind;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

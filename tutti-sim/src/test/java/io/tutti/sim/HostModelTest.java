@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tutti.coll.Algorithms;
-import io.tutti.coll.CollectiveCall.Kind;
-import io.tutti.coll.Schedule;
-import io.tutti.coll.ScheduleBuilder;
+import io.tutti.coll.Selector;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.ScheduleBuilder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -73,10 +73,10 @@ class HostModelTest {
 
     private static List<Object[]> cases() {
         List<Object[]> out = new ArrayList<>();
-        for (Map.Entry<Kind, List<String>> e : Algorithms.AVAILABLE.entrySet()) {
+        for (Map.Entry<Kind, List<String>> e : Selector.AVAILABLE.entrySet()) {
             for (String alg : e.getValue()) {
-                if (alg.equals(Algorithms.NODE_LEADERS) || alg.equals(Algorithms.SOCKET_LEADERS)
-                        || alg.equals(Algorithms.INC) || alg.equals(Algorithms.SLOTS)) {
+                if (alg.equals(Selector.NODE_LEADERS) || alg.equals(Selector.SOCKET_LEADERS)
+                        || alg.equals(Selector.INC) || alg.equals(Selector.SLOTS)) {
                     continue; // leaders need a topology; inc needs switches (the switch mode); slots shared memory
                 }
                 for (int ranks : new int[] {1, 2, 5, 8, 13}) {
@@ -195,8 +195,8 @@ class HostModelTest {
     /** The original Schedule objects, for the checks that need their dependency lists. */
     private record CollectiveCallSchedules(Kind kind, String alg, int ranks) {
         Schedule get(int r) {
-            return new Algorithms(Map.of()).build(SimExperiment.call(kind, 24, 8, ranks), r, ranks,
-                    io.tutti.coll.Topology.flat(ranks, false), alg);
+            return new Selector(Map.of()).build(SimExperiment.call(kind, 24, 8, ranks), r, ranks,
+                    io.tutti.coll.schedule.Topology.flat(ranks, false), alg);
         }
     }
 
@@ -268,7 +268,7 @@ class HostModelTest {
     /** The compact form gives back each rank's own steps, exactly as the real builder made them. */
     @Test
     void compactFormKeepsEveryRanksSteps() {
-        Algorithms alg = new Algorithms(Map.of());
+        Selector alg = new Selector(Map.of());
         int ranks = 300;
         for (Object[] c : new Object[][] {{Kind.BCAST, "binomial"}, {Kind.ALLREDUCE, "ring"},
             {Kind.ALLTOALL, "bruck"}, {Kind.REDUCE, "rabenseifner"}}) {
@@ -278,7 +278,7 @@ class HostModelTest {
             long total = 0;
             for (int r = 0; r < ranks; r++) {
                 Schedule s = alg.build(SimExperiment.call(kind, 24, 8, ranks), r, ranks,
-                        io.tutti.coll.Topology.flat(ranks, false), name);
+                        io.tutti.coll.schedule.Topology.flat(ranks, false), name);
                 assertEquals(s.steps(), cs.steps(r), kind + " rank " + r);
                 total += s.steps();
                 for (int i = 0; i < s.steps(); i++) {

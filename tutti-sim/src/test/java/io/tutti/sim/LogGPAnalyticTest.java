@@ -2,7 +2,7 @@ package io.tutti.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.tutti.coll.CollectiveCall.Kind;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

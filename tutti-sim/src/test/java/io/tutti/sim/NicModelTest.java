@@ -2,7 +2,7 @@ package io.tutti.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.tutti.offload.OffloadAlu;
+import io.tutti.reduce.OffloadAlu;
 import io.tutti.offload.OffloadPlans;
 import io.tutti.offload.OffloadProgram;
 import java.lang.foreign.MemorySegment;

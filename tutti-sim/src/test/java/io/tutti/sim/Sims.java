@@ -1,9 +1,9 @@
 package io.tutti.sim;
 
-import io.tutti.coll.Algorithms;
-import io.tutti.coll.CollectiveCall;
-import io.tutti.coll.CollectiveCall.Kind;
-import io.tutti.coll.Topology;
+import io.tutti.coll.Selector;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
+import io.tutti.coll.schedule.Topology;
 import java.util.Map;
 
 /** Helpers for the tests: schedules from the real builders, and parameter sets. */
@@ -13,7 +13,7 @@ final class Sims {
 
     static CompiledSchedules schedules(Kind kind, String algorithm, int ranks, long size, int extent) {
         CollectiveCall c = SimExperiment.call(kind, size, extent, ranks);
-        return CompiledSchedules.build(new Algorithms(Map.of()), c, ranks, Topology.flat(ranks, false), algorithm);
+        return CompiledSchedules.build(new Selector(Map.of()), c, ranks, Topology.flat(ranks, false), algorithm);
     }
 
     /** LogGP parameters; everything else zero. */

@@ -3,8 +3,8 @@ package io.tutti.sw;
 import static io.tutti.wire.IncPacketDescriptor.*;
 
 import io.tutti.Datatype;
-import io.tutti.coll.ReduceOp;
-import io.tutti.coll.Reduction;
+import io.tutti.ReduceOp;
+import io.tutti.reduce.Reduction;
 import io.tutti.wire.MessageType;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;

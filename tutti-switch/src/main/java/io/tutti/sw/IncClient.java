@@ -3,7 +3,7 @@ package io.tutti.sw;
 import static io.tutti.wire.IncPacketDescriptor.*;
 
 import io.tutti.TuttiException;
-import io.tutti.transport.InNetworkAggregation;
+import io.tutti.coll.inc.InNetworkAggregation;
 import io.tutti.wire.MessageType;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,7 +1,7 @@
 package io.tutti.sw;
 
 import io.tutti.TuttiException;
-import io.tutti.transport.InNetworkAggregation;
+import io.tutti.coll.inc.InNetworkAggregation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;

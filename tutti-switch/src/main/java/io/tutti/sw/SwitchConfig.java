@@ -1,7 +1,7 @@
 package io.tutti.sw;
 
 import io.tutti.Datatype;
-import io.tutti.coll.ReduceOp;
+import io.tutti.ReduceOp;
 import java.net.InetSocketAddress;
 import java.util.List;
 

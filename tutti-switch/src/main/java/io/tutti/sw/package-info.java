@@ -2,6 +2,6 @@
  * In-network aggregation: the switch process ({@link io.tutti.sw.SwitchServer} around the packet
  * logic of {@link io.tutti.sw.AggregationSwitch}) and the leaders' client of it
  * ({@link io.tutti.sw.IncClient}, plugged into the collectives through
- * {@link io.tutti.transport.InNetworkAggregation}).
+ * {@link io.tutti.coll.inc.InNetworkAggregation}).
  */
 package io.tutti.sw;

@@ -4,7 +4,7 @@ import static io.tutti.wire.IncPacketDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.tutti.Datatype;
-import io.tutti.coll.ReduceOp;
+import io.tutti.ReduceOp;
 import io.tutti.wire.MessageType;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

@@ -3,11 +3,11 @@ package io.tutti.sw;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.tutti.Tutti;
-import io.tutti.coll.Algorithms;
-import io.tutti.coll.CollectiveCall;
-import io.tutti.coll.ReduceOp;
-import io.tutti.coll.Schedule;
-import io.tutti.coll.Topology;
+import io.tutti.coll.Selector;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.ReduceOp;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.Topology;
 import io.tutti.Datatype;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -73,7 +73,7 @@ class IncTrafficTest {
 
     @Test
     void recursiveDoublingSendsLog2NMessagesPerRank() {
-        Algorithms algorithms = new Algorithms(Map.of());
+        Selector algorithms = new Selector(Map.of());
         for (int n : new int[] {4, 8, 16}) {
             CollectiveCall call = new CollectiveCall(CollectiveCall.Kind.ALLREDUCE, 256, 8, 0, false, true, null, null,
                     null, null, false);

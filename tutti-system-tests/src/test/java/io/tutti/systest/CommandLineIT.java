@@ -4,7 +4,7 @@ import static io.tutti.systest.Launch.assertExit;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tutti.transport.shm.ShmFiles;
+import io.tutti.bootstrap.ShmFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.tutti.systest;
 import io.tutti.Communicator;
 import io.tutti.Datatype;
 import io.tutti.Tutti;
-import io.tutti.coll.ReduceOp;
+import io.tutti.ReduceOp;
 
 /**
  * Rank program of the in-network aggregation tests: allreduce of every operation the switches

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.tutti.transport.shm.ShmFiles;
+import io.tutti.bootstrap.ShmFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;

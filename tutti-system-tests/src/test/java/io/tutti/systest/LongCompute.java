@@ -3,7 +3,7 @@ package io.tutti.systest;
 import io.tutti.Communicator;
 import io.tutti.Datatype;
 import io.tutti.Tutti;
-import io.tutti.coll.ReduceOp;
+import io.tutti.ReduceOp;
 
 /**
  * Two rounds of a pairwise exchange and an all-reduce, with every value checked; between them the

@@ -2,7 +2,7 @@ package io.tutti.bench.jmh;
 
 import io.tutti.Communicator;
 import io.tutti.Datatype;
-import io.tutti.coll.ReduceOp;
+import io.tutti.ReduceOp;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -1,9 +1,9 @@
 package io.tutti.bench.jmh;
 
 import io.tutti.Datatype;
-import io.tutti.coll.ReduceOp;
-import io.tutti.coll.Reduction;
-import io.tutti.transport.shm.Memory;
+import io.tutti.ReduceOp;
+import io.tutti.reduce.Reduction;
+import io.tutti.os.Memory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;

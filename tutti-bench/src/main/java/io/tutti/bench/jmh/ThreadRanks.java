@@ -3,7 +3,7 @@ package io.tutti.bench.jmh;
 import io.tutti.Tutti;
 import io.tutti.bootstrap.LaunchEnvironment;
 import io.tutti.bootstrap.ThreadLauncher;
-import io.tutti.transport.shm.ShmFiles;
+import io.tutti.bootstrap.ShmFiles;
 import java.nio.file.Path;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;

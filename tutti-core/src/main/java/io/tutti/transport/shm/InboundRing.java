@@ -1,5 +1,7 @@
 package io.tutti.transport.shm;
 
+import io.tutti.os.Futex;
+import io.tutti.os.Memory;
 import static io.tutti.transport.shm.InboundRingDescriptor.*;
 
 import java.lang.foreign.MemorySegment;

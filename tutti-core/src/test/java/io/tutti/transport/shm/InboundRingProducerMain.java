@@ -1,5 +1,6 @@
 package io.tutti.transport.shm;
 
+import io.tutti.bootstrap.ShmFiles;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;

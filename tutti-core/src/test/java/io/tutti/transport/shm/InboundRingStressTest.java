@@ -1,5 +1,6 @@
 package io.tutti.transport.shm;
 
+import io.tutti.bootstrap.ShmFiles;
 import static io.tutti.transport.shm.InboundRingDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;
 

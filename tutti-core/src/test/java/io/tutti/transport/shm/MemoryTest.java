@@ -1,5 +1,6 @@
 package io.tutti.transport.shm;
 
+import io.tutti.os.Memory;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

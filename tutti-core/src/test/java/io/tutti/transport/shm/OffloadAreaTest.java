@@ -1,5 +1,8 @@
 package io.tutti.transport.shm;
 
+import io.tutti.offload.OffloadArea;
+import io.tutti.offload.OffloadAreaDescriptor;
+import io.tutti.os.Memory;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.lang.foreign.Arena;

@@ -1,5 +1,7 @@
 package io.tutti.transport.shm;
 
+import io.tutti.coll.slots.SlotArea;
+import io.tutti.coll.slots.SlotAreaDescriptor;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.lang.foreign.Arena;

@@ -1,0 +1,50 @@
+package io.tutti.coll.algo;
+
+import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.Group;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.ScheduleBuilder;
+import static io.tutti.coll.schedule.Schedule.RECV_BUFFER;
+import static io.tutti.coll.schedule.Schedule.SEND_BUFFER;
+
+/**
+ * Gather by direct sends: every rank sends its block to the root, which posts all receives at
+ * once. One round; the root receives (P − 1) blocks. Needs no rank to know another's count, so it
+ * serves gatherv, and it is the right choice for large blocks, where a tree only forwards data
+ * twice.
+ *
+ * <p>Tags: 0.
+ */
+public final class LinearGather {
+    static final String NAME = "gather/linear";
+
+    private LinearGather() {
+    }
+
+    public static Schedule build(int rank, int size, long[] bytes, long[] displs, int root, boolean inPlace) {
+        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
+        emit(b, Group.all(rank, size), bytes, displs, root, inPlace, 0, ScheduleBuilder.NONE);
+        return b.build();
+    }
+
+    /** Block of virtual rank v: {@code bytes[v]} from SEND_BUFFER; at the root to RECV_BUFFER at {@code displs[v]}. */
+    static int emit(ScheduleBuilder b, Group g, long[] bytes, long[] displs, int root, boolean inPlace, long tempBase,
+                    int after) {
+        Blocks.checkRoot(NAME, g.size(), root);
+        int me = g.me();
+        if (me != root) {
+            return b.send(g.rank(root), g.tag(0), SEND_BUFFER, 0, bytes[me], after);
+        }
+        Blocks.Steps done = new Blocks.Steps();
+        for (int v = 0; v < g.size(); v++) {
+            if (v == root) {
+                if (!inPlace) {
+                    done.add(b.copy(RECV_BUFFER, displs[v], SEND_BUFFER, 0, bytes[v], after));
+                }
+            } else {
+                done.add(b.recv(g.rank(v), g.tag(0), RECV_BUFFER, displs[v], bytes[v], after));
+            }
+        }
+        return done.join(b, after);
+    }
+}
