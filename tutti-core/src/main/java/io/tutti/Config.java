@@ -1,222 +1,158 @@
 package io.tutti;
 
+import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 
 /**
- * Settings of the point-to-point engine. Each value comes from, in rising priority: the default
- * here, the environment ({@code TUTTI_EAGER_LIMIT}), a system property ({@code tutti.eager.limit}).
- * The README's configuration table lists them all.
+ * The settings of a job, by name: each component (point-to-point, collectives, offload, the network
+ * rails, in-network aggregation) reads its own typed record from them once, at {@link Tutti#init}.
+ * A setting has a property name ({@code tutti.eager.limit}) and an environment name
+ * ({@code TUTTI_EAGER_LIMIT}); in rising priority a value comes from the component's default, the
+ * environment, a system property, and {@link #with} in the program. The knobs and their defaults
+ * are listed in docs/guide/configuration.md.
  *
- * @param eagerLimit        largest message sent eagerly through the receiver's inbound ring (bytes)
- * @param ringCapacity      data capacity of each rank's inbound ring (bytes, power of two)
- * @param exchangeChunk     chunk size of the pairwise data-exchange rings (bytes, multiple of 64)
- * @param exchangeSlots     chunks per data-exchange ring
- * @param singleCopy        copy large messages once, process to process, where the OS allows it
- * @param spinTries         progress polls before a blocked rank starts yielding its core; -1 = automatic
- *                          (2000 when every local rank has a core of its own, 20 when oversubscribed)
- * @param yieldTries        yields before it starts parking; -1 = automatic (200 when every local rank has a
- *                          core of its own, 5000 when oversubscribed)
- * @param maxParkMicros     longest park of a blocked rank, in microseconds
- * @param livenessMillis    how often a blocked rank checks that its peers are alive
- * @param rendezvousSeconds how long start-up waits for every rank to arrive
- * @param progressThread    run a progress agent thread per rank, so that nonblocking and persistent
- *                          operations advance while the application computes
- * @param transport         {@code auto}: shared memory between ranks of one host, the network between
- *                          hosts; {@code net}: the network between every pair of ranks (benchmarks, tests)
- * @param netProvider       which network transport to use when several are installed (empty: the first)
- * @param idleSleep         when ranks outnumber cores, a blocked rank sleeps until a message wakes it
- *                          (a futex on its ring) instead of parking for fixed periods
+ * <pre>{@code
+ * Tutti.init(Config.defaults().with("tutti.progress.thread", true))
+ * }</pre>
  */
-public record Config(int eagerLimit, int ringCapacity, int exchangeChunk, int exchangeSlots, boolean singleCopy,
-                     int spinTries, int yieldTries, int maxParkMicros, int livenessMillis, int rendezvousSeconds,
-                     boolean progressThread, String transport, String netProvider, boolean idleSleep) {
+public final class Config {
+    private static final Config EMPTY = new Config(Map.of());
 
-    public static final String EAGER_LIMIT = "tutti.eager.limit";
-    public static final int EAGER_LIMIT_DEFAULT = 32 * 1024;
-    public static final String RING_CAPACITY = "tutti.shm.ring.capacity";
-    public static final int RING_CAPACITY_DEFAULT = 1 << 20;
-    public static final String EXCHANGE_CHUNK = "tutti.shm.exchange.chunk";
-    public static final int EXCHANGE_CHUNK_DEFAULT = 64 * 1024;
-    public static final String EXCHANGE_SLOTS = "tutti.shm.exchange.slots";
-    public static final int EXCHANGE_SLOTS_DEFAULT = 8;
-    public static final String SINGLE_COPY = "tutti.shm.single.copy";
-    /**
-     * Off by default: measured on the reference machine (a KVM guest), the kernel's cross-process
-     * copy ran at 10.5 GB/s and 98 us per MiB against 14.9 GB/s and 36 us for the pipelined two-copy
-     * path (docs/perf/p2p.md).
-     */
-    public static final boolean SINGLE_COPY_DEFAULT = false;
-    public static final String SPIN_TRIES = "tutti.idle.spin";
-    public static final int SPIN_TRIES_DEFAULT = -1;
-    public static final String YIELD_TRIES = "tutti.idle.yield";
-    /**
-     * Automatic: ranks that outnumber the cores yield for about 2 ms (5000 yields of ~0.5 µs) before
-     * they park, because a park sleeps at least 16-73 µs here while the peer's answer is usually
-     * one yield away (docs/perf/collectives.md).
-     */
-    public static final int YIELD_TRIES_DEFAULT = -1;
-    public static final String MAX_PARK_MICROS = "tutti.idle.park.max.us";
-    public static final int MAX_PARK_MICROS_DEFAULT = 200;
-    public static final String LIVENESS_MILLIS = "tutti.liveness.ms";
-    public static final int LIVENESS_MILLIS_DEFAULT = 100;
-    public static final String RENDEZVOUS_SECONDS = "tutti.rendezvous.timeout.s";
-    public static final int RENDEZVOUS_SECONDS_DEFAULT = 60;
-    public static final String PROGRESS_THREAD = "tutti.progress.thread";
-    /**
-     * Off by default, as in MPICH (MPIR_CVAR_ASYNC_PROGRESS): the agent costs a lock on every call
-     * and a thread that competes for cores; it pays off when ranks overlap long computation with
-     * nonblocking collectives and have a core to spare.
-     */
-    public static final boolean PROGRESS_THREAD_DEFAULT = false;
-    public static final String TRANSPORT = "tutti.transport";
-    public static final String TRANSPORT_DEFAULT = "auto";
-    public static final String NET_PROVIDER = "tutti.net.provider";
-    public static final String NET_PROVIDER_DEFAULT = "";
-    public static final String IDLE_SLEEP = "tutti.idle.sleep";
-    public static final boolean IDLE_SLEEP_DEFAULT = true;
+    /** Values by environment name ({@code TUTTI_EAGER_LIMIT}). */
+    private final Map<String, String> values;
 
-    public Config {
-        if (ringCapacity < 4096 || Integer.bitCount(ringCapacity) != 1) {
-            throw new TuttiException.InvalidArgument(RING_CAPACITY + " must be a power of two >= 4096, got "
-                    + ringCapacity);
-        }
-        if (eagerLimit < 0 || eagerLimit > ringCapacity / 4 - 256) {
-            throw new TuttiException.InvalidArgument(EAGER_LIMIT + " must be between 0 and a quarter of "
-                    + RING_CAPACITY + " less 256 (" + (ringCapacity / 4 - 256) + "), got " + eagerLimit);
-        }
-        if (exchangeChunk < 4096 || exchangeChunk % 64 != 0) {
-            throw new TuttiException.InvalidArgument(EXCHANGE_CHUNK + " must be a multiple of 64 >= 4096, got "
-                    + exchangeChunk);
-        }
-        if (exchangeSlots < 2) {
-            throw new TuttiException.InvalidArgument(EXCHANGE_SLOTS + " must be >= 2, got " + exchangeSlots);
-        }
-        if (spinTries < -1 || yieldTries < -1 || maxParkMicros < 1 || livenessMillis < 1 || rendezvousSeconds < 1) {
-            throw new TuttiException.InvalidArgument("idle, liveness and rendezvous settings must be positive");
-        }
-        if (!transport.equals("auto") && !transport.equals("net")) {
-            throw new TuttiException.InvalidArgument(TRANSPORT + " (or " + envName(TRANSPORT) + ") must be auto or net,"
-                    + " got '" + transport + "'");
-        }
+    private Config(Map<String, String> values) {
+        this.values = values;
     }
 
-    /** Whether ranks of one host talk over the network too. */
-    public boolean forceNetwork() {
-        return transport.equals("net");
-    }
-
-    /** Defaults only. */
+    /** No settings: every component takes its defaults (the environment is not read). */
     public static Config defaults() {
-        return from(Map.of(), new Properties());
+        return EMPTY;
     }
 
-    /** Defaults, then the given environment, then the given properties. */
+    /** The {@code TUTTI_*} variables of {@code env}, then the {@code tutti.*} properties of {@code props} over them. */
     public static Config from(Map<String, String> env, Properties props) {
-        return new Config(
-                integer(env, props, EAGER_LIMIT, EAGER_LIMIT_DEFAULT),
-                integer(env, props, RING_CAPACITY, RING_CAPACITY_DEFAULT),
-                integer(env, props, EXCHANGE_CHUNK, EXCHANGE_CHUNK_DEFAULT),
-                integer(env, props, EXCHANGE_SLOTS, EXCHANGE_SLOTS_DEFAULT),
-                bool(env, props, SINGLE_COPY, SINGLE_COPY_DEFAULT),
-                integer(env, props, SPIN_TRIES, SPIN_TRIES_DEFAULT),
-                integer(env, props, YIELD_TRIES, YIELD_TRIES_DEFAULT),
-                integer(env, props, MAX_PARK_MICROS, MAX_PARK_MICROS_DEFAULT),
-                integer(env, props, LIVENESS_MILLIS, LIVENESS_MILLIS_DEFAULT),
-                integer(env, props, RENDEZVOUS_SECONDS, RENDEZVOUS_SECONDS_DEFAULT),
-                bool(env, props, PROGRESS_THREAD, PROGRESS_THREAD_DEFAULT),
-                text(env, props, TRANSPORT, TRANSPORT_DEFAULT).toLowerCase(java.util.Locale.ROOT),
-                text(env, props, NET_PROVIDER, NET_PROVIDER_DEFAULT),
-                bool(env, props, IDLE_SLEEP, IDLE_SLEEP_DEFAULT));
+        Map<String, String> v = new TreeMap<>();
+        env.forEach((k, value) -> {
+            if (k.startsWith("TUTTI_")) {
+                v.put(k, value);
+            }
+        });
+        for (String name : props.stringPropertyNames()) {
+            if (name.startsWith("tutti.")) {
+                v.put(envName(name), props.getProperty(name));
+            }
+        }
+        return new Config(Map.copyOf(v));
     }
 
-    /** The environment variable for a property: {@code tutti.eager.limit} is {@code TUTTI_EAGER_LIMIT}. */
+    /** A copy with {@code property} (or its environment name) set to {@code value}'s text; null removes it. */
+    public Config with(String property, Object value) {
+        Map<String, String> v = new HashMap<>(values);
+        if (value == null) {
+            v.remove(envName(property));
+        } else {
+            v.put(envName(property), String.valueOf(value));
+        }
+        return new Config(Map.copyOf(v));
+    }
+
+    /** The environment name of a property: {@code tutti.eager.limit} is {@code TUTTI_EAGER_LIMIT}. */
     public static String envName(String property) {
-        return property.toUpperCase(java.util.Locale.ROOT).replace('.', '_');
+        return property.startsWith("TUTTI_") ? property : property.toUpperCase(Locale.ROOT).replace('.', '_');
     }
 
-    private static String raw(Map<String, String> env, Properties props, String name) {
-        String v = props.getProperty(name);
-        return v != null ? v : env.get(envName(name));
+    /** The raw value of a setting (property or environment name), or null when it is not set or blank. */
+    public String get(String name) {
+        String v = values.get(envName(name));
+        return v == null || v.isBlank() ? null : v.trim();
     }
 
-    private static String text(Map<String, String> env, Properties props, String name, String fallback) {
-        String v = raw(env, props, name);
-        return v == null || v.isBlank() ? fallback : v.trim();
+    /** Every setting, by environment name: what a plug-in (the network rails, the switch client) reads its record from. */
+    public Map<String, String> asMap() {
+        return values;
     }
 
-    private static int integer(Map<String, String> env, Properties props, String name, int fallback) {
-        String v = raw(env, props, name);
-        if (v == null || v.isBlank()) {
+    /** A text setting, or {@code fallback}. */
+    public String text(String name, String fallback) {
+        String v = get(name);
+        return v == null ? fallback : v;
+    }
+
+    /** One of {@code allowed} (case-insensitive), or {@code fallback}; anything else is an error that lists them. */
+    public String choice(String name, String fallback, String... allowed) {
+        String v = get(name);
+        if (v == null) {
+            return fallback;
+        }
+        for (String a : allowed) {
+            if (a.equalsIgnoreCase(v)) {
+                return a;
+            }
+        }
+        throw invalid(name, v, "one of " + String.join(", ", allowed));
+    }
+
+    /** A whole number, with the suffixes k and m (x1024), or {@code fallback}. */
+    public long size(String name, long fallback) {
+        String v = get(name);
+        if (v == null) {
             return fallback;
         }
         try {
-            return parseSize(v.trim());
+            return parseSize(v);
         } catch (NumberFormatException e) {
-            throw new TuttiException.InvalidArgument(name + " (or " + envName(name) + ") must be a whole number"
-                    + " (suffixes k, m allowed), got '" + v + "'");
+            throw invalid(name, v, "a whole number (suffixes k, m allowed)");
         }
     }
 
-    private static boolean bool(Map<String, String> env, Properties props, String name, boolean fallback) {
-        String v = raw(env, props, name);
-        if (v == null || v.isBlank()) {
+    /** As {@link #size} for settings that fit an int. */
+    public int integer(String name, int fallback) {
+        long x = size(name, fallback);
+        if (x != (int) x) {
+            throw invalid(name, get(name), "a whole number (suffixes k, m allowed) below 2^31");
+        }
+        return (int) x;
+    }
+
+    /** true/false, 1/0, yes/no, on/off, or {@code fallback}. */
+    public boolean bool(String name, boolean fallback) {
+        String v = get(name);
+        if (v == null) {
             return fallback;
         }
-        return switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
+        return switch (v.toLowerCase(Locale.ROOT)) {
             case "true", "1", "yes", "on" -> true;
             case "false", "0", "no", "off" -> false;
-            default -> throw new TuttiException.InvalidArgument(name + " (or " + envName(name)
-                    + ") must be true or false, got '" + v + "'");
+            default -> throw invalid(name, v, "true or false");
         };
     }
 
-    static int parseSize(String v) {
-        char last = Character.toLowerCase(v.charAt(v.length() - 1));
+    /** The error for a bad value, naming both spellings of the setting. */
+    public static TuttiException.InvalidArgument invalid(String name, String value, String must) {
+        String property = name.startsWith("TUTTI_") ? name.toLowerCase(Locale.ROOT).replace('_', '.') : name;
+        return new TuttiException.InvalidArgument(property + " (or " + envName(name) + ") must be " + must + ", got '"
+                + value + "'");
+    }
+
+    /** A whole number with an optional k or m suffix (x1024, x1024²); throws NumberFormatException otherwise. */
+    public static long parseSize(String v) {
+        String t = v.trim();
+        char last = Character.toLowerCase(t.charAt(t.length() - 1));
         long mult = switch (last) {
             case 'k' -> 1024;
             case 'm' -> 1024 * 1024;
             default -> 1;
         };
-        String digits = mult == 1 ? v : v.substring(0, v.length() - 1);
-        long value = Long.parseLong(digits) * mult;
-        if (value > Integer.MAX_VALUE) {
-            throw new NumberFormatException(v);
-        }
-        return (int) value;
+        String digits = mult == 1 ? t : t.substring(0, t.length() - 1);
+        return Math.multiplyExact(Long.parseLong(digits.trim()), mult);
     }
 
-    /** The spin budget for {@code localRanks} ranks sharing this machine's cores. */
-    public int effectiveSpinTries(int localRanks) {
-        if (spinTries >= 0) {
-            return spinTries;
-        }
-        return localRanks <= Runtime.getRuntime().availableProcessors() ? 20_000 : 20;
-    }
-
-    /** The yield budget for {@code localRanks} ranks sharing this machine's cores. */
-    public int effectiveYieldTries(int localRanks) {
-        if (yieldTries >= 0) {
-            return yieldTries;
-        }
-        return localRanks <= Runtime.getRuntime().availableProcessors() ? 200 : 5000;
-    }
-
-    /** A copy with another eager limit. */
-    public Config withEagerLimit(int limit) {
-        return new Config(limit, ringCapacity, exchangeChunk, exchangeSlots, singleCopy, spinTries, yieldTries,
-                maxParkMicros, livenessMillis, rendezvousSeconds, progressThread, transport, netProvider, idleSleep);
-    }
-
-    /** A copy with single copy switched on or off. */
-    public Config withSingleCopy(boolean on) {
-        return new Config(eagerLimit, ringCapacity, exchangeChunk, exchangeSlots, on, spinTries, yieldTries,
-                maxParkMicros, livenessMillis, rendezvousSeconds, progressThread, transport, netProvider, idleSleep);
-    }
-
-    /** A copy with the progress agent on or off. */
-    public Config withProgressThread(boolean on) {
-        return new Config(eagerLimit, ringCapacity, exchangeChunk, exchangeSlots, singleCopy, spinTries, yieldTries,
-                maxParkMicros, livenessMillis, rendezvousSeconds, on, transport, netProvider, idleSleep);
+    @Override
+    public String toString() {
+        return "Config" + values;
     }
 }

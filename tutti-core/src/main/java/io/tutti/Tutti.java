@@ -27,7 +27,7 @@ public final class Tutti implements AutoCloseable {
     private Tutti(JobInfo job, Config config) {
         this.job = job;
         this.algorithms = new io.tutti.coll.Selector(java.util.Map.copyOf(LaunchEnvironment.current()));
-        this.engine = new Engine(job, config);
+        this.engine = new Engine(job, io.tutti.p2p.P2pConfig.from(config));
         int[] all = new int[job.size()];
         for (int i = 0; i < all.length; i++) {
             all[i] = i;

@@ -33,7 +33,7 @@ public final class CpuTopology {
     }
 
     private static java.lang.invoke.MethodHandle schedGetcpu() {
-        if (!System.getProperty("os.name", "").startsWith("Linux")) {
+        if (!Platform.LINUX) {
             return null;
         }
         try {

@@ -19,7 +19,7 @@ import java.lang.invoke.MethodHandle;
 public final class Futex {
     private static final int FUTEX_WAIT = 0;
     private static final int FUTEX_WAKE = 1;
-    private static final long SYS_FUTEX = switch (System.getProperty("os.arch", "")) {
+    private static final long SYS_FUTEX = switch (Platform.ARCH) {
         case "amd64", "x86_64" -> 202;
         case "aarch64" -> 98;
         default -> -1;
@@ -63,7 +63,7 @@ public final class Futex {
     }
 
     private static MethodHandle syscall() {
-        if (SYS_FUTEX < 0 || !System.getProperty("os.name", "").startsWith("Linux")) {
+        if (SYS_FUTEX < 0 || !Platform.LINUX) {
             return null;
         }
         try {

@@ -37,7 +37,7 @@ public final class TimerSlack {
     }
 
     private static MethodHandle prctl() {
-        if (!System.getProperty("os.name", "").startsWith("Linux")) {
+        if (!Platform.LINUX) {
             return null;
         }
         try {

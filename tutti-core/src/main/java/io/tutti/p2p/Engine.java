@@ -44,7 +44,7 @@ import java.util.concurrent.locks.LockSupport;
  * it hands the communicator to with a happens-before edge). Everything here runs on that thread;
  * shared memory is the only thing other processes touch, through the rings' own ordering rules.
  *
- * <p>Protocols. A message of at most {@link Config#eagerLimit()} bytes goes whole into the
+ * <p>Protocols. A message of at most {@link P2pConfig#eagerLimit()} bytes goes whole into the
  * receiver's inbound ring (EAGER) and is copied out into the posted buffer or, if none is posted
  * yet, into a pooled buffer (unexpected). A longer one sends an RTS; when the receive is matched the
  * receiver either copies the data once straight from the sender (the sender's buffer is off-heap:
@@ -61,7 +61,7 @@ public final class Engine implements AutoCloseable {
     private static final long CLOSE_FLUSH_NANOS = 10_000_000_000L;
 
     private final JobInfo job;
-    private final Config config;
+    private final P2pConfig config;
     private final int rank;
     private final int size;
     private final int wireJobId;
@@ -184,7 +184,7 @@ public final class Engine implements AutoCloseable {
     private boolean closed;
 
     @SuppressWarnings("unchecked")
-    public Engine(JobInfo job, Config config) {
+    public Engine(JobInfo job, P2pConfig config) {
         this.job = job;
         this.config = config;
         this.rank = job.rank();
@@ -455,9 +455,9 @@ public final class Engine implements AutoCloseable {
             }
         }
         throw new TuttiException.Startup(found.isEmpty()
-                ? "some ranks run on other hosts (or " + Config.envName(Config.TRANSPORT) + "=net), but no network"
+                ? "some ranks run on other hosts (or " + Config.envName(P2pConfig.TRANSPORT) + "=net), but no network"
                         + " transport is installed: put tutti-net on the class path (the tutti command does)"
-                : "no network transport named '" + wanted + "' (" + Config.envName(Config.NET_PROVIDER)
+                : "no network transport named '" + wanted + "' (" + Config.envName(P2pConfig.NET_PROVIDER)
                         + "); installed: " + String.join(", ", found), null);
     }
 
@@ -520,7 +520,7 @@ public final class Engine implements AutoCloseable {
         return job;
     }
 
-    public Config config() {
+    public P2pConfig config() {
         return config;
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.tutti.Communicator;
 import io.tutti.Config;
+import io.tutti.p2p.P2pConfig;
 import io.tutti.Datatype;
 import io.tutti.Request;
 import io.tutti.Tutti;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class ProgressAgentTest {
     static Tutti init() {
-        return Tutti.init(Config.defaults().withProgressThread(true));
+        return Tutti.init(Config.defaults().with(P2pConfig.PROGRESS_THREAD, true));
     }
 
     @Test

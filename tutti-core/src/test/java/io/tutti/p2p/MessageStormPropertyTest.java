@@ -59,17 +59,17 @@ class MessageStormPropertyTest {
 
     /** Back-pressure everywhere: a 4 KiB inbound ring, a 512-byte eager limit, 2 exchange slots of 4 KiB. */
     static final Config TINY = Config.from(Map.of(
-            Config.envName(Config.EAGER_LIMIT), "512",
-            Config.envName(Config.RING_CAPACITY), "4096",
-            Config.envName(Config.EXCHANGE_CHUNK), "4096",
-            Config.envName(Config.EXCHANGE_SLOTS), "2"), new Properties());
+            Config.envName(P2pConfig.EAGER_LIMIT), "512",
+            Config.envName(P2pConfig.RING_CAPACITY), "4096",
+            Config.envName(P2pConfig.EXCHANGE_CHUNK), "4096",
+            Config.envName(P2pConfig.EXCHANGE_SLOTS), "2"), new Properties());
 
     @Property(tries = 25, shrinking = ShrinkingMode.OFF)
     void randomStormsDeliverEveryMessageIntactAndInOrder(@ForAll long seed,
                                                          @ForAll @IntRange(min = 2, max = 5) int ranks) {
         // single copy is a per-job choice of the plan (where the platform supports it)
         boolean singleCopy = new SplittableRandom(seed).nextInt(4) == 0;
-        run(seed, ranks, Config.defaults().withSingleCopy(singleCopy), "default config, singleCopy=" + singleCopy);
+        run(seed, ranks, Config.defaults().with(P2pConfig.SINGLE_COPY, singleCopy), "default config, singleCopy=" + singleCopy);
     }
 
     @Property(tries = 20, shrinking = ShrinkingMode.OFF)
@@ -79,8 +79,8 @@ class MessageStormPropertyTest {
 
     @Example
     void theTinyConfigIsTheOneAskedFor() {
-        check(TINY.eagerLimit() == 512 && TINY.ringCapacity() == 4096 && TINY.exchangeChunk() == 4096
-                && TINY.exchangeSlots() == 2, "tiny config: " + TINY);
+        check(P2pConfig.from(TINY).eagerLimit() == 512 && P2pConfig.from(TINY).ringCapacity() == 4096 && P2pConfig.from(TINY).exchangeChunk() == 4096
+                && P2pConfig.from(TINY).exchangeSlots() == 2, "tiny config: " + TINY);
     }
 
     @Example
@@ -106,7 +106,7 @@ class MessageStormPropertyTest {
     void plansCoverTheSpace() {
         java.util.Set<String> seen = new java.util.TreeSet<>();
         for (Config config : List.of(Config.defaults(), TINY)) {
-            int eager = config.eagerLimit();
+            int eager = P2pConfig.from(config).eagerLimit();
             for (long seed = 0; seed < 150; seed++) {
                 for (int ranks = 2; ranks <= 5; ranks++) {
                     Plan p = Plan.generate(seed, ranks, config);
@@ -277,8 +277,8 @@ class MessageStormPropertyTest {
                         .mapToInt(Integer::intValue).toArray());
             }
 
-            int eager = config.eagerLimit();
-            int chunk = config.exchangeChunk();
+            int eager = P2pConfig.from(config).eagerLimit();
+            int chunk = P2pConfig.from(config).exchangeChunk();
             int count = 3 + rnd.nextInt(10 * ranks);
             List<int[]> raw = new ArrayList<>(); // src, dst, comm, tag, size
             for (int i = 0; i < count; i++) {
@@ -415,8 +415,8 @@ class MessageStormPropertyTest {
         String describe() {
             StringBuilder sb = new StringBuilder();
             sb.append("plan: seed=").append(seed).append(" ranks=").append(ranks).append(" eager=")
-                    .append(config.eagerLimit()).append(" ring=").append(config.ringCapacity()).append(" chunk=")
-                    .append(config.exchangeChunk()).append('x').append(config.exchangeSlots())
+                    .append(P2pConfig.from(config).eagerLimit()).append(" ring=").append(P2pConfig.from(config).ringCapacity()).append(" chunk=")
+                    .append(P2pConfig.from(config).exchangeChunk()).append('x').append(P2pConfig.from(config).exchangeSlots())
                     .append(" split colors=").append(Arrays.toString(color)).append(" keys=")
                     .append(Arrays.toString(key)).append(" completion=").append(Arrays.toString(completion))
                     .append('\n');

@@ -21,7 +21,7 @@ class MixedConfigTest {
     @Test
     void anUnexpectedEagerMessageLargerThanTheReceiversOwnLimitIsDelivered() {
         ThreadLauncher.Outcome o = ThreadLauncher.run(2, Duration.ofSeconds(30), rank -> {
-            Config config = rank == 0 ? Config.defaults() : Config.defaults().withEagerLimit(512);
+            Config config = rank == 0 ? Config.defaults() : Config.defaults().with(P2pConfig.EAGER_LIMIT, 512);
             try (Tutti t = Tutti.init(config)) {
                 Communicator w = t.world();
                 w.dup(); // both ranks are up

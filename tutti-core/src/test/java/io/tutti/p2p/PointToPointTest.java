@@ -73,7 +73,7 @@ class PointToPointTest {
     void largeMessagesTakeEverySingleCopyRoute(String route) {
         int bytes = 5_000_003;
         job(2, rank -> {
-            try (Tutti t = Tutti.init(Config.defaults().withSingleCopy(true)); Arena arena = Arena.ofConfined()) {
+            try (Tutti t = Tutti.init(Config.defaults().with(P2pConfig.SINGLE_COPY, true)); Arena arena = Arena.ofConfined()) {
                 Communicator w = t.world();
                 assertEquals(io.tutti.os.SingleCopy.platformSupported(), t.engine().singleCopyEnabled());
                 boolean nativeHere = rank == 0 ? route.startsWith("native") : route.endsWith("native");

@@ -1,0 +1,8 @@
+/**
+ * The software NIC: persistent collectives compiled to deferred work on counters (the water tank
+ * of [water-tank]) and run by the offload engine, with the shared-memory offload area of a node.
+ *
+ * <p>May import: {@code io.tutti}, {@code io.tutti.os}, {@code io.tutti.idle}, {@code io.tutti.reduce},
+ * {@code io.tutti.p2p}, {@code io.tutti.coll.schedule}, {@code io.tutti.coll.algo}.
+ */
+package io.tutti.offload;

@@ -1,0 +1,149 @@
+package io.tutti.p2p;
+
+import io.tutti.Config;
+import io.tutti.TuttiException;
+
+
+/**
+ * Settings of the point-to-point engine, read once from the job's {@link Config}: each a property
+ * name ({@code tutti.eager.limit}, or {@code TUTTI_EAGER_LIMIT} in the environment) and its default
+ * here. docs/guide/configuration.md lists them all.
+ *
+ * @param eagerLimit        largest message sent eagerly through the receiver's inbound ring (bytes)
+ * @param ringCapacity      data capacity of each rank's inbound ring (bytes, power of two)
+ * @param exchangeChunk     chunk size of the pairwise data-exchange rings (bytes, multiple of 64)
+ * @param exchangeSlots     chunks per data-exchange ring
+ * @param singleCopy        copy large messages once, process to process, where the OS allows it
+ * @param spinTries         progress polls before a blocked rank starts yielding its core; -1 = automatic
+ *                          (2000 when every local rank has a core of its own, 20 when oversubscribed)
+ * @param yieldTries        yields before it starts parking; -1 = automatic (200 when every local rank has a
+ *                          core of its own, 5000 when oversubscribed)
+ * @param maxParkMicros     longest park of a blocked rank, in microseconds
+ * @param livenessMillis    how often a blocked rank checks that its peers are alive
+ * @param rendezvousSeconds how long start-up waits for every rank to arrive
+ * @param progressThread    run a progress agent thread per rank, so that nonblocking and persistent
+ *                          operations advance while the application computes
+ * @param transport         {@code auto}: shared memory between ranks of one host, the network between
+ *                          hosts; {@code net}: the network between every pair of ranks (benchmarks, tests)
+ * @param netProvider       which network transport to use when several are installed (empty: the first)
+ * @param idleSleep         when ranks outnumber cores, a blocked rank sleeps until a message wakes it
+ *                          (a futex on its ring) instead of parking for fixed periods
+ */
+public record P2pConfig(int eagerLimit, int ringCapacity, int exchangeChunk, int exchangeSlots, boolean singleCopy,
+                     int spinTries, int yieldTries, int maxParkMicros, int livenessMillis, int rendezvousSeconds,
+                     boolean progressThread, String transport, String netProvider, boolean idleSleep) {
+
+    public static final String EAGER_LIMIT = "tutti.eager.limit";
+    public static final int EAGER_LIMIT_DEFAULT = 32 * 1024;
+    public static final String RING_CAPACITY = "tutti.shm.ring.capacity";
+    public static final int RING_CAPACITY_DEFAULT = 1 << 20;
+    public static final String EXCHANGE_CHUNK = "tutti.shm.exchange.chunk";
+    public static final int EXCHANGE_CHUNK_DEFAULT = 64 * 1024;
+    public static final String EXCHANGE_SLOTS = "tutti.shm.exchange.slots";
+    public static final int EXCHANGE_SLOTS_DEFAULT = 8;
+    public static final String SINGLE_COPY = "tutti.shm.single.copy";
+    /**
+     * Off by default: measured on the reference machine (a KVM guest), the kernel's cross-process
+     * copy ran at 10.5 GB/s and 98 us per MiB against 14.9 GB/s and 36 us for the pipelined two-copy
+     * path (docs/perf/p2p.md).
+     */
+    public static final boolean SINGLE_COPY_DEFAULT = false;
+    public static final String SPIN_TRIES = "tutti.idle.spin";
+    public static final int SPIN_TRIES_DEFAULT = -1;
+    public static final String YIELD_TRIES = "tutti.idle.yield";
+    /**
+     * Automatic: ranks that outnumber the cores yield for about 2 ms (5000 yields of ~0.5 µs) before
+     * they park, because a park sleeps at least 16-73 µs here while the peer's answer is usually
+     * one yield away (docs/perf/collectives.md).
+     */
+    public static final int YIELD_TRIES_DEFAULT = -1;
+    public static final String MAX_PARK_MICROS = "tutti.idle.park.max.us";
+    public static final int MAX_PARK_MICROS_DEFAULT = 200;
+    public static final String LIVENESS_MILLIS = "tutti.liveness.ms";
+    public static final int LIVENESS_MILLIS_DEFAULT = 100;
+    public static final String RENDEZVOUS_SECONDS = "tutti.rendezvous.timeout.s";
+    public static final int RENDEZVOUS_SECONDS_DEFAULT = 60;
+    public static final String PROGRESS_THREAD = "tutti.progress.thread";
+    /**
+     * Off by default, as in MPICH (MPIR_CVAR_ASYNC_PROGRESS): the agent costs a lock on every call
+     * and a thread that competes for cores; it pays off when ranks overlap long computation with
+     * nonblocking collectives and have a core to spare.
+     */
+    public static final boolean PROGRESS_THREAD_DEFAULT = false;
+    public static final String TRANSPORT = "tutti.transport";
+    public static final String TRANSPORT_DEFAULT = "auto";
+    public static final String NET_PROVIDER = "tutti.net.provider";
+    public static final String NET_PROVIDER_DEFAULT = "";
+    public static final String IDLE_SLEEP = "tutti.idle.sleep";
+    public static final boolean IDLE_SLEEP_DEFAULT = true;
+
+    public P2pConfig {
+        if (ringCapacity < 4096 || Integer.bitCount(ringCapacity) != 1) {
+            throw new TuttiException.InvalidArgument(RING_CAPACITY + " must be a power of two >= 4096, got "
+                    + ringCapacity);
+        }
+        if (eagerLimit < 0 || eagerLimit > ringCapacity / 4 - 256) {
+            throw new TuttiException.InvalidArgument(EAGER_LIMIT + " must be between 0 and a quarter of "
+                    + RING_CAPACITY + " less 256 (" + (ringCapacity / 4 - 256) + "), got " + eagerLimit);
+        }
+        if (exchangeChunk < 4096 || exchangeChunk % 64 != 0) {
+            throw new TuttiException.InvalidArgument(EXCHANGE_CHUNK + " must be a multiple of 64 >= 4096, got "
+                    + exchangeChunk);
+        }
+        if (exchangeSlots < 2) {
+            throw new TuttiException.InvalidArgument(EXCHANGE_SLOTS + " must be >= 2, got " + exchangeSlots);
+        }
+        if (spinTries < -1 || yieldTries < -1 || maxParkMicros < 1 || livenessMillis < 1 || rendezvousSeconds < 1) {
+            throw new TuttiException.InvalidArgument("idle, liveness and rendezvous settings must be positive");
+        }
+        if (!transport.equals("auto") && !transport.equals("net")) {
+            throw new TuttiException.InvalidArgument(TRANSPORT + " (or " + Config.envName(TRANSPORT) + ") must be auto or net,"
+                    + " got '" + transport + "'");
+        }
+    }
+
+    /** Whether ranks of one host talk over the network too. */
+    public boolean forceNetwork() {
+        return transport.equals("net");
+    }
+
+    /** Defaults only. */
+    public static P2pConfig defaults() {
+        return from(Config.defaults());
+    }
+
+    /** The engine's settings of a job. */
+    public static P2pConfig from(Config c) {
+        return new P2pConfig(
+                c.integer(EAGER_LIMIT, EAGER_LIMIT_DEFAULT),
+                c.integer(RING_CAPACITY, RING_CAPACITY_DEFAULT),
+                c.integer(EXCHANGE_CHUNK, EXCHANGE_CHUNK_DEFAULT),
+                c.integer(EXCHANGE_SLOTS, EXCHANGE_SLOTS_DEFAULT),
+                c.bool(SINGLE_COPY, SINGLE_COPY_DEFAULT),
+                c.integer(SPIN_TRIES, SPIN_TRIES_DEFAULT),
+                c.integer(YIELD_TRIES, YIELD_TRIES_DEFAULT),
+                c.integer(MAX_PARK_MICROS, MAX_PARK_MICROS_DEFAULT),
+                c.integer(LIVENESS_MILLIS, LIVENESS_MILLIS_DEFAULT),
+                c.integer(RENDEZVOUS_SECONDS, RENDEZVOUS_SECONDS_DEFAULT),
+                c.bool(PROGRESS_THREAD, PROGRESS_THREAD_DEFAULT),
+                c.text(TRANSPORT, TRANSPORT_DEFAULT).toLowerCase(java.util.Locale.ROOT),
+                c.text(NET_PROVIDER, NET_PROVIDER_DEFAULT),
+                c.bool(IDLE_SLEEP, IDLE_SLEEP_DEFAULT));
+    }
+
+    /** The spin budget for {@code localRanks} ranks sharing this machine's cores. */
+    public int effectiveSpinTries(int localRanks) {
+        if (spinTries >= 0) {
+            return spinTries;
+        }
+        return localRanks <= Runtime.getRuntime().availableProcessors() ? 20_000 : 20;
+    }
+
+    /** The yield budget for {@code localRanks} ranks sharing this machine's cores. */
+    public int effectiveYieldTries(int localRanks) {
+        if (yieldTries >= 0) {
+            return yieldTries;
+        }
+        return localRanks <= Runtime.getRuntime().availableProcessors() ? 200 : 5000;
+    }
+}
