@@ -451,7 +451,7 @@ public final class Engine implements AutoCloseable {
             found.add(p.name());
             if (wanted.isEmpty() || wanted.equals(p.name())) {
                 return p.open(new RemoteTransportProvider.Context(rank, size, remote.clone(),
-                        wireJobId, secret(), host, store, settings()));
+                        wireJobId, secret(), host, store, settings(), job.jobDir()));
             }
         }
         throw new TuttiException.Startup(found.isEmpty()

@@ -33,7 +33,7 @@ public interface RemoteTransportProvider {
      * @param settings  the environment and system properties ({@code TUTTI_*} / {@code tutti.*})
      */
     record Context(int rank, int size, boolean[] remote, int wireJobId, byte[] secret, String host,
-                   KeyValueStore kvs, Map<String, String> settings) {
+                   KeyValueStore kvs, Map<String, String> settings, java.nio.file.Path jobDir) {
         /**
          * Publishes a value under a key of this rank and transport; read with {@link #get}.
          */

@@ -466,10 +466,8 @@ public final class RailsTransport implements RemoteTransport {
         this.railNames = List.copyOf(names);
         this.wire = tcp ? new TcpWire(rank, addresses, size, windowBytes) : new UdpWire(addresses, size, config.gso() ? mtu : 0, config.place());
         this.gathers = wire.gathers();
-        String jobDir = c.settings().get(io.tutti.bootstrap.LaunchEnvironment.JOB_DIR);
         try {
-            this.table = RailTable.open(jobDir == null || jobDir.isBlank() ? null : java.nio.file.Path.of(jobDir),
-                    c.host(), rank, size, n);
+            this.table = RailTable.open(c.jobDir(), c.host(), rank, size, n);
         } catch (RuntimeException e) {
             wire.close();
             throw e;

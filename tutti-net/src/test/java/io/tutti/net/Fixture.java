@@ -71,7 +71,7 @@ final class Fixture implements AutoCloseable {
             boolean[] mine = remote.clone();
             mine[r] = false;
             t[r] = new RailsTransport(new RemoteTransportProvider.Context(r, n, mine, job, secret, hosts[r], kvs,
-                    new HashMap<>(settings)));
+                    new HashMap<>(settings), jobDir(settings)));
         }
         for (RailsTransport x : t) {
             x.connect();
@@ -165,9 +165,9 @@ final class Fixture implements AutoCloseable {
     static RailsTransport[] withDifferentSecrets(Map<String, String> settings) throws TimeoutException {
         MemoryStore kvs = new MemoryStore();
         RailsTransport a = new RailsTransport(new RemoteTransportProvider.Context(0, 2, new boolean[] {false, true}, JOB,
-                "secret one".getBytes(), "h", kvs, settings));
+                "secret one".getBytes(), "h", kvs, settings, jobDir(settings)));
         RailsTransport b = new RailsTransport(new RemoteTransportProvider.Context(1, 2, new boolean[] {true, false}, JOB,
-                "secret two".getBytes(), "h", kvs, settings));
+                "secret two".getBytes(), "h", kvs, settings, jobDir(settings)));
         try {
             a.connect();
             b.connect();
@@ -204,5 +204,11 @@ final class Fixture implements AutoCloseable {
         for (RailsTransport x : t) {
             x.close();
         }
+    }
+
+    /** The job directory a test names in its settings (where ranks of one host share the rail table), or null. */
+    static java.nio.file.Path jobDir(Map<String, String> settings) {
+        String dir = settings.get("TUTTI_JOB_DIR");
+        return dir == null || dir.isBlank() ? null : java.nio.file.Path.of(dir);
     }
 }
