@@ -60,6 +60,16 @@ public final class Config {
         return new Config(Map.copyOf(v));
     }
 
+    /** A copy with every setting of {@code overrides} set over this one's. */
+    public Config with(Config overrides) {
+        if (overrides.values.isEmpty()) {
+            return this;
+        }
+        Map<String, String> v = new HashMap<>(values);
+        v.putAll(overrides.values);
+        return new Config(Map.copyOf(v));
+    }
+
     /** The environment name of a property: {@code tutti.eager.limit} is {@code TUTTI_EAGER_LIMIT}. */
     public static String envName(String property) {
         return property.startsWith("TUTTI_") ? property : property.toUpperCase(Locale.ROOT).replace('.', '_');

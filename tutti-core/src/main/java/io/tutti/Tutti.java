@@ -27,7 +27,9 @@ public final class Tutti implements AutoCloseable {
     private Tutti(JobInfo job, Config config) {
         this.job = job;
         this.algorithms = new io.tutti.coll.Selector(java.util.Map.copyOf(LaunchEnvironment.current()));
-        this.engine = new Engine(job, io.tutti.p2p.P2pConfig.from(config));
+        io.tutti.p2p.P2pConfig p2p = io.tutti.p2p.P2pConfig.from(config);
+        this.engine = new Engine(new io.tutti.bootstrap.Node(job, config, java.time.Duration.ofSeconds(p2p.rendezvousSeconds())),
+                p2p);
         int[] all = new int[job.size()];
         for (int i = 0; i < all.length; i++) {
             all[i] = i;
@@ -37,11 +39,15 @@ public final class Tutti implements AutoCloseable {
 
     /** Joins the job with the configuration from the environment and system properties. */
     public static Tutti init(String[] args) {
-        return init(Config.from(LaunchEnvironment.current(), System.getProperties()));
+        return init(Config.defaults());
     }
 
-    /** Joins the job with the given configuration. */
+    /**
+     * Joins the job with {@code config}'s settings over those of the environment and the system
+     * properties.
+     */
     public static Tutti init(Config config) {
+        config = Config.from(LaunchEnvironment.current(), System.getProperties()).with(config);
         JobInfo job;
         try {
             job = Bootstrap.detect(LaunchEnvironment.current());

@@ -89,12 +89,4 @@ public final class ShmFiles {
             // directory vanished while walking
         }
     }
-
-    public static String inboundRingName(int rank) {
-        return "ring-" + rank;
-    }
-
-    public static String exchangeRingName(int source, int dest) {
-        return "dx-" + source + "-" + dest;
-    }
 }

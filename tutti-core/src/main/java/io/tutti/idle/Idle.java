@@ -4,18 +4,19 @@ import io.tutti.os.TimerSlack;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * How a thread with nothing to do waits, in three phases: it spins ({@link Thread#onSpinWait}) while
- * an answer is likely a few hundred nanoseconds away, yields its core while another thread may need
- * it, then parks for periods that double from {@link Policy#minParkNanos} to
- * {@link Policy#maxParkNanos} (or sleeps on a doorbell a peer rings: {@link Sleeper}). The Agrona
- * IdleStrategy idea: every wait in Tutti runs one of these, and its policies are decided here only
- * (the measurements behind them: docs/perf/collectives.md, "Idle").
+ * How a thread with nothing to do waits, in three phases: it spins ({@link Thread#onSpinWait})
+ * while an answer is likely a few hundred nanoseconds away, yields its core while another thread may
+ * need it, then parks for periods that double from {@link Policy#minParkNanos} up to
+ * {@link Policy#maxParkNanos}, or sleeps on a doorbell a peer rings ({@link Sleeper}). Every wait in
+ * Tutti backs off through this class (the Agrona IdleStrategy idea), and the policies below are
+ * the only place that decides the phases (the figures behind them: docs/perf/collectives.md).
  *
- * <p>{@link #idle()} takes one step and counts it; {@link #reset()} starts over once there is work.
- * An instance belongs to one waiting loop (one thread at a time); it allocates nothing.
+ * <p>A wait counts its idle rounds: {@link #idle(int)} takes the round and returns the next, so a
+ * wait inside a wait keeps its own count and nothing allocates; a loop that owns an instance may use
+ * {@link #idle()} and {@link #reset()} instead. Instances are immutable but for that count.
  */
 public final class Idle {
-    /** What {@link #phase()} reports. */
+    /** What {@link #phase(int)} reports. */
     public static final int SPIN = 0;
     public static final int YIELD = 1;
     public static final int PARK = 2;
@@ -29,10 +30,40 @@ public final class Idle {
     public record Policy(int spins, int yields, long minParkNanos, long maxParkNanos) {
         public Policy {
             if (spins < 0 || yields < 0 || minParkNanos < 1 || maxParkNanos < minParkNanos) {
-                throw new IllegalArgumentException("idle policy " + spins + "/" + yields + "/" + minParkNanos + "/"
-                        + maxParkNanos);
+                throw new IllegalArgumentException("idle policy: spins " + spins + ", yields " + yields + ", parks "
+                        + minParkNanos + ".." + maxParkNanos + " ns");
             }
         }
+
+        /** Rounds before the first park. */
+        int parkAfter() {
+            return (int) Math.min(Integer.MAX_VALUE, (long) spins + yields);
+        }
+    }
+
+    /**
+     * The progress agent (the software NIC's thread): brief, because the rank's own thread may need
+     * the core; parks of at most 50 µs keep a late packet's wait short.
+     */
+    public static final Policy AGENT = new Policy(100, 50, 1_000, 50_000);
+    /** A wait that polls requests one after another ({@code Request.waitAny}): as a blocked call, with 50 µs parks. */
+    public static final Policy POLLING = new Policy(1_000, 1_000, 50_000, 50_000);
+    /** A wait for a file to appear (the start-up rendezvous): from 20 µs, doubling to 5 ms. */
+    public static final Policy FILE = new Policy(0, 0, 20_000, 5_000_000);
+    /** A wait for a datagram that has no doorbell (the switch client's control replies): 50 µs parks. */
+    public static final Policy DATAGRAM = new Policy(0, 0, 50_000, 50_000);
+
+    /**
+     * A blocked rank's wait, from its settings: {@code spins} and {@code yields} as set, or with -1
+     * automatic: with a core per local rank it spins long (20,000 rounds) and yields 200 times; when
+     * ranks outnumber cores it spins 20 rounds and yields about 2 ms (5,000 yields of ~0.5 µs) before
+     * it parks, because a park sleeps at least 16–73 µs while the peer's answer is usually one yield
+     * away (docs/perf/collectives.md). Parks double from 1 µs to {@code maxParkMicros}.
+     */
+    public static Policy blocked(int spins, int yields, int maxParkMicros, int localRanks, int cores) {
+        boolean own = localRanks <= cores;
+        return new Policy(spins >= 0 ? spins : own ? 20_000 : 20, yields >= 0 ? yields : own ? 200 : 5_000, 1_000,
+                Math.max(1_000, maxParkMicros * 1_000L));
     }
 
     /** The long phase, when something better than a timed park can end it early (a futex doorbell). */
@@ -52,7 +83,7 @@ public final class Idle {
         this(policy, null);
     }
 
-    /** {@code sleeper} null: parks. */
+    /** {@code sleeper} null: the long phase parks. */
     public Idle(Policy policy, Sleeper sleeper) {
         this.policy = policy;
         this.sleeper = sleeper == null ? PARK_NANOS : sleeper;
@@ -62,40 +93,37 @@ public final class Idle {
         return policy;
     }
 
-    /** Work was done: the next wait starts spinning again. */
-    public void reset() {
-        round = 0;
+    /** The phase round {@code round} of a wait takes. */
+    public int phase(int round) {
+        return round < policy.spins ? SPIN : round < policy.parkAfter() ? YIELD : PARK;
     }
 
-    /** Skips what is left of the spin phase (a wait that spinning cannot shorten). */
-    public void skipSpins() {
+    /** Round {@code round} moved past the spin phase: for a wait that spinning cannot shorten. */
+    public int afterSpins(int round) {
+        return Math.max(round, policy.spins);
+    }
+
+    /** Backs off for round {@code round} of a wait (0 after work was done); returns the next round. */
+    public int idle(int round) {
         if (round < policy.spins) {
-            round = policy.spins;
-        }
-    }
-
-    /** The phase the next {@link #idle()} takes. */
-    public int phase() {
-        return round < policy.spins ? SPIN : round < policy.spins + policy.yields ? YIELD : PARK;
-    }
-
-    /** One step of backing off. */
-    public void idle() {
-        int r = round;
-        if (r < policy.spins) {
             Thread.onSpinWait();
-        } else if (r < policy.spins + policy.yields) {
+        } else if (round < policy.parkAfter()) {
             Thread.yield();
         } else {
             TimerSlack.tighten();
-            sleeper.sleep(parkNanos(r - policy.spins - policy.yields));
+            int parks = round - policy.parkAfter();
+            sleeper.sleep(Math.min(policy.minParkNanos << Math.min(parks, 32), policy.maxParkNanos));
         }
-        if (r != Integer.MAX_VALUE) {
-            round = r + 1;
-        }
+        return round == Integer.MAX_VALUE ? round : round + 1;
     }
 
-    private long parkNanos(int parks) {
-        return Math.min(policy.minParkNanos << Math.min(parks, 30), policy.maxParkNanos);
+    /** As {@link #idle(int)} on this instance's own count. */
+    public void idle() {
+        round = idle(round);
+    }
+
+    /** There was work: this instance's next {@link #idle()} spins again. */
+    public void reset() {
+        round = 0;
     }
 }

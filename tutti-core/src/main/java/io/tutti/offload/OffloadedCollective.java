@@ -155,7 +155,7 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
                     : shared ? area.temp(k) : arena.allocate(temp, 16);
             memory[k][OffloadProgram.ACC_BUFFER] = accBuffer;
         }
-        this.trackCpus = shared && engine.job().localSize() > Runtime.getRuntime().availableProcessors();
+        this.trackCpus = shared && engine.localSize() > Runtime.getRuntime().availableProcessors();
         this.nic = new OffloadEngine(program, counters, memory, this, null);
         engine.register(context, tag, this);
     }

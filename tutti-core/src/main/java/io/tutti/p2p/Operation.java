@@ -102,6 +102,17 @@ public final class Operation implements Request {
         this.prev = null;
     }
 
+    /** Makes this a persistent operation whose {@link #start()} replays these arguments; inactive until then. */
+    void persist(int kind, int peer, int tag, long offset, long length) {
+        this.persistent = true;
+        this.initPeer = peer;
+        this.initTag = tag;
+        this.initOffset = offset;
+        this.initLength = length;
+        this.persistentKind = kind;
+        this.done = true;
+    }
+
     void complete(int source, int tag, long bytes) {
         this.statusSource = source;
         this.statusTag = tag;
@@ -112,6 +123,26 @@ public final class Operation implements Request {
     void fail(TuttiException e) {
         this.error = e;
         this.done = true;
+    }
+
+    /** Completes a receive with an eager message's payload, or fails it when the payload is too long. */
+    void deliver(int source, int tag, MemorySegment from, long at, int bytes) {
+        if (bytes > length) {
+            truncated(source, tag, bytes);
+            return;
+        }
+        Buffers.copyIn(from, at, array, segment, offset, bytes);
+        complete(source, tag, bytes);
+    }
+
+    /** Fails a receive whose message is longer than its buffer (MPI_ERR_TRUNCATE), keeping the status. */
+    void truncated(int source, int tag, long bytes) {
+        this.statusSource = source;
+        this.statusTag = tag;
+        this.statusBytes = bytes;
+        fail(new TuttiException.Truncation("message of " + bytes + " bytes from rank " + commRank(source)
+                + " (tag " + tag + ") does not fit the receive buffer of " + length
+                + " bytes: post a larger buffer, or probe first to learn the size"));
     }
 
     /**

@@ -53,7 +53,7 @@ public final class NodeSlots {
         this.rank = rank;
         this.areas = new SlotArea[group.length];
         this.seenDeparted = new long[group.length * SLOTS];
-        this.trackCpus = engine.job().localSize() > Runtime.getRuntime().availableProcessors();
+        this.trackCpus = engine.localSize() > Runtime.getRuntime().availableProcessors();
     }
 
     /** Hands out {@code count} consecutive generations to a starting call; returns the first. */

@@ -44,6 +44,11 @@ public final class ExchangeRingDescriptor {
         return SLOT_HEADER_LENGTH + (long) chunk;
     }
 
+    /** The name of the file of the ring from {@code source} to {@code dest} in the job's directory. */
+    public static String fileName(int source, int dest) {
+        return "dx-" + source + "-" + dest;
+    }
+
     public static long fileLength(int slots, int chunk) {
         if (slots < 2 || chunk < 4096 || chunk % 64 != 0) {
             throw new IllegalArgumentException("exchange ring needs at least 2 slots of at least 4096 bytes"

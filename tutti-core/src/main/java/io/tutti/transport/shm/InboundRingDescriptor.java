@@ -62,6 +62,11 @@ public final class InboundRingDescriptor {
     private InboundRingDescriptor() {
     }
 
+    /** The name of rank {@code rank}'s ring file in the job's directory. */
+    public static String fileName(int rank) {
+        return "ring-" + rank;
+    }
+
     /** File size for a ring of the given data capacity. */
     public static long fileLength(int capacity) {
         checkCapacity(capacity);

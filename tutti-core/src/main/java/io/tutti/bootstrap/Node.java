@@ -1,0 +1,271 @@
+package io.tutti.bootstrap;
+
+import io.tutti.Config;
+import io.tutti.TuttiException;
+import io.tutti.os.CpuTopology;
+import io.tutti.transport.Fabric;
+import io.tutti.transport.KeyValueStore;
+import io.tutti.transport.RemoteTransport;
+import io.tutti.transport.RemoteTransportProvider;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * One rank's place in its job, wired from what the launcher said ({@link JobInfo}) and the job's
+ * settings: the rendezvous store, the node's shared-memory directory and the files this rank
+ * creates in it, the facts every rank publishes at start-up (pid, CPU package, host), and the way
+ * to the network transport. The engine uses it through {@link Fabric} and never sees this class.
+ */
+public final class Node implements Fabric {
+    private final JobInfo job;
+    private final Config settings;
+    private final String host;
+    private final KeyValueStore kvs;
+    /** Files created through this node, removed at close. */
+    private final List<String> created = new ArrayList<>();
+    private int[] pids;
+    private int[] packages;
+    private int[] nodes;
+    private boolean[] sameHost;
+    /** Looked up once: ProcessHandle.of allocates, isAlive on a held handle does not. */
+    private ProcessHandle[] processes;
+
+    /**
+     * @param settings   the job's settings: what the network transport reads its own from
+     * @param rendezvous how long start-up waits for every rank to arrive
+     */
+    public Node(JobInfo job, Config settings, Duration rendezvous) {
+        this.job = job;
+        this.settings = settings;
+        this.host = hostName();
+        ShmFiles.createJobDirectory(job.jobDir());
+        this.kvs = new FileKeyValueStore(job.kvsDir(), job.rank(), job.size(), rendezvous,
+                () -> JobControl.abortReason() != null);
+    }
+
+    /**
+     * The host this rank runs on, which decides who shares memory with whom: the launcher's name for
+     * it ({@code TUTTI_HOST}, set for each host of a multi-host run, whose hosts may share one
+     * kernel's host name, as network namespaces do), else the machine's host name.
+     */
+    private static String hostName() {
+        String named = LaunchEnvironment.current().get(LaunchEnvironment.HOST);
+        if (named != null && !named.isBlank()) {
+            return named.trim().replace(' ', '_');
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "localhost";
+        }
+    }
+
+    /** What the launcher said about this job. */
+    public JobInfo job() {
+        return job;
+    }
+
+    @Override
+    public int rank() {
+        return job.rank();
+    }
+
+    @Override
+    public int size() {
+        return job.size();
+    }
+
+    @Override
+    public int localSize() {
+        return job.localSize();
+    }
+
+    @Override
+    public int wireJobId() {
+        return job.wireJobId();
+    }
+
+    @Override
+    public Path directory() {
+        return job.jobDir();
+    }
+
+    @Override
+    public boolean threads() {
+        return job.threads();
+    }
+
+    @Override
+    public MemorySegment create(String name, long length, Arena mapping) {
+        Path file = job.jobDir().resolve(name);
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot replace " + file + ": " + e.getMessage(), e);
+        }
+        MemorySegment s = ShmFiles.createAndMap(file, length, mapping);
+        remember(name);
+        return s;
+    }
+
+    @Override
+    public MemorySegment publish(String name, long length, Consumer<MemorySegment> format, Arena mapping) {
+        Path file = job.jobDir().resolve(name);
+        Path fresh = job.jobDir().resolve(name + ".new");
+        MemorySegment s = ShmFiles.createAndMap(fresh, length, mapping);
+        format.accept(s);
+        try {
+            Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot publish shared-memory file " + file + ": " + e.getMessage(), e);
+        }
+        remember(name);
+        return s;
+    }
+
+    private void remember(String name) {
+        synchronized (created) {
+            created.add(name);
+        }
+    }
+
+    @Override
+    public MemorySegment map(String name, Arena mapping) {
+        return ShmFiles.mapExisting(job.jobDir().resolve(name), mapping);
+    }
+
+    @Override
+    public void remove(String name) {
+        synchronized (created) {
+            created.remove(name);
+        }
+        try {
+            Files.deleteIfExists(job.jobDir().resolve(name));
+        } catch (IOException e) {
+            // close or the launcher removes the job directory anyway
+        }
+    }
+
+    @Override
+    public void join() throws TimeoutException {
+        int size = job.size();
+        kvs.put("rank-" + job.rank(), ProcessHandle.current().pid() + " " + CpuTopology.currentPackage() + " " + host);
+        kvs.fence();
+        int[] p = new int[size];
+        int[] pkg = new int[size];
+        int[] n = new int[size];
+        boolean[] same = new boolean[size];
+        ProcessHandle[] handles = new ProcessHandle[size];
+        Map<String, Integer> hosts = new HashMap<>();
+        for (int r = 0; r < size; r++) {
+            String[] info = kvs.get("rank-" + r).split(" ", 3);
+            p[r] = Integer.parseInt(info[0]);
+            pkg[r] = Integer.parseInt(info[1]);
+            n[r] = hosts.computeIfAbsent(info[2], h -> hosts.size());
+            same[r] = info[2].equals(host);
+            if (same[r] && r != job.rank()) {
+                handles[r] = ProcessHandle.of(p[r]).orElse(null);
+            }
+        }
+        this.pids = p;
+        this.packages = pkg;
+        this.nodes = n;
+        this.sameHost = same;
+        this.processes = handles;
+    }
+
+    @Override
+    public void fence() throws TimeoutException {
+        kvs.fence();
+    }
+
+    @Override
+    public int pid(int r) {
+        return pids[r];
+    }
+
+    @Override
+    public int packageOf(int r) {
+        return packages[r];
+    }
+
+    @Override
+    public int nodeOf(int r) {
+        return nodes[r];
+    }
+
+    @Override
+    public boolean sameHost(int r) {
+        return sameHost[r];
+    }
+
+    @Override
+    public boolean alive(int r) {
+        return processes[r] != null && processes[r].isAlive();
+    }
+
+    @Override
+    public RemoteTransport openNetwork(boolean[] remote, String provider) {
+        List<String> found = new ArrayList<>();
+        for (RemoteTransportProvider p : ServiceLoader.load(RemoteTransportProvider.class)) {
+            found.add(p.name());
+            if (provider.isEmpty() || provider.equals(p.name())) {
+                return p.open(new RemoteTransportProvider.Context(job.rank(), job.size(), remote.clone(),
+                        job.wireJobId(), secret(), host, kvs, settings.asMap(), job.jobDir()));
+            }
+        }
+        throw new TuttiException.Startup(found.isEmpty()
+                ? "some ranks run on other hosts (or TUTTI_TRANSPORT=net), but no network transport is installed:"
+                        + " put tutti-net on the class path (the tutti command does)"
+                : "no network transport named '" + provider + "' (TUTTI_NET_PROVIDER); installed: "
+                        + String.join(", ", found), null);
+    }
+
+    private byte[] secret() {
+        if (job.secretFile() == null) {
+            return new byte[0];
+        }
+        try {
+            return Files.readAllBytes(job.secretFile());
+        } catch (IOException e) {
+            throw new TuttiException.Startup("cannot read the job secret " + job.secretFile() + ": " + e.getMessage(),
+                    e);
+        }
+    }
+
+    @Override
+    public String abortReason() {
+        return JobControl.abortReason();
+    }
+
+    @Override
+    public void close() {
+        try {
+            synchronized (created) {
+                for (String name : created) {
+                    Files.deleteIfExists(job.jobDir().resolve(name));
+                }
+                created.clear();
+            }
+            if (job.launcher() == JobInfo.Launcher.SINGLETON) {
+                ShmFiles.deleteTree(job.jobDir());
+            }
+        } catch (IOException ignored) {
+            // the launcher removes the whole job directory at the end anyway
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package io.tutti.p2p;
+
+import io.tutti.TuttiException;
+import io.tutti.transport.Fabric;
+import io.tutti.transport.RemoteTransport;
+import io.tutti.transport.shm.InboundRing;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What every part of the engine shares about the other ranks, fixed at start-up: the ring a
+ * record for each rank goes into (its inbound ring when it shares this node's memory, else our
+ * outbox to it, which the network path drains), whether the network reaches it, the largest
+ * message sent to it eagerly; and the count of packets any part rejected. Owner thread only.
+ */
+final class Links {
+    final Fabric fabric;
+    final int rank;
+    final int size;
+    final int wireJobId;
+    /** This rank's inbound ring: local peers write into it, the network path deposits into it. */
+    final InboundRing inbound;
+    /** Per rank: where a record for it is written (null until start-up has mapped it). */
+    final InboundRing[] rings;
+    /** Per rank: reached through the network transport. */
+    final boolean[] remote;
+    /** Per rank: our eager limit, capped by what its ring (and the network) can carry. */
+    final int[] eagerTo;
+    /** The network transport, or null when every peer shares memory with this rank. */
+    RemoteTransport transport;
+    private long dropped;
+
+    Links(Fabric fabric, InboundRing inbound) {
+        this.fabric = fabric;
+        this.rank = fabric.rank();
+        this.size = fabric.size();
+        this.wireJobId = fabric.wireJobId();
+        this.inbound = inbound;
+        this.rings = new InboundRing[size];
+        this.remote = new boolean[size];
+        this.eagerTo = new int[size];
+    }
+
+    /** Maps a peer's shared-memory file that must exist by now (its owner has passed the start-up fence). */
+    MemorySegment mapRequired(String name, Arena arena) {
+        MemorySegment s = fabric.map(name, arena);
+        if (s == null) {
+            throw new TuttiException.Startup("shared-memory file " + name + " is missing in the job's directory"
+                    + " although its owner has passed the start-up fence", null);
+        }
+        return s;
+    }
+
+    /** Counts a packet rejected by a decoder or a protocol check. */
+    void drop() {
+        dropped++;
+    }
+
+    long dropped() {
+        return dropped;
+    }
+
+    /** How many ranks the network reaches. */
+    int remotePeers() {
+        int n = 0;
+        for (boolean r : remote) {
+            n += r ? 1 : 0;
+        }
+        return n;
+    }
+}

@@ -1,0 +1,300 @@
+package io.tutti.p2p;
+
+import io.tutti.TuttiException;
+import io.tutti.idle.Idle;
+import io.tutti.os.Futex;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Progress of one rank: a pass over everything in flight (the network, the inbound ring, the
+ * backlogs, the pipelines), the tracked tasks (running collectives), and the waits that repeat
+ * passes until an operation or task completes, backing off through {@link Idle} and checking now and
+ * then that the peers they need are alive. The progress agent runs {@link #agentCycle()}.
+ *
+ * <p>Whoever drives the engine holds {@link #lock} when there is a progress agent (null without
+ * one); a wait lets the agent in while it yields or parks.
+ */
+final class Progress {
+    private final Links links;
+    private final Inbox inbox;
+    private final Outbox outbox;
+    private final Rendezvous rendezvous;
+    /** Null when every peer shares this rank's memory. */
+    private final NetworkPath network;
+    private final ReentrantLock lock;
+    private final Idle idle;
+    private final long livenessNanos;
+    private final List<Engine.Task> tasks = new ArrayList<>();
+    /** Before sleeping: whether the awaited task has something to do that no message announces. */
+    private final BooleanSupplier awaitedReady = () -> this.awaited != null && this.awaited.ready();
+    /**
+     * Where a wait starts counting idle rounds for a task that does not {@linkplain Engine.Task#spinPays
+     * gain from spinning}: past the spin phase when ranks outnumber cores and the budget is automatic.
+     */
+    private final boolean skipSpins;
+    private long lastLivenessNanos = System.nanoTime();
+    /** The task a wait is blocked on, asked to {@link Engine.Task#diagnose()} itself now and then. */
+    private Engine.Task awaited;
+    private boolean closed;
+
+    Progress(Links links, Inbox inbox, Outbox outbox, Rendezvous rendezvous, NetworkPath network, P2pConfig config,
+             ReentrantLock lock) {
+        this.links = links;
+        this.inbox = inbox;
+        this.outbox = outbox;
+        this.rendezvous = rendezvous;
+        this.network = network;
+        this.lock = lock;
+        int cores = Runtime.getRuntime().availableProcessors();
+        int local = links.fabric.localSize();
+        this.skipSpins = config.spinTries() < 0 && local > cores;
+        // ranks that outnumber cores sleep on their ring's doorbell (a futex), and the peer that
+        // sends to one wakes it at once, instead of parking for fixed periods
+        boolean sleeps = sleeps(config, local);
+        Idle.Policy policy = Idle.blocked(config.spinTries(), config.yieldTries(), config.maxParkMicros(), local, cores);
+        this.idle = new Idle(policy, sleeps ? nanos -> links.inbound.sleep(Math.max(nanos, 50_000L), awaitedReady)
+                : null);
+        this.livenessNanos = config.livenessMillis() * 1_000_000L;
+    }
+
+    /** Whether a blocked rank with these settings sleeps on its ring's doorbell. */
+    static boolean sleeps(P2pConfig config, int localRanks) {
+        return config.idleSleep() && localRanks > Runtime.getRuntime().availableProcessors() && Futex.available();
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    void markClosed() {
+        closed = true;
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new TuttiException.NotActive("Tutti has been closed (finalized) on rank " + links.rank
+                    + "; no communication is possible after close()");
+        }
+    }
+
+    /** One pass over everything in flight; returns the work done (0 = idle). */
+    int pass() {
+        int work = network == null ? 0 : network.pump();
+        work += inbox.read();
+        if (outbox.backlogged()) {
+            work += outbox.drive();
+        }
+        if (rendezvous.sending()) {
+            work += rendezvous.drivePipelineOut();
+        }
+        if (rendezvous.receiving()) {
+            work += rendezvous.drivePipelineIn();
+        }
+        return work;
+    }
+
+    /** A pass and the tasks: what the owner's waits and tests run. */
+    int passAndTasks() {
+        return pass() + pollTasks();
+    }
+
+    /** Whether sends are still queued or moving (close flushes them). */
+    boolean sending() {
+        return outbox.backlogged() || rendezvous.sending() || (network != null && !network.flushed());
+    }
+
+    void track(Engine.Task task) {
+        tasks.add(task);
+    }
+
+    void untrack(Engine.Task task) {
+        tasks.remove(task);
+    }
+
+    /** One pass and one poll of {@code task}, for a test of it; true when it has finished. */
+    boolean test(Engine.Task task) {
+        checkOpen();
+        pass();
+        pollTasks();
+        return task.poll();
+    }
+
+    /** One duty cycle of the agent: nothing if the owner holds the engine, else progress and tasks. */
+    int agentCycle() {
+        if (closed || !lock.tryLock()) {
+            return 0;
+        }
+        try {
+            if (closed) {
+                return 0;
+            }
+            return pass() + pollTasks(Thread.currentThread());
+        } catch (TuttiException e) {
+            // a failed peer: the owner sees it on its next call; keep the agent quiet until then
+            return 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Polls the tracked tasks, forgetting finished ones; a task's failure is kept for its owner. */
+    private int pollTasks() {
+        return tasks.isEmpty() ? 0 : pollTasks(null);
+    }
+
+    /**
+     * As {@link #pollTasks()}; {@code agent} is the progress agent's thread when it polls, and then
+     * tasks whose buffers only their owner may touch (a confined arena's segments) are left to it.
+     */
+    private int pollTasks(Thread agent) {
+        if (tasks.isEmpty()) {
+            return 0;
+        }
+        int work = 0;
+        for (int i = tasks.size() - 1; i >= 0; i--) {
+            Engine.Task t = tasks.get(i);
+            // the task a wait is for is polled by that wait's own loop: twice per pass would only
+            // lengthen the pass in which its last packet lands
+            if (agent != null ? !t.accessibleBy(agent) : t == awaited) {
+                continue;
+            }
+            boolean finished;
+            try {
+                finished = t.poll();
+            } catch (TuttiException e) {
+                t.fail(e);
+                finished = true;
+            } catch (RuntimeException e) {
+                t.fail(new TuttiException("a collective failed in the progress agent: " + e, e));
+                finished = true;
+            }
+            if (finished) {
+                tasks.remove(i);
+                work++;
+            }
+        }
+        return work;
+    }
+
+    /** Repeats passes until {@code op} completes; throws its error. The caller holds the engine. */
+    void await(Operation op) {
+        int round = 0;
+        while (!op.done) {
+            if (passAndTasks() > 0) {
+                round = 0;
+                continue;
+            }
+            if (op.done) {
+                break;
+            }
+            round = idle(round, op.peer);
+        }
+        if (op.error != null) {
+            throw op.error;
+        }
+    }
+
+    /** Repeats passes until {@code task} reports it has finished. The caller holds the engine. */
+    void await(Engine.Task task) {
+        Engine.Task outer = awaited;
+        awaited = task;
+        try {
+            checkOpen();
+            int round = 0;
+            while (!task.poll()) {
+                if (passAndTasks() > 0) {
+                    round = 0;
+                    continue;
+                }
+                if (skipSpins && !task.spinPays()) {
+                    round = idle.afterSpins(round);
+                }
+                round = idle(round, Engine.ANY);
+            }
+        } finally {
+            awaited = outer;
+        }
+    }
+
+    /** One pass on behalf of {@link Operation#test()}, with the liveness check a wait would make. */
+    void passFor(Operation op) {
+        checkOpen();
+        if (passAndTasks() == 0 && !op.done) {
+            long now = System.nanoTime();
+            if (now - lastLivenessNanos > livenessNanos) {
+                lastLivenessNanos = now;
+                checkLiveness(op.peer);
+            }
+        }
+    }
+
+    /**
+     * Backs off once while nothing happens (spin, then yield the core, then park or sleep), so that
+     * more ranks than cores still make progress; past the spin phase it checks peer liveness now and
+     * then, and lets a progress agent in. Returns the next round.
+     */
+    int idle(int round, int peer) {
+        if (idle.phase(round) == Idle.SPIN) {
+            return idle.idle(round);
+        }
+        long now = System.nanoTime();
+        if (now - lastLivenessNanos > livenessNanos) {
+            lastLivenessNanos = now;
+            checkLiveness(peer);
+            if (awaited != null) {
+                awaited.diagnose();
+            }
+        }
+        // with a progress agent, let it in while this thread gives up the core
+        int holds = lock == null ? 0 : lock.getHoldCount();
+        for (int i = 0; i < holds; i++) {
+            lock.unlock();
+        }
+        try {
+            return idle.idle(round);
+        } finally {
+            for (int i = 0; i < holds; i++) {
+                lock.lock();
+            }
+        }
+    }
+
+    private void checkLiveness(int peer) {
+        String abort = links.fabric.abortReason();
+        if (abort != null) {
+            throw new TuttiException.PeerFailed("the job is being stopped: " + abort);
+        }
+        if (links.fabric.threads()) {
+            return;
+        }
+        if (peer >= 0) {
+            checkAlive(peer);
+        } else {
+            for (int r = 0; r < links.size; r++) {
+                if (awaited == null || awaited.needs(r)) {
+                    checkAlive(r);
+                }
+            }
+        }
+    }
+
+    private void checkAlive(int r) {
+        if (r == links.rank) {
+            return;
+        }
+        if (links.remote[r]) {
+            String why = links.transport.failure(r);
+            if (why != null) {
+                throw new TuttiException.PeerFailed("rank " + r + " cannot be reached: " + why);
+            }
+            return;
+        }
+        if (!links.fabric.alive(r)) {
+            throw new TuttiException.PeerFailed("rank " + r + " (pid " + links.fabric.pid(r) + ") has exited or was"
+                    + " killed; communication with it is impossible (the launcher reports why it ended)");
+        }
+    }
+}
