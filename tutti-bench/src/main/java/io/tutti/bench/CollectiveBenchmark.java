@@ -591,13 +591,13 @@ public final class CollectiveBenchmark {
                 : "OSU method: each rank times its own loop; avg/min/max over the ranks' averages";
         System.out.println("# Tutti " + o.op() + " (" + method + ")");
         String calls = o.offload() ? "persistent requests offloaded to the software NIC (progress agent "
-                + (tutti.engine().hasProgressAgent() ? "on" : "off") + ")"
+                + (io.tutti.runtime.Rank.of(tutti).engine().hasProgressAgent() ? "on" : "off") + ")"
                 : o.nonblocking() ? "nonblocking calls (i" + o.op() + ")"
                 : o.blocking() ? "blocking calls" : "persistent requests";
         System.out.println("# ranks " + world.size() + ", buffers " + (o.segment() ? "off-heap segments" : "Java arrays")
                 + ", " + calls + ", algorithm " + (o.offload() ? "offload plan" : o.algorithm() == null ? "automatic"
                         : o.algorithm())
-                + ", eager limit " + tutti.engine().config().eagerLimit() + " B, java " + Runtime.version());
+                + ", eager limit " + io.tutti.runtime.Rank.of(tutti).engine().config().eagerLimit() + " B, java " + Runtime.version());
         System.out.println("# size = bytes per rank" + (CollectiveOp.reduces(o.op())
                 ? " (doubles, SUM, count = size/8)" : "") + "; iterations " + (o.iters() > 0 ? o.iters()
                 : "1000 (<= 8 KiB) / 100") + ", warm-up " + (o.warmup() >= 0 ? o.warmup() : "200 / 10")

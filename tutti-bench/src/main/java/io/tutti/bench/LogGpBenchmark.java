@@ -175,7 +175,7 @@ public final class LogGpBenchmark {
 
     private static void print(boolean json, Tutti tutti, Figure l, Figure os, Figure or, Figure g, Figure gPerByte,
                               Figure bw, Figure oneWay) {
-        String path = tutti.engine().config().forceNetwork() ? "network (forced between ranks of one host)"
+        String path = io.tutti.runtime.Rank.of(tutti).engine().config().forceNetwork() ? "network (forced between ranks of one host)"
                 : "shared memory, or the network between hosts";
         if (json) {
             System.out.printf(Locale.ROOT, "{\"benchmark\":\"loggp\",\"path\":\"%s\",\"L_us\":%.4f,\"L_err\":%.4f,"

@@ -41,6 +41,7 @@ public final class Collectives {
     private final Map<Kind, String> forced = new EnumMap<>(Kind.class);
     private final List<Entry> cache = new ArrayList<>();
     private final IntSupplier sequence = this::nextSequence;
+    private final Invocation invocation = new Invocation();
     private Topology topology;
     private int sequenceCounter;
     /** The in-network group, set up when {@code inc} is first used; {@link #incTried} once attempted. */
@@ -143,15 +144,23 @@ public final class Collectives {
         return algorithms.choose(call, group.length, topology(), forced.get(call.kind()));
     }
 
-    /** The schedule for a call, built on first use. */
-    public Schedule schedule(Kind kind, long bytes, int extent, int root, boolean inPlace, boolean commutative,
-                             long[] blocks, long[] displs, long[] sendBlocks, long[] sendDispls, boolean irregular) {
-        return entry(kind, bytes, extent, root, inPlace, commutative, blocks, displs, sendBlocks, sendDispls,
-                irregular).schedule;
+    /** The schedule of a call (filled as for {@link #run}), built on first use. */
+    public Schedule schedule(Invocation call) {
+        return entry(call).schedule;
     }
 
-    private Entry entry(Kind kind, long bytes, int extent, int root, boolean inPlace, boolean commutative,
-                        long[] blocks, long[] displs, long[] sendBlocks, long[] sendDispls, boolean irregular) {
+    private Entry entry(Invocation c) {
+        Kind kind = c.kind;
+        long bytes = c.bytes;
+        int extent = c.type.extent();
+        int root = c.root;
+        boolean inPlace = c.inPlace;
+        boolean commutative = c.userOp == null || c.userOp.commutative();
+        long[] blocks = c.blocks;
+        long[] displs = c.displs;
+        long[] sendBlocks = c.sendBlocks;
+        long[] sendDispls = c.sendDispls;
+        boolean irregular = c.irregular;
         for (int i = 0; i < cache.size(); i++) {
             Entry e = cache.get(i);
             if (e.call.matches(kind, bytes, extent, root, inPlace, commutative, blocks, displs, sendBlocks,
@@ -196,16 +205,22 @@ public final class Collectives {
         return e;
     }
 
+    /** This communicator's invocation, reset for a call of {@code kind}; fill it and pass it to {@link #run}. */
+    public Invocation call(Kind kind, MemorySegment send, MemorySegment recv, Datatype type) {
+        return invocation.reset(kind, send, recv, type);
+    }
+
     /**
      * Runs or starts a call. Returns null for {@link Mode#BLOCKING} (the call has completed), else
      * the request.
      */
-    public Request run(Mode mode, Kind kind, MemorySegment send, MemorySegment recv, Datatype type, ReduceOp op,
-                       UserOp userOp, long bytes, int root, boolean inPlace, long[] blocks, long[] displs,
-                       long[] sendBlocks, long[] sendDispls, boolean irregular) {
-        boolean commutative = userOp != null ? userOp.commutative() : true;
-        Entry e = entry(kind, bytes, type.extent(), root, inPlace, commutative, blocks, displs, sendBlocks,
-                sendDispls, irregular);
+    public Request run(Mode mode, Invocation call) {
+        MemorySegment send = call.send;
+        MemorySegment recv = call.recv;
+        Datatype type = call.type;
+        ReduceOp op = call.op;
+        UserOp userOp = call.userOp;
+        Entry e = entry(call);
         if (e.inc != null && !e.inc.supports(op, userOp, type)) {
             e = fallback(e, op, userOp, type);
         }
@@ -241,9 +256,8 @@ public final class Collectives {
                 displs[r] = 4L * n * r;
             }
             InNetworkGroup.Outcome o = InNetworkGroup.setUp(engine, rank, group, algorithms.incDomains(topology()),
-                    algorithms.incSocketMode(), (mine, all) -> run(Mode.BLOCKING, Kind.ALLGATHER,
-                            InNetworkGroup.ints(mine), InNetworkGroup.ints(all), Datatype.INT, null, null, 0, 0, false,
-                            blocks, displs, null, null, false));
+                    algorithms.incSocketMode(), (mine, all) -> run(Mode.BLOCKING, new Invocation().reset(Kind.ALLGATHER,
+                            InNetworkGroup.ints(mine), InNetworkGroup.ints(all), Datatype.INT).blocks(blocks, displs)));
             incGroup = o.group();
             if (incGroup == null && rank == 0) {
                 System.err.println("tutti: allreduce 'inc' uses the host algorithm instead: " + o.reason());

@@ -24,7 +24,7 @@ class ProgressAgentTest {
         HostCollectivesTest.job(3, rank -> {
             try (Tutti t = init()) {
                 Communicator w = t.world();
-                assertTrue(t.engine().hasProgressAgent());
+                assertTrue(io.tutti.runtime.Rank.of(t).engine().hasProgressAgent());
                 for (int round = 0; round < 20; round++) {
                     long[] in = new long[5000];
                     java.util.Arrays.fill(in, rank + round);

@@ -101,7 +101,7 @@ class NetworkPathTest {
         }, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 for (int r = 0; r < 6; r++) {
-                    assertEquals(r % 3, t.engine().nodeOf(r), "node of rank " + r + " seen by rank " + rank);
+                    assertEquals(r % 3, io.tutti.runtime.Rank.of(t).engine().nodeOf(r), "node of rank " + r + " seen by rank " + rank);
                 }
                 t.world().barrier();
             }

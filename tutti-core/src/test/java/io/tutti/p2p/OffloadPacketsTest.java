@@ -79,7 +79,7 @@ class OffloadPacketsTest {
                 io.tutti.bootstrap.ShmFiles.defaultRoot().resolve("tutti-" + jobId), 2, Duration.ofSeconds(40),
                 rank -> {
                     try (Tutti t = Tutti.init(new String[0])) {
-                        Engine engine = t.engine();
+                        Engine engine = io.tutti.runtime.Rank.of(t).engine();
                         // the barriers below order packets by passing through the same ring after them;
                         // a shared-memory slot barrier would not
                         t.world().setAlgorithm("barrier", "dissemination");

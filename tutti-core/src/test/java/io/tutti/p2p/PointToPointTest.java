@@ -75,7 +75,7 @@ class PointToPointTest {
         job(2, rank -> {
             try (Tutti t = Tutti.init(Config.defaults().with(P2pConfig.SINGLE_COPY, true)); Arena arena = Arena.ofConfined()) {
                 Communicator w = t.world();
-                assertEquals(io.tutti.os.SingleCopy.platformSupported(), t.engine().singleCopyEnabled());
+                assertEquals(io.tutti.os.SingleCopy.platformSupported(), io.tutti.runtime.Rank.of(t).engine().singleCopyEnabled());
                 boolean nativeHere = rank == 0 ? route.startsWith("native") : route.endsWith("native");
                 MemorySegment buf = nativeHere ? arena.allocate(bytes) : MemorySegment.ofArray(new byte[bytes]);
                 if (rank == 0) {

@@ -24,7 +24,7 @@ public final class Exchange {
             for (int s = 0; s < SIZES.length; s++) {
                 allToAll(w, rank, n, SIZES[s], 100 + s);
             }
-            System.out.println("rank " + rank + " of " + n + " (" + tutti.engine().remotePeers()
+            System.out.println("rank " + rank + " of " + n + " (" + io.tutti.runtime.Rank.of(tutti).engine().remotePeers()
                     + " over the network): ring and all-to-all ok");
         }
     }

@@ -18,7 +18,7 @@ public final class Hello {
     public static void main(String[] args) throws Exception {
         try (Tutti tutti = Tutti.init(args)) {
             Communicator w = tutti.world();
-            Path secret = tutti.job().secretFile();
+            Path secret = io.tutti.runtime.Rank.of(tutti).job().secretFile();
             boolean secretOk = secret != null && Files.size(secret) == 32
                     && Files.getPosixFilePermissions(secret).equals(PosixFilePermissions.fromString("rw-------"));
             System.out.println("hello from rank " + w.rank() + " of " + w.size() + ", args " + List.of(args)

@@ -40,7 +40,7 @@ public final class LongCompute {
                     Thread.sleep(computeMs);
                 }
             }
-            System.out.println("rank " + rank + " of " + n + " (" + tutti.engine().remotePeers()
+            System.out.println("rank " + rank + " of " + n + " (" + io.tutti.runtime.Rank.of(tutti).engine().remotePeers()
                     + " over the network): both rounds ok around " + computeMs + " ms of computing");
         }
     }

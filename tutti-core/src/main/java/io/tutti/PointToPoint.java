@@ -1,0 +1,593 @@
+package io.tutti;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * The point-to-point calls of a {@link Communicator}: typed overloads for the primitive arrays,
+ * off-heap segments and direct byte buffers, with the checks of ranks, tags and regions, down to the
+ * byte-level operations the runtime implements. Kept apart from {@code Communicator} only so that
+ * each class reads as one concern; programs use {@code Communicator}.
+ */
+abstract class PointToPoint {
+    /** The engine's wildcard for a source or tag. */
+    static final int ANY = -1;
+
+    private final int context;
+    private final int rank;
+    private final int[] group;
+    private final int[] worldToComm;
+    private ByteBuffer lastBuffer;
+    private MemorySegment lastBufferSegment;
+    private int lastPosition;
+    private int lastLimit;
+
+    /**
+     * @param context    the communicator's point-to-point context; its collectives use the next one
+     * @param group      communicator rank to world rank
+     * @param worldRank  this rank in the world
+     * @param worldSize  ranks in the world
+     */
+    PointToPoint(int context, int[] group, int worldRank, int worldSize) {
+        this.context = context;
+        this.group = group;
+        this.worldToComm = new int[worldSize];
+        java.util.Arrays.fill(worldToComm, -1);
+        for (int i = 0; i < group.length; i++) {
+            worldToComm[group[i]] = i;
+        }
+        this.rank = worldToComm[worldRank];
+    }
+
+    /** This rank's number in the communicator, from 0 to {@code size() - 1}. */
+    public final int rank() {
+        return rank;
+    }
+
+    /** Number of ranks in the communicator. */
+    public final int size() {
+        return group.length;
+    }
+
+    /** The world rank of a rank of this communicator. */
+    public final int worldRank(int rank) {
+        checkRank(rank, "rank");
+        return group[rank];
+    }
+
+    /** The context id that separates this communicator's messages from all others. */
+    public final int context() {
+        return context;
+    }
+
+    /** For the runtime: communicator rank to world rank; not to be modified. */
+    protected final int[] group() {
+        return group;
+    }
+
+    /** For the runtime: world rank to communicator rank (-1: not a member); not to be modified. */
+    protected final int[] worldToComm() {
+        return worldToComm;
+    }
+
+    // ------------------------------------------------------------ point to point, by element type
+
+    /** Blocking send of {@code count} elements of {@code buf} from {@code offset}. */
+    public final void send(byte[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        sendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 0, (long) count << 0);
+    }
+
+    /** Blocking receive into {@code buf}; returns the status (allocates it: see the overload taking one). */
+    public final Status recv(byte[] buf, int offset, int count, int source, int tag) {
+        Status s = new Status();
+        recv(buf, offset, count, source, tag, s);
+        return s;
+    }
+
+    /** Blocking receive that fills {@code status} (may be null) instead of allocating one. */
+    public final void recv(byte[] buf, int offset, int count, int source, int tag, Status status) {
+        checkArray(buf, buf.length, offset, count);
+        recvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 0,
+                (long) count << 0, worldToComm, status);
+    }
+
+    /** Nonblocking send; the buffer must not change until the request completes. */
+    public final Request isend(byte[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return isendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 0,
+                (long) count << 0);
+    }
+
+    /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
+    public final Request sendInit(byte[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return sendInitBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 0,
+                (long) count << 0);
+    }
+
+    /** A persistent receive into this region: {@link Request#start()} posts it again. */
+    public final Request recvInit(byte[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return recvInitBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 0,
+                (long) count << 0, worldToComm);
+    }
+
+    /** Nonblocking receive. */
+    public final Request irecv(byte[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return irecvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 0,
+                (long) count << 0, worldToComm);
+    }
+
+    /** Blocking send of {@code count} elements of {@code buf} from {@code offset}. */
+    public final void send(short[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        sendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 1, (long) count << 1);
+    }
+
+    /** Blocking receive into {@code buf}; returns the status (allocates it: see the overload taking one). */
+    public final Status recv(short[] buf, int offset, int count, int source, int tag) {
+        Status s = new Status();
+        recv(buf, offset, count, source, tag, s);
+        return s;
+    }
+
+    /** Blocking receive that fills {@code status} (may be null) instead of allocating one. */
+    public final void recv(short[] buf, int offset, int count, int source, int tag, Status status) {
+        checkArray(buf, buf.length, offset, count);
+        recvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 1,
+                (long) count << 1, worldToComm, status);
+    }
+
+    /** Nonblocking send; the buffer must not change until the request completes. */
+    public final Request isend(short[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return isendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 1,
+                (long) count << 1);
+    }
+
+    /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
+    public final Request sendInit(short[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return sendInitBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 1,
+                (long) count << 1);
+    }
+
+    /** A persistent receive into this region: {@link Request#start()} posts it again. */
+    public final Request recvInit(short[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return recvInitBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 1,
+                (long) count << 1, worldToComm);
+    }
+
+    /** Nonblocking receive. */
+    public final Request irecv(short[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return irecvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 1,
+                (long) count << 1, worldToComm);
+    }
+
+    /** Blocking send of {@code count} elements of {@code buf} from {@code offset}. */
+    public final void send(int[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        sendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 2, (long) count << 2);
+    }
+
+    /** Blocking receive into {@code buf}; returns the status (allocates it: see the overload taking one). */
+    public final Status recv(int[] buf, int offset, int count, int source, int tag) {
+        Status s = new Status();
+        recv(buf, offset, count, source, tag, s);
+        return s;
+    }
+
+    /** Blocking receive that fills {@code status} (may be null) instead of allocating one. */
+    public final void recv(int[] buf, int offset, int count, int source, int tag, Status status) {
+        checkArray(buf, buf.length, offset, count);
+        recvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2, worldToComm, status);
+    }
+
+    /** Nonblocking send; the buffer must not change until the request completes. */
+    public final Request isend(int[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return isendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2);
+    }
+
+    /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
+    public final Request sendInit(int[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return sendInitBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2);
+    }
+
+    /** A persistent receive into this region: {@link Request#start()} posts it again. */
+    public final Request recvInit(int[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return recvInitBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2, worldToComm);
+    }
+
+    /** Nonblocking receive. */
+    public final Request irecv(int[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return irecvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2, worldToComm);
+    }
+
+    /** Blocking send of {@code count} elements of {@code buf} from {@code offset}. */
+    public final void send(long[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        sendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 3, (long) count << 3);
+    }
+
+    /** Blocking receive into {@code buf}; returns the status (allocates it: see the overload taking one). */
+    public final Status recv(long[] buf, int offset, int count, int source, int tag) {
+        Status s = new Status();
+        recv(buf, offset, count, source, tag, s);
+        return s;
+    }
+
+    /** Blocking receive that fills {@code status} (may be null) instead of allocating one. */
+    public final void recv(long[] buf, int offset, int count, int source, int tag, Status status) {
+        checkArray(buf, buf.length, offset, count);
+        recvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3, worldToComm, status);
+    }
+
+    /** Nonblocking send; the buffer must not change until the request completes. */
+    public final Request isend(long[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return isendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3);
+    }
+
+    /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
+    public final Request sendInit(long[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return sendInitBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3);
+    }
+
+    /** A persistent receive into this region: {@link Request#start()} posts it again. */
+    public final Request recvInit(long[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return recvInitBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3, worldToComm);
+    }
+
+    /** Nonblocking receive. */
+    public final Request irecv(long[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return irecvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3, worldToComm);
+    }
+
+    /** Blocking send of {@code count} elements of {@code buf} from {@code offset}. */
+    public final void send(float[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        sendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 2, (long) count << 2);
+    }
+
+    /** Blocking receive into {@code buf}; returns the status (allocates it: see the overload taking one). */
+    public final Status recv(float[] buf, int offset, int count, int source, int tag) {
+        Status s = new Status();
+        recv(buf, offset, count, source, tag, s);
+        return s;
+    }
+
+    /** Blocking receive that fills {@code status} (may be null) instead of allocating one. */
+    public final void recv(float[] buf, int offset, int count, int source, int tag, Status status) {
+        checkArray(buf, buf.length, offset, count);
+        recvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2, worldToComm, status);
+    }
+
+    /** Nonblocking send; the buffer must not change until the request completes. */
+    public final Request isend(float[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return isendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2);
+    }
+
+    /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
+    public final Request sendInit(float[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return sendInitBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2);
+    }
+
+    /** A persistent receive into this region: {@link Request#start()} posts it again. */
+    public final Request recvInit(float[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return recvInitBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2, worldToComm);
+    }
+
+    /** Nonblocking receive. */
+    public final Request irecv(float[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return irecvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
+                (long) count << 2, worldToComm);
+    }
+
+    /** Blocking send of {@code count} elements of {@code buf} from {@code offset}. */
+    public final void send(double[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        sendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 3, (long) count << 3);
+    }
+
+    /** Blocking receive into {@code buf}; returns the status (allocates it: see the overload taking one). */
+    public final Status recv(double[] buf, int offset, int count, int source, int tag) {
+        Status s = new Status();
+        recv(buf, offset, count, source, tag, s);
+        return s;
+    }
+
+    /** Blocking receive that fills {@code status} (may be null) instead of allocating one. */
+    public final void recv(double[] buf, int offset, int count, int source, int tag, Status status) {
+        checkArray(buf, buf.length, offset, count);
+        recvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3, worldToComm, status);
+    }
+
+    /** Nonblocking send; the buffer must not change until the request completes. */
+    public final Request isend(double[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return isendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3);
+    }
+
+    /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
+    public final Request sendInit(double[] buf, int offset, int count, int dest, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return sendInitBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3);
+    }
+
+    /** A persistent receive into this region: {@link Request#start()} posts it again. */
+    public final Request recvInit(double[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return recvInitBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3, worldToComm);
+    }
+
+    /** Nonblocking receive. */
+    public final Request irecv(double[] buf, int offset, int count, int source, int tag) {
+        checkArray(buf, buf.length, offset, count);
+        return irecvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
+                (long) count << 3, worldToComm);
+    }
+
+    // ------------------------------------------------------------ off-heap buffers
+
+    /** Blocking send of the whole segment. */
+    public final void send(MemorySegment buf, int dest, int tag) {
+        sendBuffer(worldDest(dest), checkTag(tag), null, checkSegment(buf), 0, buf.byteSize());
+    }
+
+    /** Blocking receive into the segment (its size is the capacity). */
+    public final Status recv(MemorySegment buf, int source, int tag) {
+        Status s = new Status();
+        recv(buf, source, tag, s);
+        return s;
+    }
+
+    /** Blocking receive that fills {@code status} (may be null). */
+    public final void recv(MemorySegment buf, int source, int tag, Status status) {
+        recvBuffer(worldSource(source), checkRecvTag(tag), null, checkSegment(buf), 0, buf.byteSize(),
+                worldToComm, status);
+    }
+
+    public final Request isend(MemorySegment buf, int dest, int tag) {
+        return isendBuffer(worldDest(dest), checkTag(tag), null, checkSegment(buf), 0, buf.byteSize());
+    }
+
+    public final Request irecv(MemorySegment buf, int source, int tag) {
+        return irecvBuffer(worldSource(source), checkRecvTag(tag), null, checkSegment(buf), 0,
+                buf.byteSize(), worldToComm);
+    }
+
+    /** A persistent send of the whole segment. */
+    public final Request sendInit(MemorySegment buf, int dest, int tag) {
+        return sendInitBuffer(worldDest(dest), checkTag(tag), null, checkSegment(buf), 0, buf.byteSize());
+    }
+
+    /** A persistent receive into the segment. */
+    public final Request recvInit(MemorySegment buf, int source, int tag) {
+        return recvInitBuffer(worldSource(source), checkRecvTag(tag), null, checkSegment(buf), 0,
+                buf.byteSize(), worldToComm);
+    }
+
+    /** Blocking send of the bytes between the buffer's position and limit (position unchanged). */
+    public final void send(ByteBuffer buf, int dest, int tag) {
+        send(segmentOf(buf), dest, tag);
+    }
+
+    /** Blocking receive into the bytes between position and limit (position unchanged). */
+    public final Status recv(ByteBuffer buf, int source, int tag) {
+        return recv(segmentOf(buf), source, tag);
+    }
+
+    public final Request isend(ByteBuffer buf, int dest, int tag) {
+        return isend(segmentOf(buf), dest, tag);
+    }
+
+    public final Request irecv(ByteBuffer buf, int source, int tag) {
+        return irecv(segmentOf(buf), source, tag);
+    }
+
+    // ------------------------------------------------------------ combined and probe
+
+    /**
+     * Sends one buffer and receives into another at once, without deadlock whatever the peers do.
+     * Buffers are primitive arrays (offsets and counts in elements) or {@link MemorySegment}s
+     * (offsets and counts in bytes).
+     */
+    public final Status sendrecv(Object sendBuf, int sendOffset, int sendCount, int dest, int sendTag,
+                           Object recvBuf, int recvOffset, int recvCount, int source, int recvTag) {
+        Request r = irecvAny(recvBuf, recvOffset, recvCount, source, recvTag);
+        Request s = isendAny(sendBuf, sendOffset, sendCount, dest, sendTag);
+        s.waitFor();
+        return r.waitFor();
+    }
+
+    private Request isendAny(Object buf, int offset, int count, int dest, int tag) {
+        if (buf instanceof MemorySegment seg) {
+            checkRegion(seg.byteSize(), offset, count);
+            return isendBuffer(worldDest(dest), checkTag(tag), null, seg, offset, count);
+        }
+        int shift = shiftOf(buf);
+        checkArray(buf, java.lang.reflect.Array.getLength(buf), offset, count);
+        return isendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << shift,
+                (long) count << shift);
+    }
+
+    private Request irecvAny(Object buf, int offset, int count, int source, int tag) {
+        if (buf instanceof MemorySegment seg) {
+            checkRegion(seg.byteSize(), offset, count);
+            return irecvBuffer(worldSource(source), checkRecvTag(tag), null, seg, offset, count,
+                    worldToComm);
+        }
+        int shift = shiftOf(buf);
+        checkArray(buf, java.lang.reflect.Array.getLength(buf), offset, count);
+        return irecvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << shift,
+                (long) count << shift, worldToComm);
+    }
+
+    private static int shiftOf(Object buf) {
+        return switch (buf) {
+            case byte[] a -> 0;
+            case short[] a -> 1;
+            case char[] a -> 1;
+            case int[] a -> 2;
+            case float[] a -> 2;
+            case long[] a -> 3;
+            case double[] a -> 3;
+            case null -> throw new TuttiException.InvalidArgument("buffer is null");
+            default -> throw new TuttiException.InvalidArgument("a buffer must be a primitive array or a"
+                    + " MemorySegment, not " + buf.getClass().getName());
+        };
+    }
+
+    /** Waits until a matching message has arrived and returns its status, without receiving it. */
+    public final Status probe(int source, int tag) {
+        Status s = new Status();
+        probeBuffer(worldSource(source), checkRecvTag(tag), s, worldToComm);
+        return s;
+    }
+
+    /** Returns the status of a matching message that has arrived, or null if there is none yet. */
+    public final Status iprobe(int source, int tag) {
+        Status s = new Status();
+        return iprobeBuffer(worldSource(source), checkRecvTag(tag), s, worldToComm) ? s : null;
+    }
+
+    // ------------------------------------------------------------ checks
+
+
+    final int worldDest(int dest) {
+        checkRank(dest, "destination");
+        return group[dest];
+    }
+
+    final int worldSource(int source) {
+        if (source == Communicator.ANY_SOURCE) {
+            return ANY;
+        }
+        checkRank(source, "source");
+        return group[source];
+    }
+
+    protected final void checkRank(int r, String what) {
+        if (r < 0 || r >= group.length) {
+            throw new TuttiException.InvalidArgument("invalid " + what + " rank " + r + ": this communicator has "
+                    + group.length + " ranks (0.." + (group.length - 1) + ")");
+        }
+    }
+
+    static int checkTag(int tag) {
+        if (tag < 0) {
+            throw new TuttiException.InvalidArgument("invalid tag " + tag + ": a send's tag must be between 0 and "
+                    + Communicator.MAX_TAG + " (ANY_TAG is for receives only)");
+        }
+        return tag;
+    }
+
+    static int checkRecvTag(int tag) {
+        if (tag < 0 && tag != Communicator.ANY_TAG) {
+            throw new TuttiException.InvalidArgument("invalid tag " + tag + ": use 0.." + Communicator.MAX_TAG + " or ANY_TAG");
+        }
+        return tag == Communicator.ANY_TAG ? ANY : tag;
+    }
+
+    private static void checkArray(Object buf, int length, int offset, int count) {
+        if (buf == null) {
+            throw new TuttiException.InvalidArgument("buffer is null");
+        }
+        if (offset < 0 || count < 0 || (long) offset + count > length) {
+            throw new TuttiException.InvalidArgument("buffer region [" + offset + ", " + ((long) offset + count)
+                    + ") is outside the array of length " + length);
+        }
+    }
+
+    private static void checkRegion(long size, int offset, int count) {
+        if (offset < 0 || count < 0 || (long) offset + count > size) {
+            throw new TuttiException.InvalidArgument("buffer region [" + offset + ", " + ((long) offset + count)
+                    + ") is outside the segment of " + size + " bytes");
+        }
+    }
+
+    private static MemorySegment checkSegment(MemorySegment s) {
+        if (s == null) {
+            throw new TuttiException.InvalidArgument("buffer is null");
+        }
+        return s;
+    }
+
+    private MemorySegment segmentOf(ByteBuffer buf) {
+        if (buf == null) {
+            throw new TuttiException.InvalidArgument("buffer is null");
+        }
+        // cached so that loops over one buffer do not allocate a segment per message
+        if (buf != lastBuffer || buf.position() != lastPosition || buf.limit() != lastLimit) {
+            lastBuffer = buf;
+            lastPosition = buf.position();
+            lastLimit = buf.limit();
+            lastBufferSegment = MemorySegment.ofBuffer(buf);
+        }
+        return lastBufferSegment;
+    }
+
+    // ------------------------------------------------------------ what the runtime implements
+    //
+    // Ranks are world ranks, offsets and lengths are in bytes (from the array's first element, or
+    // in the segment), tags are checked; the runtime hands them to its engine on this context.
+
+    /** Blocking send. */
+    protected abstract void sendBuffer(int worldDest, int tag, Object array, MemorySegment segment, long offset,
+                                       long length);
+
+    /** Blocking receive; fills {@code status} (communicator ranks) when it is not null. */
+    protected abstract void recvBuffer(int worldSource, int tag, Object array, MemorySegment segment, long offset,
+                                       long length, int[] worldToComm, Status status);
+
+    protected abstract Request isendBuffer(int worldDest, int tag, Object array, MemorySegment segment, long offset,
+                                           long length);
+
+    protected abstract Request irecvBuffer(int worldSource, int tag, Object array, MemorySegment segment, long offset,
+                                           long length, int[] worldToComm);
+
+    protected abstract Request sendInitBuffer(int worldDest, int tag, Object array, MemorySegment segment,
+                                              long offset, long length);
+
+    protected abstract Request recvInitBuffer(int worldSource, int tag, Object array, MemorySegment segment,
+                                              long offset, long length, int[] worldToComm);
+
+    /** Blocking probe that fills {@code status}. */
+    protected abstract void probeBuffer(int worldSource, int tag, Status status, int[] worldToComm);
+
+    /** Non-blocking probe: fills {@code status} and returns true when a matching message is there. */
+    protected abstract boolean iprobeBuffer(int worldSource, int tag, Status status, int[] worldToComm);
+}

@@ -1,0 +1,152 @@
+package io.tutti.runtime;
+
+import io.tutti.Communicator;
+import io.tutti.Config;
+import io.tutti.Tutti;
+import io.tutti.TuttiException;
+import io.tutti.bootstrap.JobInfo;
+import io.tutti.bootstrap.Node;
+import io.tutti.coll.Selector;
+import io.tutti.coll.inc.InNetworkGroup;
+import io.tutti.coll.schedule.Topology;
+import io.tutti.p2p.Engine;
+import io.tutti.p2p.P2pConfig;
+import java.time.Duration;
+
+/**
+ * One rank of a job under the API: its {@link Node} (the job's wiring), {@link Engine} and
+ * collective {@link Selector}, built once from the job's settings, and the world communicator.
+ * {@link #of(Tutti)} gives the benchmark and test harnesses the engine and the job behind a
+ * {@code Tutti}.
+ */
+public final class Rank extends Tutti {
+    private final JobInfo job;
+    private final Config settings;
+    private final Engine engine;
+    private final Selector selector;
+    private final Communicator world;
+    private int nextContext = 2;
+
+    Rank(JobInfo job, Config settings) {
+        this.job = job;
+        this.settings = settings;
+        this.selector = new Selector(settings.asMap());
+        P2pConfig p2p = P2pConfig.from(settings);
+        this.engine = new Engine(new Node(job, settings, Duration.ofSeconds(p2p.rendezvousSeconds())), p2p);
+        int[] all = new int[job.size()];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = i;
+        }
+        this.world = new RankCommunicator(this, engine, 0, all);
+    }
+
+    /** The rank behind {@code tutti} (every {@code Tutti} is one). */
+    public static Rank of(Tutti tutti) {
+        return (Rank) tutti;
+    }
+
+    @Override
+    public Communicator world() {
+        checkOpen();
+        return world;
+    }
+
+    /** What the launcher said about this job (rank, size, node, launcher kind, secret). */
+    public JobInfo job() {
+        return job;
+    }
+
+    /** The point-to-point engine, for the benchmark and test harnesses. */
+    public Engine engine() {
+        return engine;
+    }
+
+    /** The job's settings, as read at init. */
+    public Config settings() {
+        return settings;
+    }
+
+    @Override
+    public int progress() {
+        checkOpen();
+        return engine.progress();
+    }
+
+    @Override
+    public void close() {
+        if (!engine.isClosed()) {
+            InNetworkGroup.releaseAll(engine);
+        }
+        engine.close();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return engine.isClosed();
+    }
+
+    Selector selector() {
+        return selector;
+    }
+
+    /** Pretends each run of this many consecutive world ranks is a node (tests, benchmarks); 0 = by host. */
+    static final String TOPOLOGY_NODE_SIZE = "TUTTI_TOPOLOGY_NODE_SIZE";
+    /** Pretends each node has this many sockets, its ranks split evenly in rank order; 0 = from /sys. */
+    static final String TOPOLOGY_SOCKETS = "TUTTI_TOPOLOGY_SOCKETS";
+
+    /** Where the ranks of {@code group} (world ranks) run, with the overrides above applied. */
+    Topology topologyOf(int[] group) {
+        int nodeSize = setting(TOPOLOGY_NODE_SIZE);
+        int sockets = setting(TOPOLOGY_SOCKETS);
+        int[] node = new int[group.length];
+        int[] socket = new int[group.length];
+        for (int i = 0; i < group.length; i++) {
+            int w = group[i];
+            node[i] = nodeSize > 0 ? w / nodeSize : engine.nodeOf(w);
+            if (sockets > 0) {
+                int perNode = nodeSize > 0 ? Math.min(nodeSize, job.size() - node[i] * nodeSize) : job.localSize();
+                int local = nodeSize > 0 ? w % nodeSize : w % Math.max(1, job.localSize());
+                socket[i] = local * sockets / Math.max(1, perNode);
+            } else {
+                socket[i] = engine.packageOf(w);
+            }
+        }
+        int perNode = nodeSize > 0 ? nodeSize : job.localSize();
+        boolean sharedMemory = true;
+        for (int w : group) {
+            sharedMemory &= engine.sharesMemoryWith(w);
+        }
+        return new Topology(node, socket, perNode > Runtime.getRuntime().availableProcessors(), sharedMemory);
+    }
+
+    private int setting(String name) {
+        String v = settings.get(name);
+        if (v == null) {
+            return 0;
+        }
+        try {
+            int x = Integer.parseInt(v);
+            if (x >= 0) {
+                return x;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new TuttiException.InvalidArgument(name + " must be a whole number >= 0, got '" + v + "'");
+    }
+
+    int nextContext() {
+        return nextContext;
+    }
+
+    void contextUsed(int context) {
+        nextContext = Math.max(nextContext, context + 2);
+    }
+
+    private void checkOpen() {
+        if (engine.isClosed()) {
+            throw new TuttiException.NotActive("Tutti has been closed on rank " + job.rank()
+                    + "; create a new instance with Tutti.init to communicate again");
+        }
+    }
+}

@@ -1,0 +1,434 @@
+package io.tutti.runtime;
+
+import static io.tutti.runtime.CollectiveArguments.bytes;
+import static io.tutti.runtime.CollectiveArguments.extentOf;
+
+import io.tutti.Communicator;
+import io.tutti.Datatype;
+import io.tutti.ReduceOp;
+import io.tutti.Request;
+import io.tutti.Status;
+import io.tutti.TuttiException;
+import io.tutti.UserOp;
+import io.tutti.coll.Collectives;
+import io.tutti.coll.algo.LinearAllreduce;
+import io.tutti.coll.algo.LinearBarrier;
+import io.tutti.coll.algo.RecursiveDoublingAllreduce;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.offload.OffloadCompiler;
+import io.tutti.offload.OffloadPlans;
+import io.tutti.offload.OffloadProgram;
+import io.tutti.offload.OffloadedCollective;
+import io.tutti.p2p.Engine;
+import io.tutti.reduce.OffloadAlu;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * A communicator of one rank: its point-to-point calls go to the rank's engine on the
+ * communicator's context, its collectives to its {@link Collectives} on the next context (or, for
+ * offloaded persistent ones, to the software NIC), after {@link CollectiveArguments} has checked
+ * them and turned them into byte regions.
+ */
+final class RankCommunicator extends Communicator {
+    /** Above every collective's wire tags (see {@code io.tutti.coll.HostExecutor}). */
+    private static final int INTERNAL_TAG_SPLIT = 1 << 30;
+
+    private final Rank tutti;
+    private final Engine engine;
+    private final int context;
+    private final int rank;
+    private final int[] group;
+    private final int[] worldToComm;
+    private final Collectives collectives;
+    private final CollectiveArguments args;
+    /** Offloaded collectives created on this communicator so far: the next one's endpoint tag. */
+    private int offloadedInits;
+
+    RankCommunicator(Rank tutti, Engine engine, int context, int[] group) {
+        super(context, group, engine.rank(), engine.size());
+        this.tutti = tutti;
+        this.engine = engine;
+        this.context = context;
+        this.rank = rank();
+        this.group = group();
+        this.worldToComm = worldToComm();
+        this.collectives = new Collectives(engine, context + 1, group, rank, tutti.selector(),
+                () -> tutti.topologyOf(group));
+        this.args = new CollectiveArguments(group.length, rank);
+    }
+
+    // ------------------------------------------------------------ point to point
+
+    @Override
+    protected void sendBuffer(int worldDest, int tag, Object array, MemorySegment segment, long offset, long length) {
+        engine.send(context, worldDest, tag, array, segment, offset, length);
+    }
+
+    @Override
+    protected void recvBuffer(int worldSource, int tag, Object array, MemorySegment segment, long offset, long length,
+                              int[] worldToComm, Status status) {
+        engine.recv(context, worldSource, tag, array, segment, offset, length, worldToComm, status);
+    }
+
+    @Override
+    protected Request isendBuffer(int worldDest, int tag, Object array, MemorySegment segment, long offset,
+                                  long length) {
+        return engine.isend(context, worldDest, tag, array, segment, offset, length);
+    }
+
+    @Override
+    protected Request irecvBuffer(int worldSource, int tag, Object array, MemorySegment segment, long offset,
+                                  long length, int[] worldToComm) {
+        return engine.irecv(context, worldSource, tag, array, segment, offset, length, worldToComm);
+    }
+
+    @Override
+    protected Request sendInitBuffer(int worldDest, int tag, Object array, MemorySegment segment, long offset,
+                                     long length) {
+        return engine.sendInit(context, worldDest, tag, array, segment, offset, length);
+    }
+
+    @Override
+    protected Request recvInitBuffer(int worldSource, int tag, Object array, MemorySegment segment, long offset,
+                                     long length, int[] worldToComm) {
+        return engine.recvInit(context, worldSource, tag, array, segment, offset, length, worldToComm);
+    }
+
+    @Override
+    protected void probeBuffer(int worldSource, int tag, Status status, int[] worldToComm) {
+        engine.probe(context, worldSource, tag, status, worldToComm);
+    }
+
+    @Override
+    protected boolean iprobeBuffer(int worldSource, int tag, Status status, int[] worldToComm) {
+        return engine.iprobe(context, worldSource, tag, status, worldToComm);
+    }
+
+    // ------------------------------------------------------------ collectives
+
+    @Override
+    public void setAlgorithm(String operation, String algorithm) {
+        collectives.setAlgorithm(operation, algorithm);
+    }
+
+    private static Collectives.Mode mode(Call how) {
+        return switch (how) {
+            case BLOCKING -> Collectives.Mode.BLOCKING;
+            case NONBLOCKING -> Collectives.Mode.NONBLOCKING;
+            case PERSISTENT -> Collectives.Mode.PERSISTENT;
+        };
+    }
+
+    @Override
+    protected Request runBarrier(Call how) {
+        return collectives.run(mode(how), collectives.call(Kind.BARRIER, MemorySegment.NULL, MemorySegment.NULL,
+                Datatype.BYTE));
+    }
+
+    @Override
+    protected Request runBcast(Call how, Object buf, int count, Datatype type, int root) {
+        checkRank(root, "root");
+        MemorySegment b = args.view(buf, count, type, "buffer");
+        return collectives.run(mode(how), collectives.call(Kind.BCAST, b, b, type)
+                .bytes(bytes(count, type)).root(root));
+    }
+
+    @Override
+    protected Request runReduce(Call how, Object send, Object recv, int count, Datatype type,
+                           ReduceOp op, UserOp userOp, int root) {
+        checkRank(root, "root");
+        CollectiveArguments.checkOp(op, userOp, type);
+        boolean inPlace = send == IN_PLACE;
+        if (inPlace && rank != root) {
+            throw new TuttiException.InvalidArgument("IN_PLACE is the root's send buffer only in reduce");
+        }
+        MemorySegment r = rank == root ? args.view(recv, count, type, "receive buffer") : MemorySegment.NULL;
+        MemorySegment snd = inPlace ? r : args.view(send, count, type, "send buffer");
+        return collectives.run(mode(how), collectives.call(Kind.REDUCE, snd, r, type).reduction(op, userOp)
+                .bytes(bytes(count, type)).root(root).inPlace(inPlace));
+    }
+
+    @Override
+    protected Request runAllreduce(Call how, Object send, Object recv, int count, Datatype type,
+                              ReduceOp op, UserOp userOp) {
+        CollectiveArguments.checkOp(op, userOp, type);
+        boolean inPlace = send == IN_PLACE;
+        MemorySegment r = args.view(recv, count, type, "receive buffer");
+        MemorySegment snd = inPlace ? r : args.view(send, count, type, "send buffer");
+        return collectives.run(mode(how), collectives.call(Kind.ALLREDUCE, snd, r, type).reduction(op, userOp)
+                .bytes(bytes(count, type)).inPlace(inPlace));
+    }
+
+    @Override
+    protected Request runScan(Call how, boolean exclusive, Object send, Object recv, int count, Datatype type,
+                         ReduceOp op, UserOp userOp) {
+        CollectiveArguments.checkOp(op, userOp, type);
+        boolean inPlace = send == IN_PLACE;
+        MemorySegment r = args.view(recv, count, type, "receive buffer");
+        MemorySegment snd = inPlace ? r : args.view(send, count, type, "send buffer");
+        return collectives.run(mode(how), collectives.call(exclusive ? Kind.EXSCAN : Kind.SCAN, snd, r, type)
+                .reduction(op, userOp).bytes(bytes(count, type)).inPlace(inPlace));
+    }
+
+    /** {@code counts} null: {@code count} elements per rank. */
+    @Override
+    protected Request runReduceScatter(Call how, Object send, Object recv, int[] counts, int count,
+                                  Datatype type, ReduceOp op, UserOp userOp) {
+        CollectiveArguments.checkOp(op, userOp, type);
+        long[] blocks = args.blocks(counts, count, type, "counts");
+        long total = CollectiveArguments.prefix(blocks, args.prefixDispls());
+        boolean inPlace = send == IN_PLACE;
+        MemorySegment r = inPlace ? args.viewBytes(recv, total, type, "receive buffer")
+                : args.viewBytes(recv, blocks[rank], type, "receive buffer");
+        MemorySegment snd = inPlace ? r : args.viewBytes(send, total, type, "send buffer");
+        return collectives.run(mode(how), collectives.call(Kind.REDUCE_SCATTER, snd, r, type).reduction(op, userOp)
+                .bytes(total).inPlace(inPlace).blocks(blocks, null));
+    }
+
+    /** {@code counts} null: {@code recvCount} elements per rank at r * recvCount (scatter), else scatterv. */
+    @Override
+    protected Request runScatter(Call how, Object send, int[] counts, int[] displs, Object recv, int recvCount,
+                            Datatype type, int root) {
+        checkRank(root, "root");
+        boolean inPlace = recv == IN_PLACE;
+        if (inPlace && rank != root) {
+            throw new TuttiException.InvalidArgument("IN_PLACE is the root's receive buffer only in scatter");
+        }
+        boolean irregular = counts != null;
+        long[] blocks = args.rootedBlocks(counts, recvCount, type, root);
+        long[] dis = rank == root ? args.displacements(displs, blocks, recvCount, type, "displs")
+                : args.displacements(null, blocks, 0, type, "displs");
+        MemorySegment snd = rank == root ? args.viewBytes(send, extentOf(blocks, dis), type, "send buffer")
+                : MemorySegment.NULL;
+        if (rank == root && !inPlace && blocks[rank] != (long) recvCount * type.extent()) {
+            throw new TuttiException.InvalidArgument("the root's own block has " + blocks[rank] / type.extent()
+                    + " elements but its receive count is " + recvCount);
+        }
+        MemorySegment r = inPlace ? MemorySegment.NULL : args.view(recv, recvCount, type, "receive buffer");
+        return collectives.run(mode(how), collectives.call(Kind.SCATTER, snd, r, type).root(root).inPlace(inPlace)
+                .blocks(blocks, dis).irregular(irregular));
+    }
+
+    /** {@code counts} null: {@code sendCount} elements per rank at r * sendCount (gather), else gatherv. */
+    @Override
+    protected Request runGather(Call how, Object send, int sendCount, Object recv, int[] counts, int[] displs,
+                           Datatype type, int root) {
+        checkRank(root, "root");
+        boolean inPlace = send == IN_PLACE;
+        if (inPlace && rank != root) {
+            throw new TuttiException.InvalidArgument("IN_PLACE is the root's send buffer only in gather");
+        }
+        boolean irregular = counts != null;
+        long[] blocks = args.rootedBlocks(counts, sendCount, type, root);
+        long[] dis = rank == root ? args.displacements(displs, blocks, sendCount, type, "displs")
+                : args.displacements(null, blocks, 0, type, "displs");
+        MemorySegment r = rank == root ? args.viewBytes(recv, extentOf(blocks, dis), type, "receive buffer")
+                : MemorySegment.NULL;
+        if (rank == root && !inPlace && blocks[rank] != (long) sendCount * type.extent()) {
+            throw new TuttiException.InvalidArgument("the root's own block has " + blocks[rank] / type.extent()
+                    + " elements but its send count is " + sendCount);
+        }
+        MemorySegment snd = inPlace ? MemorySegment.NULL : args.view(send, sendCount, type, "send buffer");
+        return collectives.run(mode(how), collectives.call(Kind.GATHER, snd, r, type).root(root).inPlace(inPlace)
+                .blocks(blocks, dis).irregular(irregular));
+    }
+
+    @Override
+    protected Request runAllgather(Call how, Object send, int sendCount, Object recv, int[] counts,
+                              int[] displs, Datatype type) {
+        boolean inPlace = send == IN_PLACE;
+        long[] blocks = args.blocks(counts, sendCount, type, "counts");
+        long[] dis = args.displacements(displs, blocks, sendCount, type, "displs");
+        if (!inPlace && blocks[rank] != (long) sendCount * type.extent()) {
+            throw new TuttiException.InvalidArgument("counts[" + rank + "] is " + blocks[rank] / type.extent()
+                    + " but this rank sends " + sendCount + " elements");
+        }
+        MemorySegment r = args.viewBytes(recv, extentOf(blocks, dis), type, "receive buffer");
+        MemorySegment snd = inPlace ? r : args.view(send, (int) (blocks[rank] / type.extent()), type, "send buffer");
+        return collectives.run(mode(how), collectives.call(Kind.ALLGATHER, snd, r, type).inPlace(inPlace)
+                .blocks(blocks, dis));
+    }
+
+    @Override
+    protected Request runAlltoall(Call how, Object send, int[] sendCounts, int[] sendDispls, Object recv,
+                             int[] recvCounts, int[] recvDispls, int count, Datatype type) {
+        boolean inPlace = send == IN_PLACE;
+        long[] rb = args.blocks(recvCounts, count, type, "recvCounts");
+        long[] rd = args.displacements(recvDispls, rb, count, type, "recvDispls");
+        long[] sb = inPlace ? rb : args.blocks2(sendCounts, count, type, "sendCounts");
+        long[] sd = inPlace ? rd : args.displacements2(sendDispls, sb, count, type, "sendDispls");
+        MemorySegment r = args.viewBytes(recv, extentOf(rb, rd), type, "receive buffer");
+        MemorySegment snd = inPlace ? r : args.viewBytes(send, extentOf(sb, sd), type, "send buffer");
+        return collectives.run(mode(how), collectives.call(Kind.ALLTOALL, snd, r, type).inPlace(inPlace)
+                .blocks(rb, rd).sendBlocks(sb, sd).irregular(sendCounts != null || recvCounts != null));
+    }
+
+    // ------------------------------------------------------------ offloaded persistent collectives
+
+    @Override
+    protected Request offloadBarrier() {
+        return offloaded(OffloadPlans.Coll.BARRIER, MemorySegment.NULL, MemorySegment.NULL, 0, 0, null, null);
+    }
+
+    @Override
+    protected Request offloadBcast(Object buf, int count, Datatype type, int root) {
+        checkRank(root, "root");
+        MemorySegment b = args.view(buf, count, type, "buffer");
+        return offloaded(OffloadPlans.Coll.BCAST, MemorySegment.NULL, b, bytes(count, type), root,
+                null, null);
+    }
+
+    @Override
+    protected Request offloadAllgather(Object send, Object recv, int count, Datatype type) {
+        notInPlace(send);
+        MemorySegment r = args.view(recv, (long) count * group.length, type, "receive buffer");
+        MemorySegment snd = args.view(send, count, type, "send buffer");
+        return offloaded(OffloadPlans.Coll.ALLGATHER, snd, r, bytes(count, type), 0, null, null);
+    }
+
+    @Override
+    protected Request offloadReduce(Object send, Object recv, int count, Datatype type, ReduceOp op, int root) {
+        checkRank(root, "root");
+        notInPlace(send);
+        MemorySegment r = rank == root ? args.view(recv, count, type, "receive buffer") : MemorySegment.NULL;
+        MemorySegment snd = args.view(send, count, type, "send buffer");
+        return offloaded(OffloadPlans.Coll.REDUCE, snd, r, bytes(count, type), root, op, type);
+    }
+
+    @Override
+    protected Request offloadAllreduce(Object send, Object recv, int count, Datatype type, ReduceOp op) {
+        notInPlace(send);
+        MemorySegment r = args.view(recv, count, type, "receive buffer");
+        MemorySegment snd = args.view(send, count, type, "send buffer");
+        return offloaded(OffloadPlans.Coll.ALLREDUCE, snd, r, bytes(count, type), 0, op, type);
+    }
+
+    /**
+     * How {@code allreduceInit(..., Offload.NIC)} is offloaded, from {@code TUTTI_OFFLOAD_ALLREDUCE}:
+     * {@code linear} (one round, every rank's vector to every other), {@code recursive-doubling},
+     * {@code nic-tree} (the NIC reduction tree with triggered broadcast), or {@code auto} (default:
+     * linear when the ranks share one node, recursive doubling otherwise).
+     */
+    private String offloadedAllreduce() {
+        return offloadScheme("TUTTI_OFFLOAD_ALLREDUCE", "tutti.offload.allreduce", "recursive-doubling",
+                "recursive-doubling", "nic-tree", "linear");
+    }
+
+    /**
+     * How {@code barrierInit(Offload.NIC)} is offloaded, from {@code TUTTI_OFFLOAD_BARRIER}:
+     * {@code butterfly}, {@code linear} (one round), or {@code auto} (default: linear when the ranks
+     * share one node, the butterfly otherwise).
+     */
+    private String offloadedBarrier() {
+        return offloadScheme("TUTTI_OFFLOAD_BARRIER", "tutti.offload.barrier", "butterfly", "butterfly", "linear");
+    }
+
+    /**
+     * The scheme {@code variable} (or {@code property}) names, {@code auto} resolved: {@code linear}
+     * when every rank shares this rank's node (a signal is then a store into shared memory, so one
+     * round of P − 1 signals beats log2 P rounds of one) and the one counter can hold the P − 1
+     * arrivals, else {@code otherwise}.
+     */
+    private String offloadScheme(String variable, String property, String otherwise, String... schemes) {
+        String v = tutti.settings().text(property, "auto");
+        if (v.equals("auto")) {
+            boolean oneNode = group.length - 1 <= OffloadCompiler.MAX_BUCKETS;
+            for (int r = 0; r < group.length && oneNode; r++) {
+                oneNode = engine.sharesMemoryWith(group[r]);
+            }
+            return oneNode ? "linear" : otherwise;
+        }
+        if (!Arrays.asList(schemes).contains(v)) {
+            throw new TuttiException.InvalidArgument(variable + " (or " + property + ") must be auto, "
+                    + String.join(", ", schemes) + "; got '" + v + "'");
+        }
+        return v;
+    }
+
+    private static void notInPlace(Object send) {
+        if (send == IN_PLACE) {
+            throw new TuttiException.InvalidArgument("IN_PLACE is not offloaded: give a send buffer, or use"
+                    + " Offload.HOST");
+        }
+    }
+
+    private Request offloaded(OffloadPlans.Coll coll, MemorySegment send, MemorySegment recv,
+                              long bytes, int root, ReduceOp op, Datatype type) {
+        io.tutti.reduce.OffloadAlu.Op alu = null;
+        io.tutti.reduce.OffloadAlu.Type aluType = null;
+        if (op != null) {
+            alu = io.tutti.reduce.OffloadAlu.of(op);
+            aluType = io.tutti.reduce.OffloadAlu.of(type);
+            io.tutti.reduce.OffloadAlu.check(alu, aluType);
+            if (type.isPair() != alu.located()) {
+                throw new TuttiException.InvalidArgument(op + " on " + type + " cannot be offloaded: MAXLOC and"
+                        + " MINLOC take the pair types, the others plain ones");
+            }
+        }
+        int n = group.length;
+        int extent = type == null ? 1 : type.extent();
+        // on one counter (2^n buckets), each receive in a region of its own, so each exchange is one PUT
+        // with no ready-to-receive round trip; recursive doubling needs one exchange per round where the
+        // NIC tree needs a way up and a way down, and linear a single round; null: the plan's program
+        java.util.function.IntFunction<Schedule> schedules = switch (coll) {
+            case BARRIER -> offloadedBarrier().equals("linear") ? r -> LinearBarrier.build(r, n)
+                    : null;
+            case ALLREDUCE -> switch (offloadedAllreduce()) {
+                case "linear" -> r -> LinearAllreduce.build(r, n, bytes, extent, false);
+                case "recursive-doubling" -> r -> RecursiveDoublingAllreduce.buildOwnRegions(r, n,
+                        bytes, extent, true);
+                default -> null;
+            };
+            default -> null;
+        };
+        OffloadProgram program;
+        if (schedules != null) {
+            program = OffloadCompiler.bucket(schedules, rank, alu, aluType, true);
+        } else {
+            program = OffloadPlans.program(coll, group.length, rank, bytes, root, alu, aluType);
+        }
+        // every rank makes its offloaded inits in the same order, so the count names the collective;
+        // a bcast's root and a reduce's leaves may run ahead of the others, the other collectives go in lockstep
+        boolean lockstep = coll != OffloadPlans.Coll.BCAST
+                && coll != OffloadPlans.Coll.REDUCE;
+        return new OffloadedCollective(engine, program, send, recv, context + 1, offloadedInits++,
+                group, lockstep);
+    }
+
+    // ------------------------------------------------------------ communicators
+
+    @Override
+    public Communicator split(int color, int key) {
+        int n = size();
+        long[] mine = {color, key, tutti.nextContext()};
+        long[][] all = new long[n][];
+        Request[] reqs = new Request[2 * n];
+        for (int r = 0; r < n; r++) {
+            all[r] = r == rank ? mine : new long[3];
+            if (r != rank) {
+                reqs[r] = engine.irecv(context + 1, group[r], INTERNAL_TAG_SPLIT, all[r], null, 0, 24, worldToComm);
+                reqs[n + r] = engine.isend(context + 1, group[r], INTERNAL_TAG_SPLIT, mine, null, 0, 24);
+            }
+        }
+        Request.waitAll(reqs);
+        long newContext = 0;
+        for (long[] t : all) {
+            newContext = Math.max(newContext, t[2]);
+        }
+        tutti.contextUsed((int) newContext);
+        if (color < 0) {
+            return null;
+        }
+        Integer[] members = java.util.stream.IntStream.range(0, n).filter(r -> all[r][0] == color).boxed()
+                .toArray(Integer[]::new);
+        Arrays.sort(members, (a, b) -> all[a][1] != all[b][1] ? Long.compare(all[a][1], all[b][1])
+                : Integer.compare(a, b));
+        int[] newGroup = new int[members.length];
+        for (int i = 0; i < members.length; i++) {
+            newGroup[i] = group[members[i]];
+        }
+        return new RankCommunicator(tutti, engine, (int) newContext, newGroup);
+    }
+}
