@@ -1,10 +1,13 @@
 package io.tutti;
 
+import io.tutti.idle.Idle;
+
 /**
  * A nonblocking operation in flight. Complete it with {@link #waitFor()} or poll it with
  * {@link #test()}; a request belongs to the rank (thread) that started it.
  */
 public interface Request {
+
     /**
      * Starts a persistent request (from {@code sendInit}/{@code recvInit}) again; it must have
      * completed. Persistent requests are the allocation-free way to repeat an exchange.
@@ -87,20 +90,14 @@ public interface Request {
         if (!any) {
             return -1;
         }
-        for (int round = 0; ; round++) {
+        // back off like a blocked call, so ranks sharing a core are not starved
+        Idle idle = new Idle(Idle.POLLING);
+        for (int round = 0; ; round = idle.idle(round)) {
             for (int i = 0; i < requests.length; i++) {
                 Request r = requests[i];
                 if (r != null && r.isActive() && r.test()) {
                     return i;
                 }
-            }
-            // back off like a blocked call, so ranks sharing a core are not starved
-            if (round < 1000) {
-                Thread.onSpinWait();
-            } else if (round < 2000) {
-                Thread.yield();
-            } else {
-                java.util.concurrent.locks.LockSupport.parkNanos(50_000);
             }
         }
     }

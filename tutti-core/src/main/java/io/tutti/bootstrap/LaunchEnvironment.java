@@ -49,6 +49,14 @@ public final class LaunchEnvironment {
     private LaunchEnvironment() {
     }
 
+    /**
+     * The settings the environment and the system properties give the calling rank ({@code TUTTI_*}
+     * variables, {@code tutti.*} properties over them); a program's own go over these.
+     */
+    public static io.tutti.Config settings() {
+        return io.tutti.Config.from(current(), System.getProperties());
+    }
+
     /** The environment of the calling rank. */
     public static Map<String, String> current() {
         return RANK_ENVIRONMENT.isBound() ? RANK_ENVIRONMENT.get() : System.getenv();

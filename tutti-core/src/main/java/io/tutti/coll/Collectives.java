@@ -33,6 +33,7 @@ public final class Collectives {
     private static final int CACHE = 32;
 
     private final Engine engine;
+    private final Map<String, String> settings;
     private final int context;
     private final int[] group;
     private final int rank;
@@ -104,10 +105,12 @@ public final class Collectives {
      * @param context  the communicator's collective context (its point-to-point context + 1)
      * @param group    communicator rank to world rank
      * @param topology where the ranks run, asked for when a schedule is first built
+     * @param settings the job's settings, by environment name: what a switch client reads its own from
      */
     public Collectives(Engine engine, int context, int[] group, int rank, Selector algorithms,
-                       java.util.function.Supplier<Topology> topology) {
+                       java.util.function.Supplier<Topology> topology, Map<String, String> settings) {
         this.engine = engine;
+        this.settings = settings;
         this.context = context;
         this.group = group;
         this.rank = rank;
@@ -255,7 +258,7 @@ public final class Collectives {
                 blocks[r] = 4L * n;
                 displs[r] = 4L * n * r;
             }
-            InNetworkGroup.Outcome o = InNetworkGroup.setUp(engine, rank, group, algorithms.incDomains(topology()),
+            InNetworkGroup.Outcome o = InNetworkGroup.setUp(engine, settings, rank, group, algorithms.incDomains(topology()),
                     algorithms.incSocketMode(), (mine, all) -> run(Mode.BLOCKING, new Invocation().reset(Kind.ALLGATHER,
                             InNetworkGroup.ints(mine), InNetworkGroup.ints(all), Datatype.INT).blocks(blocks, displs)));
             incGroup = o.group();

@@ -15,9 +15,10 @@ import io.tutti.TuttiException;
  * @param exchangeSlots     chunks per data-exchange ring
  * @param singleCopy        copy large messages once, process to process, where the OS allows it
  * @param spinTries         progress polls before a blocked rank starts yielding its core; -1 = automatic
- *                          (2000 when every local rank has a core of its own, 20 when oversubscribed)
+ *                          (20,000 when every local rank has a core of its own, 20 when oversubscribed:
+ *                          {@link io.tutti.idle.Idle#blocked})
  * @param yieldTries        yields before it starts parking; -1 = automatic (200 when every local rank has a
- *                          core of its own, 5000 when oversubscribed)
+ *                          core of its own, 5,000 when oversubscribed)
  * @param maxParkMicros     longest park of a blocked rank, in microseconds
  * @param livenessMillis    how often a blocked rank checks that its peers are alive
  * @param rendezvousSeconds how long start-up waits for every rank to arrive
@@ -51,11 +52,7 @@ public record P2pConfig(int eagerLimit, int ringCapacity, int exchangeChunk, int
     public static final String SPIN_TRIES = "tutti.idle.spin";
     public static final int SPIN_TRIES_DEFAULT = -1;
     public static final String YIELD_TRIES = "tutti.idle.yield";
-    /**
-     * Automatic: ranks that outnumber the cores yield for about 2 ms (5000 yields of ~0.5 µs) before
-     * they park, because a park sleeps at least 16-73 µs here while the peer's answer is usually
-     * one yield away (docs/perf/collectives.md).
-     */
+    /** Automatic: {@link io.tutti.idle.Idle#blocked} decides, with the measurements behind it. */
     public static final int YIELD_TRIES_DEFAULT = -1;
     public static final String MAX_PARK_MICROS = "tutti.idle.park.max.us";
     public static final int MAX_PARK_MICROS_DEFAULT = 200;
@@ -129,21 +126,5 @@ public record P2pConfig(int eagerLimit, int ringCapacity, int exchangeChunk, int
                 c.text(TRANSPORT, TRANSPORT_DEFAULT).toLowerCase(java.util.Locale.ROOT),
                 c.text(NET_PROVIDER, NET_PROVIDER_DEFAULT),
                 c.bool(IDLE_SLEEP, IDLE_SLEEP_DEFAULT));
-    }
-
-    /** The spin budget for {@code localRanks} ranks sharing this machine's cores. */
-    public int effectiveSpinTries(int localRanks) {
-        if (spinTries >= 0) {
-            return spinTries;
-        }
-        return localRanks <= Runtime.getRuntime().availableProcessors() ? 20_000 : 20;
-    }
-
-    /** The yield budget for {@code localRanks} ranks sharing this machine's cores. */
-    public int effectiveYieldTries(int localRanks) {
-        if (yieldTries >= 0) {
-            return yieldTries;
-        }
-        return localRanks <= Runtime.getRuntime().availableProcessors() ? 200 : 5000;
     }
 }

@@ -55,7 +55,7 @@ final class RankCommunicator extends Communicator {
         this.group = group();
         this.worldToComm = worldToComm();
         this.collectives = new Collectives(engine, context + 1, group, rank, tutti.selector(),
-                () -> tutti.topologyOf(group));
+                () -> tutti.topologyOf(group), tutti.settings().asMap());
         this.args = new CollectiveArguments(group.length, rank);
     }
 

@@ -15,7 +15,7 @@ import io.tutti.bootstrap.LaunchEnvironment;
 public final class RankProvider implements Tutti.Provider {
     @Override
     public Tutti start(Config program) {
-        Config settings = Config.from(LaunchEnvironment.current(), System.getProperties()).with(program);
+        Config settings = LaunchEnvironment.settings().with(program);
         JobInfo job;
         try {
             job = Bootstrap.detect(LaunchEnvironment.current());

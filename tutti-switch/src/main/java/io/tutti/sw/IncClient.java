@@ -4,6 +4,7 @@ import static io.tutti.wire.IncPacketDescriptor.*;
 
 import io.tutti.TuttiException;
 import io.tutti.coll.inc.InNetworkAggregation;
+import io.tutti.idle.Idle;
 import io.tutti.wire.MessageType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,26 +24,16 @@ import java.util.Map;
  * plane requests (each sent again until answered, within a bounded time) and the data plane
  * transfers (a window of packets in flight, each sent again when its result is late).
  *
- * <p>Settings (environment): {@value #SWITCH} — the ToR's {@code host:port}; without it the
- * provider opens nothing; {@value #RETRY} — least milliseconds before a contribution is sent
- * again (default {@value #RETRY_DEFAULT}; the wait follows the measured round trip), ten times that
- * for a control request; {@value #TIMEOUT} — milliseconds
- * without any result before a transfer fails (default {@value #TIMEOUT_DEFAULT}); {@value #SETUP}
- * — milliseconds a query, notify or release waits for its answer (default {@value #SETUP_DEFAULT}).
+ * <p>Settings: {@link IncConfig}.
  *
  * <p>Not thread-safe: used by the thread running the communicator's collectives.
  */
 public final class IncClient implements InNetworkAggregation {
-    public static final String SWITCH = "TUTTI_INC_SWITCH";
-    public static final String RETRY = "TUTTI_INC_RETRY_MS";
-    public static final long RETRY_DEFAULT = 5;
     /** Longest wait before a packet is sent again, however slow the round trips measured. */
     private static final long RTO_MAX_NANOS = 1_000_000_000L;
-    public static final String TIMEOUT = "TUTTI_INC_TIMEOUT_MS";
-    public static final long TIMEOUT_DEFAULT = 10_000;
-    public static final String SETUP = "TUTTI_INC_SETUP_MS";
-    public static final long SETUP_DEFAULT = 2_000;
 
+    /** A control reply has no doorbell: the wait parks between looks ({@link Idle#DATAGRAM}). */
+    private final Idle idle = new Idle(Idle.DATAGRAM);
     private final int job;
     private final int rank;
     private final InetSocketAddress tor;
@@ -139,6 +130,7 @@ public final class IncClient implements InNetworkAggregation {
     /** The next control packet of {@code kind} for {@code group}, or null at {@code deadline}. */
     private ByteBuffer awaitControl(byte kind, int group, long deadline, Runnable resend) {
         long next = System.nanoTime() + Math.max(retryNanos * 10, 20_000_000L);
+        int round = 0;
         while (System.nanoTime() - deadline < 0) {
             ByteBuffer p = receive();
             if (p == null) {
@@ -147,7 +139,7 @@ public final class IncClient implements InNetworkAggregation {
                     next = System.nanoTime() + Math.max(retryNanos * 10, 20_000_000L);
                 }
                 progress.run();
-                parkBriefly();
+                round = idle.idle(round);
                 continue;
             }
             if (type(p) == MessageType.INC_CTRL && kind(p) == kind && group(p) == group) {
@@ -158,10 +150,6 @@ public final class IncClient implements InNetworkAggregation {
             }
         }
         return null;
-    }
-
-    private static void parkBriefly() {
-        java.util.concurrent.locks.LockSupport.parkNanos(50_000);
     }
 
     @Override

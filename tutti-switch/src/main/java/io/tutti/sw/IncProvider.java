@@ -5,9 +5,8 @@ import io.tutti.coll.inc.InNetworkAggregation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.util.Map;
 
-/** Opens an {@link IncClient} toward the ToR named by {@value IncClient#SWITCH}; nothing without it. */
+/** Opens an {@link IncClient} toward the ToR of {@link IncConfig#tor()}; nothing without one. */
 public final class IncProvider implements InNetworkAggregation.Provider {
     @Override
     public String name() {
@@ -16,18 +15,15 @@ public final class IncProvider implements InNetworkAggregation.Provider {
 
     @Override
     public InNetworkAggregation open(InNetworkAggregation.Context context) {
-        Map<String, String> s = context.settings();
-        String where = s.get(IncClient.SWITCH);
-        if (where == null || where.isBlank()) {
+        IncConfig config = IncConfig.from(context.settings());
+        if (config.tor() == null) {
             return null;
         }
         try {
-            return new IncClient(context.wireJobId(), context.worldRank(), parse(IncClient.SWITCH, where.trim()),
-                    millis(s, IncClient.RETRY, IncClient.RETRY_DEFAULT),
-                    millis(s, IncClient.TIMEOUT, IncClient.TIMEOUT_DEFAULT),
-                    millis(s, IncClient.SETUP, IncClient.SETUP_DEFAULT), context.progress());
+            return new IncClient(context.wireJobId(), context.worldRank(), config.tor(), config.retryMillis(),
+                    config.timeoutMillis(), config.setupMillis(), context.progress());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot open the socket toward the switch " + where, e);
+            throw new UncheckedIOException("cannot open the socket toward the switch " + config.tor(), e);
         }
     }
 
@@ -46,9 +42,5 @@ public final class IncProvider implements InNetworkAggregation.Provider {
         }
         throw new TuttiException.InvalidArgument(setting + " must be host:port (for example 10.0.0.1:7700), got '"
                 + hostPort + "'");
-    }
-
-    private static long millis(Map<String, String> s, String name, long fallback) {
-        return io.tutti.bootstrap.LaunchEnvironment.positive(s, name, fallback, "a positive number of milliseconds");
     }
 }

@@ -91,9 +91,9 @@ class IncAllreduceTest {
             if (tors != null) {
                 // nodes 0-1 under the first ToR, nodes 2-3 under the second
                 InetSocketAddress t = tors[rank / 4];
-                env.put(IncClient.SWITCH, t.getHostString() + ":" + t.getPort());
+                env.put(io.tutti.Config.envName(IncConfig.SWITCH), t.getHostString() + ":" + t.getPort());
             }
-            env.put(IncClient.RETRY, "3");
+            env.put(io.tutti.Config.envName(IncConfig.RETRY), "3");
         };
     }
 
@@ -249,7 +249,7 @@ class IncAllreduceTest {
             env.put("TUTTI_INC_MODE", "socket");
             env.put("TUTTI_COLL_ALLREDUCE", "inc");
             InetSocketAddress t = tors[rank / 4];
-            env.put(IncClient.SWITCH, t.getHostString() + ":" + t.getPort());
+            env.put(io.tutti.Config.envName(IncConfig.SWITCH), t.getHostString() + ":" + t.getPort());
         });
         // 6 packets per leader (3 longs: 1; 300 ints = 1200 B: 5); each ToR combined its two socket
         // leaders' packets, the spine the two ToRs'

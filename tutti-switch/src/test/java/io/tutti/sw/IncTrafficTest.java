@@ -56,7 +56,7 @@ class IncTrafficTest {
         }, (rank, env) -> {
             IncAllreduceTest.incEnv(tors).accept(rank, env);
             // no retransmission on a slow machine: this counts the protocol's packets, not the timer's
-            env.put(IncClient.RETRY, "10000");
+            env.put(io.tutti.Config.envName(IncConfig.RETRY), "10000");
         });
         for (SwitchServer s : tor) {
             // two leaders under each ToR

@@ -4,7 +4,6 @@ import io.tutti.ReduceOp;
 import io.tutti.UserOp;
 import io.tutti.coll.algo.HierarchicalSchedules;
 import io.tutti.Datatype;
-import io.tutti.bootstrap.LaunchEnvironment;
 import io.tutti.p2p.Engine;
 import io.tutti.coll.inc.InNetworkAggregation;
 import java.lang.foreign.MemorySegment;
@@ -97,10 +96,11 @@ public final class InNetworkGroup {
     /**
      * Sets the group up; every rank of the communicator calls this at the same point.
      *
+     * @param settings the job's settings, which the switch client reads its own from
      * @param exchange allgathers {@link #FIELDS} ints per rank over the host path
      */
-    public static Outcome setUp(Engine engine, int rank, int[] worldRanks, int[] domains, boolean socketMode,
-                         java.util.function.BiConsumer<int[], int[]> exchange) {
+    public static Outcome setUp(Engine engine, Map<String, String> settings, int rank, int[] worldRanks, int[] domains,
+                                boolean socketMode, java.util.function.BiConsumer<int[], int[]> exchange) {
         int size = worldRanks.length;
         int[] leaders = HierarchicalSchedules.leaders(domains);
         boolean leader = leaders.length > 0 && java.util.Arrays.binarySearch(leaders, rank) >= 0;
@@ -110,7 +110,7 @@ public final class InNetworkGroup {
         if (leader) {
             mine[LEADER] = 1;
             mine[PROPOSAL] = ThreadLocalRandom.current().nextInt(1, Integer.MAX_VALUE);
-            endpoint = open(engine, worldRanks[rank]);
+            endpoint = open(engine, settings, worldRanks[rank]);
             if (endpoint == null) {
                 mine[STATUS] = NO_SWITCH;
             } else {
@@ -260,8 +260,8 @@ public final class InNetworkGroup {
         return FIELDS;
     }
 
-    private static InNetworkAggregation open(Engine engine, int worldRank) {
-        Map<String, String> settings = LaunchEnvironment.current();
+    /** The switch client a provider opens for this leader with the job's settings; null when none is configured. */
+    private static InNetworkAggregation open(Engine engine, Map<String, String> settings, int worldRank) {
         for (InNetworkAggregation.Provider p : ServiceLoader.load(InNetworkAggregation.Provider.class)) {
             InNetworkAggregation a = p.open(new InNetworkAggregation.Context(engine.wireJobId(), worldRank, settings,
                     engine::progress));

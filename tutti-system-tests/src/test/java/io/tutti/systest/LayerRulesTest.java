@@ -1,0 +1,159 @@
+package io.tutti.systest;
+
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layer rules of every module, over the main classes of all of them: no two packages depend on
+ * each other (directly or around a cycle), each layer imports only what is below it, and only
+ * {@code io.tutti.bootstrap} reads the environment. A change that breaks a rule fails the build;
+ * the package map and the reasons are in the README and in each package's {@code package-info.java}.
+ */
+class LayerRulesTest {
+    /** The packages of tutti-core, bottom to top as the README's package map lists them. */
+    private static final String[] CORE = {"io.tutti", "io.tutti.os..", "io.tutti.idle..", "io.tutti.wire..",
+        "io.tutti.reduce..", "io.tutti.transport..", "io.tutti.bootstrap..", "io.tutti.p2p..", "io.tutti.coll..",
+        "io.tutti.offload..", "io.tutti.runtime.."};
+
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importClasses() {
+        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.tutti");
+        // every module's main classes, or the rules below would pass by seeing nothing
+        for (String module : new String[] {"io.tutti.p2p.Engine", "io.tutti.net.RailsTransport",
+            "io.tutti.sw.AggregationSwitch", "io.tutti.sim.EventLoop", "io.tutti.cli.Main", "io.tutti.bench.P2pBenchmark"}) {
+            assertTrue(classes.contain(module), module + " was not imported: the rules would check nothing");
+        }
+    }
+
+    /** Each package of Tutti is its own slice: a cycle between any two packages breaks the rule. */
+    private static final SliceAssignment BY_PACKAGE = new SliceAssignment() {
+        @Override
+        public SliceIdentifier getIdentifierOf(JavaClass c) {
+            return c.getPackageName().startsWith("io.tutti") ? SliceIdentifier.of(c.getPackageName())
+                    : SliceIdentifier.ignore();
+        }
+
+        @Override
+        public String getDescription() {
+            return "the packages of io.tutti";
+        }
+    };
+
+    private static void check(ArchRule rule) {
+        rule.check(classes);
+    }
+
+    @Test
+    void noPackageCycles() {
+        check(SlicesRuleDefinition.slices().assignedFrom(BY_PACKAGE).should().beFreeOfCycles());
+    }
+
+    @Test
+    void theApiImportsNothingBelowIt() {
+        check(noClasses().that().resideInAPackage("io.tutti").should().dependOnClassesThat(
+                resideInAPackage("io.tutti..").and(not(resideInAnyPackage("io.tutti", "io.tutti.idle.."))))
+                .because("every layer imports the API; the runtime is found with ServiceLoader"));
+    }
+
+    @Test
+    void theCoreNeverImportsTheOtherModules() {
+        check(noClasses().that().resideInAnyPackage(CORE).should().dependOnClassesThat().resideInAnyPackage(
+                "io.tutti.net..", "io.tutti.sim..", "io.tutti.sw..", "io.tutti.cli..", "io.tutti.bench..",
+                "io.tutti.samples.."));
+    }
+
+    @Test
+    void onlyBootstrapReadsTheEnvironment() {
+        check(noClasses().that().resideOutsideOfPackage("io.tutti.bootstrap..")
+                .and().doNotHaveFullyQualifiedName("io.tutti.os.Platform")
+                .should().callMethod(System.class, "getenv")
+                .orShould().callMethod(System.class, "getenv", String.class)
+                .orShould().callMethod(System.class, "getProperties")
+                .orShould().callMethod(System.class, "getProperty", String.class)
+                .orShould().callMethod(System.class, "getProperty", String.class, String.class)
+                .orShould().callMethod(Integer.class, "getInteger", String.class)
+                .orShould().callMethod(Long.class, "getLong", String.class)
+                .orShould().callMethod(Boolean.class, "getBoolean", String.class)
+                .because("settings are read once, through io.tutti.Config and each component's record"));
+    }
+
+    @Test
+    void collectivesDoNotImportTransportsOrBootstrap() {
+        check(noClasses().that().resideInAPackage("io.tutti.coll..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.tutti.transport..", "io.tutti.bootstrap..")
+                .because("collectives reach peers through the point-to-point engine only"));
+    }
+
+    @Test
+    void theEngineDoesNotImportBootstrap() {
+        check(noClasses().that().resideInAPackage("io.tutti.p2p..").should().dependOnClassesThat()
+                .resideInAPackage("io.tutti.bootstrap..")
+                .because("the engine sees its job through io.tutti.transport.Fabric"));
+    }
+
+    @Test
+    void bootstrapDoesNotImportTheRings() {
+        check(noClasses().that().resideInAPackage("io.tutti.bootstrap..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.tutti.transport.shm..", "io.tutti.p2p..", "io.tutti.coll..",
+                        "io.tutti.offload..", "io.tutti.runtime.."));
+    }
+
+    @Test
+    void theSwitchUsesTheCoreOnlyThroughItsPort() {
+        check(noClasses().that().resideInAPackage("io.tutti.sw..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.tutti.p2p..", "io.tutti.coll", "io.tutti.coll.algo..", "io.tutti.coll.schedule..",
+                        "io.tutti.coll.slots..", "io.tutti.offload..", "io.tutti.transport..", "io.tutti.bootstrap..",
+                        "io.tutti.runtime..")
+                .because("the switch and its client need the API, the wire format, the reduction kernels and the"
+                        + " in-network port (io.tutti.coll.inc) only"));
+    }
+
+    @Test
+    void theSamplesUseTheApiOnly() {
+        check(noClasses().that().resideInAPackage("io.tutti.samples..").should().dependOnClassesThat(
+                resideInAPackage("io.tutti..").and(not(resideInAnyPackage("io.tutti", "io.tutti.samples..")))));
+    }
+
+    @Test
+    void everyPackageSaysItsJob() throws IOException {
+        Path root = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().getParent();
+        List<String> missing = new ArrayList<>();
+        try (Stream<Path> dirs = Files.walk(root, 12)) {
+            for (Path dir : dirs.filter(Files::isDirectory).filter(d -> d.toString().contains("/src/main/java/"))
+                    .toList()) {
+                boolean sources;
+                try (Stream<Path> files = Files.list(dir)) {
+                    sources = files.anyMatch(f -> f.toString().endsWith(".java"));
+                }
+                if (sources && !Files.exists(dir.resolve("package-info.java"))) {
+                    missing.add(root.relativize(dir).toString());
+                }
+            }
+        }
+        assertEquals(List.of(), missing, "packages without a package-info.java that says their job");
+    }
+}
