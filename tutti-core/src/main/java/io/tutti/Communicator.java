@@ -83,7 +83,11 @@ public abstract class Communicator extends PointToPoint {
         return runBcast(Call.PERSISTENT, buf, count, type, root);
     }
 
-    /** Sends block r ({@code count} elements from element {@code r * count}) of the root's {@code send} to rank r's {@code recv}; {@code send} is ignored elsewhere. {@code recv} may be {@link #IN_PLACE} at the root. */
+    /**
+     * Sends block r ({@code count} elements from element {@code r * count}) of the root's {@code
+     * send} to rank r's {@code recv}; {@code send} is ignored elsewhere. {@code recv} may be {@link
+     * #IN_PLACE} at the root.
+     */
     public final void scatter(Object send, Object recv, int count, Datatype type, int root) {
         runScatter(Call.BLOCKING, send, null, null, recv, count, type, root);
     }
@@ -98,22 +102,32 @@ public abstract class Communicator extends PointToPoint {
         return runScatter(Call.PERSISTENT, send, null, null, recv, count, type, root);
     }
 
-    /** Scatter of uneven blocks: block r is {@code counts[r]} elements at element {@code displs[r]} of the root's {@code send} (both arrays read at the root only). */
-    public final void scatterv(Object send, int[] counts, int[] displs, Object recv, int recvCount, Datatype type, int root) {
+    /**
+     * Scatter of uneven blocks: block r is {@code counts[r]} elements at element {@code displs[r]}
+     * of the root's {@code send} (both arrays read at the root only).
+     */
+    public final void scatterv(Object send, int[] counts, int[] displs, Object recv, int recvCount, Datatype type,
+                               int root) {
         runScatter(Call.BLOCKING, send, counts, displs, recv, recvCount, type, root);
     }
 
     /** Nonblocking scatterv: returns at once; complete the request with wait or test. */
-    public final Request iscatterv(Object send, int[] counts, int[] displs, Object recv, int recvCount, Datatype type, int root) {
+    public final Request iscatterv(Object send, int[] counts, int[] displs, Object recv, int recvCount,
+                                   Datatype type, int root) {
         return runScatter(Call.NONBLOCKING, send, counts, displs, recv, recvCount, type, root);
     }
 
     /** Persistent scatterv: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public final Request scattervInit(Object send, int[] counts, int[] displs, Object recv, int recvCount, Datatype type, int root) {
+    public final Request scattervInit(Object send, int[] counts, int[] displs, Object recv, int recvCount,
+                                      Datatype type, int root) {
         return runScatter(Call.PERSISTENT, send, counts, displs, recv, recvCount, type, root);
     }
 
-    /** Collects {@code count} elements from every rank into the root's {@code recv}, rank r's at element {@code r * count}; {@code recv} is ignored elsewhere. {@code send} may be {@link #IN_PLACE} at the root. */
+    /**
+     * Collects {@code count} elements from every rank into the root's {@code recv}, rank r's at
+     * element {@code r * count}; {@code recv} is ignored elsewhere. {@code send} may be {@link
+     * #IN_PLACE} at the root.
+     */
     public final void gather(Object send, Object recv, int count, Datatype type, int root) {
         runGather(Call.BLOCKING, send, count, recv, null, null, type, root);
     }
@@ -128,22 +142,31 @@ public abstract class Communicator extends PointToPoint {
         return runGather(Call.PERSISTENT, send, count, recv, null, null, type, root);
     }
 
-    /** Gather of uneven blocks: rank r's {@code counts[r]} elements land at element {@code displs[r]} of the root's {@code recv} (both arrays read at the root only). */
-    public final void gatherv(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type, int root) {
+    /**
+     * Gather of uneven blocks: rank r's {@code counts[r]} elements land at element {@code
+     * displs[r]} of the root's {@code recv} (both arrays read at the root only).
+     */
+    public final void gatherv(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type,
+                              int root) {
         runGather(Call.BLOCKING, send, sendCount, recv, counts, displs, type, root);
     }
 
     /** Nonblocking gatherv: returns at once; complete the request with wait or test. */
-    public final Request igatherv(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type, int root) {
+    public final Request igatherv(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type,
+                                  int root) {
         return runGather(Call.NONBLOCKING, send, sendCount, recv, counts, displs, type, root);
     }
 
     /** Persistent gatherv: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public final Request gathervInit(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type, int root) {
+    public final Request gathervInit(Object send, int sendCount, Object recv, int[] counts, int[] displs,
+                                     Datatype type, int root) {
         return runGather(Call.PERSISTENT, send, sendCount, recv, counts, displs, type, root);
     }
 
-    /** Every rank gets every rank's {@code count} elements, rank r's at element {@code r * count} of {@code recv}. {@code send} may be {@link #IN_PLACE}. */
+    /**
+     * Every rank gets every rank's {@code count} elements, rank r's at element {@code r * count} of
+     * {@code recv}. {@code send} may be {@link #IN_PLACE}.
+     */
     public final void allgather(Object send, Object recv, int count, Datatype type) {
         runAllgather(Call.BLOCKING, send, count, recv, null, null, type);
     }
@@ -158,22 +181,31 @@ public abstract class Communicator extends PointToPoint {
         return runAllgather(Call.PERSISTENT, send, count, recv, null, null, type);
     }
 
-    /** Allgather of uneven blocks: rank r's {@code counts[r]} elements land at element {@code displs[r]} of every {@code recv}. */
+    /**
+     * Allgather of uneven blocks: rank r's {@code counts[r]} elements land at element {@code
+     * displs[r]} of every {@code recv}.
+     */
     public final void allgatherv(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type) {
         runAllgather(Call.BLOCKING, send, sendCount, recv, counts, displs, type);
     }
 
     /** Nonblocking allgatherv: returns at once; complete the request with wait or test. */
-    public final Request iallgatherv(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type) {
+    public final Request iallgatherv(Object send, int sendCount, Object recv, int[] counts, int[] displs,
+                                     Datatype type) {
         return runAllgather(Call.NONBLOCKING, send, sendCount, recv, counts, displs, type);
     }
 
     /** Persistent allgatherv: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public final Request allgathervInit(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type) {
+    public final Request allgathervInit(Object send, int sendCount, Object recv, int[] counts, int[] displs,
+                                        Datatype type) {
         return runAllgather(Call.PERSISTENT, send, sendCount, recv, counts, displs, type);
     }
 
-    /** Every rank sends block q ({@code count} elements at element {@code q * count} of {@code send}) to rank q, which stores it as block r of {@code recv}. {@code send} may be {@link #IN_PLACE}. */
+    /**
+     * Every rank sends block q ({@code count} elements at element {@code q * count} of {@code
+     * send}) to rank q, which stores it as block r of {@code recv}. {@code send} may be {@link
+     * #IN_PLACE}.
+     */
     public final void alltoall(Object send, Object recv, int count, Datatype type) {
         runAlltoall(Call.BLOCKING, send, null, null, recv, null, null, count, type);
     }
@@ -189,21 +221,28 @@ public abstract class Communicator extends PointToPoint {
     }
 
     /** Alltoall of uneven blocks, with element counts and displacements per peer on both sides. */
-    public final void alltoallv(Object send, int[] sendCounts, int[] sendDispls, Object recv, int[] recvCounts, int[] recvDispls, Datatype type) {
+    public final void alltoallv(Object send, int[] sendCounts, int[] sendDispls, Object recv, int[] recvCounts,
+                                int[] recvDispls, Datatype type) {
         runAlltoall(Call.BLOCKING, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, 0, type);
     }
 
     /** Nonblocking alltoallv: returns at once; complete the request with wait or test. */
-    public final Request ialltoallv(Object send, int[] sendCounts, int[] sendDispls, Object recv, int[] recvCounts, int[] recvDispls, Datatype type) {
+    public final Request ialltoallv(Object send, int[] sendCounts, int[] sendDispls, Object recv, int[] recvCounts,
+                                    int[] recvDispls, Datatype type) {
         return runAlltoall(Call.NONBLOCKING, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, 0, type);
     }
 
     /** Persistent alltoallv: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
-    public final Request alltoallvInit(Object send, int[] sendCounts, int[] sendDispls, Object recv, int[] recvCounts, int[] recvDispls, Datatype type) {
+    public final Request alltoallvInit(Object send, int[] sendCounts, int[] sendDispls, Object recv,
+                                       int[] recvCounts, int[] recvDispls, Datatype type) {
         return runAlltoall(Call.PERSISTENT, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, 0, type);
     }
 
-    /** Combines {@code count} elements from every rank with {@code op} into {@code recv} at {@code root} ({@code recv} is ignored elsewhere and may be null). {@code send} may be {@link #IN_PLACE} at the root. */
+    /**
+     * Combines {@code count} elements from every rank with {@code op} into {@code recv} at {@code
+     * root} ({@code recv} is ignored elsewhere and may be null). {@code send} may be {@link
+     * #IN_PLACE} at the root.
+     */
     public final void reduce(Object send, Object recv, int count, Datatype type, ReduceOp op, int root) {
         runReduce(Call.BLOCKING, send, recv, count, type, op, null, root);
     }
@@ -218,7 +257,11 @@ public abstract class Communicator extends PointToPoint {
         return runReduce(Call.PERSISTENT, send, recv, count, type, op, null, root);
     }
 
-    /** Combines {@code count} elements from every rank with {@code op} into {@code recv} at {@code root} ({@code recv} is ignored elsewhere and may be null). {@code send} may be {@link #IN_PLACE} at the root. With a user-defined operation. */
+    /**
+     * Combines {@code count} elements from every rank with {@code op} into {@code recv} at {@code
+     * root} ({@code recv} is ignored elsewhere and may be null). {@code send} may be {@link
+     * #IN_PLACE} at the root. With a user-defined operation.
+     */
     public final void reduce(Object send, Object recv, int count, Datatype type, UserOp op, int root) {
         runReduce(Call.BLOCKING, send, recv, count, type, null, op, root);
     }
@@ -233,7 +276,10 @@ public abstract class Communicator extends PointToPoint {
         return runReduce(Call.PERSISTENT, send, recv, count, type, null, op, root);
     }
 
-    /** Combines {@code count} elements from every rank with {@code op} into every rank's {@code recv}. {@code send} may be {@link #IN_PLACE}. */
+    /**
+     * Combines {@code count} elements from every rank with {@code op} into every rank's {@code
+     * recv}. {@code send} may be {@link #IN_PLACE}.
+     */
     public final void allreduce(Object send, Object recv, int count, Datatype type, ReduceOp op) {
         runAllreduce(Call.BLOCKING, send, recv, count, type, op, null);
     }
@@ -248,7 +294,10 @@ public abstract class Communicator extends PointToPoint {
         return runAllreduce(Call.PERSISTENT, send, recv, count, type, op, null);
     }
 
-    /** Combines {@code count} elements from every rank with {@code op} into every rank's {@code recv}. {@code send} may be {@link #IN_PLACE}. With a user-defined operation. */
+    /**
+     * Combines {@code count} elements from every rank with {@code op} into every rank's {@code
+     * recv}. {@code send} may be {@link #IN_PLACE}. With a user-defined operation.
+     */
     public final void allreduce(Object send, Object recv, int count, Datatype type, UserOp op) {
         runAllreduce(Call.BLOCKING, send, recv, count, type, null, op);
     }
@@ -263,7 +312,11 @@ public abstract class Communicator extends PointToPoint {
         return runAllreduce(Call.PERSISTENT, send, recv, count, type, null, op);
     }
 
-    /** Combines every rank's {@code send} (the sum of {@code counts} elements) with {@code op} and leaves block r ({@code counts[r]} elements, in order) in rank r's {@code recv}. {@code send} may be {@link #IN_PLACE}: the input is then in {@code recv}. */
+    /**
+     * Combines every rank's {@code send} (the sum of {@code counts} elements) with {@code op} and
+     * leaves block r ({@code counts[r]} elements, in order) in rank r's {@code recv}. {@code send}
+     * may be {@link #IN_PLACE}: the input is then in {@code recv}.
+     */
     public final void reduceScatter(Object send, Object recv, int[] counts, Datatype type, ReduceOp op) {
         runReduceScatter(Call.BLOCKING, send, recv, counts, 0, type, op, null);
     }
@@ -278,7 +331,11 @@ public abstract class Communicator extends PointToPoint {
         return runReduceScatter(Call.PERSISTENT, send, recv, counts, 0, type, op, null);
     }
 
-    /** Combines every rank's {@code send} (the sum of {@code counts} elements) with {@code op} and leaves block r ({@code counts[r]} elements, in order) in rank r's {@code recv}. {@code send} may be {@link #IN_PLACE}: the input is then in {@code recv}. With a user-defined operation. */
+    /**
+     * Combines every rank's {@code send} (the sum of {@code counts} elements) with {@code op} and
+     * leaves block r ({@code counts[r]} elements, in order) in rank r's {@code recv}. {@code send}
+     * may be {@link #IN_PLACE}: the input is then in {@code recv}. With a user-defined operation.
+     */
     public final void reduceScatter(Object send, Object recv, int[] counts, Datatype type, UserOp op) {
         runReduceScatter(Call.BLOCKING, send, recv, counts, 0, type, null, op);
     }
@@ -323,7 +380,10 @@ public abstract class Communicator extends PointToPoint {
         return runReduceScatter(Call.PERSISTENT, send, recv, null, count, type, null, op);
     }
 
-    /** Inclusive prefix reduction: rank r's {@code recv} gets ranks 0..r combined in rank order. {@code send} may be {@link #IN_PLACE}. */
+    /**
+     * Inclusive prefix reduction: rank r's {@code recv} gets ranks 0..r combined in rank order.
+     * {@code send} may be {@link #IN_PLACE}.
+     */
     public final void scan(Object send, Object recv, int count, Datatype type, ReduceOp op) {
         runScan(Call.BLOCKING, false, send, recv, count, type, op, null);
     }
@@ -338,7 +398,10 @@ public abstract class Communicator extends PointToPoint {
         return runScan(Call.PERSISTENT, false, send, recv, count, type, op, null);
     }
 
-    /** Inclusive prefix reduction: rank r's {@code recv} gets ranks 0..r combined in rank order. {@code send} may be {@link #IN_PLACE}. With a user-defined operation. */
+    /**
+     * Inclusive prefix reduction: rank r's {@code recv} gets ranks 0..r combined in rank order.
+     * {@code send} may be {@link #IN_PLACE}. With a user-defined operation.
+     */
     public final void scan(Object send, Object recv, int count, Datatype type, UserOp op) {
         runScan(Call.BLOCKING, false, send, recv, count, type, null, op);
     }
@@ -353,7 +416,10 @@ public abstract class Communicator extends PointToPoint {
         return runScan(Call.PERSISTENT, false, send, recv, count, type, null, op);
     }
 
-    /** Exclusive prefix reduction: rank r's {@code recv} gets ranks 0..r-1 combined in rank order; rank 0's {@code recv} is not written. {@code send} may be {@link #IN_PLACE}. */
+    /**
+     * Exclusive prefix reduction: rank r's {@code recv} gets ranks 0..r-1 combined in rank order;
+     * rank 0's {@code recv} is not written. {@code send} may be {@link #IN_PLACE}.
+     */
     public final void exscan(Object send, Object recv, int count, Datatype type, ReduceOp op) {
         runScan(Call.BLOCKING, true, send, recv, count, type, op, null);
     }
@@ -368,7 +434,11 @@ public abstract class Communicator extends PointToPoint {
         return runScan(Call.PERSISTENT, true, send, recv, count, type, op, null);
     }
 
-    /** Exclusive prefix reduction: rank r's {@code recv} gets ranks 0..r-1 combined in rank order; rank 0's {@code recv} is not written. {@code send} may be {@link #IN_PLACE}. With a user-defined operation. */
+    /**
+     * Exclusive prefix reduction: rank r's {@code recv} gets ranks 0..r-1 combined in rank order;
+     * rank 0's {@code recv} is not written. {@code send} may be {@link #IN_PLACE}. With a
+     * user-defined operation.
+     */
     public final void exscan(Object send, Object recv, int count, Datatype type, UserOp op) {
         runScan(Call.BLOCKING, true, send, recv, count, type, null, op);
     }
@@ -405,7 +475,8 @@ public abstract class Communicator extends PointToPoint {
 
     /** Persistent allgather, on the host or offloaded to the software NIC. */
     public final Request allgatherInit(Object send, Object recv, int count, Datatype type, Offload where) {
-        return where == Offload.HOST ? allgatherInit(send, recv, count, type) : offloadAllgather(send, recv, count, type);
+        return where == Offload.HOST ? allgatherInit(send, recv, count, type)
+                : offloadAllgather(send, recv, count, type);
     }
 
     /** Persistent reduce, on the host or offloaded to the software NIC (its ALU: no PROD, no 8/16-bit types). */

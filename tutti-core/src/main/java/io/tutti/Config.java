@@ -81,7 +81,10 @@ public final class Config {
         return v == null || v.isBlank() ? null : v.trim();
     }
 
-    /** Every setting, by environment name: what a plug-in (the network rails, the switch client) reads its record from. */
+    /**
+     * Every setting, by environment name: what a plug-in (the network rails, the switch client)
+     * reads its record from.
+     */
     public Map<String, String> asMap() {
         return values;
     }

@@ -517,7 +517,8 @@ abstract class PointToPoint {
 
     static int checkRecvTag(int tag) {
         if (tag < 0 && tag != Communicator.ANY_TAG) {
-            throw new TuttiException.InvalidArgument("invalid tag " + tag + ": use 0.." + Communicator.MAX_TAG + " or ANY_TAG");
+            throw new TuttiException.InvalidArgument("invalid tag " + tag + ": use 0.." + Communicator.MAX_TAG
+                    + " or ANY_TAG");
         }
         return tag == Communicator.ANY_TAG ? ANY : tag;
     }

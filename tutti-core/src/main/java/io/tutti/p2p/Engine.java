@@ -89,7 +89,8 @@ public final class Engine implements AutoCloseable {
                     l.rings[r] = r == rank ? l.inbound
                             : new InboundRing(l.mapRequired(InboundRingDescriptor.fileName(r), arena));
                 }
-                l.eagerTo[r] = Math.min(config.eagerLimit(), l.rings[r].maxBodyLength() - MessageHeaderDescriptor.LENGTH);
+                l.eagerTo[r] = Math.min(config.eagerLimit(),
+                        l.rings[r].maxBodyLength() - MessageHeaderDescriptor.LENGTH);
             }
             opened = anyRemote ? fabric.openNetwork(l.remote, config.netProvider()) : null;
             // every rank fences here, with or without a transport: between publishing addresses and
@@ -100,7 +101,8 @@ public final class Engine implements AutoCloseable {
                 opened.connect();
                 for (int r = 0; r < size; r++) {
                     if (l.remote[r]) {
-                        l.eagerTo[r] = Math.min(l.eagerTo[r], opened.maxRecordLength() - MessageHeaderDescriptor.LENGTH);
+                        l.eagerTo[r] = Math.min(l.eagerTo[r],
+                                opened.maxRecordLength() - MessageHeaderDescriptor.LENGTH);
                     }
                 }
             }
@@ -581,7 +583,10 @@ public final class Engine implements AutoCloseable {
         return offload.tryPut(dest, context, tag, buffer, offset, src, srcOffset, length, counter, add, epoch);
     }
 
-    /** Adds {@code value} to counter {@code counter} of rank {@code dest}'s endpoint (context, tag); as {@link #tryPut}. */
+    /**
+     * Adds {@code value} to counter {@code counter} of rank {@code dest}'s endpoint (context, tag);
+     * as {@link #tryPut}.
+     */
     public boolean tryRemoteAdd(int dest, int context, int tag, int counter, long value, long epoch) {
         return offload.tryRemoteAdd(dest, context, tag, counter, value, epoch);
     }

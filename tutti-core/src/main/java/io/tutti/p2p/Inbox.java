@@ -136,8 +136,8 @@ final class Inbox {
                     MessageHeaderDescriptor.peerHandle(s, at), MessageHeaderDescriptor.address(s, at));
             case MessageType.DATA -> ok = rendezvous.onData(source, handle, MessageHeaderDescriptor.address(s, at), s,
                     at + MessageHeaderDescriptor.LENGTH, payload);
-            case MessageType.CALL -> calls.onCall(source, context, tag, handle, MessageHeaderDescriptor.peerHandle(s, at),
-                    MessageHeaderDescriptor.address(s, at));
+            case MessageType.CALL -> calls.onCall(source, context, tag, handle,
+                    MessageHeaderDescriptor.peerHandle(s, at), MessageHeaderDescriptor.address(s, at));
             case MessageType.FIN -> ok = rendezvous.onFin(source, tag, handle);
             default -> ok = false;
         }

@@ -122,8 +122,8 @@ final class OffloadPackets {
             return false;
         }
         if (compact(dest, buffer, counter, epoch)) {
-            return writeCompact(dest, MessageType.PUT, context, tag, buffer, offset, src, srcOffset, length, counter, add,
-                    (int) epoch);
+            return writeCompact(dest, MessageType.PUT, context, tag, buffer, offset, src, srcOffset, length, counter,
+                    add, (int) epoch);
         }
         InboundRing ring = links.rings[dest];
         long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH + length);
@@ -146,8 +146,8 @@ final class OffloadPackets {
             return false;
         }
         if (compact(dest, 0, counter, epoch)) {
-            return writeCompact(dest, MessageType.CNTR_ADD, context, tag, 0, 0, MemorySegment.NULL, 0, 0, counter, value,
-                    (int) epoch);
+            return writeCompact(dest, MessageType.CNTR_ADD, context, tag, 0, 0, MemorySegment.NULL, 0, 0, counter,
+                    value, (int) epoch);
         }
         return outbox.writeControl(dest, MessageType.CNTR_ADD, (short) 0, context, tag, counter, value, 0, epoch);
     }

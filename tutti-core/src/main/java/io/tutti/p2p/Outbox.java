@@ -60,7 +60,8 @@ final class Outbox {
         InboundRing ring = links.rings[dest];
         if (!links.remote[dest]) {
             // a rank of this node: the compact record, one cache line for a short message
-            long position = ring.tryClaim(CompactRecordDescriptor.EAGER_LENGTH + length, InboundRingDescriptor.TYPE_EAGER);
+            long position = ring.tryClaim(CompactRecordDescriptor.EAGER_LENGTH + length,
+                    InboundRingDescriptor.TYPE_EAGER);
             if (position < 0) {
                 return false;
             }
@@ -127,7 +128,8 @@ final class Outbox {
                 boolean written;
                 if (item instanceof Operation op) {
                     if (op.length <= links.eagerTo[dest]) {
-                        written = writeEager(dest, op.context, op.tag, op.array, op.segment, op.offset, (int) op.length);
+                        written = writeEager(dest, op.context, op.tag, op.array, op.segment, op.offset,
+                                (int) op.length);
                         if (written) {
                             op.complete(dest, op.tag, op.length);
                         }

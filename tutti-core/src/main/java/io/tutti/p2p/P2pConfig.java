@@ -94,7 +94,8 @@ public record P2pConfig(int eagerLimit, int ringCapacity, int exchangeChunk, int
             throw new TuttiException.InvalidArgument("idle, liveness and rendezvous settings must be positive");
         }
         if (!transport.equals("auto") && !transport.equals("net")) {
-            throw new TuttiException.InvalidArgument(TRANSPORT + " (or " + Config.envName(TRANSPORT) + ") must be auto or net,"
+            throw new TuttiException.InvalidArgument(TRANSPORT + " (or " + Config.envName(TRANSPORT)
+                    + ") must be auto or net,"
                     + " got '" + transport + "'");
         }
     }

@@ -219,7 +219,8 @@ final class Rendezvous {
         if (available < MessageHeaderDescriptor.LENGTH || MessageHeaderDescriptor.type(s, at) != MessageType.DATA
                 || MessageHeaderDescriptor.version(s, at) != CURRENT_VERSION
                 || MessageHeaderDescriptor.jobId(s, at) != links.wireJobId
-                || MessageHeaderDescriptor.dest(s, at) != links.rank || MessageHeaderDescriptor.source(s, at) != source) {
+                || MessageHeaderDescriptor.dest(s, at) != links.rank
+                || MessageHeaderDescriptor.source(s, at) != source) {
             return false;
         }
         int n = MessageHeaderDescriptor.payloadLength(s, at);

@@ -137,7 +137,7 @@ final class RankCommunicator extends Communicator {
 
     @Override
     protected Request runReduce(Call how, Object send, Object recv, int count, Datatype type,
-                           ReduceOp op, UserOp userOp, int root) {
+                                ReduceOp op, UserOp userOp, int root) {
         checkRank(root, "root");
         CollectiveArguments.checkOp(op, userOp, type);
         boolean inPlace = send == IN_PLACE;
@@ -152,7 +152,7 @@ final class RankCommunicator extends Communicator {
 
     @Override
     protected Request runAllreduce(Call how, Object send, Object recv, int count, Datatype type,
-                              ReduceOp op, UserOp userOp) {
+                                   ReduceOp op, UserOp userOp) {
         CollectiveArguments.checkOp(op, userOp, type);
         boolean inPlace = send == IN_PLACE;
         MemorySegment r = args.view(recv, count, type, "receive buffer");
@@ -163,7 +163,7 @@ final class RankCommunicator extends Communicator {
 
     @Override
     protected Request runScan(Call how, boolean exclusive, Object send, Object recv, int count, Datatype type,
-                         ReduceOp op, UserOp userOp) {
+                              ReduceOp op, UserOp userOp) {
         CollectiveArguments.checkOp(op, userOp, type);
         boolean inPlace = send == IN_PLACE;
         MemorySegment r = args.view(recv, count, type, "receive buffer");
@@ -175,7 +175,7 @@ final class RankCommunicator extends Communicator {
     /** {@code counts} null: {@code count} elements per rank. */
     @Override
     protected Request runReduceScatter(Call how, Object send, Object recv, int[] counts, int count,
-                                  Datatype type, ReduceOp op, UserOp userOp) {
+                                       Datatype type, ReduceOp op, UserOp userOp) {
         CollectiveArguments.checkOp(op, userOp, type);
         long[] blocks = args.blocks(counts, count, type, "counts");
         long total = CollectiveArguments.prefix(blocks, args.prefixDispls());
@@ -190,7 +190,7 @@ final class RankCommunicator extends Communicator {
     /** {@code counts} null: {@code recvCount} elements per rank at r * recvCount (scatter), else scatterv. */
     @Override
     protected Request runScatter(Call how, Object send, int[] counts, int[] displs, Object recv, int recvCount,
-                            Datatype type, int root) {
+                                 Datatype type, int root) {
         checkRank(root, "root");
         boolean inPlace = recv == IN_PLACE;
         if (inPlace && rank != root) {
@@ -214,7 +214,7 @@ final class RankCommunicator extends Communicator {
     /** {@code counts} null: {@code sendCount} elements per rank at r * sendCount (gather), else gatherv. */
     @Override
     protected Request runGather(Call how, Object send, int sendCount, Object recv, int[] counts, int[] displs,
-                           Datatype type, int root) {
+                                Datatype type, int root) {
         checkRank(root, "root");
         boolean inPlace = send == IN_PLACE;
         if (inPlace && rank != root) {
@@ -237,7 +237,7 @@ final class RankCommunicator extends Communicator {
 
     @Override
     protected Request runAllgather(Call how, Object send, int sendCount, Object recv, int[] counts,
-                              int[] displs, Datatype type) {
+                                   int[] displs, Datatype type) {
         boolean inPlace = send == IN_PLACE;
         long[] blocks = args.blocks(counts, sendCount, type, "counts");
         long[] dis = args.displacements(displs, blocks, sendCount, type, "displs");
@@ -253,7 +253,7 @@ final class RankCommunicator extends Communicator {
 
     @Override
     protected Request runAlltoall(Call how, Object send, int[] sendCounts, int[] sendDispls, Object recv,
-                             int[] recvCounts, int[] recvDispls, int count, Datatype type) {
+                                  int[] recvCounts, int[] recvDispls, int count, Datatype type) {
         boolean inPlace = send == IN_PLACE;
         long[] rb = args.blocks(recvCounts, count, type, "recvCounts");
         long[] rd = args.displacements(recvDispls, rb, count, type, "recvDispls");
