@@ -2,6 +2,7 @@ package io.tutti.net;
 
 import static io.tutti.net.DatagramDescriptor.*;
 
+import io.tutti.idle.Idle;
 import io.tutti.transport.Placement;
 import io.tutti.transport.RemoteTransport;
 import io.tutti.transport.RemoteTransportProvider;
@@ -38,6 +39,8 @@ import javax.crypto.Mac;
  */
 public final class RailsTransport implements RemoteTransport {
     private static final long MS = 1_000_000L;
+    /** Spins on the flag before the owner yields its core: the agent holds it for one bounded poll. */
+    private static final int FLAG_SPINS = 1000;
 
     private final int rank;
     private final int size;
@@ -112,6 +115,11 @@ public final class RailsTransport implements RemoteTransport {
      */
     @SuppressWarnings("unused")
     private int inPoll;
+    /**
+     * How the owner waits for the flag: {@value #FLAG_SPINS} spins, then yields. The yields are
+     * {@code Integer.MAX_VALUE - FLAG_SPINS}, not more, because {@link Idle} adds the phases as ints.
+     */
+    private final Idle flagWait = new Idle(new Idle.Policy(FLAG_SPINS, Integer.MAX_VALUE - FLAG_SPINS, 1, 1));
     /** nanoTime of the owner's latest poll: written opaque by the owner, read opaque by the agent. */
     private long ownerPolledAt;
     /** The owner is away after this long without a poll: the agent takes over. */
@@ -223,13 +231,15 @@ public final class RailsTransport implements RemoteTransport {
         }
     }
 
+    /**
+     * Spins, then yields, until the flag is free ({@link #flagWait}). A second thread that waits at
+     * the same time (a test's {@link #injectFaults}) only shares the step count: either still gets in.
+     */
     private void awaitFlag() {
-        for (int spins = 0; !IN_POLL.compareAndSet(this, 0, 1); spins++) {
-            if (spins < 1000) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
+        Idle idle = flagWait;
+        idle.reset();
+        while (!IN_POLL.compareAndSet(this, 0, 1)) {
+            idle.idle();
         }
     }
 
