@@ -60,7 +60,7 @@ final class FaultInjection {
         return false;
     }
 
-    /** Whether a frame about to leave on {@code rail} gets a bit flipped (counted as injected); {@link #flip} does it. */
+    /** Whether a frame about to leave on {@code rail} gets a bit flipped ({@link #flip}; counted as injected). */
     boolean corruptSent(int rail) {
         if (txCorrupt[rail] > 0 && random.nextDouble() < txCorrupt[rail]) {
             stats.injected++;

@@ -133,7 +133,7 @@ final class Handshake {
         }
     }
 
-    /** HMAC over who answers whom on which rail: the challenge nonce and the answerer's own nonce; into {@link #macOut}. */
+    /** HMAC, into {@link #macOut}, over who answers whom on which rail, the challenge and the answerer's nonce. */
     private void helloMac(int from, int to, int rail, long challenge, long answererNonce) {
         macInput.clear();
         macInput.putInt(jobId).putInt(from).putInt(to).putInt(rail).putLong(challenge).putLong(answererNonce);

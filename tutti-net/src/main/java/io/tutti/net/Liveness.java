@@ -96,7 +96,7 @@ final class Liveness {
         return work;
     }
 
-    /** Sends a heartbeat (an ACK) on each confirmed rail to {@code p} that has sent nothing for a heartbeat interval. */
+    /** Sends a heartbeat (an ACK) on each confirmed rail to {@code p} that sent nothing for a heartbeat interval. */
     void heartbeats(Peer p, long now) {
         long heartbeat = config.heartbeatMillis() * MS;
         for (int r = 0; r < p.railCount; r++) {

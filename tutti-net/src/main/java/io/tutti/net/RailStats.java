@@ -67,7 +67,8 @@ final class RailStats {
                 .append(" retransmits=").append(retransmits).append(" timeouts=").append(timeouts)
                 .append(" maxRto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates)
                 .append(" inPlace=").append(deliveredInPlace).append(" placed=").append(deliveredPlaced)
-                .append(" acks=").append(acksSent).append(" naks=").append(naksSent).append(" injected=").append(injected)
+                .append(" acks=").append(acksSent).append(" naks=").append(naksSent)
+                .append(" injected=").append(injected)
                 .append(" sendFailures=").append(sendFailures).append(" railsDowned=").append(railsDowned);
         for (DropReason d : DropReason.values()) {
             if (drops[d.ordinal()] > 0) {

@@ -395,7 +395,7 @@ public final class RailsTransport implements RemoteTransport {
         return work;
     }
 
-    /** Hellos, silence, timeouts, NAKs, acknowledgements and heartbeats of {@code p}; {@code agent}: the agent polls. */
+    /** Hellos, silence, timeouts, NAKs, acknowledgements, heartbeats of {@code p}; {@code agent}: the agent's poll. */
     private int housekeeping(Peer p, boolean agent) {
         handshake.repeat(p, now);
         int work = liveness.check(p, now);
