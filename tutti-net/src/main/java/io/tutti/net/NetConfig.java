@@ -1,43 +1,56 @@
 package io.tutti.net;
 
+import io.tutti.Config;
+import io.tutti.wire.MessageHeaderDescriptor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * Settings of the network rails. Each is a property with its default; it is read from the rank's
- * settings map, where the engine has put the {@code TUTTI_*} environment with the {@code tutti.*}
- * system properties over it (so {@code tutti.net.mtu} and {@code TUTTI_NET_MTU} name the same
- * setting).
+ * Settings of the network rails, read once when the transport opens. Each is a property name and
+ * its default below, with the reason for the default; the values come from the settings map of
+ * the provider's context ({@link io.tutti.transport.RemoteTransportProvider.Context#settings()}),
+ * keyed by environment name: the engine puts the {@code TUTTI_*} environment there and the
+ * {@code tutti.*} system properties over it, so {@code tutti.net.mtu} and {@code TUTTI_NET_MTU}
+ * name the same setting (a map keyed by the property name is read too, where the other is absent).
  *
- * <p>Fault injection (for tests and for measuring recovery): {@code TUTTI_NET_DROP} and
- * {@code TUTTI_NET_CORRUPT} are probabilities (0..1) applied to every datagram sent;
- * {@code TUTTI_NET_DROP_RX} and {@code TUTTI_NET_CORRUPT_RX} apply to every datagram received;
- * a suffix {@code _R<i>} ({@code TUTTI_NET_DROP_R1}, {@code TUTTI_NET_CORRUPT_RX_R0}, ...) sets the
- * probability of rail {@code i} alone and wins over the setting without it. Corruption flips one
- * random bit after the checksum is computed (sent) or before it is checked (received).
+ * <p>Fault injection (for tests and for measuring recovery, {@link FaultInjection}):
+ * {@code TUTTI_NET_DROP} and {@code TUTTI_NET_CORRUPT} are probabilities (0..1) applied to every
+ * datagram sent; {@code TUTTI_NET_DROP_RX} and {@code TUTTI_NET_CORRUPT_RX} apply to every datagram
+ * received; a suffix {@code _R<i>} ({@code TUTTI_NET_DROP_R1}, {@code TUTTI_NET_CORRUPT_RX_R0}, ...)
+ * sets the probability of rail {@code i} alone and wins over the setting without it. Corruption
+ * flips one random bit after the checksum is computed (sent) or before it is checked (received).
+ * UDP rails only: on TCP a fault is an error.
  *
- * @param net           the wire: {@code udp} (the rails repair loss) or {@code tcp} ({@code TUTTI_NET})
- * @param rails         interface names, one rail each ({@code TUTTI_RAILS}); a name may repeat
- *                      (two sockets on one interface) and an IPv4 literal is taken as the address
- * @param mtu           datagram size in bytes, header included; 0: 65000 on loopback, else 1472
- * @param maxRecord     largest record (engine header included) that one send takes
- * @param windowBytes   unacknowledged bytes per peer before {@code canSend} says no
- * @param timeoutMillis a peer silent on every rail this long has failed
- * @param railTimeoutMillis a rail silent this long while another rail of the peer is heard is down
- * @param heartbeatMillis an idle rail carries a heartbeat this often
- * @param stripeMin     records larger than this are split over the rails; smaller ones go whole
- * @param busyBytes     a rail with more unacknowledged bytes than this to a peer is BUSY
- * @param rtoFloorMicros the retransmission timeout never goes below this
+ * @param net           the wire: {@code udp} (the rails repair loss) or {@code tcp}; the same on every rank
+ * @param rails         interface names, one rail each, at most {@link DatagramDescriptor#MAX_RAILS}; a
+ *                      name may repeat (two sockets on one interface) and an IPv4 literal is taken as
+ *                      the address; none: one rail on 127.0.0.1
+ * @param mtu           frame size in bytes, header included; 0: 65000 on loopback and on TCP, else 1472
+ * @param maxRecord     largest record (engine header included) that one send takes; at least 128
+ * @param windowBytes   unacknowledged bytes per peer before {@code canSend} says no; at least two
+ *                      records' worth whatever is set
+ * @param timeoutMillis a peer silent on every rail this long has failed; counted only while this
+ *                      rank listens ({@link Liveness})
+ * @param railTimeoutMillis a rail silent this long while another rail of the peer is heard is down;
+ *                      the retransmission timeout is at most half of it and 200 ms (never below the floor)
+ * @param heartbeatMillis a rail that has sent nothing for this long carries a heartbeat; the
+ *                      keep-alive agent polls for an owner that has not polled for half of it
+ * @param stripeMin     records larger than this are split over the rails that are up (the FREE
+ *                      ones among them, if any) when there are two or more; smaller ones go whole
+ * @param busyBytes     bytes in flight on a rail from all ranks of this host together (the node's
+ *                      rail table) above which the rail is BUSY, so that records go to the others
+ * @param rtoFloorMicros the retransmission timeout never goes below this; a gap that not every rail
+ *                      has passed is asked for again after half of it
  * @param ackDelayMicros an acknowledgement that no rule sends at once waits this long for a DATA
  *                      going back to carry it, then the next poll sends it alone; at most half of
  *                      {@code rtoFloorMicros}; 0 acknowledges in the poll that received
- * @param gso           on the UDP rails, let the frames that one send produces for one rail leave
- *                      in one system call where the kernel can segment them ({@link UdpSegmentation})
- * @param place         on the UDP rails, receive the payload of a DATA record that a receive waits
- *                      for straight into the receive's buffer ({@link UdpVectorIo}), not through
- *                      the wire's buffer
+ * @param gso           on the UDP rails (Linux), let the frames that one send produces for one rail
+ *                      leave in one system call where the kernel can segment them ({@link UdpSegmentation})
+ * @param place         on the UDP rails (Linux), receive the payload of a DATA record that a receive
+ *                      waits for straight into the receive's buffer ({@link UdpVectorIo}), and send
+ *                      an off-heap payload from the sender's buffer, not through the wire's buffers
  * @param stats         each rank prints its rails' counters ({@link RailsTransport#statistics()}) to
  *                      standard error as it closes
  * @param settings      the raw settings, for the per-rail fault variants
@@ -46,30 +59,67 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
                         int railTimeoutMillis, int heartbeatMillis, int stripeMin, int busyBytes, int rtoFloorMicros,
                         int ackDelayMicros, boolean gso, boolean place, boolean stats, Map<String, String> settings) {
     public static final String NET = "tutti.net";
+    /**
+     * UDP: the rails repair loss themselves and stripe and batch frame by frame; on loopback UDP
+     * measured 6.8-7.6 µs (8 B) and 3.7-4.4 GB/s (1 MiB) against 10.0-10.3 µs and 3.0-3.5 GB/s on
+     * TCP (docs/perf/net.md, "UDP and TCP rails").
+     */
     public static final String NET_DEFAULT = "udp";
     public static final String RAILS = "tutti.rails";
+    /** None: one rail on 127.0.0.1, so that a job on one host names no interface. */
     public static final String RAILS_DEFAULT = "";
     public static final String MTU = "tutti.net.mtu";
+    /**
+     * Chosen by the rails: 65000 on loopback and on TCP, where no path MTU bounds a frame, so that a
+     * record of up to 64 940 bytes travels whole; 1472 elsewhere, a 1500-byte Ethernet packet less
+     * the IP and UDP headers (docs/perf/net.md).
+     */
     public static final int MTU_DEFAULT = 0;
     public static final String MAX_RECORD = "tutti.net.max.record";
-    public static final int MAX_RECORD_DEFAULT = 65536 + 72;
+    /** A 64 KiB message body with the engine's header ({@link MessageHeaderDescriptor#LENGTH}) goes as one record. */
+    public static final int MAX_RECORD_DEFAULT = 65536 + MessageHeaderDescriptor.LENGTH;
     public static final String WINDOW = "tutti.net.window";
+    /**
+     * 2 MiB: larger windows changed little, 4 MB on loopback (the same spread) and 8 MiB on two
+     * 1 Gbit/s rails (188 against 172-185 MB/s; docs/perf/net.md).
+     */
     public static final int WINDOW_DEFAULT = 2 << 20;
     public static final String TIMEOUT_MS = "tutti.net.timeout.ms";
     /**
      * 1.5 s of silence (15 missed heartbeats): with the engine's liveness checks every 100 ms, a
-     * blocked rank learns of a dead peer within 2 s.
+     * blocked rank learns of a dead peer within 2 s (1.51-1.61 s measured, docs/perf/net.md).
      */
     public static final int TIMEOUT_MS_DEFAULT = 1500;
     public static final String RAIL_TIMEOUT_MS = "tutti.net.rail.timeout.ms";
+    /**
+     * Four missed heartbeats: a silent rail is taken out, and its data moved to the others, long
+     * before its peer would be judged failed.
+     */
     public static final int RAIL_TIMEOUT_MS_DEFAULT = 400;
     public static final String HEARTBEAT_MS = "tutti.net.heartbeat.ms";
+    /**
+     * 100 ms: 15 heartbeats fit in the peer timeout and 4 in the rail timeout, and the keep-alive
+     * agent, which wakes every quarter of it, costs a rank that communicates nothing measurable
+     * (docs/perf/net.md, "the keep-alive agent").
+     */
     public static final int HEARTBEAT_MS_DEFAULT = 100;
     public static final String STRIPE_MIN = "tutti.net.stripe.min";
+    /**
+     * 16 KiB, about a dozen Ethernet frames: a smaller record goes whole on one rail, which spares
+     * the receiver the reordering between rails. The design's value, not tuned by a measurement.
+     */
     public static final int STRIPE_MIN_DEFAULT = 16384;
     public static final String BUSY_BYTES = "tutti.net.busy.bytes";
+    /**
+     * 1 MiB, half a default window in flight from the host: below it a rail is FREE, as in MNC's
+     * NIC status table [MNC]. The design's value, not tuned by a measurement.
+     */
     public static final int BUSY_BYTES_DEFAULT = 1 << 20;
     public static final String RTO_FLOOR_US = "tutti.net.rto.floor.us";
+    /**
+     * 1 ms: far above a round trip on loopback (8 B one way in 4-8 µs, docs/perf/net.md) with the
+     * ack delay on top, so an acknowledgement held for the delay is not taken for a loss.
+     */
     public static final int RTO_FLOOR_US_DEFAULT = 1000;
     public static final String ACK_DELAY_US = "tutti.net.ack.delay.us";
     /**
@@ -80,13 +130,26 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
      */
     public static final int ACK_DELAY_US_DEFAULT = 50;
     public static final String GSO = "tutti.net.gso";
+    /**
+     * On: two 1 Gbit/s rails carried 225 MB/s with it (and the gap rule), 194-196 MB/s without
+     * (docs/perf/net.md, "UDP segmentation"). Off by itself where the kernel refuses it.
+     */
     public static final boolean GSO_DEFAULT = true;
     public static final String PLACE = "tutti.net.place";
+    /**
+     * On: 1 MiB messages on loopback, median 3 070 MB/s with it against 2 700 without
+     * (docs/perf/net.md, "payloads in place"). Off by itself where the calls cannot be made.
+     */
     public static final boolean PLACE_DEFAULT = true;
     public static final String STATS = "tutti.net.stats";
+    /** Off: a diagnostic line per rank on standard error. */
     public static final boolean STATS_DEFAULT = false;
     public static final String DROP = "tutti.net.drop";
+    /** No injected loss: only tests and recovery measurements set it. */
+    public static final double DROP_DEFAULT = 0;
     public static final String CORRUPT = "tutti.net.corrupt";
+    /** No injected corruption: only tests and recovery measurements set it. */
+    public static final double CORRUPT_DEFAULT = 0;
 
     /** Reads the settings; a value that does not parse is an error that names the setting. */
     public static NetConfig from(Map<String, String> settings) {
@@ -122,8 +185,10 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
      */
     public double fault(String base, boolean receive, int rail) {
         String name = receive ? base + ".rx" : base;
-        String perRail = text(settings, name + ".r" + rail, "");
-        String v = perRail.isEmpty() ? text(settings, name, "0") : perRail;
+        String v = text(settings, name + ".r" + rail, text(settings, name, ""));
+        if (v.isEmpty()) {
+            return base.equals(CORRUPT) ? CORRUPT_DEFAULT : DROP_DEFAULT;
+        }
         double p;
         try {
             p = Double.parseDouble(v);
@@ -138,7 +203,7 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
 
     /** The environment variable of a property: {@code tutti.net.mtu} is {@code TUTTI_NET_MTU}. */
     public static String envName(String property) {
-        return property.toUpperCase(Locale.ROOT).replace('.', '_');
+        return Config.envName(property);
     }
 
     private static String text(Map<String, String> settings, String property, String fallback) {

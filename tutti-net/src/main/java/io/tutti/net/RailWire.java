@@ -8,9 +8,10 @@ import java.util.List;
 
 /**
  * How frames travel on the rails: the one part of the rails that differs between UDP
- * ({@link UdpWire}) and TCP ({@link TcpWire}). Everything else — the handshake, sequence numbers
- * shared by all rails, acknowledgements, striping, reassembly, heartbeats and failure bookkeeping —
- * is {@link RailsTransport}'s, the same over both.
+ * ({@link UdpWire}) and TCP ({@link TcpWire}). Everything else is the same over both: the
+ * handshake ({@link Handshake}), sequence numbers shared by all rails, acknowledgements and
+ * reassembly ({@link Reliability}), striping ({@link Striping}), heartbeats and failure
+ * bookkeeping ({@link Liveness}), behind {@link RailsTransport}.
  *
  * <p>A frame is one {@link DatagramDescriptor} unit, header and payload. Not thread-safe: driven by
  * the thread that drives the transport.

@@ -1,5 +1,6 @@
 package io.tutti.net;
 
+import io.tutti.os.Platform;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -45,7 +46,7 @@ final class UdpSegmentation {
     static {
         MethodHandle get = null;
         MethodHandle set = null;
-        if (System.getProperty("os.name", "").startsWith("Linux")) {
+        if (Platform.LINUX) {
             try {
                 Linker linker = Linker.nativeLinker();
                 get = linker.defaultLookup().find("getsockname").map(a -> linker.downcallHandle(a,

@@ -1,5 +1,6 @@
 package io.tutti.net;
 
+import io.tutti.os.Platform;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -46,8 +47,7 @@ final class UdpVectorIo implements AutoCloseable {
     static {
         MethodHandle h = null;
         MethodHandle g = null;
-        String arch = System.getProperty("os.arch", "");
-        if (System.getProperty("os.name", "").startsWith("Linux") && (arch.equals("amd64") || arch.equals("aarch64"))) {
+        if (Platform.LINUX && (Platform.ARCH.equals("amd64") || Platform.ARCH.equals("aarch64"))) {
             try {
                 Linker linker = Linker.nativeLinker();
                 // a non-blocking call of a few microseconds: no thread-state transition around it

@@ -1,0 +1,124 @@
+package io.tutti.net;
+
+import java.util.List;
+
+/**
+ * The health of the rails and of the peers: idle rails carry heartbeats; a rail silent while
+ * another of the peer is heard is down (its unacknowledged data moves to the others) until it is
+ * heard again; a peer silent on every rail has failed, and so has one whose TCP connection ended
+ * without a BYE. Silence is judged only on time this rank was listening: it counts from the later
+ * of the peer's last frame and the moment this rank resumed polling after a gap longer than two
+ * heartbeat intervals (a process that was stopped, or starved of the CPU), so our own absence
+ * never condemns a peer whose frames we could not read or that were lost from a full socket buffer
+ * meanwhile. The {@link KeepAliveAgent} keeps this rank listening while its owner computes.
+ *
+ * <p>Driven under the transport's in-poll flag.
+ */
+final class Liveness {
+    private static final long MS = 1_000_000L;
+
+    private final NetConfig config;
+    private final FrameSender sender;
+    private final Reliability reliability;
+    private final Striping striping;
+    private final RailStats stats;
+    private final List<String> railNames;
+    /** A pause between polls longer than this was an absence: silence is counted again from its end. */
+    private final long listenGap;
+    /** The start of the latest poll by either thread. */
+    private long lastPollAt;
+    /** Since when this rank has been listening without a gap: silence is not counted before it. */
+    private long listeningSince;
+
+    Liveness(NetConfig config, FrameSender sender, Reliability reliability, Striping striping, RailStats stats,
+             List<String> railNames) {
+        this.config = config;
+        this.sender = sender;
+        this.reliability = reliability;
+        this.striping = striping;
+        this.stats = stats;
+        this.railNames = List.copyOf(railNames);
+        // above the agent's cadence (takeover plus one period of a quarter heartbeat), with room for jitter
+        this.listenGap = 2 * (Math.max(1, config.heartbeatMillis()) * MS);
+    }
+
+    /** The rails are connected: this rank listens from {@code now}. */
+    void start(long now) {
+        lastPollAt = now;
+        listeningSince = now;
+    }
+
+    /** A poll starts at {@code now}; after a gap, nobody listened meanwhile. */
+    void listen(long now) {
+        if (now - lastPollAt > listenGap) {
+            // what the peers sent may be gone, their silence is not known
+            listeningSince = now;
+        }
+        lastPollAt = now;
+    }
+
+    /** How long a peer has been silent while this rank listened, since {@code heardAt}. */
+    private long silence(long heardAt, long now) {
+        return now - Math.max(heardAt, listeningSince);
+    }
+
+    /**
+     * Judges {@code p}'s silence: on every rail for {@link NetConfig#timeoutMillis()}, it has failed;
+     * on one rail for {@link NetConfig#railTimeoutMillis()} while another is heard, that rail is
+     * down. Returns the work done.
+     */
+    int check(Peer p, long now) {
+        int work = 0;
+        if (p.failure == null && silence(p.lastHeardAny, now) > config.timeoutMillis() * MS) {
+            failed(p, "rank " + p.rank + " has not been heard on any of its " + p.railCount + " rails for "
+                    + silence(p.lastHeardAny, now) / MS + " ms (" + NetConfig.envName(NetConfig.TIMEOUT_MS) + "="
+                    + config.timeoutMillis() + ")" + (p.peerClosed ? "; it closed its end" : ""));
+        }
+        if (p.railCount > 1) {
+            long railTimeout = config.railTimeoutMillis() * MS;
+            for (int r = 0; r < p.railCount; r++) {
+                if (p.down[r] || !p.confirmed(r) || silence(p.lastHeard[r], now) <= railTimeout) {
+                    continue;
+                }
+                boolean otherHeard = false;
+                for (int q = 0; q < p.railCount; q++) {
+                    otherHeard |= q != r && now - p.lastHeard[q] <= railTimeout;
+                }
+                if (otherHeard) {
+                    p.down[r] = true;
+                    stats.railsDowned++;
+                    // what the silent rail carried goes again on the others
+                    reliability.resendRail(p, r, now);
+                    work++;
+                }
+            }
+        }
+        return work;
+    }
+
+    /** Sends a heartbeat (an ACK) on each confirmed rail to {@code p} that sent nothing for a heartbeat interval. */
+    void heartbeats(Peer p, long now) {
+        long heartbeat = config.heartbeatMillis() * MS;
+        for (int r = 0; r < p.railCount; r++) {
+            // down rails too: that is how they are found to answer again
+            if (p.confirmed(r) && now - p.lastSent[r] >= heartbeat) {
+                sender.ack(p, r, false, now);
+            }
+        }
+    }
+
+    /** {@code p}'s connection on {@code rail} ended: without a BYE, the peer has failed. */
+    void connectionLost(Peer p, int rail, String why) {
+        if (p.peerClosed || p.failure != null) {
+            return;
+        }
+        failed(p, "rank " + p.rank + " dropped its connection on rail " + rail + " (" + railNames.get(rail)
+                + ") without closing its end: " + why + "; the process has died or was cut off");
+    }
+
+    /** Records {@code p}'s failure; what it never acknowledged no longer weighs on the node's rails. */
+    private void failed(Peer p, String why) {
+        p.failure = why;
+        striping.release(p);
+    }
+}

@@ -1,0 +1,201 @@
+package io.tutti.net;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * What this rank knows of one remote rank: its rails (addresses, handshake, health, load), its
+ * failure, and both directions of the reliable stream with it. Plain state in one object, so that
+ * the per-message paths read it without a hop; each group is driven by the part of the transport
+ * named at it, always under the transport's in-poll flag.
+ */
+final class Peer {
+    final int rank;
+
+    // the rails and their handshake (Handshake)
+    /** The challenge this rank sends {@link #rank} on every rail. */
+    final long myNonce;
+    /** The rails to this peer: as many as both ends have, known from {@link RailsTransport#connect()}. */
+    int railCount;
+    InetSocketAddress[] addr;
+    /** Per rail, who passed the challenge: an address (UDP) or a connection (TCP). */
+    Object[] authAddr;
+    boolean[] authOk;
+    /** Per rail: the peer has said it authenticated us too. */
+    boolean[] confirmed;
+    long[] peerNonce;
+    long[] lastHello;
+
+    // the rails' health (Liveness)
+    boolean[] down;
+    long[] lastHeard;
+    long[] lastSent;
+    long lastHeardAny;
+    String failure;
+    boolean peerClosed;
+
+    // the rails' load (Striping)
+    long[] railOutstanding;
+    int roundRobin;
+
+    // sending (Reliability)
+    long nextSeq;
+    long acked;
+    long peerConsumed;
+    long outstandingBytes;
+    /**
+     * Per slot: the DATA frame, header room then payload, framed in place on every
+     * (re)transmission so that it goes to the wire without another copy; direct, allocated on
+     * first use. And the same memory as a segment, to copy records in.
+     */
+    final ByteBuffer[] sendBuf;
+    final MemorySegment[] sendSeg;
+    final int[] sendLen;
+    final long[] sentAt;
+    final int[] sendRail;
+    final boolean[] resent;
+    final int[] fragIndex;
+    final int[] fragCount;
+    final int[] recordLength;
+    final int[] fragOffset;
+    /**
+     * Per slot, a DATA sent in place: the last {@code tailLength} bytes of its payload are not
+     * in the slot but in the sender's memory, at {@code tailAddress}, and {@code tailView} (a
+     * view of the sender's segment, shared by the slots of one record) from {@code tailPosition}.
+     * No view: the whole payload is in the slot.
+     */
+    final ByteBuffer[] tailView;
+    final int[] tailPosition;
+    final long[] tailAddress;
+    final int[] tailLength;
+    long srtt;
+    long rttvar;
+    long rto = Reliability.INITIAL_RTO;
+
+    // receiving (Reliability)
+    long expected;
+    long contig;
+    final byte[][] recvBuf;
+    final MemorySegment[] recvSeg;
+    final long[] recvSeq;
+    final int[] recvLen;
+    final int[] rFragIndex;
+    final int[] rFragCount;
+    final int[] rRecordLength;
+    final int[] rFragOffset;
+    final byte[] reasm;
+    final MemorySegment reasmSeg;
+    int reasmLength;
+    int reasmNextIndex;
+    long reasmThrough;
+    boolean reasmBroken;
+    /** Something arrived or was consumed that no acknowledgement sent has stated yet. */
+    boolean ackNeeded;
+    /** A duplicate arrived: the sender is repairing, acknowledge without delay. */
+    boolean ackNow;
+    /** When {@link #ackNeeded} was set: the delay counts from the oldest unacknowledged news. */
+    long ackPendingSince;
+    /** The ack and consumed fields of the last acknowledgement that left. */
+    long ackSent;
+    long consumedSent;
+    /** When contig last advanced: how long the acknowledgement of it has been held. */
+    long contigAt;
+    boolean nakWanted;
+    long nakFrom;
+    long nakTo;
+    long lastNakFrom = -1;
+    long highest = -1;
+    /** Per rail: the highest sequence number received on it. */
+    long[] railHighest;
+    /** The gap below which everything has arrived, and since when it has been that gap. */
+    long gapFrom = -1;
+    long gapSince;
+    long nakAt;
+
+    Peer(int rank, int slots, int maxRecord, long nonce) {
+        this.rank = rank;
+        this.myNonce = nonce;
+        sendBuf = new ByteBuffer[slots];
+        sendSeg = new MemorySegment[slots];
+        sendLen = new int[slots];
+        sentAt = new long[slots];
+        sendRail = new int[slots];
+        resent = new boolean[slots];
+        fragIndex = new int[slots];
+        fragCount = new int[slots];
+        recordLength = new int[slots];
+        fragOffset = new int[slots];
+        tailView = new ByteBuffer[slots];
+        tailPosition = new int[slots];
+        tailAddress = new long[slots];
+        tailLength = new int[slots];
+        recvBuf = new byte[slots][];
+        recvSeg = new MemorySegment[slots];
+        recvSeq = new long[slots];
+        Arrays.fill(recvSeq, -1);
+        recvLen = new int[slots];
+        rFragIndex = new int[slots];
+        rFragCount = new int[slots];
+        rRecordLength = new int[slots];
+        rFragOffset = new int[slots];
+        reasm = new byte[maxRecord];
+        reasmSeg = MemorySegment.ofArray(reasm);
+    }
+
+    /** Takes the peer's published rail addresses and makes the per-rail state for them; no rail counts yet. */
+    void reach(InetSocketAddress[] addresses) {
+        int n = addresses.length;
+        addr = addresses;
+        authAddr = new Object[n];
+        authOk = new boolean[n];
+        confirmed = new boolean[n];
+        down = new boolean[n];
+        peerNonce = new long[n];
+        lastHeard = new long[n];
+        lastSent = new long[n];
+        lastHello = new long[n];
+        railOutstanding = new long[n];
+        railHighest = new long[n];
+        Arrays.fill(railHighest, -1);
+    }
+
+    /** Whether both ends of rail {@code r} have passed each other's challenge. */
+    boolean confirmed(int r) {
+        return authOk[r] && confirmed[r];
+    }
+
+    /** Whether rail {@code r} carries data now: confirmed, and not down. */
+    boolean usable(int r) {
+        return authOk[r] && confirmed[r] && !down[r];
+    }
+
+    /** Whether a frame from {@code from} on rail {@code r} comes from the one who passed the challenge there. */
+    boolean authenticated(int r, Object from) {
+        return authOk[r] && from.equals(authAddr[r]);
+    }
+
+    /** A valid frame from the peer arrived on rail {@code r}; a rail that answers again rejoins. */
+    void heard(int r, long now) {
+        lastHeard[r] = now;
+        lastHeardAny = now;
+        down[r] = false;
+    }
+
+    /** An acknowledgement of everything received and consumed so far has left: nothing is pending. */
+    void acknowledged() {
+        ackNeeded = false;
+        ackNow = false;
+        ackSent = contig;
+        consumedSent = expected;
+    }
+
+    /** Something to acknowledge: the delay counts from the oldest news not yet acknowledged. */
+    void ackPending(long now) {
+        if (!ackNeeded) {
+            ackNeeded = true;
+            ackPendingSince = now;
+        }
+    }
+}
