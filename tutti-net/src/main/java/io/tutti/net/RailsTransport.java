@@ -115,11 +115,8 @@ public final class RailsTransport implements RemoteTransport {
      */
     @SuppressWarnings("unused")
     private int inPoll;
-    /**
-     * How the owner waits for the flag: {@value #FLAG_SPINS} spins, then yields. The yields are
-     * {@code Integer.MAX_VALUE - FLAG_SPINS}, not more, because {@link Idle} adds the phases as ints.
-     */
-    private final Idle flagWait = new Idle(new Idle.Policy(FLAG_SPINS, Integer.MAX_VALUE - FLAG_SPINS, 1, 1));
+    /** How a thread waits for the flag: {@value #FLAG_SPINS} spins, then yields (the holder has one poll to do). */
+    private final Idle flagWait = new Idle(new Idle.Policy(FLAG_SPINS, Integer.MAX_VALUE, 1, 1));
     /** nanoTime of the owner's latest poll: written opaque by the owner, read opaque by the agent. */
     private long ownerPolledAt;
     /** The owner is away after this long without a poll: the agent takes over. */
@@ -231,15 +228,10 @@ public final class RailsTransport implements RemoteTransport {
         }
     }
 
-    /**
-     * Spins, then yields, until the flag is free ({@link #flagWait}). A second thread that waits at
-     * the same time (a test's {@link #injectFaults}) only shares the step count: either still gets in.
-     */
+    /** Spins, then yields, until the flag is free ({@link #flagWait}); each waiting thread counts its own rounds. */
     private void awaitFlag() {
-        Idle idle = flagWait;
-        idle.reset();
-        while (!IN_POLL.compareAndSet(this, 0, 1)) {
-            idle.idle();
+        for (int round = 0; !IN_POLL.compareAndSet(this, 0, 1); ) {
+            round = flagWait.idle(round);
         }
     }
 
