@@ -7,6 +7,8 @@ import io.tutti.coll.algo.ButterflyBarrier;
 import io.tutti.coll.algo.KaryBcast;
 import io.tutti.coll.algo.RecursiveDoublingAllgather;
 import io.tutti.coll.algo.RecursiveDoublingAllreduce;
+import io.tutti.coll.algo.ScheduleAlgorithm;
+import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
 import java.util.function.IntFunction;
@@ -28,14 +30,20 @@ public final class OffloadPlans {
     /** Largest N for which the allgather plan compiles the full host schedule. */
     public static final int FULL_SCHEDULE_LIMIT = 1024;
 
+    private static final ScheduleAlgorithm BUTTERFLY = new ButterflyBarrier();
+    private static final ScheduleAlgorithm KARY_TREE = new KaryBcast();
+    /** The binary tree: each rank forwards to at most two children. */
+    private static final ScheduleAlgorithm.Params BINARY = ScheduleAlgorithm.Params.DEFAULT.withKary(2);
+    private static final ScheduleAlgorithm DOUBLING = new RecursiveDoublingAllgather();
+
     private OffloadPlans() {
     }
 
     /** The host schedules the offloaded program is compiled from ({@code bytes} per rank). */
     public static IntFunction<Schedule> schedules(Coll coll, int n, long bytes, int root) {
         return switch (coll) {
-            case BARRIER -> r -> ButterflyBarrier.build(r, n);
-            case BCAST -> r -> KaryBcast.build(r, n, bytes, root, 2);
+            case BARRIER -> r -> BUTTERFLY.build(CollectiveCall.barrier(), r, n);
+            case BCAST -> r -> KARY_TREE.build(CollectiveCall.bcast(bytes, root), r, n, BINARY);
             case ALLGATHER -> n > FULL_SCHEDULE_LIMIT ? r -> allgatherPattern(r, n, bytes) : r -> {
                 long[] b = new long[n];
                 long[] d = new long[n];
@@ -43,7 +51,7 @@ public final class OffloadPlans {
                     b[i] = bytes;
                     d[i] = i * bytes;
                 }
-                return RecursiveDoublingAllgather.build(r, n, b, d, false);
+                return DOUBLING.build(CollectiveCall.allgather(b, d, false), r, n);
             };
             case REDUCE, ALLREDUCE -> throw new TuttiException.InvalidArgument(coll
                     + " is offloaded as a NIC reduction tree, which is not compiled from a schedule");
@@ -53,8 +61,9 @@ public final class OffloadPlans {
     /** The host schedule whose send/recv-based offload the plan is compared with. */
     public static Schedule preMatched(Coll coll, int n, int rank, long bytes, int root) {
         return switch (coll) {
-            case REDUCE -> BinomialReduce.build(rank, n, bytes, 8, root, false, true);
-            case ALLREDUCE -> RecursiveDoublingAllreduce.build(rank, n, bytes, 8, false, true);
+            case REDUCE -> new BinomialReduce().build(CollectiveCall.reduce(bytes, 8, root, false, true), rank, n);
+            case ALLREDUCE -> new RecursiveDoublingAllreduce().build(CollectiveCall.allreduce(bytes, 8, false, true),
+                    rank, n);
             default -> schedules(coll, n, bytes, root).apply(rank);
         };
     }
