@@ -5,6 +5,8 @@ import io.tutti.TuttiException;
 import io.tutti.coll.algo.BinomialReduce;
 import io.tutti.coll.algo.ButterflyBarrier;
 import io.tutti.coll.algo.KaryBcast;
+import io.tutti.coll.algo.LinearAllreduce;
+import io.tutti.coll.algo.LinearBarrier;
 import io.tutti.coll.algo.RecursiveDoublingAllgather;
 import io.tutti.coll.algo.RecursiveDoublingAllreduce;
 import io.tutti.coll.algo.ScheduleAlgorithm;
@@ -71,16 +73,53 @@ public final class OffloadPlans {
     /** Rank {@code rank}'s offloaded program; {@code op} and {@code type} matter for reductions only. */
     public static OffloadProgram program(Coll coll, int n, int rank, long bytes, int root, OffloadAlu.Op op,
                                          OffloadAlu.Type type) {
-        if (n < 1 || rank < 0 || rank >= n || root < 0 || root >= n) {
-            throw new TuttiException.InvalidArgument("need 0 <= rank, root < N and N >= 1; got rank " + rank + ", root "
-                    + root + ", N " + n);
-        }
+        checkRanks(n, rank, root);
         return switch (coll) {
             case BARRIER, ALLGATHER -> OffloadCompiler.bucket(schedules(coll, n, bytes, root), rank, null, null);
             case BCAST -> OffloadCompiler.singleSource(schedules(coll, n, bytes, root), rank);
             case REDUCE -> OffloadCompiler.nicTree(false, n, rank, root, bytes, op, type);
             case ALLREDUCE -> OffloadCompiler.nicTree(true, n, rank, root, bytes, op, type);
         };
+    }
+
+    /**
+     * Rank {@code rank}'s program for an offloaded collective of a communicator of {@code n} ranks,
+     * with the barrier and allreduce schemes {@code config} sets; the other collectives have one plan
+     * each ({@link #program}). The barrier's linear scheme compiles {@link LinearBarrier}, the
+     * allreduce's linear and recursive-doubling schemes {@link LinearAllreduce} and
+     * {@link RecursiveDoublingAllreduce#buildOwnRegions}, all on one counter with every receive
+     * posted when a run starts, so that each exchange is one PUT with no ready-to-receive round trip.
+     *
+     * @param bytes      bytes per rank
+     * @param op         the ALU operation of a reduce or allreduce, else null
+     * @param type       its operand type, else null
+     * @param sharedNode whether every rank of the communicator shares this rank's node (its memory):
+     *                   with {@code auto}, such ranks take the one-round schemes when one counter can
+     *                   hold their P − 1 arrivals
+     */
+    public static OffloadProgram compile(Coll coll, OffloadConfig config, int n, int rank, long bytes, int root,
+                                         OffloadAlu.Op op, OffloadAlu.Type type, boolean sharedNode) {
+        checkRanks(n, rank, root);
+        boolean oneNode = sharedNode && n - 1 <= OffloadCompiler.MAX_BUCKETS;
+        int extent = op == null ? 1 : OffloadAlu.itemBytes(op, type);
+        IntFunction<Schedule> schedules = switch (coll) {
+            case BARRIER -> config.barrierScheme(oneNode).equals("linear") ? r -> LinearBarrier.build(r, n) : null;
+            case ALLREDUCE -> switch (config.allreduceScheme(oneNode)) {
+                case "linear" -> r -> LinearAllreduce.build(r, n, bytes, extent, false);
+                case "recursive-doubling" -> r -> RecursiveDoublingAllreduce.buildOwnRegions(r, n, bytes, extent, true);
+                default -> null;
+            };
+            default -> null;
+        };
+        return schedules != null ? OffloadCompiler.bucket(schedules, rank, op, type, true)
+                : program(coll, n, rank, bytes, root, op, type);
+    }
+
+    private static void checkRanks(int n, int rank, int root) {
+        if (n < 1 || rank < 0 || rank >= n || root < 0 || root >= n) {
+            throw new TuttiException.InvalidArgument("need 0 <= rank, root < N and N >= 1; got rank " + rank + ", root "
+                    + root + ", N " + n);
+        }
     }
 
     /** Every rank's program. */
