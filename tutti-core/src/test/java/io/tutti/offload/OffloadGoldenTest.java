@@ -14,7 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The seed's tables 2, 4, 5 and 6 (water-tank paper), reproduced by the compiler. */
+/** [water-tank] tables 2, 4, 5 and 6, reproduced by the compiler. */
 class OffloadGoldenTest {
     /** Th, Ot, Iv/Cl/Cr, Pq of one entry. */
     record Row(long th, String op, long value, int peer) {
@@ -38,7 +38,7 @@ class OffloadGoldenTest {
 
     /**
      * Table 4, P0 of the 8-rank butterfly barrier: Th 0, 4, 6, 7; Iv 4, 2, 1, -7; Pq 1, 2, 4. The
-     * seed's completion row is a remote add of -7 to P0 itself; Tutti makes it the local CNTR_ADD.
+     * [water-tank]'s completion row is a remote add of -7 to P0 itself; Tutti makes it the local CNTR_ADD.
      */
     @Test
     @Timeout(30)
