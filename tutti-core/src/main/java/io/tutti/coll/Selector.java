@@ -104,8 +104,8 @@ public final class Selector {
      * The defaults, from the measurements in docs/perf/collectives.md where there are some:
      * latency-bound trees and butterflies for small messages, bandwidth-optimal rings and
      * halving-doubling for large ones, fewer waits when ranks outnumber cores, and leaders when ranks
-     * span several nodes. Where a row has no figure of its own, its crossover is where the algorithms'
-     * costs (in their class comments) cross for a bandwidth-bound network.
+     * span several nodes. Where a row cites no figure, its thresholds have not been measured on Tutti
+     * yet; its reason is then the algorithms' costs, as their class comments state them.
      */
     private static final Map<Kind, Row> TABLE = table(
             // slots when the ranks share memory: one wait instead of ⌈log2 P⌉ rounds; else
