@@ -1,5 +1,7 @@
 package io.tutti.coll;
 
+import io.tutti.Config;
+import io.tutti.TuttiException;
 import io.tutti.coll.algo.BinomialBcast;
 import io.tutti.coll.algo.BinomialGather;
 import io.tutti.coll.algo.BinomialReduce;
@@ -11,7 +13,11 @@ import io.tutti.coll.algo.ChainBcast;
 import io.tutti.coll.algo.ChainReduce;
 import io.tutti.coll.algo.DisseminationBarrier;
 import io.tutti.coll.algo.HierarchicalSchedules;
+import io.tutti.coll.algo.IncAllreduce;
 import io.tutti.coll.algo.KaryBcast;
+import io.tutti.coll.algo.LeadersAllreduce;
+import io.tutti.coll.algo.LeadersBarrier;
+import io.tutti.coll.algo.LeadersBcast;
 import io.tutti.coll.algo.LinearAllreduce;
 import io.tutti.coll.algo.LinearAlltoall;
 import io.tutti.coll.algo.LinearBarrier;
@@ -31,47 +37,40 @@ import io.tutti.coll.algo.RingAllgather;
 import io.tutti.coll.algo.RingAllreduce;
 import io.tutti.coll.algo.RingReduceScatter;
 import io.tutti.coll.algo.ScatterAllgatherBcast;
+import io.tutti.coll.algo.ScheduleAlgorithm;
+import io.tutti.coll.algo.ScheduleAlgorithm.Params;
 import io.tutti.coll.algo.SlotsAllreduce;
 import io.tutti.coll.algo.SlotsBarrier;
 import io.tutti.coll.algo.TreeBarrier;
 import io.tutti.coll.algo.Trinaryx3Bcast;
 import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.Topology;
-import io.tutti.TuttiException;
-import io.tutti.coll.schedule.CollectiveCall.Kind;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 
 /**
- * The selector: chooses the algorithm for a collective call and builds its schedule. The choice can
- * be forced per operation with {@code TUTTI_COLL_<OP>=<algorithm>} (for example {@code
- * TUTTI_COLL_ALLREDUCE=ring}) or per communicator ({@code Communicator.setAlgorithm}), so that
- * benchmarks can compare them. Forcing an algorithm that cannot serve a call (a ring allreduce of a
- * non-commutative operation, Bruck's alltoall of uneven blocks) is an error that says why.
- *
- * <p>Parameters of the pipelined and k-ary algorithms: {@code TUTTI_COLL_SEGMENT} (bytes per
- * pipeline segment, default {@value #SEGMENT_DEFAULT}) and {@code TUTTI_COLL_KARY} (children per
- * node of the k-ary tree, default {@value #KARY_DEFAULT}).
+ * The selector: chooses the algorithm for a collective call and builds its schedule. It reads as a
+ * table: per operation, its algorithms in the order users see them and the rule that picks one by
+ * size, rank count and topology, each rule with its reason. The choice can be forced per operation
+ * ({@link CollConfig#algorithms}, e.g. {@code TUTTI_COLL_ALLREDUCE=ring}) or per communicator
+ * ({@code Communicator.setAlgorithm}), so that benchmarks can compare them; forcing an algorithm
+ * that cannot serve a call (a ring allreduce of a non-commutative operation, Bruck's alltoall of
+ * uneven blocks) is an error that says why.
  */
 public final class Selector {
-    public static final String SEGMENT = "TUTTI_COLL_SEGMENT";
-    public static final long SEGMENT_DEFAULT = 64 * 1024;
-    public static final String KARY = "TUTTI_COLL_KARY";
-    public static final int KARY_DEFAULT = 4;
-
     /** Node and Socket leader modes, for any operation that has them. */
-    public static final String NODE_LEADERS = "node-leaders";
-    public static final String SOCKET_LEADERS = "socket-leaders";
-    /** In-network allreduce: the aggregation switches reduce the leaders' data (see {@link InNetworkGroup}). */
+    public static final String NODE_LEADERS = HierarchicalSchedules.NODE_LEADERS;
+    public static final String SOCKET_LEADERS = HierarchicalSchedules.SOCKET_LEADERS;
+    /** In-network allreduce: the aggregation switches reduce the leaders' data (see {@code InNetworkGroup}). */
     public static final String INC = "inc";
-    /** Leaders of the in-network allreduce: {@code node} (one per node) or {@code socket} (one per CPU package). */
-    public static final String INC_MODE = "TUTTI_INC_MODE";
-    public static final String INC_MODE_DEFAULT = "node";
     /**
-     * Shared-memory slots ({@link NodeSlots}): every rank publishes its data in shared memory and
+     * Shared-memory slots ({@code NodeSlots}): every rank publishes its data in shared memory and
      * reads the others'; only when every rank of the communicator shares this node's memory.
      */
     public static final String SLOTS = "slots";
@@ -88,54 +87,110 @@ public final class Selector {
      */
     public static final int SLOTS_ALLREDUCE_RANKS = 2;
 
+    /** How a row picks an algorithm for a call of {@code size} ranks placed as {@code topo}. */
+    @FunctionalInterface
+    private interface Rule {
+        String choose(CollectiveCall c, int size, Topology topo);
+    }
+
+    /** One row of the table: an operation, its algorithms in the order users see them, and its rule. */
+    private record Row(Kind kind, List<ScheduleAlgorithm> algorithms, Rule rule) {
+    }
+
+    private static final ScheduleAlgorithm NODE_LEADERS_ALLREDUCE = new LeadersAllreduce(false);
+    private static final ScheduleAlgorithm BRUCK_ALLTOALL = new BruckAlltoall();
+
+    /**
+     * The defaults, from the measurements in docs/perf/collectives.md where there are some:
+     * latency-bound trees and butterflies for small messages, bandwidth-optimal rings and
+     * halving-doubling for large ones, fewer waits when ranks outnumber cores, and leaders when ranks
+     * span several nodes. Where a row cites no figure, its thresholds have not been measured on Tutti
+     * yet; its reason is then the algorithms' costs, as their class comments state them.
+     */
+    private static final Map<Kind, Row> TABLE = table(
+            // slots when the ranks share memory: one wait instead of ⌈log2 P⌉ rounds; else
+            // dissemination, measured faster than the tree's fewer messages when ranks outnumber cores
+            // (docs/perf/collectives.md)
+            new Row(Kind.BARRIER, List.of(new DisseminationBarrier(), new ButterflyBarrier(), new TreeBarrier(),
+                    new LinearBarrier(), new SlotsBarrier(), new LeadersBarrier(false), new LeadersBarrier(true)),
+                    (c, p, t) -> multiNode(t) ? NODE_LEADERS : t.sharedMemory() ? SLOTS : "dissemination"),
+            // node leaders for short messages over several nodes; scatter-allgather once the root's
+            // ⌈log2 P⌉ full-size sends of the binomial tree dominate
+            new Row(Kind.BCAST, List.of(new BinomialBcast(), new KaryBcast(), new ChainBcast(), new Trinaryx3Bcast(),
+                    new ScatterAllgatherBcast(), new LeadersBcast(false), new LeadersBcast(true)),
+                    (c, p, t) -> multiNode(t) && c.bytes() <= 64 * 1024 ? NODE_LEADERS
+                            : p > 2 && c.bytes() >= 512 * 1024 ? "scatter-allgather" : "binomial"),
+            // Rabenseifner once about 2n bytes per rank beat ⌈log2 P⌉·n arriving at the root, if the
+            // operation commutes (it combines partial results out of rank order)
+            new Row(Kind.REDUCE, List.of(new BinomialReduce(), new ChainReduce(), new RabenseifnerReduce()),
+                    (c, p, t) -> c.commutative() && p > 2 && c.bytes() >= 512 * 1024 ? "rabenseifner" : "binomial"),
+            // see allreduce() below
+            new Row(Kind.ALLREDUCE, List.of(new RecursiveDoublingAllreduce(), new RabenseifnerAllreduce(),
+                    new RingAllreduce(), new ReduceBcastAllreduce(), new LinearAllreduce(), new SlotsAllreduce(),
+                    NODE_LEADERS_ALLREDUCE, new LeadersAllreduce(true), new IncAllreduce()), Selector::allreduce),
+            // pairwise keeps rank order for non-commutative operations; the ring's bandwidth for long
+            // inputs, recursive halving's ⌈log2 P⌉ rounds for short ones
+            new Row(Kind.REDUCE_SCATTER, List.of(new RecursiveHalvingReduceScatter(), new RingReduceScatter(),
+                    new PairwiseReduceScatter()),
+                    (c, p, t) -> !c.commutative() ? "pairwise" : sum(c.blocks()) >= 512 * 1024 ? "ring"
+                            : "recursive-halving"),
+            // recursive doubling's ⌈log2 P⌉ rounds; the linear chain would move less data only for long
+            // vectors on few ranks
+            new Row(Kind.SCAN, List.of(new RecursiveDoublingScan(false), new LinearScan(false)),
+                    (c, p, t) -> "recursive-doubling"),
+            new Row(Kind.EXSCAN, List.of(new RecursiveDoublingScan(true), new LinearScan(true)),
+                    (c, p, t) -> "recursive-doubling"),
+            // the tree for small blocks, where the messages the root handles dominate; direct sends for
+            // large ones, which a tree would only forward twice
+            new Row(Kind.GATHER, List.of(new BinomialGather(), new LinearGather()),
+                    (c, p, t) -> max(c.blocks()) >= 64 * 1024 ? "linear" : "binomial"),
+            new Row(Kind.SCATTER, List.of(new BinomialScatter(), new LinearScatter()),
+                    (c, p, t) -> max(c.blocks()) >= 64 * 1024 ? "linear" : "binomial"),
+            // recursive doubling's log2 P rounds for small blocks, the ring's bandwidth for large ones
+            new Row(Kind.ALLGATHER, List.of(new RecursiveDoublingAllgather(), new BruckAllgather(),
+                    new RingAllgather()),
+                    (c, p, t) -> sum(c.blocks()) >= 256 * 1024 ? "ring" : "recursive-doubling"),
+            // Bruck's fewer, larger messages for small equal blocks on many ranks; pairwise otherwise
+            new Row(Kind.ALLTOALL, List.of(new PairwiseAlltoall(), BRUCK_ALLTOALL, new LinearAlltoall()),
+                    (c, p, t) -> max(c.blocks()) <= 256 && p > 4 && BRUCK_ALLTOALL.serves(c, Params.DEFAULT)
+                            ? "bruck" : "pairwise"));
+
     /** The algorithms per operation, in the order they are listed to users. */
     public static final Map<Kind, List<String>> AVAILABLE = available();
 
+    private final CollConfig config;
+    private final Params params;
+
+    public Selector(CollConfig config) {
+        this.config = config;
+        this.params = new Params(null, config.segment(), config.kary(), config.incSockets());
+    }
+
+    /** The collectives' settings from the {@code TUTTI_*} variables of an environment. */
+    public Selector(Map<String, String> env) {
+        this(CollConfig.from(Config.from(env, new Properties())));
+    }
+
+    private static Map<Kind, Row> table(Row... rows) {
+        Map<Kind, Row> m = new EnumMap<>(Kind.class);
+        for (Row r : rows) {
+            for (ScheduleAlgorithm a : r.algorithms()) {
+                if (a.kind() != r.kind()) {
+                    throw new AssertionError(a.name() + " serves " + a.kind() + ", listed for " + r.kind());
+                }
+            }
+            m.put(r.kind(), r);
+        }
+        if (m.size() != Kind.values().length) {
+            throw new AssertionError("a row per operation, got " + m.keySet());
+        }
+        return Collections.unmodifiableMap(m);
+    }
+
     private static Map<Kind, List<String>> available() {
         Map<Kind, List<String>> m = new EnumMap<>(Kind.class);
-        m.put(Kind.BARRIER, List.of("dissemination", "butterfly", "tree", "linear", SLOTS, NODE_LEADERS, SOCKET_LEADERS));
-        m.put(Kind.BCAST, List.of("binomial", "kary", "chain", "trinaryx3", "scatter-allgather", NODE_LEADERS,
-                SOCKET_LEADERS));
-        m.put(Kind.REDUCE, List.of("binomial", "chain", "rabenseifner"));
-        m.put(Kind.ALLREDUCE, List.of("recursive-doubling", "rabenseifner", "ring", "reduce-bcast", "linear", SLOTS,
-                NODE_LEADERS, SOCKET_LEADERS, INC));
-        m.put(Kind.REDUCE_SCATTER, List.of("recursive-halving", "ring", "pairwise"));
-        m.put(Kind.SCAN, List.of("recursive-doubling", "linear"));
-        m.put(Kind.EXSCAN, List.of("recursive-doubling", "linear"));
-        m.put(Kind.GATHER, List.of("binomial", "linear"));
-        m.put(Kind.SCATTER, List.of("binomial", "linear"));
-        m.put(Kind.ALLGATHER, List.of("recursive-doubling", "bruck", "ring"));
-        m.put(Kind.ALLTOALL, List.of("pairwise", "bruck", "linear"));
-        return m;
-    }
-
-    private final Map<String, String> env;
-    private final long segment;
-    private final int kary;
-    private final boolean incSocketMode;
-
-    public Selector(Map<String, String> env) {
-        this.env = env;
-        String mode = env.getOrDefault(INC_MODE, INC_MODE_DEFAULT).trim();
-        if (!mode.equals("node") && !mode.equals("socket")) {
-            throw new TuttiException.InvalidArgument(INC_MODE + " must be node or socket, got '" + mode + "'");
-        }
-        this.incSocketMode = mode.equals("socket");
-        this.segment = positive(env, SEGMENT, SEGMENT_DEFAULT);
-        this.kary = (int) positive(env, KARY, KARY_DEFAULT);
-        if (kary < 2) {
-            throw new TuttiException.InvalidArgument(KARY + " must be at least 2, got " + kary);
-        }
-        for (Kind k : Kind.values()) {
-            String forced = env.get(variable(k));
-            if (forced != null && !forced.isBlank()) {
-                check(k, forced.trim(), variable(k) + "=" + forced);
-            }
-        }
-    }
-
-    private static long positive(Map<String, String> env, String name, long fallback) {
-        return io.tutti.bootstrap.LaunchEnvironment.positive(env, name, fallback, "a positive whole number");
+        TABLE.forEach((k, row) -> m.put(k, row.algorithms().stream().map(ScheduleAlgorithm::name).toList()));
+        return Collections.unmodifiableMap(m);
     }
 
     /** The environment variable that forces {@code kind}'s algorithm. */
@@ -154,170 +209,41 @@ public final class Selector {
 
     /**
      * The algorithm for a call: {@code forced} (a communicator's setting) if not null, else the
-     * environment's, else the selector's choice by size, rank count and topology. Gatherv and
+     * configuration's, else the selector's choice by size, rank count and topology. Gatherv and
      * scatterv are always linear (only the root knows their layout) and alltoallv is pairwise or
      * linear (each rank knows only its own blocks).
      */
     public String choose(CollectiveCall c, int size, Topology topo, String forced) {
+        String f = forced != null ? forced : config.algorithm(c.kind());
         if (c.irregular()) {
             // the ranks' block sizes differ, so no rank may choose by its own: every rank must
             // reach the same answer from what they all know
-            if (c.kind() == Kind.ALLTOALL) {
-                String f = forced != null ? forced : env.get(variable(c.kind()));
-                return "linear".equals(f == null ? null : f.trim()) ? "linear" : "pairwise";
-            }
-            return "linear";
+            return c.kind() == Kind.ALLTOALL && "linear".equals(f) ? "linear"
+                    : c.kind() == Kind.ALLTOALL ? "pairwise" : "linear";
         }
-        if (forced != null) {
-            return forced;
-        }
-        String fromEnv = env.get(variable(c.kind()));
-        if (fromEnv != null && !fromEnv.isBlank()) {
-            return fromEnv.trim();
-        }
-        return select(c, size, topo);
+        return f != null ? f : hostChoice(c, size, topo);
     }
 
-    /**
-     * The defaults, from the measurements in docs/perf/collectives.md: latency-bound trees and
-     * butterflies for small messages, bandwidth-optimal rings and halving-doubling for large ones,
-     * fewer messages when ranks outnumber cores, and leaders when ranks span several nodes.
-     */
-    private String select(CollectiveCall c, int size, Topology topo) {
-        boolean multiNode = Topology.count(topo.node()) > 1;
-        long total = c.bytes();
-        return switch (c.kind()) {
-            // slots when the ranks share memory: one wait instead of ⌈log2 P⌉ rounds; else
-            // dissemination, measured faster than the tree's fewer messages when ranks outnumber cores
-            // (docs/perf/collectives.md)
-            case BARRIER -> multiNode ? NODE_LEADERS : topo.sharedMemory() ? SLOTS : "dissemination";
-            case BCAST -> {
-                if (multiNode && total <= 64 * 1024) {
-                    yield NODE_LEADERS;
-                }
-                yield size > 2 && total >= 512 * 1024 ? "scatter-allgather" : "binomial";
-            }
-            case REDUCE -> c.commutative() && size > 2 && total >= 512 * 1024 ? "rabenseifner" : "binomial";
-            case ALLREDUCE -> {
-                if (multiNode && total <= 64 * 1024 && leadersKeepOrder(c, topo.nodeDomains())) {
-                    yield NODE_LEADERS;
-                }
-                if (!multiNode && topo.sharedMemory() && (topo.oversubscribed() || size <= SLOTS_ALLREDUCE_RANKS)
-                        && total <= SLOTS_ALLREDUCE_MAX) {
-                    yield SLOTS;
-                }
-                if (!c.commutative() || total < 64 * 1024) {
-                    yield "recursive-doubling";
-                }
-                yield Integer.bitCount(size) == 1 ? "rabenseifner" : "ring";
-            }
-            case REDUCE_SCATTER -> !c.commutative() ? "pairwise" : sum(c.blocks()) >= 512 * 1024 ? "ring"
-                    : "recursive-halving";
-            case SCAN, EXSCAN -> "recursive-doubling";
-            case GATHER, SCATTER -> max(c.blocks()) >= 64 * 1024 ? "linear" : "binomial";
-            case ALLGATHER -> sum(c.blocks()) >= 256 * 1024 ? "ring" : "recursive-doubling";
-            case ALLTOALL -> max(c.blocks()) <= 256 && size > 4 && BruckAlltoall.supports(c.sendBlocks(), c.blocks())
-                    ? "bruck" : "pairwise";
-        };
-    }
-
-    /** The selector's choice among the host algorithms: what {@code inc} falls back to. */
+    /** The table's choice among the host algorithms, whatever is forced: what {@code inc} falls back to. */
     public String hostChoice(CollectiveCall c, int size, Topology topo) {
-        return select(c, size, topo);
+        return TABLE.get(c.kind()).rule().choose(c, size, topo);
     }
 
     /** Whether the in-network allreduce uses socket leaders (else node leaders). */
     public boolean incSocketMode() {
-        return incSocketMode;
+        return config.incSockets();
     }
 
     /** The leader domains of the in-network allreduce. */
     public int[] incDomains(Topology topo) {
-        return incSocketMode ? topo.socketDomains() : topo.nodeDomains();
-    }
-
-    /** Leaders reduce their domains' partial results in leader order: fine unless order matters and domains interleave. */
-    private static boolean leadersKeepOrder(CollectiveCall c, int[] domains) {
-        return c.commutative() || HierarchicalSchedules.contiguous(domains);
+        return incSocketMode() ? topo.socketDomains() : topo.nodeDomains();
     }
 
     /** Builds rank {@code rank}'s schedule for the call with {@code algorithm}. */
     public Schedule build(CollectiveCall c, int rank, int size, Topology topo, String algorithm) {
+        ScheduleAlgorithm a = algorithm(c.kind(), algorithm);
         try {
-            return switch (c.kind()) {
-                case BARRIER -> switch (algorithm) {
-                    case "dissemination" -> DisseminationBarrier.build(rank, size);
-                    case "butterfly" -> ButterflyBarrier.build(rank, size);
-                    case "tree" -> TreeBarrier.build(rank, size);
-                    case "linear" -> LinearBarrier.build(rank, size);
-                    case SLOTS -> SlotsBarrier.build(rank, size);
-                    default -> HierarchicalSchedules.barrier(rank, size, domains(topo, algorithm));
-                };
-                case BCAST -> switch (algorithm) {
-                    case "binomial" -> BinomialBcast.build(rank, size, c.bytes(), c.root());
-                    case "kary" -> KaryBcast.build(rank, size, c.bytes(), c.root(), kary);
-                    case "chain" -> ChainBcast.build(rank, size, c.bytes(), c.root(), segment);
-                    case "trinaryx3" -> Trinaryx3Bcast.build(rank, size, c.bytes(), c.root(), segment);
-                    case "scatter-allgather" -> ScatterAllgatherBcast.build(rank, size, c.bytes(), c.root());
-                    default -> HierarchicalSchedules.bcast(rank, size, c.bytes(), c.root(), domains(topo, algorithm));
-                };
-                case REDUCE -> switch (algorithm) {
-                    case "binomial" -> BinomialReduce.build(rank, size, c.bytes(), c.extent(), c.root(), c.inPlace(),
-                            c.commutative());
-                    case "chain" -> ChainReduce.build(rank, size, c.bytes(), c.extent(), c.root(), c.inPlace(), c.commutative(),
-                            segment);
-                    default -> RabenseifnerReduce.build(rank, size, c.bytes(), c.extent(), c.root(), c.inPlace(),
-                            c.commutative());
-                };
-                case ALLREDUCE -> switch (algorithm) {
-                    case "recursive-doubling" -> RecursiveDoublingAllreduce.build(rank, size, c.bytes(), c.extent(),
-                            c.inPlace(), c.commutative());
-                    case "rabenseifner" -> RabenseifnerAllreduce.build(rank, size, c.bytes(), c.extent(), c.inPlace(),
-                            c.commutative());
-                    case "ring" -> RingAllreduce.build(rank, size, c.bytes(), c.extent(), c.inPlace(), c.commutative());
-                    case "reduce-bcast" -> ReduceBcastAllreduce.build(rank, size, c.bytes(), c.extent(), c.inPlace(),
-                            c.commutative());
-                    case "linear" -> LinearAllreduce.build(rank, size, c.bytes(), c.extent(), c.inPlace());
-                    case SLOTS -> SlotsAllreduce.build(rank, size, c.bytes(), c.extent(), c.inPlace());
-                    case INC -> HierarchicalSchedules.incAllreduce(rank, size, c.bytes(), c.extent(), c.inPlace(),
-                            incDomains(topo));
-                    default -> HierarchicalSchedules.allreduce(rank, size, c.bytes(), c.extent(), c.inPlace(), c.commutative(),
-                            domains(topo, algorithm));
-                };
-                case REDUCE_SCATTER -> switch (algorithm) {
-                    case "recursive-halving" -> RecursiveHalvingReduceScatter.build(rank, size, c.blocks(), c.extent(),
-                            c.inPlace(), c.commutative());
-                    case "ring" -> RingReduceScatter.build(rank, size, c.blocks(), c.extent(), c.inPlace(), c.commutative());
-                    default -> PairwiseReduceScatter.build(rank, size, c.blocks(), c.extent(), c.inPlace(), c.commutative());
-                };
-                case SCAN, EXSCAN -> {
-                    boolean exclusive = c.kind() == Kind.EXSCAN;
-                    yield algorithm.equals("linear")
-                            ? LinearScan.build(rank, size, c.bytes(), c.extent(), c.inPlace(), c.commutative(), exclusive,
-                                    segment)
-                            : RecursiveDoublingScan.build(rank, size, c.bytes(), c.extent(), c.inPlace(), c.commutative(),
-                                    exclusive);
-                }
-                case GATHER -> algorithm.equals("linear")
-                        ? LinearGather.build(rank, size, c.blocks(), c.displs(), c.root(), c.inPlace())
-                        : BinomialGather.build(rank, size, c.blocks(), c.displs(), c.root(), c.inPlace());
-                case SCATTER -> algorithm.equals("linear")
-                        ? LinearScatter.build(rank, size, c.blocks(), c.displs(), c.root(), c.inPlace())
-                        : BinomialScatter.build(rank, size, c.blocks(), c.displs(), c.root(), c.inPlace());
-                case ALLGATHER -> switch (algorithm) {
-                    case "ring" -> RingAllgather.build(rank, size, c.blocks(), c.displs(), c.inPlace());
-                    case "bruck" -> BruckAllgather.build(rank, size, c.blocks(), c.displs(), c.inPlace());
-                    default -> RecursiveDoublingAllgather.build(rank, size, c.blocks(), c.displs(), c.inPlace());
-                };
-                case ALLTOALL -> switch (algorithm) {
-                    case "bruck" -> BruckAlltoall.build(rank, size, c.sendBlocks(), c.sendDispls(), c.blocks(), c.displs(),
-                            c.inPlace());
-                    case "linear" -> LinearAlltoall.build(rank, size, c.sendBlocks(), c.sendDispls(), c.blocks(), c.displs(),
-                            c.inPlace());
-                    default -> PairwiseAlltoall.build(rank, size, c.sendBlocks(), c.sendDispls(), c.blocks(), c.displs(),
-                            c.inPlace());
-                };
-            };
+            return a.build(c, rank, size, params.withTopology(topo));
         } catch (IllegalArgumentException e) {
             throw new TuttiException.InvalidArgument(c.kind().settingName() + " with algorithm " + algorithm
                     + " is not possible here: " + e.getMessage() + " (choose another with " + variable(c.kind())
@@ -325,8 +251,43 @@ public final class Selector {
         }
     }
 
-    private static int[] domains(Topology topo, String algorithm) {
-        return algorithm.equals(SOCKET_LEADERS) ? topo.socketDomains() : topo.nodeDomains();
+    /** {@code kind}'s algorithm named {@code name}. */
+    static ScheduleAlgorithm algorithm(Kind kind, String name) {
+        for (ScheduleAlgorithm a : TABLE.get(kind).algorithms()) {
+            if (a.name().equals(name)) {
+                return a;
+            }
+        }
+        check(kind, name, "algorithm");
+        throw new AssertionError(name);
+    }
+
+    /**
+     * Node leaders over several nodes for short vectors (if the leaders keep the order the operation
+     * needs); on one node slots for vectors up to {@link #SLOTS_ALLREDUCE_MAX} when ranks outnumber
+     * cores or are at most {@link #SLOTS_ALLREDUCE_RANKS}; recursive doubling below 64 KiB and for
+     * non-commutative operations; above, Rabenseifner on a power of two and the ring otherwise, which
+     * measured close to each other at np 2 (64 KiB: 23.0 and 23.7 µs) and well ahead of recursive
+     * doubling (33.5 µs; docs/perf/collectives.md).
+     */
+    private static String allreduce(CollectiveCall c, int size, Topology topo) {
+        long total = c.bytes();
+        if (multiNode(topo) && total <= 64 * 1024
+                && NODE_LEADERS_ALLREDUCE.serves(c, Params.DEFAULT.withTopology(topo))) {
+            return NODE_LEADERS;
+        }
+        if (!multiNode(topo) && topo.sharedMemory() && (topo.oversubscribed() || size <= SLOTS_ALLREDUCE_RANKS)
+                && total <= SLOTS_ALLREDUCE_MAX) {
+            return SLOTS;
+        }
+        if (!c.commutative() || total < 64 * 1024) {
+            return "recursive-doubling";
+        }
+        return Integer.bitCount(size) == 1 ? "rabenseifner" : "ring";
+    }
+
+    private static boolean multiNode(Topology topo) {
+        return Topology.count(topo.node()) > 1;
     }
 
     private static long sum(long[] a) {

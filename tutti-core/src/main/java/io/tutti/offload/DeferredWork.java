@@ -3,7 +3,7 @@ package io.tutti.offload;
 /**
  * One deferred-work entry, as a value for reports and tests (the program itself keeps entries in
  * primitive arrays): when counter {@code counter} reaches {@code threshold}, perform {@code op}.
- * The fields follow the seed's columns: Th = {@code threshold}, Ot = {@code op}, Iv/Cl/Cr =
+ * The fields follow [water-tank]'s columns: Th = {@code threshold}, Ot = {@code op}, Iv/Cl/Cr =
  * {@code value} (the amount added to the local counter for CNTR_ADD, to the peer's counter for
  * REMOTE_CNTR_ADD, by each landing packet for PUT, NIC_REDUCE and TRIGGERED_BCAST), Pq = {@code peer},
  * Ci = {@code targetCounter}.

@@ -317,7 +317,7 @@ public final class OffloadEngine {
 
     /**
      * A descriptor landed: a reduction descriptor is accumulated into the accumulator at its part
-     * (the first input of a run is stored, later ones combined, as the seed's Rcnt register); a
+     * (the first input of a run is stored, later ones combined, as [NIC-reduce]'s Rcnt register); a
      * broadcast descriptor is written to the receive buffer at its part. Then the counter gains 1
      * if its CP flag is set. A descriptor whose Rtype or Type differs from the program's is counted
      * in {@link #rejected()} and dropped. Arrival thread: the accumulator and Rcnt writes are plain

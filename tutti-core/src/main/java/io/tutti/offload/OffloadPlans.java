@@ -5,8 +5,12 @@ import io.tutti.TuttiException;
 import io.tutti.coll.algo.BinomialReduce;
 import io.tutti.coll.algo.ButterflyBarrier;
 import io.tutti.coll.algo.KaryBcast;
+import io.tutti.coll.algo.LinearAllreduce;
+import io.tutti.coll.algo.LinearBarrier;
 import io.tutti.coll.algo.RecursiveDoublingAllgather;
 import io.tutti.coll.algo.RecursiveDoublingAllreduce;
+import io.tutti.coll.algo.ScheduleAlgorithm;
+import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
 import java.util.function.IntFunction;
@@ -28,14 +32,20 @@ public final class OffloadPlans {
     /** Largest N for which the allgather plan compiles the full host schedule. */
     public static final int FULL_SCHEDULE_LIMIT = 1024;
 
+    private static final ScheduleAlgorithm BUTTERFLY = new ButterflyBarrier();
+    private static final ScheduleAlgorithm KARY_TREE = new KaryBcast();
+    /** The binary tree: each rank forwards to at most two children. */
+    private static final ScheduleAlgorithm.Params BINARY = ScheduleAlgorithm.Params.DEFAULT.withKary(2);
+    private static final ScheduleAlgorithm DOUBLING = new RecursiveDoublingAllgather();
+
     private OffloadPlans() {
     }
 
     /** The host schedules the offloaded program is compiled from ({@code bytes} per rank). */
     public static IntFunction<Schedule> schedules(Coll coll, int n, long bytes, int root) {
         return switch (coll) {
-            case BARRIER -> r -> ButterflyBarrier.build(r, n);
-            case BCAST -> r -> KaryBcast.build(r, n, bytes, root, 2);
+            case BARRIER -> r -> BUTTERFLY.build(CollectiveCall.barrier(), r, n);
+            case BCAST -> r -> KARY_TREE.build(CollectiveCall.bcast(bytes, root), r, n, BINARY);
             case ALLGATHER -> n > FULL_SCHEDULE_LIMIT ? r -> allgatherPattern(r, n, bytes) : r -> {
                 long[] b = new long[n];
                 long[] d = new long[n];
@@ -43,7 +53,7 @@ public final class OffloadPlans {
                     b[i] = bytes;
                     d[i] = i * bytes;
                 }
-                return RecursiveDoublingAllgather.build(r, n, b, d, false);
+                return DOUBLING.build(CollectiveCall.allgather(b, d, false), r, n);
             };
             case REDUCE, ALLREDUCE -> throw new TuttiException.InvalidArgument(coll
                     + " is offloaded as a NIC reduction tree, which is not compiled from a schedule");
@@ -53,8 +63,9 @@ public final class OffloadPlans {
     /** The host schedule whose send/recv-based offload the plan is compared with. */
     public static Schedule preMatched(Coll coll, int n, int rank, long bytes, int root) {
         return switch (coll) {
-            case REDUCE -> BinomialReduce.build(rank, n, bytes, 8, root, false, true);
-            case ALLREDUCE -> RecursiveDoublingAllreduce.build(rank, n, bytes, 8, false, true);
+            case REDUCE -> new BinomialReduce().build(CollectiveCall.reduce(bytes, 8, root, false, true), rank, n);
+            case ALLREDUCE -> new RecursiveDoublingAllreduce().build(CollectiveCall.allreduce(bytes, 8, false, true),
+                    rank, n);
             default -> schedules(coll, n, bytes, root).apply(rank);
         };
     }
@@ -62,16 +73,53 @@ public final class OffloadPlans {
     /** Rank {@code rank}'s offloaded program; {@code op} and {@code type} matter for reductions only. */
     public static OffloadProgram program(Coll coll, int n, int rank, long bytes, int root, OffloadAlu.Op op,
                                          OffloadAlu.Type type) {
-        if (n < 1 || rank < 0 || rank >= n || root < 0 || root >= n) {
-            throw new TuttiException.InvalidArgument("need 0 <= rank, root < N and N >= 1; got rank " + rank + ", root "
-                    + root + ", N " + n);
-        }
+        checkRanks(n, rank, root);
         return switch (coll) {
             case BARRIER, ALLGATHER -> OffloadCompiler.bucket(schedules(coll, n, bytes, root), rank, null, null);
             case BCAST -> OffloadCompiler.singleSource(schedules(coll, n, bytes, root), rank);
             case REDUCE -> OffloadCompiler.nicTree(false, n, rank, root, bytes, op, type);
             case ALLREDUCE -> OffloadCompiler.nicTree(true, n, rank, root, bytes, op, type);
         };
+    }
+
+    /**
+     * Rank {@code rank}'s program for an offloaded collective of a communicator of {@code n} ranks,
+     * with the barrier and allreduce schemes {@code config} sets; the other collectives have one plan
+     * each ({@link #program}). The barrier's linear scheme compiles {@link LinearBarrier}, the
+     * allreduce's linear and recursive-doubling schemes {@link LinearAllreduce} and
+     * {@link RecursiveDoublingAllreduce#buildOwnRegions}, all on one counter with every receive
+     * posted when a run starts, so that each exchange is one PUT with no ready-to-receive round trip.
+     *
+     * @param bytes      bytes per rank
+     * @param op         the ALU operation of a reduce or allreduce, else null
+     * @param type       its operand type, else null
+     * @param sharedNode whether every rank of the communicator shares this rank's node (its memory):
+     *                   with {@code auto}, such ranks take the one-round schemes when one counter can
+     *                   hold their P − 1 arrivals
+     */
+    public static OffloadProgram compile(Coll coll, OffloadConfig config, int n, int rank, long bytes, int root,
+                                         OffloadAlu.Op op, OffloadAlu.Type type, boolean sharedNode) {
+        checkRanks(n, rank, root);
+        boolean oneNode = sharedNode && n - 1 <= OffloadCompiler.MAX_BUCKETS;
+        int extent = op == null ? 1 : OffloadAlu.itemBytes(op, type);
+        IntFunction<Schedule> schedules = switch (coll) {
+            case BARRIER -> config.barrierScheme(oneNode).equals("linear") ? r -> LinearBarrier.build(r, n) : null;
+            case ALLREDUCE -> switch (config.allreduceScheme(oneNode)) {
+                case "linear" -> r -> LinearAllreduce.build(r, n, bytes, extent, false);
+                case "recursive-doubling" -> r -> RecursiveDoublingAllreduce.buildOwnRegions(r, n, bytes, extent, true);
+                default -> null;
+            };
+            default -> null;
+        };
+        return schedules != null ? OffloadCompiler.bucket(schedules, rank, op, type, true)
+                : program(coll, n, rank, bytes, root, op, type);
+    }
+
+    private static void checkRanks(int n, int rank, int root) {
+        if (n < 1 || rank < 0 || rank >= n || root < 0 || root >= n) {
+            throw new TuttiException.InvalidArgument("need 0 <= rank, root < N and N >= 1; got rank " + rank + ", root "
+                    + root + ", N " + n);
+        }
     }
 
     /** Every rank's program. */

@@ -15,7 +15,7 @@ import java.util.List;
  * <p>Operations (the Ot column):
  * <ul>
  *   <li>{@link #PUT}: write a local region into the peer's region; on landing the peer's counter
- *       {@code targetCounter} gains {@code value} (0: no count; the seed's FI_OP_WRITE adds 1).</li>
+ *       {@code targetCounter} gains {@code value} (0: no count; [water-tank]'s FI_OP_WRITE adds 1).</li>
  *   <li>{@link #CNTR_ADD}: add {@code value} (any sign) to local counter {@code targetCounter}.</li>
  *   <li>{@link #REMOTE_CNTR_ADD}: add {@code value} to counter {@code targetCounter} of {@code peer}.</li>
  *   <li>{@link #NIC_REDUCE}: combine the local region into the accumulator with the ALU, then (if
@@ -43,7 +43,7 @@ public final class OffloadProgram {
     public static final byte REDUCE = 7;
     public static final byte COMPLETE = 8;
 
-    /** What an entry is for, in the seed's message names (the dump's Mn column); reports only. */
+    /** What an entry is for, in [water-tank]'s message names (the dump's Mn column); reports only. */
     public static final byte ROLE_NONE = 0;
     public static final byte ROLE_RTR = 1;
     public static final byte ROLE_DAT = 2;
@@ -216,7 +216,7 @@ public final class OffloadProgram {
         return rounds;
     }
 
-    /** Distinct thresholds: the checkpoints (the seed's real rounds R) at which the rank waits. */
+    /** Distinct thresholds: the checkpoints ([water-tank]'s real rounds R) at which the rank waits. */
     public int checkpoints() {
         long distinct = 0;
         for (int c = 0; c < counters; c++) {
@@ -322,7 +322,7 @@ public final class OffloadProgram {
     }
 
     /**
-     * The deferred-work list in the seed's column format (tables 2, 4, 5): Rq, Th, Ot, Iv/Cl/Cr,
+     * The deferred-work list in [water-tank]'s column format (tables 2, 4, 5): Rq, Th, Ot, Iv/Cl/Cr,
      * Pq, Ci, then the region moved. Cl is a local add, Cr the add a landing packet makes at the
      * peer, Iv the value of a remote counter add.
      */

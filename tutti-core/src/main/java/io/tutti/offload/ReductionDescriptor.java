@@ -6,7 +6,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * Layout of the NIC's reduction and broadcast descriptors (seed 000, figure 2 and section 3.2): the
+ * Layout of the NIC's reduction and broadcast descriptors ([NIC-reduce] figure 2 and §3.2): the
  * descriptor a host posts, which is also the packet the NIC sends. One descriptor carries at most
  * {@value #PAYLOAD} bytes of data, so a longer message is split over {@link #parts(long)}
  * descriptors, each counted on arrival.
@@ -38,7 +38,7 @@ import java.nio.ByteOrder;
  *   <li><b>epoch</b>: the low 4 bits of the persistent request's start count, so that a packet of the
  *       next start that arrives before the target re-armed can be held back.</li>
  *   <li><b>Rtype</b>, <b>Type</b>: {@link OffloadAlu.Op} and {@link OffloadAlu.Type} ordinals;
- *       the receiver compares them with its own, as the seed's NIC compares Rtype.</li>
+ *       the receiver compares them with its own, as [NIC-reduce]'s NIC compares Rtype.</li>
  *   <li><b>Branch</b>: inputs the receiver accumulates before its own descriptor fires.</li>
  *   <li><b>Part</b>: which {@value #PAYLOAD}-byte slice of the message, <b>Count</b>: its bytes.</li>
  *   <li><b>CPCnt</b>: the trigger threshold of the posted descriptor (its counter level).</li>
@@ -51,7 +51,7 @@ import java.nio.ByteOrder;
 public final class ReductionDescriptor {
     /** Bytes of one descriptor. */
     public static final int SIZE = 64;
-    /** Data bytes one descriptor carries (the seed's limit). */
+    /** Data bytes one descriptor carries ([NIC-reduce]'s limit). */
     public static final int PAYLOAD = 48;
     public static final int FLAGS_OFFSET = 0;
     public static final int RTYPE_OFFSET = 1;

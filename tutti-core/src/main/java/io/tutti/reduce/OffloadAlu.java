@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * The NIC's reduction ALU (seed 000, section 3.1 item 4): 32- and 64-bit signed and unsigned integer
+ * The NIC's reduction ALU ([NIC-reduce] §3.1 item 4): 32- and 64-bit signed and unsigned integer
  * add, float and double add, max and min (also with location), logical and bitwise AND/OR/XOR.
  * There is no multiply: a {@link ReduceOp#PROD} reduction cannot be offloaded.
  *

@@ -6,6 +6,8 @@ import io.tutti.coll.algo.ReduceBcastAllreduce;
 import io.tutti.coll.algo.RingAllreduce;
 import io.tutti.coll.algo.SlotsAllreduce;
 import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.algo.ScheduleAlgorithm;
+import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
 import static io.tutti.coll.AlgorithmCheck.Op.MATMUL;
 import static io.tutti.coll.AlgorithmCheck.Op.SUM;
@@ -22,7 +24,17 @@ class AllreduceAlgorithmsTest {
         Schedule build(int rank, int size, long bytes, int extent, boolean inPlace, boolean commutative);
     }
 
-    static final Builder RING_SEGMENTED = (r, n, bytes, ext, ip, c) -> RingAllreduce.build(r, n, bytes, ext, ip, c, 24);
+    /** {@code a}'s schedules, with the default parameters. */
+    static Builder of(ScheduleAlgorithm a) {
+        return (r, n, bytes, ext, ip, c) -> a.build(CollectiveCall.allreduce(bytes, ext, ip, c), r, n);
+    }
+
+    static final Builder RECURSIVE_DOUBLING = of(new RecursiveDoublingAllreduce());
+    static final Builder REDUCE_BCAST = of(new ReduceBcastAllreduce());
+    static final Builder RABENSEIFNER = of(new RabenseifnerAllreduce());
+    static final Builder RING = of(new RingAllreduce());
+    static final Builder RING_SEGMENTED = of(new RingAllreduce(24));
+    static final Builder SLOTS = of(new SlotsAllreduce());
 
     static void check(Builder algorithm, Op op) {
         for (int n : AlgorithmCheck.SIZES) {
@@ -61,18 +73,18 @@ class AllreduceAlgorithmsTest {
 
     @Test
     void recursiveDoublingKeepsRankOrder() {
-        check(RecursiveDoublingAllreduce::build, MATMUL);
+        check(RECURSIVE_DOUBLING, MATMUL);
     }
 
     @Test
     void reduceBcastKeepsRankOrder() {
-        check(ReduceBcastAllreduce::build, MATMUL);
-        check(ReduceBcastAllreduce::build, SUM);
+        check(REDUCE_BCAST, MATMUL);
+        check(REDUCE_BCAST, SUM);
     }
 
     @Test
     void slotsKeepRankOrder() {
-        Builder slots = (r, n, bytes, ext, ip, c) -> SlotsAllreduce.build(r, n, bytes, ext, ip);
+        Builder slots = SLOTS;
         check(slots, MATMUL);
         check(slots, SUM);
         // longer than one slot: several exchanges, each reduced before the next reuses the scratch
@@ -82,19 +94,19 @@ class AllreduceAlgorithmsTest {
                 run(slots, SUM, n, elements * 4 + 1, true, elements);
             }
         }
-        Schedule s = SlotsAllreduce.build(0, 3, 400 * 32, 32, false);
+        Schedule s = SLOTS.build(0, 3, 400 * 32, 32, false, false);
         long exchanges = java.util.stream.IntStream.range(0, s.steps()).filter(i -> s.kind(i) == Schedule.SLOTS_REDUCE).count();
         assertEquals(4, exchanges, "12 800 B in slots of " + io.tutti.coll.slots.SlotAreaDescriptor.SLOT_BYTES + " B\n" + s);
     }
 
     @Test
     void rabenseifner() {
-        check(RabenseifnerAllreduce::build, SUM);
+        check(RABENSEIFNER, SUM);
     }
 
     @Test
     void ring() {
-        check(RingAllreduce::build, SUM);
+        check(RING, SUM);
     }
 
     @Test
@@ -104,13 +116,13 @@ class AllreduceAlgorithmsTest {
 
     @Test
     void commutativeOnlyAlgorithmsRefuseOtherOperations() {
-        for (Builder b : new Builder[] {RabenseifnerAllreduce::build, RingAllreduce::build, RING_SEGMENTED}) {
+        for (Builder b : new Builder[] {RABENSEIFNER, RING, RING_SEGMENTED}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> b.build(0, 4, 64, 32, false, false));
             assertTrue(e.getMessage().contains("commutative"), e.getMessage());
         }
-        assertThrows(IllegalArgumentException.class, () -> RingAllreduce.build(0, 4, 12, 8, false, true));
-        assertThrows(IllegalArgumentException.class, () -> RingAllreduce.build(0, 4, 64, 8, false, true, 0));
+        assertThrows(IllegalArgumentException.class, () -> RING.build(0, 4, 12, 8, false, true));
+        assertThrows(IllegalArgumentException.class, () -> of(new RingAllreduce(0)).build(0, 4, 64, 8, false, true));
     }
 
     @Test
@@ -123,7 +135,7 @@ class AllreduceAlgorithmsTest {
             long bytes = elements * 8;
 
             // ring: 2(P-1) rounds, 2(P-1)/P·n bytes per rank, all of it to one neighbour
-            SchedulePlayer.Stats ring = run(RingAllreduce::build, SUM, n, elements, false, 1);
+            SchedulePlayer.Stats ring = run(RING, SUM, n, elements, false, 1);
             for (int r = 0; r < n; r++) {
                 assertEquals(2L * (n - 1) * bytes / n, ring.bytesSent()[r], "ring bytes P=" + n);
                 assertEquals(2L * (n - 1), ring.messagesSent()[r]);
@@ -137,7 +149,7 @@ class AllreduceAlgorithmsTest {
             assertEquals(2L * (n - 1) * segsPerBlock, seg.messagesSent()[0]);
 
             // Rabenseifner: 2·log2 P' rounds (+2), 2(P'-1)/P'·n per surviving rank (+n after a fold)
-            SchedulePlayer.Stats rab = run(RabenseifnerAllreduce::build, SUM, n, elements, false, 1);
+            SchedulePlayer.Stats rab = run(RABENSEIFNER, SUM, n, elements, false, 1);
             assertEquals(2 * log + extra, AlgorithmCheck.max(rab.rounds()), "rabenseifner rounds P=" + n);
             int rem = n - p2;
             for (int r = 2 * rem; r < n; r++) {
@@ -148,12 +160,12 @@ class AllreduceAlgorithmsTest {
             }
 
             // recursive doubling: log2 P' rounds (+2), n bytes per round
-            SchedulePlayer.Stats rd = run(RecursiveDoublingAllreduce::build, SUM, n, elements, false, 1);
+            SchedulePlayer.Stats rd = run(RECURSIVE_DOUBLING, SUM, n, elements, false, 1);
             assertEquals(log + extra, AlgorithmCheck.max(rd.rounds()), "recursive doubling rounds P=" + n);
             assertEquals((long) log * bytes, rd.bytesSent()[n - 1]);
 
             // reduce + bcast: at most 2⌈log2 P⌉, exactly that for powers of two
-            SchedulePlayer.Stats rb = run(ReduceBcastAllreduce::build, MATMUL, n, 3, false, 1);
+            SchedulePlayer.Stats rb = run(REDUCE_BCAST, MATMUL, n, 3, false, 1);
             int rounds = AlgorithmCheck.max(rb.rounds());
             assertTrue(rounds <= 2 * Blocks.ceilLog2(n) && (n != p2 || rounds == 2 * log), "reduce-bcast P=" + n);
         }

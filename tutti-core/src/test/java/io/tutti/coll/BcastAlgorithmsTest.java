@@ -6,6 +6,9 @@ import io.tutti.coll.algo.KaryBcast;
 import io.tutti.coll.algo.ScatterAllgatherBcast;
 import io.tutti.coll.algo.Trinaryx3Bcast;
 import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.algo.ScheduleAlgorithm;
+import io.tutti.coll.algo.ScheduleAlgorithm.Params;
+import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -21,12 +24,25 @@ class BcastAlgorithmsTest {
         Schedule build(int rank, int size, long bytes, int root);
     }
 
-    static final Builder BINOMIAL = BinomialBcast::build;
-    static final Builder BINARY = (r, n, bytes, root) -> KaryBcast.build(r, n, bytes, root, 2);
-    static final Builder TERNARY = (r, n, bytes, root) -> KaryBcast.build(r, n, bytes, root, 3);
-    static final Builder CHAIN = (r, n, bytes, root) -> ChainBcast.build(r, n, bytes, root, 7);
-    static final Builder TRINARYX3 = (r, n, bytes, root) -> Trinaryx3Bcast.build(r, n, bytes, root, 5);
-    static final Builder SCATTER_ALLGATHER = ScatterAllgatherBcast::build;
+    /** {@code a}'s schedules with parameters {@code p}. */
+    static Builder of(ScheduleAlgorithm a, Params p) {
+        return (r, n, bytes, root) -> a.build(CollectiveCall.bcast(bytes, root), r, n, p);
+    }
+
+    static Builder kary(int k) {
+        return of(new KaryBcast(), Params.DEFAULT.withKary(k));
+    }
+
+    static Builder segmented(ScheduleAlgorithm a, long segment) {
+        return of(a, Params.DEFAULT.withSegment(segment));
+    }
+
+    static final Builder BINOMIAL = of(new BinomialBcast(), Params.DEFAULT);
+    static final Builder BINARY = kary(2);
+    static final Builder TERNARY = kary(3);
+    static final Builder CHAIN = segmented(new ChainBcast(), 7);
+    static final Builder TRINARYX3 = segmented(new Trinaryx3Bcast(), 5);
+    static final Builder SCATTER_ALLGATHER = of(new ScatterAllgatherBcast(), Params.DEFAULT);
 
     static void check(Builder algorithm) {
         for (int n : AlgorithmCheck.SIZES) {
@@ -101,8 +117,7 @@ class BcastAlgorithmsTest {
                     level *= k;
                     covered += level;
                 }
-                final int kk = k;
-                SchedulePlayer.Stats kary = run((r, p, b, rt) -> KaryBcast.build(r, p, b, rt, kk), n, 10, root, 0);
+                SchedulePlayer.Stats kary = run(kary(k), n, 10, root, 0);
                 assertEquals(height, AlgorithmCheck.max(kary.rounds()), k + "-ary height, P=" + n);
                 assertTrue(AlgorithmCheck.max(kary.messagesSent()) <= k);
             }
@@ -140,7 +155,7 @@ class BcastAlgorithmsTest {
         for (int n = 2; n <= 70; n++) {
             for (int root : new int[] {0, n / 2}) {
                 for (int r = 0; r < n; r++) {
-                    Schedule s = Trinaryx3Bcast.build(r, n, 99, root, 10);
+                    Schedule s = segmented(new Trinaryx3Bcast(), 10).build(r, n, 99, root);
                     java.util.Set<Integer> sendTags = new java.util.HashSet<>();
                     java.util.Map<Integer, Integer> parentOfTree = new java.util.HashMap<>();
                     for (int i = 0; i < s.steps(); i++) {
@@ -165,9 +180,9 @@ class BcastAlgorithmsTest {
 
     @Test
     void invalidArgumentsAreRefused() {
-        assertThrows(IllegalArgumentException.class, () -> KaryBcast.build(0, 4, 8, 0, 1));
-        assertThrows(IllegalArgumentException.class, () -> ChainBcast.build(0, 4, 8, 0, 0));
-        assertThrows(IllegalArgumentException.class, () -> Trinaryx3Bcast.build(0, 4, 8, 4, 8));
-        assertThrows(IllegalArgumentException.class, () -> BinomialBcast.build(0, 4, -1, 0));
+        assertThrows(IllegalArgumentException.class, () -> kary(1).build(0, 4, 8, 0));
+        assertThrows(IllegalArgumentException.class, () -> segmented(new ChainBcast(), 0).build(0, 4, 8, 0));
+        assertThrows(IllegalArgumentException.class, () -> segmented(new Trinaryx3Bcast(), 8).build(0, 4, 8, 4));
+        assertThrows(IllegalArgumentException.class, () -> BINOMIAL.build(0, 4, -1, 0));
     }
 }

@@ -13,7 +13,9 @@ import io.tutti.coll.algo.PairwiseAlltoall;
 import io.tutti.coll.algo.RecursiveDoublingAllgather;
 import io.tutti.coll.algo.RingAllgather;
 import io.tutti.coll.algo.SlotsBarrier;
+import io.tutti.coll.algo.ScheduleAlgorithm;
 import io.tutti.coll.algo.TreeBarrier;
+import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -41,6 +43,22 @@ class DataMovementAlgorithmsTest {
 
     interface Exchanging {
         Schedule build(int rank, int size, long[] sb, long[] sd, long[] rb, long[] rd, boolean inPlace);
+    }
+
+    static Rooted gather(ScheduleAlgorithm a) {
+        return (r, n, bytes, displs, root, ip) -> a.build(CollectiveCall.gather(bytes, displs, root, ip), r, n);
+    }
+
+    static Rooted scatter(ScheduleAlgorithm a) {
+        return (r, n, bytes, displs, root, ip) -> a.build(CollectiveCall.scatter(bytes, displs, root, ip), r, n);
+    }
+
+    static Gathering allgather(ScheduleAlgorithm a) {
+        return (r, n, bytes, displs, ip) -> a.build(CollectiveCall.allgather(bytes, displs, ip), r, n);
+    }
+
+    static Exchanging alltoall(ScheduleAlgorithm a) {
+        return (r, n, sb, sd, rb, rd, ip) -> a.build(CollectiveCall.alltoall(sb, sd, rb, rd, ip), r, n);
     }
 
     static long[] blocks(Random rnd, int n, boolean even) {
@@ -251,27 +269,27 @@ class DataMovementAlgorithmsTest {
 
     @Test
     void gatherAndScatter() {
-        gathers("gather/linear", LinearGather::build, false);
-        gathers("gather/binomial", BinomialGather::build, false);
-        scatters("scatter/linear", LinearScatter::build, false);
-        scatters("scatter/binomial", BinomialScatter::build, false);
+        gathers("gather/linear", gather(new LinearGather()), false);
+        gathers("gather/binomial", gather(new BinomialGather()), false);
+        scatters("scatter/linear", scatter(new LinearScatter()), false);
+        scatters("scatter/binomial", scatter(new BinomialScatter()), false);
     }
 
     @Test
     void allgather() {
-        allgathers("allgather/ring", RingAllgather::build);
-        allgathers("allgather/recursive-doubling", RecursiveDoublingAllgather::build);
-        allgathers("allgather/bruck", BruckAllgather::build);
+        allgathers("allgather/ring", allgather(new RingAllgather()));
+        allgathers("allgather/recursive-doubling", allgather(new RecursiveDoublingAllgather()));
+        allgathers("allgather/bruck", allgather(new BruckAllgather()));
     }
 
     @Test
     void alltoall() {
-        alltoalls("alltoall/pairwise", PairwiseAlltoall::build, false);
-        alltoalls("alltoall/linear", LinearAlltoall::build, false);
-        alltoalls("alltoall/bruck", BruckAlltoall::build, true);
+        alltoalls("alltoall/pairwise", alltoall(new PairwiseAlltoall()), false);
+        alltoalls("alltoall/linear", alltoall(new LinearAlltoall()), false);
+        alltoalls("alltoall/bruck", alltoall(new BruckAlltoall()), true);
         assertThrows(IllegalArgumentException.class,
-                () -> BruckAlltoall.build(0, 2, new long[] {8, 16}, new long[] {0, 8}, new long[] {8, 8},
-                        new long[] {0, 8}, false));
+                () -> alltoall(new BruckAlltoall()).build(0, 2, new long[] {8, 16}, new long[] {0, 8},
+                        new long[] {8, 8}, new long[] {0, 8}, false));
     }
 
     @Test
@@ -285,7 +303,7 @@ class DataMovementAlgorithmsTest {
             MemorySegment[] send = new MemorySegment[n];
             MemorySegment[] recv = new MemorySegment[n];
             for (int r = 0; r < n; r++) {
-                s[r] = BruckAllgather.build(r, n, bytes, displs, false);
+                s[r] = allgather(new BruckAllgather()).build(r, n, bytes, displs, false);
                 send[r] = seg(8);
                 recv[r] = seg(8L * n);
             }
@@ -305,12 +323,13 @@ class DataMovementAlgorithmsTest {
                 Schedule[] s = new Schedule[n];
                 MemorySegment[] none = new MemorySegment[n];
                 for (int r = 0; r < n; r++) {
-                    s[r] = switch (which) {
-                        case "dissemination" -> DisseminationBarrier.build(r, n);
-                        case "butterfly" -> ButterflyBarrier.build(r, n);
-                        case "slots" -> SlotsBarrier.build(r, n);
-                        default -> TreeBarrier.build(r, n);
+                    ScheduleAlgorithm a = switch (which) {
+                        case "dissemination" -> new DisseminationBarrier();
+                        case "butterfly" -> new ButterflyBarrier();
+                        case "slots" -> new SlotsBarrier();
+                        default -> new TreeBarrier();
                     };
+                    s[r] = a.build(CollectiveCall.barrier(), r, n);
                 }
                 SchedulePlayer.Stats st = SchedulePlayer.play(s, none, none, AlgorithmCheck.Op.SUM.combiner(), n);
                 long messages = java.util.Arrays.stream(st.messagesSent()).sum();

@@ -1,8 +1,13 @@
 package io.tutti.coll;
 
-import io.tutti.coll.algo.HierarchicalSchedules;
+import io.tutti.coll.algo.LeadersAllreduce;
+import io.tutti.coll.algo.LeadersBarrier;
+import io.tutti.coll.algo.LeadersBcast;
+import io.tutti.coll.algo.ScheduleAlgorithm.Params;
+import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
+import io.tutti.coll.schedule.Topology;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.lang.foreign.MemorySegment;
@@ -37,6 +42,11 @@ class HierarchicalSchedulesTest {
         return d;
     }
 
+    /** Node leaders over {@code domains} as the ranks' nodes. */
+    static Params nodes(int[] domains) {
+        return Params.DEFAULT.withTopology(new Topology(domains, new int[domains.length], false));
+    }
+
     @Test
     void allreduceMatchesTheReference() {
         for (int n : AlgorithmCheck.SIZES) {
@@ -55,8 +65,9 @@ class HierarchicalSchedulesTest {
                             send[r] = inPlace ? null : AlgorithmCheck.seg(data[r]);
                             recv[r] = inPlace ? AlgorithmCheck.seg(data[r]) : MemorySegment.ofArray(new long[data[r].length]);
                         }
-                        Schedule[] s = AlgorithmCheck.schedules(n, r -> HierarchicalSchedules.allreduce(r, n, bytes,
-                                op.extent, inPlace, op.commutative, domains));
+                        Schedule[] s = AlgorithmCheck.schedules(n, r -> new LeadersAllreduce(false).build(
+                                CollectiveCall.allreduce(bytes, op.extent, inPlace, op.commutative), r, n,
+                                nodes(domains)));
                         AlgorithmCheck.play(s, send, recv, op, seed);
                         long[] expected = op.fold(data, 0, n - 1);
                         for (int r = 0; r < n; r++) {
@@ -67,8 +78,8 @@ class HierarchicalSchedulesTest {
                 }
             }
         }
-        assertThrows(IllegalArgumentException.class,
-                () -> HierarchicalSchedules.allreduce(0, 4, 32, 32, false, false, interleaved(4, 2)));
+        assertThrows(IllegalArgumentException.class, () -> new LeadersAllreduce(false).build(
+                CollectiveCall.allreduce(32, 32, false, false), 0, 4, nodes(interleaved(4, 2))));
     }
 
     @Test
@@ -83,13 +94,15 @@ class HierarchicalSchedulesTest {
                 for (int r = 0; r < n; r++) {
                     buf[r] = r == root ? AlgorithmCheck.seg(payload) : MemorySegment.ofArray(new long[3]);
                 }
-                Schedule[] s = AlgorithmCheck.schedules(n, r -> HierarchicalSchedules.bcast(r, n, 24, rt, domains));
+                Schedule[] s = AlgorithmCheck.schedules(n, r -> new LeadersBcast(false).build(
+                        CollectiveCall.bcast(24, rt), r, n, nodes(domains)));
                 SchedulePlayer.play(s, buf, buf, AlgorithmCheck.Op.SUM.combiner(), root);
                 for (int r = 0; r < n; r++) {
                     assertArrayEquals(payload, AlgorithmCheck.longs(buf[r]), "bcast n " + n + " root " + root);
                 }
             }
-            Schedule[] b = AlgorithmCheck.schedules(n, r -> HierarchicalSchedules.barrier(r, n, domains));
+            Schedule[] b = AlgorithmCheck.schedules(n, r -> new LeadersBarrier(false).build(CollectiveCall.barrier(), r,
+                    n, nodes(domains)));
             SchedulePlayer.play(b, new MemorySegment[n], new MemorySegment[n], AlgorithmCheck.Op.SUM.combiner(), 1);
             assertTrue(BarrierOrder.everyExitAfterEveryEntry(b), "leader barrier of " + n);
         }

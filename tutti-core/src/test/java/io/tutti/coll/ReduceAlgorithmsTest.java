@@ -4,6 +4,9 @@ import io.tutti.coll.algo.BinomialReduce;
 import io.tutti.coll.algo.ChainReduce;
 import io.tutti.coll.algo.RabenseifnerReduce;
 import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.algo.ScheduleAlgorithm;
+import io.tutti.coll.algo.ScheduleAlgorithm.Params;
+import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
 import static io.tutti.coll.AlgorithmCheck.Op.MATMUL;
 import static io.tutti.coll.AlgorithmCheck.Op.SUM;
@@ -20,7 +23,14 @@ class ReduceAlgorithmsTest {
         Schedule build(int rank, int size, long bytes, int extent, int root, boolean inPlace, boolean commutative);
     }
 
-    static final Builder CHAIN = (r, n, b, e, root, ip, c) -> ChainReduce.build(r, n, b, e, root, ip, c, 64);
+    /** {@code a}'s schedules with parameters {@code p}. */
+    static Builder of(ScheduleAlgorithm a, Params p) {
+        return (r, n, b, e, root, ip, c) -> a.build(CollectiveCall.reduce(b, e, root, ip, c), r, n, p);
+    }
+
+    static final Builder BINOMIAL = of(new BinomialReduce(), Params.DEFAULT);
+    static final Builder CHAIN = of(new ChainReduce(), Params.DEFAULT.withSegment(64));
+    static final Builder RABENSEIFNER = of(new RabenseifnerReduce(), Params.DEFAULT);
 
     static void check(Builder algorithm, Op op) {
         for (int n : AlgorithmCheck.SIZES) {
@@ -61,8 +71,8 @@ class ReduceAlgorithmsTest {
 
     @Test
     void binomialKeepsRankOrder() {
-        check(BinomialReduce::build, MATMUL);
-        check(BinomialReduce::build, SUM);
+        check(BINOMIAL, MATMUL);
+        check(BINOMIAL, SUM);
     }
 
     @Test
@@ -73,16 +83,17 @@ class ReduceAlgorithmsTest {
 
     @Test
     void rabenseifner() {
-        check(RabenseifnerReduce::build, SUM);
+        check(RABENSEIFNER, SUM);
     }
 
     @Test
     void invalidArgumentsAreRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> RabenseifnerReduce.build(0, 4, 64, 32, 0, false, false));
+                () -> RABENSEIFNER.build(0, 4, 64, 32, 0, false, false));
         assertTrue(e.getMessage().contains("commutative"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> BinomialReduce.build(0, 4, 64, 32, 4, false, true));
-        assertThrows(IllegalArgumentException.class, () -> ChainReduce.build(0, 4, 64, 32, 0, false, true, -5));
+        assertThrows(IllegalArgumentException.class, () -> BINOMIAL.build(0, 4, 64, 32, 4, false, true));
+        assertThrows(IllegalArgumentException.class,
+                () -> of(new ChainReduce(), Params.DEFAULT.withSegment(-5)).build(0, 4, 64, 32, 0, false, true));
     }
 
     @Test
@@ -91,10 +102,10 @@ class ReduceAlgorithmsTest {
             int root = n - 1;
             int log = Blocks.ceilLog2(n);
             boolean pow2 = Integer.bitCount(n) == 1;
-            SchedulePlayer.Stats bc = run(BinomialReduce::build, SUM, n, 4, root, false, 0);
+            SchedulePlayer.Stats bc = run(BINOMIAL, SUM, n, 4, root, false, 0);
             int rounds = AlgorithmCheck.max(bc.rounds());
             assertTrue(rounds <= log && (!pow2 || rounds == log), "binomial rounds P=" + n);
-            SchedulePlayer.Stats bn = run(BinomialReduce::build, MATMUL, n, 4, root, false, 0);
+            SchedulePlayer.Stats bn = run(BINOMIAL, MATMUL, n, 4, root, false, 0);
             rounds = AlgorithmCheck.max(bn.rounds());
             assertTrue(rounds <= log + 1 && (!pow2 || rounds == log + 1), "non-commutative binomial rounds P=" + n);
             for (int r = 0; r < n; r++) {
@@ -110,7 +121,7 @@ class ReduceAlgorithmsTest {
 
             int p2 = Integer.highestOneBit(n);
             long elements = 2L * p2;
-            SchedulePlayer.Stats rab = run(RabenseifnerReduce::build, SUM, n, elements, root, false, 0);
+            SchedulePlayer.Stats rab = run(RABENSEIFNER, SUM, n, elements, root, false, 0);
             int lg = Integer.numberOfTrailingZeros(p2);
             assertEquals(2 * lg + (n == p2 ? 0 : 1), AlgorithmCheck.max(rab.rounds()), "rabenseifner rounds P=" + n);
             assertTrue(AlgorithmCheck.max(rab.bytesSent()) <= 2 * 8 * elements, "rabenseifner bytes P=" + n);

@@ -3,6 +3,9 @@ package io.tutti.coll;
 import io.tutti.coll.algo.LinearScan;
 import io.tutti.coll.algo.RecursiveDoublingScan;
 import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.algo.ScheduleAlgorithm;
+import io.tutti.coll.algo.ScheduleAlgorithm.Params;
+import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
 import static io.tutti.coll.AlgorithmCheck.Op.MATMUL;
 import static io.tutti.coll.AlgorithmCheck.Op.SUM;
@@ -22,9 +25,17 @@ class ScanAlgorithmsTest {
 
     static final long SENTINEL = 0x5EED_5EED_5EED_5EEDL;
 
-    static final Builder LINEAR_SEGMENTED = (r, n, b, e, ip, c, x) -> LinearScan.build(r, n, b, e, ip, c, x, 64);
-    static final Builder LINEAR_WHOLE = (r, n, b, e, ip, c, x) -> LinearScan.build(r, n, b, e, ip, c, x,
-            Long.MAX_VALUE);
+    /** The scan ({@code exclusive}: exscan) algorithm named {@code name}, with parameters {@code p}. */
+    static Builder of(String name, Params p) {
+        return (r, n, b, e, ip, c, x) -> {
+            ScheduleAlgorithm a = name.equals("linear") ? new LinearScan(x) : new RecursiveDoublingScan(x);
+            return a.build(CollectiveCall.scan(b, e, ip, c, x), r, n, p);
+        };
+    }
+
+    static final Builder RECURSIVE_DOUBLING = of("recursive-doubling", Params.DEFAULT);
+    static final Builder LINEAR_SEGMENTED = of("linear", Params.DEFAULT.withSegment(64));
+    static final Builder LINEAR_WHOLE = of("linear", Params.DEFAULT.withSegment(Long.MAX_VALUE));
 
     static void check(Builder algorithm, Op op) {
         for (int n : AlgorithmCheck.SIZES) {
@@ -82,8 +93,8 @@ class ScanAlgorithmsTest {
 
     @Test
     void recursiveDoublingKeepsRankOrder() {
-        check(RecursiveDoublingScan::build, MATMUL);
-        check(RecursiveDoublingScan::build, SUM);
+        check(RECURSIVE_DOUBLING, MATMUL);
+        check(RECURSIVE_DOUBLING, SUM);
     }
 
     @Test
@@ -95,7 +106,7 @@ class ScanAlgorithmsTest {
     @Test
     void trafficMatchesTheCostModel() {
         for (int n : new int[] {2, 3, 5, 8, 13, 16}) {
-            SchedulePlayer.Stats rd = run(RecursiveDoublingScan::build, SUM, n, 4, false, false, 0);
+            SchedulePlayer.Stats rd = run(RECURSIVE_DOUBLING, SUM, n, 4, false, false, 0);
             assertEquals(Blocks.ceilLog2(n), AlgorithmCheck.max(rd.rounds()), "recursive doubling rounds P=" + n);
             assertTrue(AlgorithmCheck.max(rd.bytesSent()) <= 32L * Blocks.ceilLog2(n));
             // 10 elements of 32 B in segments of 64 B: 5 segments pipelined over P - 1 hops
@@ -106,8 +117,8 @@ class ScanAlgorithmsTest {
                 assertEquals(r < n - 1 ? 5 : 0, lin.messagesSent()[r]);
             }
         }
-        assertThrows(IllegalArgumentException.class, () -> LinearScan.build(0, 2, 64, 32, false, false, false, -1));
         assertThrows(IllegalArgumentException.class,
-                () -> RecursiveDoublingScan.build(0, 2, 60, 32, false, false, true));
+                () -> of("linear", Params.DEFAULT.withSegment(-1)).build(0, 2, 64, 32, false, false, false));
+        assertThrows(IllegalArgumentException.class, () -> RECURSIVE_DOUBLING.build(0, 2, 60, 32, false, false, true));
     }
 }

@@ -2,6 +2,7 @@ package io.tutti.coll;
 
 import io.tutti.ReduceOp;
 import io.tutti.coll.algo.RecursiveDoublingAllreduce;
+import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
 import io.tutti.reduce.Reduction;
@@ -34,7 +35,7 @@ class SchedulePlayerTest {
                 MemorySegment[] snd = new MemorySegment[n];
                 MemorySegment[] rcv = new MemorySegment[n];
                 for (int r = 0; r < n; r++) {
-                    s[r] = RecursiveDoublingAllreduce.build(r, n, 24, 8, false, true);
+                    s[r] = new RecursiveDoublingAllreduce().build(CollectiveCall.allreduce(24, 8, false, true), r, n);
                     snd[r] = MemorySegment.ofArray(new long[] {r, 1, r * r});
                     rcv[r] = MemorySegment.ofArray(new long[3]);
                 }

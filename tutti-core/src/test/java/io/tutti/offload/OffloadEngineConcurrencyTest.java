@@ -3,7 +3,6 @@ package io.tutti.offload;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.tutti.coll.algo.ChainBcast;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -28,7 +27,7 @@ class OffloadEngineConcurrencyTest {
         int bytes = SEGMENTS * SEGMENT;
         OffloadProgram[] p = new OffloadProgram[2];
         for (int r = 0; r < 2; r++) {
-            p[r] = OffloadCompiler.singleSource(x -> ChainBcast.build(x, 2, bytes, 0, SEGMENT), r);
+            p[r] = OffloadCompiler.singleSource(x -> Schedules.chain(x, 2, bytes, 0, SEGMENT), r);
         }
         OffloadEngine[] e = new OffloadEngine[2];
         OffloadEngine.Port port = new OffloadEngine.Port() {

@@ -6,19 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tutti.TuttiException;
-import io.tutti.coll.algo.ChainBcast;
-import io.tutti.coll.algo.KaryBcast;
-import io.tutti.coll.algo.RecursiveDoublingAllgather;
 import io.tutti.coll.algo.RecursiveDoublingAllreduce;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
-import io.tutti.coll.algo.Trinaryx3Bcast;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The seed's tables 2, 4, 5 and 6 (water-tank paper), reproduced by the compiler. */
+/** [water-tank] tables 2, 4, 5 and 6, reproduced by the compiler. */
 class OffloadGoldenTest {
     /** Th, Ot, Iv/Cl/Cr, Pq of one entry. */
     record Row(long th, String op, long value, int peer) {
@@ -42,7 +38,7 @@ class OffloadGoldenTest {
 
     /**
      * Table 4, P0 of the 8-rank butterfly barrier: Th 0, 4, 6, 7; Iv 4, 2, 1, -7; Pq 1, 2, 4. The
-     * seed's completion row is a remote add of -7 to P0 itself; Tutti makes it the local CNTR_ADD.
+     * [water-tank]'s completion row is a remote add of -7 to P0 itself; Tutti makes it the local CNTR_ADD.
      */
     @Test
     @Timeout(30)
@@ -104,25 +100,25 @@ class OffloadGoldenTest {
     @Timeout(30)
     void prePostedRefusesASharedScratch() {
         var e = assertThrows(OffloadCompiler.Refused.class, () -> OffloadCompiler.bucket(
-                r -> RecursiveDoublingAllreduce.build(r, 4, 16, 8, false, true), 0, OffloadAlu.Op.ADD,
+                r -> Schedules.recursiveDoublingAllreduce(r, 4, 16, 8, false, true), 0, OffloadAlu.Op.ADD,
                 OffloadAlu.Type.INT64, true));
         assertTrue(e.getMessage().contains("cannot be posted for the whole run"), e.getMessage());
         // with the table 5 exchange the same schedule compiles: the RTR protects the scratch
-        OffloadCompiler.bucket(r -> RecursiveDoublingAllreduce.build(r, 4, 16, 8, false, true), 0, OffloadAlu.Op.ADD,
-                OffloadAlu.Type.INT64, false);
+        OffloadCompiler.bucket(r -> Schedules.recursiveDoublingAllreduce(r, 4, 16, 8, false, true), 0,
+                OffloadAlu.Op.ADD, OffloadAlu.Type.INT64, false);
     }
 
     /** Table 2: a non-root rank of the binary tree (fan-out 2): sync, add the fan-out, two branch writes. */
     @Test
     @Timeout(30)
     void table2BinaryBranch() {
-        OffloadProgram p = OffloadCompiler.singleSource(r -> KaryBcast.build(r, 8, 64, 0, 2), 1);
+        OffloadProgram p = OffloadCompiler.singleSource(r -> Schedules.kary(r, 8, 64, 0, 2), 1);
         List<Row> rows = rows(p, PUT, ADD);
         assertEquals(List.of(new Row(0, "PUT", 1, 0), new Row(1, "CNTR_ADD", 2, -1), new Row(3, "PUT", 1, 3),
                 new Row(3, "PUT", 1, 4)), rows.subList(0, 4));
         assertEquals(0, p.entry(0).length(), "the sync carries no data");
         // and the root waits for the n - 1 syncs (figure 4: threshold n - 1)
-        OffloadProgram root = OffloadCompiler.singleSource(r -> KaryBcast.build(r, 8, 64, 0, 2), 0);
+        OffloadProgram root = OffloadCompiler.singleSource(r -> Schedules.kary(r, 8, 64, 0, 2), 0);
         assertEquals(List.of(new Row(7, "PUT", 1, 1), new Row(7, "PUT", 1, 2)), rows(root, PUT));
     }
 
@@ -130,7 +126,7 @@ class OffloadGoldenTest {
     @Test
     @Timeout(30)
     void figure5Pipeline() {
-        OffloadProgram p = OffloadCompiler.singleSource(r -> ChainBcast.build(r, 4, 100, 0, 20), 1);
+        OffloadProgram p = OffloadCompiler.singleSource(r -> Schedules.chain(r, 4, 100, 0, 20), 1);
         List<Row> puts = rows(p, PUT);
         assertEquals(new Row(0, "PUT", 1, 0), puts.get(0), "sync");
         for (int i = 0; i < 5; i++) {
@@ -146,8 +142,8 @@ class OffloadGoldenTest {
     @Timeout(60)
     void longPipelineNeedsOneCounter() {
         int segments = 2049;
-        OffloadProgram p = OffloadCompiler.singleSource(x -> ChainBcast.build(x, 4, segments * 64L, 0, 64), 1);
-        OffloadCompiler.Resources res = OffloadCompiler.resources(p, ChainBcast.build(1, 4, segments * 64L, 0, 64));
+        OffloadProgram p = OffloadCompiler.singleSource(x -> Schedules.chain(x, 4, segments * 64L, 0, 64), 1);
+        OffloadCompiler.Resources res = OffloadCompiler.resources(p, Schedules.chain(1, 4, segments * 64L, 0, 64));
         assertEquals(1, res.counters());
         assertEquals(3 * segments, res.preMatchedCounters());
         assertEquals(segments, p.entry(p.entries() - 1).value() * -1, "the wrap subtracts one per segment");
@@ -164,9 +160,9 @@ class OffloadGoldenTest {
         int n = 13;
         int most = 0;
         for (int r = 0; r < n; r++) {
-            OffloadProgram p = OffloadCompiler.singleSource(x -> Trinaryx3Bcast.build(x, n, 600, 0, 100), r);
+            OffloadProgram p = OffloadCompiler.singleSource(x -> Schedules.trinaryx3(x, n, 600, 0, 100), r);
             most = Math.max(most, p.counters());
-            OffloadCompiler.Resources res = OffloadCompiler.resources(p, Trinaryx3Bcast.build(r, n, 600, 0, 100));
+            OffloadCompiler.Resources res = OffloadCompiler.resources(p, Schedules.trinaryx3(r, n, 600, 0, 100));
             assertTrue(res.counters() < res.preMatchedCounters() || r == 0, "rank " + r + ": " + res);
         }
         assertEquals(4, most, "3 pipelines + completion");
@@ -207,8 +203,8 @@ class OffloadGoldenTest {
                     b[i] = 3;
                     d[i] = 3L * i;
                 }
-                OffloadProgram full = OffloadCompiler.bucket(x -> RecursiveDoublingAllgather.build(x, size, b, d, false),
-                        r, null, null);
+                OffloadProgram full = OffloadCompiler.bucket(
+                        x -> Schedules.recursiveDoublingAllgather(x, size, b, d, false), r, null, null);
                 OffloadProgram pattern = OffloadCompiler.bucket(x -> OffloadPlans.allgatherPattern(x, size, 3), r, null,
                         null);
                 assertEquals(rows(full, PUT, RCA, ADD), rows(pattern, PUT, RCA, ADD), "N " + n + " rank " + r);
@@ -221,7 +217,7 @@ class OffloadGoldenTest {
     void refusesWhatOneCounterCannotExpress() {
         // a tree bcast has two children's RTRs that may come in either order: not a prefix
         var e = assertThrows(OffloadCompiler.Refused.class,
-                () -> OffloadCompiler.bucket(r -> KaryBcast.build(r, 8, 64, 0, 2), 1, null, null));
+                () -> OffloadCompiler.bucket(r -> Schedules.kary(r, 8, 64, 0, 2), 1, null, null));
         assertTrue(e.getMessage().contains("neither includes the other"), e.getMessage());
         // the allgather receives from several peers
         e = assertThrows(OffloadCompiler.Refused.class, () -> OffloadCompiler.singleSource(

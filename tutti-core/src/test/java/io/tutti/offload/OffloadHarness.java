@@ -22,7 +22,7 @@ import java.util.Random;
  * </ul>
  *
  * The network delivers packets between one pair of ranks in order (as the transport's links do:
- * the seed's RTE relies on landing after its DAT, and a single-source rank counts its parent's
+ * [water-tank]'s RTE relies on landing after its DAT, and a single-source rank counts its parent's
  * segments), and packets of different pairs in any order. Ranks start at random moments; with
  * several runs, each rank starts its next run at a random moment after completing one, and a packet
  * of a run its target has not started yet is held back until it does (as the runtime must, by the

@@ -5,18 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.tutti.coll.algo.BinomialBcast;
-import io.tutti.coll.algo.BinomialReduce;
-import io.tutti.coll.algo.BruckAllgather;
-import io.tutti.coll.algo.ButterflyBarrier;
-import io.tutti.coll.algo.ChainBcast;
-import io.tutti.coll.algo.DisseminationBarrier;
-import io.tutti.coll.algo.KaryBcast;
-import io.tutti.coll.algo.RecursiveDoublingAllgather;
 import io.tutti.coll.algo.RecursiveDoublingAllreduce;
 import io.tutti.coll.schedule.Schedule;
-import io.tutti.coll.algo.TreeBarrier;
-import io.tutti.coll.algo.Trinaryx3Bcast;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -49,8 +39,8 @@ class OffloadPropertyTest {
     @Property(tries = 60, shrinking = ShrinkingMode.OFF)
     void barrier(@ForAll @IntRange(min = 1, max = 40) int n, @ForAll boolean dissemination, @ForAll long seed) {
         assertTimeoutPreemptively(LIMIT, () -> {
-            OffloadProgram[] p = compile(n, dissemination ? r -> DisseminationBarrier.build(r, n)
-                    : r -> ButterflyBarrier.build(r, n), false);
+            OffloadProgram[] p = compile(n, dissemination ? r -> Schedules.dissemination(r, n)
+                    : r -> Schedules.butterfly(r, n), false);
             OffloadHarness h = new OffloadHarness(p, seed);
             h.run(3, new BarrierOrderObserver(n));
             for (int r = 0; r < n; r++) {
@@ -66,10 +56,10 @@ class OffloadPropertyTest {
         assertTimeoutPreemptively(LIMIT, () -> {
             int root = rootPick % n;
             IntFunction<Schedule> s = switch (algorithm) {
-                case 0 -> r -> KaryBcast.build(r, n, bytes, root, 2);
-                case 1 -> r -> BinomialBcast.build(r, n, bytes, root);
-                case 2 -> r -> ChainBcast.build(r, n, bytes, root, 1 + bytes / 5);
-                default -> r -> Trinaryx3Bcast.build(r, n, bytes, root, 1 + bytes / 7);
+                case 0 -> r -> Schedules.kary(r, n, bytes, root, 2);
+                case 1 -> r -> Schedules.binomialBcast(r, n, bytes, root);
+                case 2 -> r -> Schedules.chain(r, n, bytes, root, 1 + bytes / 5);
+                default -> r -> Schedules.trinaryx3(r, n, bytes, root, 1 + bytes / 7);
             };
             OffloadHarness h = new OffloadHarness(compile(n, s, true), seed);
             if (n == 1) {
@@ -98,7 +88,7 @@ class OffloadPropertyTest {
                 d[i] = (long) i * block;
             }
             OffloadHarness h = new OffloadHarness(compile(n,
-                    r -> RecursiveDoublingAllgather.build(r, n, b, d, false), false), seed);
+                    r -> Schedules.recursiveDoublingAllgather(r, n, b, d, false), false), seed);
             Random random = new Random(seed);
             byte[] all = new byte[n * block];
             random.nextBytes(all);
@@ -171,10 +161,10 @@ class OffloadPropertyTest {
                 d[i] = i * bytes;
             }
             IntFunction<Schedule> s = switch (which) {
-                case 0 -> r -> RecursiveDoublingAllreduce.build(r, n, bytes, 8, false, true);
-                case 1 -> r -> BinomialReduce.build(r, n, bytes, 8, 0, false, true);
-                case 2 -> r -> BruckAllgather.build(r, n, b, d, false);
-                case 3 -> r -> TreeBarrier.build(r, n);
+                case 0 -> r -> Schedules.recursiveDoublingAllreduce(r, n, bytes, 8, false, true);
+                case 1 -> r -> Schedules.binomialReduce(r, n, bytes, 8, 0, false, true);
+                case 2 -> r -> Schedules.bruckAllgather(r, n, b, d, false);
+                case 3 -> r -> Schedules.tree(r, n);
                 default -> r -> RecursiveDoublingAllreduce.buildOwnRegions(r, n, bytes, 8, true);
             };
             OffloadProgram[] p = new OffloadProgram[n];

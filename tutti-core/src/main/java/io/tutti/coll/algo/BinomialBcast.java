@@ -1,6 +1,7 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
@@ -10,21 +11,28 @@ import static io.tutti.coll.schedule.Schedule.RECV_BUFFER;
  * Broadcast down a binomial tree rooted at {@code root}: a rank receives the whole message once
  * from its parent, then forwards it to its children, largest subtree first.
  *
- * <p>Cost: ⌈log2 P⌉ rounds (the longest chain of dependent messages is ⌊log2 P⌋); the root sends ⌈log2 P⌉·n bytes, a leaf nothing. The right choice
- * for short messages; for long ones, the root's repeated full-size sends dominate.
+ * <p>Cost: ⌈log2 P⌉ rounds (the longest chain of dependent messages is ⌊log2 P⌋); the root sends
+ * ⌈log2 P⌉·n bytes, a leaf nothing. The right choice for short messages; for long ones, the root's
+ * repeated full-size sends dominate.
  *
  * <p>Tags: 0.
  */
-public final class BinomialBcast {
+public final class BinomialBcast implements ScheduleAlgorithm {
     static final String NAME = "bcast/binomial";
 
-    private BinomialBcast() {
+    @Override
+    public Kind kind() {
+        return Kind.BCAST;
     }
 
-    public static Schedule build(int rank, int size, long bytes, int root) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, root, 0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "binomial";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.bytes(), call.root(), tempBase, after);
     }
 
     /** Data in RECV_BUFFER, the root's being the input. */

@@ -1,6 +1,7 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
@@ -17,16 +18,22 @@ import static io.tutti.coll.schedule.Schedule.TEMP_BUFFER;
  *
  * <p>Tags: 0.
  */
-public final class BinomialGather {
+public final class BinomialGather implements ScheduleAlgorithm {
     static final String NAME = "gather/binomial";
 
-    private BinomialGather() {
+    @Override
+    public Kind kind() {
+        return Kind.GATHER;
     }
 
-    public static Schedule build(int rank, int size, long[] bytes, long[] displs, int root, boolean inPlace) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, displs, root, inPlace, 0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "binomial";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.blocks(), call.displs(), call.root(), call.inPlace(), tempBase, after);
     }
 
     /** Layout as {@link LinearGather}; scratch holds a subtree's blocks in tree order. */

@@ -1,6 +1,7 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
@@ -22,18 +23,23 @@ import static io.tutti.coll.schedule.Schedule.TEMP_BUFFER;
  *
  * <p>Tags: 0 (tree), 1 (rank 0 to the root).
  */
-public final class BinomialReduce {
+public final class BinomialReduce implements ScheduleAlgorithm {
     static final String NAME = "reduce/binomial";
 
-    private BinomialReduce() {
+    @Override
+    public Kind kind() {
+        return Kind.REDUCE;
     }
 
-    public static Schedule build(int rank, int size, long bytes, int extent, int root, boolean inPlace,
-                                 boolean commutative) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, extent, root, inPlace && rank == root, commutative, 0,
-                ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "binomial";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.bytes(), call.extent(), call.root(), call.inPlace() && g.me() == call.root(),
+                call.commutative(), tempBase, after);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
@@ -17,16 +18,22 @@ import static io.tutti.coll.schedule.Schedule.TEMP_BUFFER;
  *
  * <p>Tags: 0..⌈log2 P⌉ − 1.
  */
-public final class BruckAllgather {
+public final class BruckAllgather implements ScheduleAlgorithm {
     static final String NAME = "allgather/bruck";
 
-    private BruckAllgather() {
+    @Override
+    public Kind kind() {
+        return Kind.ALLGATHER;
     }
 
-    public static Schedule build(int rank, int size, long[] bytes, long[] displs, boolean inPlace) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, displs, inPlace, 0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "bruck";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.blocks(), call.displs(), call.inPlace(), tempBase, after);
     }
 
     /** Layout as {@link RingAllgather}. */

@@ -1,6 +1,7 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
@@ -17,14 +18,11 @@ import static io.tutti.coll.schedule.Schedule.TEMP_BUFFER;
  *
  * <p>Tags: 0..⌈log2 P⌉ − 1.
  */
-public final class BruckAlltoall {
+public final class BruckAlltoall implements ScheduleAlgorithm {
     static final String NAME = "alltoall/bruck";
 
-    private BruckAlltoall() {
-    }
-
     /** Whether every block, sent and received, has the same size. */
-    public static boolean supports(long[] sendBytes, long[] recvBytes) {
+    static boolean supports(long[] sendBytes, long[] recvBytes) {
         if (sendBytes == null || recvBytes == null || sendBytes.length == 0) {
             return false;
         }
@@ -36,12 +34,26 @@ public final class BruckAlltoall {
         return true;
     }
 
-    public static Schedule build(int rank, int size, long[] sendBytes, long[] sendDispls, long[] recvBytes,
-                                 long[] recvDispls, boolean inPlace) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), sendBytes, sendDispls, recvBytes, recvDispls, inPlace, 0,
-                ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public Kind kind() {
+        return Kind.ALLTOALL;
+    }
+
+    @Override
+    public String name() {
+        return "bruck";
+    }
+
+    /** Only blocks of one size, sent and received. */
+    @Override
+    public boolean serves(CollectiveCall call, Params params) {
+        return supports(call.sendBlocks(), call.blocks());
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.sendBlocks(), call.sendDispls(), call.blocks(), call.displs(), call.inPlace(),
+                tempBase, after);
     }
 
     /** Layout as {@link PairwiseAlltoall}. */

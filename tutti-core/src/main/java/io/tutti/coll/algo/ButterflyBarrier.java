@@ -1,7 +1,8 @@
 package io.tutti.coll.algo;
 
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
-import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
 
 /**
@@ -10,16 +11,22 @@ import io.tutti.coll.schedule.ScheduleBuilder;
  * more rounds). P·log2 P messages, each round a two-way handshake. It is the zero-byte recursive
  * doubling allreduce, and is built as one.
  */
-public final class ButterflyBarrier {
+public final class ButterflyBarrier implements ScheduleAlgorithm {
     static final String NAME = "barrier/butterfly";
 
-    private ButterflyBarrier() {
+    @Override
+    public Kind kind() {
+        return Kind.BARRIER;
     }
 
-    public static Schedule build(int rank, int size) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), 0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "butterfly";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, tempBase, after);
     }
 
     static int emit(ScheduleBuilder b, Group g, long tempBase, int after) {

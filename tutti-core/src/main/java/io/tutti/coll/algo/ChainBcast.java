@@ -1,6 +1,7 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
@@ -17,16 +18,22 @@ import static io.tutti.coll.schedule.Schedule.RECV_BUFFER;
  *
  * <p>Tags: 0 (segments on a link are ordered by dependencies).
  */
-public final class ChainBcast {
+public final class ChainBcast implements ScheduleAlgorithm {
     static final String NAME = "bcast/chain";
 
-    private ChainBcast() {
+    @Override
+    public Kind kind() {
+        return Kind.BCAST;
     }
 
-    public static Schedule build(int rank, int size, long bytes, int root, long segment) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, root, segment, 0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "chain";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.bytes(), call.root(), params.segment(), tempBase, after);
     }
 
     /** Data in RECV_BUFFER, the root's being the input. */

@@ -1,6 +1,7 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
@@ -21,18 +22,23 @@ import static io.tutti.coll.schedule.Schedule.TEMP_BUFFER;
  *
  * <p>Tags: 0 (chain), 1 (rank 0 to the root); segments on one tag are ordered by dependencies.
  */
-public final class ChainReduce {
+public final class ChainReduce implements ScheduleAlgorithm {
     static final String NAME = "reduce/chain";
 
-    private ChainReduce() {
+    @Override
+    public Kind kind() {
+        return Kind.REDUCE;
     }
 
-    public static Schedule build(int rank, int size, long bytes, int extent, int root, boolean inPlace,
-                                 boolean commutative, long segment) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, extent, root, inPlace && rank == root, commutative, segment, 0,
-                ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "chain";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.bytes(), call.extent(), call.root(), call.inPlace() && g.me() == call.root(),
+                call.commutative(), params.segment(), tempBase, after);
     }
 
     /** Input in SEND_BUFFER (RECV_BUFFER if {@code inPlace}); result in RECV_BUFFER at root. */

@@ -1,8 +1,6 @@
 package io.tutti.coll.algo;
 
 import io.tutti.coll.schedule.Group;
-import io.tutti.coll.schedule.Schedule;
-import io.tutti.coll.schedule.ScheduleBuilder;
 import io.tutti.coll.schedule.Topology;
 import java.util.Arrays;
 
@@ -16,13 +14,19 @@ import java.util.Arrays;
  *
  * <p>Each phase is an existing algorithm run over a {@link Group}: binomial reduce and broadcast
  * inside a domain, recursive doubling (or a binomial broadcast) among the leaders. The leader of
- * a domain is its lowest rank, except that a broadcast's root leads its own domain.
+ * a domain is its lowest rank, except that a broadcast's root leads its own domain. The algorithms
+ * are {@link LeadersBarrier}, {@link LeadersBcast}, {@link LeadersAllreduce} and {@link IncAllreduce};
+ * this class holds what they share: the domains, the phases' groups and tag bases.
  *
  * <p>Non-commutative operations keep rank order when every domain is a contiguous range of ranks
  * (the usual block placement): the domains' partial results are then themselves in rank order.
  * Interleaved domains (round-robin placement) with a non-commutative operation are refused.
  */
 public final class HierarchicalSchedules {
+    /** The setting names of the two leader modes. */
+    public static final String NODE_LEADERS = "node-leaders";
+    public static final String SOCKET_LEADERS = "socket-leaders";
+
     /** Tag bases of the three phases, so that their messages never pair across phases. */
     static final int LOCAL_IN = 0;
     static final int LEADERS = 64;
@@ -32,50 +36,76 @@ public final class HierarchicalSchedules {
     }
 
     /** The phases' groups for one rank. */
-    private record Layout(Group local, Group leaders) {
+    record Layout(Group local, Group leaders) {
         boolean leader() {
             return leaders != null;
         }
     }
 
+    /** The leader domain of each communicator rank: its node, or its (node, socket). */
+    static int[] domains(ScheduleAlgorithm.Params params, boolean sockets, String algorithm) {
+        Topology t = params.requireTopology(algorithm);
+        return sockets ? t.socketDomains() : t.nodeDomains();
+    }
+
     /**
      * The local group (this rank's domain, in rank order, the leader first) and, for a leader, the
-     * leaders' group (in order of their domains' lowest ranks).
+     * leaders' group (in order of their domains' lowest ranks), over the ranks of {@code g}, whose
+     * communicator ranks lie in {@code domains}.
      *
-     * @param lead the rank that leads its domain instead of the lowest, or -1
+     * @param lead the virtual rank that leads its domain instead of the lowest, or -1
      */
-    private static Layout layout(int rank, int[] domains, int lead) {
-        int n = domains.length;
-        int mine = domains[rank];
-        int leadDomain = lead >= 0 ? domains[lead] : Integer.MIN_VALUE;
-        int[] local = java.util.stream.IntStream.range(0, n).filter(r -> domains[r] == mine).toArray();
+    static Layout layout(Group g, int[] domains, int lead) {
+        int n = g.size();
+        int[] d = virtual(g, domains);
+        int mine = d[g.me()];
+        int leadDomain = lead >= 0 ? d[lead] : Integer.MIN_VALUE;
+        int[] local = java.util.stream.IntStream.range(0, n).filter(v -> d[v] == mine).toArray();
         if (mine == leadDomain) {
             // the designated rank first, the others in rank order after it
             int[] reordered = new int[local.length];
             reordered[0] = lead;
             int k = 1;
-            for (int r : local) {
-                if (r != lead) {
-                    reordered[k++] = r;
+            for (int v : local) {
+                if (v != lead) {
+                    reordered[k++] = v;
                 }
             }
             local = reordered;
         }
-        int me = indexOf(local, rank);
-        Group localGroup = new Group(local, me, LOCAL_IN);
+        int me = indexOf(local, g.me());
+        Group localGroup = new Group(ranks(g, local), me, g.tagBase() + LOCAL_IN);
         if (me != 0) {
             return new Layout(localGroup, null);
         }
         // leaders: one per domain, in order of the domain's lowest rank
         int[] leaders = new int[n];
         int count = 0;
-        for (int r = 0; r < n; r++) {
-            if (firstOfDomain(domains, r)) {
-                leaders[count++] = domains[r] == leadDomain ? lead : r;
+        for (int v = 0; v < n; v++) {
+            if (firstOfDomain(d, v)) {
+                leaders[count++] = d[v] == leadDomain ? lead : v;
             }
         }
         int[] l = Arrays.copyOf(leaders, count);
-        return new Layout(localGroup, new Group(l, indexOf(l, rank), LEADERS));
+        return new Layout(localGroup, new Group(ranks(g, l), indexOf(l, g.me()), g.tagBase() + LEADERS));
+    }
+
+    /** The domain of each virtual rank of {@code g}. */
+    static int[] virtual(Group g, int[] domains) {
+        int[] d = new int[g.size()];
+        for (int v = 0; v < d.length; v++) {
+            d[v] = domains[g.rank(v)];
+        }
+        return d;
+    }
+
+    /** Virtual ranks of {@code g} as communicator ranks. */
+    private static int[] ranks(Group g, int[] virtual) {
+        int[] r = new int[virtual.length];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = g.rank(virtual[i]);
+        }
+        return r;
     }
 
     private static boolean firstOfDomain(int[] domains, int r) {
@@ -87,7 +117,7 @@ public final class HierarchicalSchedules {
         return true;
     }
 
-    private static int indexOf(int[] a, int x) {
+    static int indexOf(int[] a, int x) {
         for (int i = 0; i < a.length; i++) {
             if (a[i] == x) {
                 return i;
@@ -110,45 +140,9 @@ public final class HierarchicalSchedules {
         return true;
     }
 
-    private static String name(String op, int[] domains) {
+    /** The schedule name of an operation in leader mode: {@code allreduce/leaders(4 domains)}. */
+    static String name(String op, int[] domains) {
         return op + "/leaders(" + Topology.count(domains) + " domains)";
-    }
-
-    /** Allreduce: local binomial reduce to the leader, recursive doubling among leaders, local binomial broadcast. */
-    public static Schedule allreduce(int rank, int size, long bytes, int extent, boolean inPlace, boolean commutative,
-                                     int[] domains) {
-        check(size, domains);
-        if (!commutative && !contiguous(domains)) {
-            throw new IllegalArgumentException("a non-commutative operation needs every node or socket to hold a"
-                    + " contiguous range of ranks");
-        }
-        ScheduleBuilder b = new ScheduleBuilder(name("allreduce", domains), rank, size);
-        Layout l = layout(rank, domains, -1);
-        // the leader's partial lands in its receive buffer; the others only send theirs
-        int last = BinomialReduce.emit(b, l.local(), bytes, extent, 0, inPlace, commutative, 0, ScheduleBuilder.NONE);
-        if (l.leader()) {
-            last = RecursiveDoublingAllreduce.emit(b, l.leaders(), bytes, extent, true, commutative, 0, last);
-        }
-        BinomialBcast.emit(b, l.local().withTagBase(LOCAL_OUT), bytes, 0, 0, last);
-        return b.build();
-    }
-
-    /**
-     * In-network allreduce: local binomial reduce to the leader, the leader's partial result
-     * exchanged with the aggregation switches (one INC step, which the group splits into packets),
-     * local binomial broadcast. The switches combine the leaders' data in arrival order, so only
-     * commutative operations qualify.
-     */
-    public static Schedule incAllreduce(int rank, int size, long bytes, int extent, boolean inPlace, int[] domains) {
-        check(size, domains);
-        ScheduleBuilder b = new ScheduleBuilder("allreduce/inc(" + Topology.count(domains) + " leaders)", rank, size);
-        Layout l = layout(rank, domains, -1);
-        int last = BinomialReduce.emit(b, l.local(), bytes, extent, 0, inPlace, true, 0, ScheduleBuilder.NONE);
-        if (l.leader()) {
-            last = b.inc(Schedule.RECV_BUFFER, 0, bytes, last);
-        }
-        BinomialBcast.emit(b, l.local().withTagBase(LOCAL_OUT), bytes, 0, 0, last);
-        return b.build();
     }
 
     /** The leader of each domain (its lowest rank), in order of the domains' lowest ranks. */
@@ -156,35 +150,8 @@ public final class HierarchicalSchedules {
         return java.util.stream.IntStream.range(0, domains.length).filter(r -> firstOfDomain(domains, r)).toArray();
     }
 
-    /** Broadcast: binomial among the leaders (the root leads its domain), then binomial inside each domain. */
-    public static Schedule bcast(int rank, int size, long bytes, int root, int[] domains) {
-        check(size, domains);
-        ScheduleBuilder b = new ScheduleBuilder(name("bcast", domains), rank, size);
-        Layout l = layout(rank, domains, root);
-        int last = ScheduleBuilder.NONE;
-        if (l.leader()) {
-            last = BinomialBcast.emit(b, l.leaders(), bytes, indexOf(l.leaders().ranks(), root), 0, last);
-        }
-        BinomialBcast.emit(b, l.local().withTagBase(LOCAL_OUT), bytes, 0, 0, last);
-        return b.build();
-    }
-
-    /** Barrier: fan-in to each leader, a butterfly among the leaders, fan-out from each leader. */
-    public static Schedule barrier(int rank, int size, int[] domains) {
-        check(size, domains);
-        ScheduleBuilder b = new ScheduleBuilder(name("barrier", domains), rank, size);
-        Layout l = layout(rank, domains, -1);
-        // zero-byte reduce and broadcast are the fan-in and fan-out trees; zero-byte recursive
-        // doubling is the butterfly barrier
-        int last = BinomialReduce.emit(b, l.local(), 0, 1, 0, true, true, 0, ScheduleBuilder.NONE);
-        if (l.leader()) {
-            last = RecursiveDoublingAllreduce.emit(b, l.leaders(), 0, 1, true, true, 0, last);
-        }
-        BinomialBcast.emit(b, l.local().withTagBase(LOCAL_OUT), 0, 0, 0, last);
-        return b.build();
-    }
-
-    private static void check(int size, int[] domains) {
+    /** Throws unless there is a domain for each of the communicator's {@code size} ranks. */
+    static void check(int size, int[] domains) {
         if (domains.length != size) {
             throw new IllegalArgumentException("domains for " + domains.length + " ranks, communicator of " + size);
         }

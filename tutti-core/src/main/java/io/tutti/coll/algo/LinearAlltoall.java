@@ -1,7 +1,8 @@
 package io.tutti.coll.algo;
 
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
-import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
 
 /**
@@ -10,17 +11,23 @@ import io.tutti.coll.schedule.ScheduleBuilder;
  * enough that the flood does not matter; it takes any block sizes. Built as {@link
  * PairwiseAlltoall} without the rounds' order.
  */
-public final class LinearAlltoall {
+public final class LinearAlltoall implements ScheduleAlgorithm {
     static final String NAME = "alltoall/linear";
 
-    private LinearAlltoall() {
+    @Override
+    public Kind kind() {
+        return Kind.ALLTOALL;
     }
 
-    public static Schedule build(int rank, int size, long[] sendBytes, long[] sendDispls, long[] recvBytes,
-                                 long[] recvDispls, boolean inPlace) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        PairwiseAlltoall.emit(b, Group.all(rank, size), sendBytes, sendDispls, recvBytes, recvDispls, inPlace, true,
-                0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "linear";
     }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return PairwiseAlltoall.emit(b, g, call.sendBlocks(), call.sendDispls(), call.blocks(), call.displs(),
+                call.inPlace(), true, tempBase, after);
+    }
+
 }

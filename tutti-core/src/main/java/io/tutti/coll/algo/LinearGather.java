@@ -1,6 +1,7 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
@@ -15,16 +16,22 @@ import static io.tutti.coll.schedule.Schedule.SEND_BUFFER;
  *
  * <p>Tags: 0.
  */
-public final class LinearGather {
+public final class LinearGather implements ScheduleAlgorithm {
     static final String NAME = "gather/linear";
 
-    private LinearGather() {
+    @Override
+    public Kind kind() {
+        return Kind.GATHER;
     }
 
-    public static Schedule build(int rank, int size, long[] bytes, long[] displs, int root, boolean inPlace) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, displs, root, inPlace, 0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "linear";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.blocks(), call.displs(), call.root(), call.inPlace(), tempBase, after);
     }
 
     /** Block of virtual rank v: {@code bytes[v]} from SEND_BUFFER; at the root to RECV_BUFFER at {@code displs[v]}. */

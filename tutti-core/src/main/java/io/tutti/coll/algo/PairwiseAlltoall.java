@@ -1,6 +1,7 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
@@ -16,18 +17,23 @@ import static io.tutti.coll.schedule.Schedule.TEMP_BUFFER;
  *
  * <p>Tags: 0 (each pair exchanges once per direction).
  */
-public final class PairwiseAlltoall {
+public final class PairwiseAlltoall implements ScheduleAlgorithm {
     static final String NAME = "alltoall/pairwise";
 
-    private PairwiseAlltoall() {
+    @Override
+    public Kind kind() {
+        return Kind.ALLTOALL;
     }
 
-    public static Schedule build(int rank, int size, long[] sendBytes, long[] sendDispls, long[] recvBytes,
-                                 long[] recvDispls, boolean inPlace) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), sendBytes, sendDispls, recvBytes, recvDispls, inPlace, false, 0,
-                ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "pairwise";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.sendBlocks(), call.sendDispls(), call.blocks(), call.displs(), call.inPlace(),
+                false, tempBase, after);
     }
 
     /**

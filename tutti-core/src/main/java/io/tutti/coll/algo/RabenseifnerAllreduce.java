@@ -1,6 +1,7 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
@@ -21,20 +22,28 @@ import static io.tutti.coll.schedule.Schedule.TEMP_BUFFER;
  *
  * <p>Tags: 0 (fold), 1..log2 P' (halving), log2 P'+1..2·log2 P' (doubling), 63 (unfold).
  */
-public final class RabenseifnerAllreduce {
+public final class RabenseifnerAllreduce implements ScheduleAlgorithm {
     static final String NAME = "allreduce/rabenseifner";
 
-    private RabenseifnerAllreduce() {
+    @Override
+    public Kind kind() {
+        return Kind.ALLREDUCE;
     }
 
-    public static Schedule build(int rank, int size, long bytes, int extent, boolean inPlace, boolean commutative) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, extent, inPlace, commutative, 0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "rabenseifner";
     }
 
-    static boolean supports(boolean commutative) {
-        return commutative;
+    /** Only a commutative operation. */
+    @Override
+    public boolean serves(CollectiveCall call, Params params) {
+        return call.commutative();
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.bytes(), call.extent(), call.inPlace(), call.commutative(), tempBase, after);
     }
 
     /** Input in SEND_BUFFER (RECV_BUFFER if {@code inPlace}), result in RECV_BUFFER. */

@@ -1,6 +1,7 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
@@ -26,23 +27,40 @@ import static io.tutti.coll.schedule.Schedule.TEMP_BUFFER;
  * considered posted when a run starts, which is what the offload engine's one-packet exchange
  * needs ({@code OffloadCompiler.bucket} with pre-posted receives). Temp: (log2 P' + 1) · n bytes.
  */
-public final class RecursiveDoublingAllreduce {
+public final class RecursiveDoublingAllreduce implements ScheduleAlgorithm {
     static final String NAME = "allreduce/recursive-doubling";
 
-    private RecursiveDoublingAllreduce() {
+    private final boolean ownRegions;
+
+    /** The selector's: scratch reused every round. */
+    public RecursiveDoublingAllreduce() {
+        this(false);
     }
 
-    public static Schedule build(int rank, int size, long bytes, int extent, boolean inPlace, boolean commutative) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, extent, inPlace, commutative, 0, ScheduleBuilder.NONE);
-        return b.build();
+    /** With {@code ownRegions}, a region of its own for every receive (see the class comment). */
+    public RecursiveDoublingAllreduce(boolean ownRegions) {
+        this.ownRegions = ownRegions;
     }
 
-    /** As {@link #build} (not in place), with a region of its own for every receive (see the class comment). */
+    @Override
+    public Kind kind() {
+        return Kind.ALLREDUCE;
+    }
+
+    @Override
+    public String name() {
+        return "recursive-doubling";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.bytes(), call.extent(), call.inPlace(), call.commutative(), tempBase, after, ownRegions);
+    }
+
+    /** Rank {@code rank}'s schedule, not in place, a region of its own for every receive: what the offload compiles. */
     public static Schedule buildOwnRegions(int rank, int size, long bytes, int extent, boolean commutative) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, extent, false, commutative, 0, ScheduleBuilder.NONE, true);
-        return b.build();
+        return new RecursiveDoublingAllreduce(true).build(CollectiveCall.allreduce(bytes, extent, false, commutative),
+                rank, size);
     }
 
     /** Input in SEND_BUFFER (RECV_BUFFER if {@code inPlace}), result in RECV_BUFFER. */

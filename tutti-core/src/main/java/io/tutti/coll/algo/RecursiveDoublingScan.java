@@ -1,8 +1,8 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
-import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
 import static io.tutti.coll.schedule.Schedule.RECV_BUFFER;
 import static io.tutti.coll.schedule.Schedule.SEND_BUFFER;
@@ -21,18 +21,31 @@ import static io.tutti.coll.schedule.Schedule.TEMP_BUFFER;
  *
  * <p>Tags: 0..⌈log2 P⌉−1 (one per round).
  */
-public final class RecursiveDoublingScan {
+public final class RecursiveDoublingScan implements ScheduleAlgorithm {
     static final String SCAN = "scan/recursive-doubling";
     static final String EXSCAN = "exscan/recursive-doubling";
 
-    private RecursiveDoublingScan() {
+    private final boolean exclusive;
+
+    /** The inclusive scan, or with {@code exclusive} the exclusive one (exscan). */
+    public RecursiveDoublingScan(boolean exclusive) {
+        this.exclusive = exclusive;
     }
 
-    public static Schedule build(int rank, int size, long bytes, int extent, boolean inPlace, boolean commutative,
-                                 boolean exclusive) {
-        ScheduleBuilder b = new ScheduleBuilder(exclusive ? EXSCAN : SCAN, rank, size);
-        emit(b, Group.all(rank, size), bytes, extent, inPlace, commutative, exclusive, 0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public Kind kind() {
+        return exclusive ? Kind.EXSCAN : Kind.SCAN;
+    }
+
+    @Override
+    public String name() {
+        return "recursive-doubling";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.bytes(), call.extent(), call.inPlace(), call.commutative(), exclusive, tempBase,
+                after);
     }
 
     /**

@@ -1,7 +1,8 @@
 package io.tutti.coll.algo;
 
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
-import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
 
 /**
@@ -14,16 +15,22 @@ import io.tutti.coll.schedule.ScheduleBuilder;
  *
  * <p>Tags: 0..1 (reduce), 32 (broadcast).
  */
-public final class ReduceBcastAllreduce {
+public final class ReduceBcastAllreduce implements ScheduleAlgorithm {
     static final String NAME = "allreduce/reduce-bcast";
 
-    private ReduceBcastAllreduce() {
+    @Override
+    public Kind kind() {
+        return Kind.ALLREDUCE;
     }
 
-    public static Schedule build(int rank, int size, long bytes, int extent, boolean inPlace, boolean commutative) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, extent, inPlace, commutative, 0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "reduce-bcast";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.bytes(), call.extent(), call.inPlace(), call.commutative(), tempBase, after);
     }
 
     /** Input in SEND_BUFFER (RECV_BUFFER if {@code inPlace}), result in RECV_BUFFER. */

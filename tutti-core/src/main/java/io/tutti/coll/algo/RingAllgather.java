@@ -1,5 +1,7 @@
 package io.tutti.coll.algo;
 
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
@@ -14,16 +16,22 @@ import static io.tutti.coll.schedule.Schedule.SEND_BUFFER;
  *
  * <p>Tags: 0 (successive messages to a neighbour are ordered by dependencies).
  */
-public final class RingAllgather {
+public final class RingAllgather implements ScheduleAlgorithm {
     static final String NAME = "allgather/ring";
 
-    private RingAllgather() {
+    @Override
+    public Kind kind() {
+        return Kind.ALLGATHER;
     }
 
-    public static Schedule build(int rank, int size, long[] bytes, long[] displs, boolean inPlace) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, displs, inPlace, 0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "ring";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.blocks(), call.displs(), call.inPlace(), tempBase, after);
     }
 
     /** Own block from SEND_BUFFER (or already in place); block v lands at RECV_BUFFER {@code displs[v]}. */

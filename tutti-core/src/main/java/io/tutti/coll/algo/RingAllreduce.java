@@ -1,8 +1,8 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
-import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
 import static io.tutti.coll.schedule.Schedule.RECV_BUFFER;
 import static io.tutti.coll.schedule.Schedule.SEND_BUFFER;
@@ -24,27 +24,40 @@ import java.util.Arrays;
  *
  * <p>Tags: 0 (reduce-scatter), 1 (allgather); messages on one tag are ordered by dependencies.
  */
-public final class RingAllreduce {
+public final class RingAllreduce implements ScheduleAlgorithm {
     static final String NAME = "allreduce/ring";
 
-    private RingAllreduce() {
-    }
+    private final long segment;
 
-    /** Unsegmented: one message per block and step. */
-    public static Schedule build(int rank, int size, long bytes, int extent, boolean inPlace, boolean commutative) {
-        return build(rank, size, bytes, extent, inPlace, commutative, Long.MAX_VALUE);
+    /** Unsegmented: one message per block and step (what the selector runs). */
+    public RingAllreduce() {
+        this(Long.MAX_VALUE);
     }
 
     /** Blocks travel in segments of {@code segment} bytes (rounded down to whole elements). */
-    public static Schedule build(int rank, int size, long bytes, int extent, boolean inPlace, boolean commutative,
-                                 long segment) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, extent, inPlace, commutative, segment, 0, ScheduleBuilder.NONE);
-        return b.build();
+    public RingAllreduce(long segment) {
+        this.segment = segment;
     }
 
-    static boolean supports(boolean commutative) {
-        return commutative;
+    @Override
+    public Kind kind() {
+        return Kind.ALLREDUCE;
+    }
+
+    @Override
+    public String name() {
+        return "ring";
+    }
+
+    /** Only a commutative operation. */
+    @Override
+    public boolean serves(CollectiveCall call, Params params) {
+        return call.commutative();
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.bytes(), call.extent(), call.inPlace(), call.commutative(), segment, tempBase, after);
     }
 
     /** Input in SEND_BUFFER (RECV_BUFFER if {@code inPlace}), result in RECV_BUFFER. */

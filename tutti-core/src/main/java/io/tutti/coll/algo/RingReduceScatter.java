@@ -1,6 +1,7 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
@@ -18,21 +19,28 @@ import static io.tutti.coll.schedule.Schedule.TEMP_BUFFER;
  *
  * <p>Tags: 0.
  */
-public final class RingReduceScatter {
+public final class RingReduceScatter implements ScheduleAlgorithm {
     static final String NAME = "reduceScatter/ring";
 
-    private RingReduceScatter() {
+    @Override
+    public Kind kind() {
+        return Kind.REDUCE_SCATTER;
     }
 
-    public static Schedule build(int rank, int size, long[] blockBytes, int extent, boolean inPlace,
-                                 boolean commutative) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), blockBytes, extent, inPlace, commutative, 0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "ring";
     }
 
-    static boolean supports(boolean commutative) {
-        return commutative;
+    /** Only a commutative operation. */
+    @Override
+    public boolean serves(CollectiveCall call, Params params) {
+        return call.commutative();
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.blocks(), call.extent(), call.inPlace(), call.commutative(), tempBase, after);
     }
 
     /** Input (all blocks) in SEND_BUFFER, or RECV_BUFFER if {@code inPlace}; own block to RECV_BUFFER at 0. */

@@ -1,19 +1,20 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
-import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
+import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.ScheduleBuilder;
+import io.tutti.coll.slots.SlotAreaDescriptor;
 import static io.tutti.coll.schedule.Schedule.RECV_BUFFER;
 import static io.tutti.coll.schedule.Schedule.SEND_BUFFER;
 import static io.tutti.coll.schedule.Schedule.TEMP_BUFFER;
 
-import io.tutti.coll.slots.SlotAreaDescriptor;
-
 /**
  * Allreduce through shared memory, for communicators whose ranks all share one node: every rank
- * publishes its vector in its slot ({@link NodeSlots}) and, once all are there, reduces every rank's
- * straight from the slots in rank order (so non-commutative operations keep MPI's order, and every
- * rank computes the bitwise same result). Vectors longer than a slot go slot by slot.
+ * publishes its vector in its slot ({@link io.tutti.coll.slots.NodeSlots}) and, once all are there,
+ * reduces every rank's straight from the slots in rank order (so non-commutative operations keep
+ * MPI's order, and every rank computes the bitwise same result). Vectors longer than a slot go slot
+ * by slot.
  *
  * <p>Cost: one exchange per slot's worth of data, in which each rank writes one slot and reads the
  * P − 1 others, and P − 1 reductions; no message, and a rank waits for the others once per slot
@@ -22,28 +23,47 @@ import io.tutti.coll.slots.SlotAreaDescriptor;
  * waits counts once per rank that shares its core, so the exchange reduces as it reads, with no
  * steps of its own. Temp: min(n, slot) bytes.
  */
-public final class SlotsAllreduce {
+public final class SlotsAllreduce implements ScheduleAlgorithm {
     static final String NAME = "allreduce/slots";
 
-    private SlotsAllreduce() {
+    @Override
+    public Kind kind() {
+        return Kind.ALLREDUCE;
     }
 
-    /** Input in SEND_BUFFER (RECV_BUFFER if {@code inPlace}), result in RECV_BUFFER. */
-    public static Schedule build(int rank, int size, long bytes, int extent, boolean inPlace) {
+    @Override
+    public String name() {
+        return "slots";
+    }
+
+    /** Input in SEND_BUFFER (RECV_BUFFER if in place), result in RECV_BUFFER; over the whole communicator only. */
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        long bytes = call.bytes();
+        int extent = call.extent();
         Blocks.checkData(NAME, bytes, extent);
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
+        requireWhole(b, g, NAME);
         long seg = Blocks.segment(NAME, SlotAreaDescriptor.SLOT_BYTES, extent);
         int chunks = Blocks.count(bytes, seg);
-        byte in = inPlace ? RECV_BUFFER : SEND_BUFFER;
-        b.temp(Math.min(seg, bytes));
-        int previous = ScheduleBuilder.NONE;
+        byte in = call.inPlace() ? RECV_BUFFER : SEND_BUFFER;
+        b.temp(tempBase + Math.min(seg, bytes));
+        int previous = after;
         for (int c = 0; c < chunks; c++) {
             long off = c * seg;
             long len = Blocks.segLen(bytes, seg, c);
             // reduced in the scratch rather than the result buffer, so that short vectors reduce in
             // place (Reduction's direct path), and the user's buffer takes one copy
-            previous = b.copy(RECV_BUFFER, off, TEMP_BUFFER, 0, len, b.slotsReduce(TEMP_BUFFER, 0, in, off, len, previous));
+            previous = b.copy(RECV_BUFFER, off, TEMP_BUFFER, tempBase, len,
+                    b.slotsReduce(TEMP_BUFFER, tempBase, in, off, len, previous));
         }
-        return b.build();
+        return previous;
+    }
+
+    /** The slots are the communicator's: a slot step runs over all its ranks, never a part of them. */
+    static void requireWhole(ScheduleBuilder b, Group g, String name) {
+        if (g.size() != b.size()) {
+            throw new IllegalArgumentException(name + " runs over the whole communicator's shared-memory slots, not"
+                    + " over " + g.size() + " of its " + b.size() + " ranks");
+        }
     }
 }

@@ -1,7 +1,8 @@
 package io.tutti.coll.algo;
 
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
-import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
 
 /**
@@ -12,16 +13,22 @@ import io.tutti.coll.schedule.ScheduleBuilder;
  *
  * <p>Tags: 0 (fan-in), 1 (fan-out).
  */
-public final class TreeBarrier {
+public final class TreeBarrier implements ScheduleAlgorithm {
     static final String NAME = "barrier/tree";
 
-    private TreeBarrier() {
+    @Override
+    public Kind kind() {
+        return Kind.BARRIER;
     }
 
-    public static Schedule build(int rank, int size) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), 0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "tree";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, tempBase, after);
     }
 
     static int emit(ScheduleBuilder b, Group g, long tempBase, int after) {

@@ -1,8 +1,8 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.algo.Blocks;
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
-import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
 
 /**
@@ -27,16 +27,22 @@ import io.tutti.coll.schedule.ScheduleBuilder;
  *
  * <p>Tags: 0, 1, 2 (one per tree).
  */
-public final class Trinaryx3Bcast {
+public final class Trinaryx3Bcast implements ScheduleAlgorithm {
     static final String NAME = "bcast/trinaryx3";
 
-    private Trinaryx3Bcast() {
+    @Override
+    public Kind kind() {
+        return Kind.BCAST;
     }
 
-    public static Schedule build(int rank, int size, long bytes, int root, long segment) {
-        ScheduleBuilder b = new ScheduleBuilder(NAME, rank, size);
-        emit(b, Group.all(rank, size), bytes, root, segment, 0, ScheduleBuilder.NONE);
-        return b.build();
+    @Override
+    public String name() {
+        return "trinaryx3";
+    }
+
+    @Override
+    public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
+        return emit(b, g, call.bytes(), call.root(), params.segment(), tempBase, after);
     }
 
     /** Data in RECV_BUFFER, the root's being the input. */

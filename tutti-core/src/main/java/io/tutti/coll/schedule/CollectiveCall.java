@@ -25,6 +25,67 @@ public record CollectiveCall(Kind kind, long bytes, int extent, int root, boolea
         public String settingName() {
             return name().toLowerCase(java.util.Locale.ROOT).replace("_", "");
         }
+
+        /** The name of the communicator's method ({@code reduceScatter}): schedules are named after it. */
+        public String methodName() {
+            return this == REDUCE_SCATTER ? "reduceScatter" : name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** A barrier. */
+    public static CollectiveCall barrier() {
+        return new CollectiveCall(Kind.BARRIER, 0, 1, 0, false, true, null, null, null, null, false);
+    }
+
+    /** A broadcast of {@code bytes} from {@code root}. */
+    public static CollectiveCall bcast(long bytes, int root) {
+        return new CollectiveCall(Kind.BCAST, bytes, 1, root, false, true, null, null, null, null, false);
+    }
+
+    /** A reduce of {@code bytes} (elements of {@code extent} bytes) to {@code root}. */
+    public static CollectiveCall reduce(long bytes, int extent, int root, boolean inPlace, boolean commutative) {
+        return new CollectiveCall(Kind.REDUCE, bytes, extent, root, inPlace, commutative, null, null, null, null,
+                false);
+    }
+
+    /** An allreduce of {@code bytes} (elements of {@code extent} bytes). */
+    public static CollectiveCall allreduce(long bytes, int extent, boolean inPlace, boolean commutative) {
+        return new CollectiveCall(Kind.ALLREDUCE, bytes, extent, 0, inPlace, commutative, null, null, null, null,
+                false);
+    }
+
+    /** An inclusive scan, or with {@code exclusive} an exscan, of {@code bytes}. */
+    public static CollectiveCall scan(long bytes, int extent, boolean inPlace, boolean commutative, boolean exclusive) {
+        return new CollectiveCall(exclusive ? Kind.EXSCAN : Kind.SCAN, bytes, extent, 0, inPlace, commutative, null,
+                null, null, null, false);
+    }
+
+    /** A reduce-scatter that leaves block r ({@code blocks[r]} bytes) at rank r. */
+    public static CollectiveCall reduceScatter(long[] blocks, int extent, boolean inPlace, boolean commutative) {
+        return new CollectiveCall(Kind.REDUCE_SCATTER, 0, extent, 0, inPlace, commutative, blocks, null, null, null,
+                false);
+    }
+
+    /** A gather of rank r's {@code blocks[r]} bytes to {@code displs[r]} of the root's receive buffer. */
+    public static CollectiveCall gather(long[] blocks, long[] displs, int root, boolean inPlace) {
+        return new CollectiveCall(Kind.GATHER, 0, 1, root, inPlace, true, blocks, displs, null, null, false);
+    }
+
+    /** A scatter of the root's {@code blocks[r]} bytes at {@code displs[r]} to rank r. */
+    public static CollectiveCall scatter(long[] blocks, long[] displs, int root, boolean inPlace) {
+        return new CollectiveCall(Kind.SCATTER, 0, 1, root, inPlace, true, blocks, displs, null, null, false);
+    }
+
+    /** An allgather of rank r's {@code blocks[r]} bytes to {@code displs[r]} of every receive buffer. */
+    public static CollectiveCall allgather(long[] blocks, long[] displs, boolean inPlace) {
+        return new CollectiveCall(Kind.ALLGATHER, 0, 1, 0, inPlace, true, blocks, displs, null, null, false);
+    }
+
+    /** An alltoall: the block for rank v leaves from {@code sendDispls[v]}, v's lands at {@code recvDispls[v]}. */
+    public static CollectiveCall alltoall(long[] sendBlocks, long[] sendDispls, long[] recvBlocks, long[] recvDispls,
+                                          boolean inPlace) {
+        return new CollectiveCall(Kind.ALLTOALL, 0, 1, 0, inPlace, true, recvBlocks, recvDispls, sendBlocks, sendDispls,
+                false);
     }
 
     /**

@@ -3,9 +3,11 @@ package io.tutti.coll.schedule;
 import java.util.Arrays;
 
 /**
- * One rank's part of a collective, compiled to a small DAG of steps: SEND and RECV of a buffer
- * region to or from a peer, REDUCE of one region into another, COPY between regions. A step may
- * start when every step it depends on has completed.
+ * One rank's part of a collective, compiled to a small DAG of steps of seven kinds: SEND and RECV of
+ * a buffer region to or from a peer, REDUCE of one region into another, COPY between regions, INC
+ * (an exchange with the in-network aggregation switches), and SLOTS and SLOTS_REDUCE (an allgather or
+ * allreduce through the shared-memory slots of a communicator on one node). A step may start when
+ * every step it depends on has completed.
  *
  * <p>Plain data, built once per (operation, communicator size, rank, count, datatype, root,
  * algorithm) and cached: no reference to transports, threads or user buffers, so that the host
@@ -25,7 +27,7 @@ public final class Schedule {
     public static final byte COPY = 4;
     /**
      * Exchange of a region with the in-network aggregation switches: the region is this leader's
-     * contribution and is replaced by the result of the whole group (see {@link InNetworkGroup}).
+     * contribution and is replaced by the result of the whole group (see {@code InNetworkGroup}).
      */
     public static final byte INC = 5;
     /**
@@ -33,7 +35,7 @@ public final class Schedule {
      * node): this rank's contribution is {@code length} bytes at (srcBuffer, srcOffset); when the
      * step completes, (buffer, offset) holds every rank's contribution in rank order, {@code length}
      * bytes each. At most {@link io.tutti.coll.slots.SlotAreaDescriptor#SLOT_BYTES} bytes; a
-     * length of 0 is a barrier. See {@link NodeSlots}.
+     * length of 0 is a barrier. See {@code NodeSlots}.
      */
     public static final byte SLOTS = 6;
     /**
@@ -42,7 +44,7 @@ public final class Schedule {
      * srcOffset); when the step completes, (buffer, offset) holds t0 ∘ (t1 ∘ (… ∘ t(P−1))) of the
      * ranks' contributions t_r, the same bits on every rank. (buffer, offset) may be the
      * contribution. At most {@link io.tutti.coll.slots.SlotAreaDescriptor#SLOT_BYTES} bytes.
-     * Shares the generations of SLOTS steps: one exchange each. See {@link NodeSlots}.
+     * Shares the generations of SLOTS steps: one exchange each. See {@code NodeSlots}.
      */
     public static final byte SLOTS_REDUCE = 7;
 
