@@ -1,7 +1,5 @@
 package io.tutti;
 
-import io.tutti.Datatype;
-import io.tutti.TuttiException;
 import java.util.Objects;
 
 /**

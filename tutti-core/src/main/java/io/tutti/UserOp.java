@@ -1,6 +1,5 @@
 package io.tutti;
 
-import io.tutti.Datatype;
 import java.lang.foreign.MemorySegment;
 
 /**

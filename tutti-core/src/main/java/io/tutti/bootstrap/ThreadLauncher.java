@@ -1,6 +1,5 @@
 package io.tutti.bootstrap;
 
-import io.tutti.bootstrap.ShmFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

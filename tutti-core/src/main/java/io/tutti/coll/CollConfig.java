@@ -20,19 +20,30 @@ import java.util.Map;
  * @param algorithms the algorithm forced per operation ({@code tutti.coll.allreduce=ring}, or
  *                   {@code TUTTI_COLL_ALLREDUCE=ring}), so that benchmarks can compare them; an
  *                   operation not in the map is left to the selector
+ * @param nodeSize   pretend each run of this many consecutive world ranks is a node (tests and
+ *                   benchmarks of the hierarchical algorithms on one machine); 0: nodes are hosts
+ * @param sockets    pretend each node has this many sockets, its ranks split evenly in rank order;
+ *                   0: the CPU package each rank started on
  */
-public record CollConfig(long segment, int kary, String incMode, Map<Kind, String> algorithms) {
+public record CollConfig(long segment, int kary, String incMode, Map<Kind, String> algorithms, int nodeSize,
+                         int sockets) {
     public static final String SEGMENT = "tutti.coll.segment";
     public static final long SEGMENT_DEFAULT = ScheduleAlgorithm.Params.SEGMENT_DEFAULT;
     public static final String KARY = "tutti.coll.kary";
     public static final int KARY_DEFAULT = ScheduleAlgorithm.Params.KARY_DEFAULT;
     public static final String INC_MODE = "tutti.inc.mode";
     public static final String INC_MODE_DEFAULT = "node";
+    public static final String NODE_SIZE = "tutti.topology.node.size";
+    public static final String SOCKETS = "tutti.topology.sockets";
 
     public CollConfig {
         checkIncMode(incMode);
         if (segment <= 0) {
             throw notPositive(SEGMENT, Long.toString(segment));
+        }
+        if (nodeSize < 0 || sockets < 0) {
+            throw new TuttiException.InvalidArgument(Config.envName(nodeSize < 0 ? NODE_SIZE : SOCKETS)
+                    + " must be a whole number >= 0, got " + Math.min(nodeSize, sockets));
         }
         if (kary < 2) {
             throw new TuttiException.InvalidArgument(Config.envName(KARY) + " must be at least 2, got " + kary);
@@ -45,7 +56,7 @@ public record CollConfig(long segment, int kary, String incMode, Map<Kind, Strin
 
     /** Defaults only: the selector chooses every algorithm. */
     public static CollConfig defaults() {
-        return new CollConfig(SEGMENT_DEFAULT, KARY_DEFAULT, INC_MODE_DEFAULT, Map.of());
+        return new CollConfig(SEGMENT_DEFAULT, KARY_DEFAULT, INC_MODE_DEFAULT, Map.of(), 0, 0);
     }
 
     /** The collectives' settings of a job. */
@@ -61,7 +72,7 @@ public record CollConfig(long segment, int kary, String incMode, Map<Kind, Strin
                 forced.put(k, algorithm);
             }
         }
-        return new CollConfig(segment, kary, mode, forced);
+        return new CollConfig(segment, kary, mode, forced, atLeastZero(c, NODE_SIZE), atLeastZero(c, SOCKETS));
     }
 
     /** The property that forces {@code kind}'s algorithm: {@code tutti.coll.allreduce}. */
@@ -100,6 +111,23 @@ public record CollConfig(long segment, int kary, String incMode, Map<Kind, Strin
             // reported below
         }
         throw notPositive(name, v);
+    }
+
+    private static int atLeastZero(Config c, String name) {
+        String v = c.get(name);
+        if (v == null) {
+            return 0;
+        }
+        try {
+            int x = Integer.parseInt(v);
+            if (x >= 0) {
+                return x;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new TuttiException.InvalidArgument(Config.envName(name) + " must be a whole number >= 0, got '" + v
+                + "'");
     }
 
     private static TuttiException.InvalidArgument notPositive(String name, String value) {

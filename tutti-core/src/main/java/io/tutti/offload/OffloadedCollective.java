@@ -6,8 +6,6 @@ import io.tutti.TuttiException;
 import io.tutti.p2p.Engine;
 import io.tutti.p2p.OffloadEndpoint;
 import io.tutti.os.Memory;
-import io.tutti.offload.OffloadArea;
-import io.tutti.offload.OffloadAreaDescriptor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;

@@ -6,9 +6,11 @@ import io.tutti.Tutti;
 import io.tutti.TuttiException;
 import io.tutti.bootstrap.JobInfo;
 import io.tutti.bootstrap.Node;
+import io.tutti.coll.CollConfig;
 import io.tutti.coll.Selector;
 import io.tutti.coll.inc.InNetworkGroup;
 import io.tutti.coll.schedule.Topology;
+import io.tutti.offload.OffloadConfig;
 import io.tutti.p2p.Engine;
 import io.tutti.p2p.P2pConfig;
 import java.time.Duration;
@@ -23,6 +25,8 @@ public final class Rank extends Tutti {
     private final JobInfo job;
     private final Config settings;
     private final Engine engine;
+    private final CollConfig coll;
+    private final OffloadConfig offload;
     private final Selector selector;
     private final Communicator world;
     private int nextContext = 2;
@@ -30,7 +34,9 @@ public final class Rank extends Tutti {
     Rank(JobInfo job, Config settings) {
         this.job = job;
         this.settings = settings;
-        this.selector = new Selector(settings.asMap());
+        this.coll = CollConfig.from(settings);
+        this.offload = OffloadConfig.from(settings);
+        this.selector = new Selector(coll);
         P2pConfig p2p = P2pConfig.from(settings);
         this.engine = new Engine(new Node(job, settings, Duration.ofSeconds(p2p.rendezvousSeconds())), p2p);
         int[] all = new int[job.size()];
@@ -89,15 +95,10 @@ public final class Rank extends Tutti {
         return selector;
     }
 
-    /** Pretends each run of this many consecutive world ranks is a node (tests, benchmarks); 0 = by host. */
-    static final String TOPOLOGY_NODE_SIZE = "TUTTI_TOPOLOGY_NODE_SIZE";
-    /** Pretends each node has this many sockets, its ranks split evenly in rank order; 0 = from /sys. */
-    static final String TOPOLOGY_SOCKETS = "TUTTI_TOPOLOGY_SOCKETS";
-
-    /** Where the ranks of {@code group} (world ranks) run, with the overrides above applied. */
+    /** Where the ranks of {@code group} (world ranks) run, with the topology overrides of {@link CollConfig} applied. */
     Topology topologyOf(int[] group) {
-        int nodeSize = setting(TOPOLOGY_NODE_SIZE);
-        int sockets = setting(TOPOLOGY_SOCKETS);
+        int nodeSize = coll.nodeSize();
+        int sockets = coll.sockets();
         int[] node = new int[group.length];
         int[] socket = new int[group.length];
         for (int i = 0; i < group.length; i++) {
@@ -119,20 +120,9 @@ public final class Rank extends Tutti {
         return new Topology(node, socket, perNode > Runtime.getRuntime().availableProcessors(), sharedMemory);
     }
 
-    private int setting(String name) {
-        String v = settings.get(name);
-        if (v == null) {
-            return 0;
-        }
-        try {
-            int x = Integer.parseInt(v);
-            if (x >= 0) {
-                return x;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new TuttiException.InvalidArgument(name + " must be a whole number >= 0, got '" + v + "'");
+    /** The offloaded collectives' settings. */
+    OffloadConfig offloadConfig() {
+        return offload;
     }
 
     int nextContext() {

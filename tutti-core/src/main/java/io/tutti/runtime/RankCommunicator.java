@@ -11,12 +11,7 @@ import io.tutti.Status;
 import io.tutti.TuttiException;
 import io.tutti.UserOp;
 import io.tutti.coll.Collectives;
-import io.tutti.coll.algo.LinearAllreduce;
-import io.tutti.coll.algo.LinearBarrier;
-import io.tutti.coll.algo.RecursiveDoublingAllreduce;
 import io.tutti.coll.schedule.CollectiveCall.Kind;
-import io.tutti.coll.schedule.Schedule;
-import io.tutti.offload.OffloadCompiler;
 import io.tutti.offload.OffloadPlans;
 import io.tutti.offload.OffloadProgram;
 import io.tutti.offload.OffloadedCollective;
@@ -305,48 +300,6 @@ final class RankCommunicator extends Communicator {
         return offloaded(OffloadPlans.Coll.ALLREDUCE, snd, r, bytes(count, type), 0, op, type);
     }
 
-    /**
-     * How {@code allreduceInit(..., Offload.NIC)} is offloaded, from {@code TUTTI_OFFLOAD_ALLREDUCE}:
-     * {@code linear} (one round, every rank's vector to every other), {@code recursive-doubling},
-     * {@code nic-tree} (the NIC reduction tree with triggered broadcast), or {@code auto} (default:
-     * linear when the ranks share one node, recursive doubling otherwise).
-     */
-    private String offloadedAllreduce() {
-        return offloadScheme("TUTTI_OFFLOAD_ALLREDUCE", "tutti.offload.allreduce", "recursive-doubling",
-                "recursive-doubling", "nic-tree", "linear");
-    }
-
-    /**
-     * How {@code barrierInit(Offload.NIC)} is offloaded, from {@code TUTTI_OFFLOAD_BARRIER}:
-     * {@code butterfly}, {@code linear} (one round), or {@code auto} (default: linear when the ranks
-     * share one node, the butterfly otherwise).
-     */
-    private String offloadedBarrier() {
-        return offloadScheme("TUTTI_OFFLOAD_BARRIER", "tutti.offload.barrier", "butterfly", "butterfly", "linear");
-    }
-
-    /**
-     * The scheme {@code variable} (or {@code property}) names, {@code auto} resolved: {@code linear}
-     * when every rank shares this rank's node (a signal is then a store into shared memory, so one
-     * round of P − 1 signals beats log2 P rounds of one) and the one counter can hold the P − 1
-     * arrivals, else {@code otherwise}.
-     */
-    private String offloadScheme(String variable, String property, String otherwise, String... schemes) {
-        String v = tutti.settings().text(property, "auto");
-        if (v.equals("auto")) {
-            boolean oneNode = group.length - 1 <= OffloadCompiler.MAX_BUCKETS;
-            for (int r = 0; r < group.length && oneNode; r++) {
-                oneNode = engine.sharesMemoryWith(group[r]);
-            }
-            return oneNode ? "linear" : otherwise;
-        }
-        if (!Arrays.asList(schemes).contains(v)) {
-            throw new TuttiException.InvalidArgument(variable + " (or " + property + ") must be auto, "
-                    + String.join(", ", schemes) + "; got '" + v + "'");
-        }
-        return v;
-    }
-
     private static void notInPlace(Object send) {
         if (send == IN_PLACE) {
             throw new TuttiException.InvalidArgument("IN_PLACE is not offloaded: give a send buffer, or use"
@@ -354,47 +307,34 @@ final class RankCommunicator extends Communicator {
         }
     }
 
-    private Request offloaded(OffloadPlans.Coll coll, MemorySegment send, MemorySegment recv,
-                              long bytes, int root, ReduceOp op, Datatype type) {
-        io.tutti.reduce.OffloadAlu.Op alu = null;
-        io.tutti.reduce.OffloadAlu.Type aluType = null;
+    /**
+     * An offloaded persistent collective: the offload package compiles this rank's program (its
+     * scheme from {@link io.tutti.offload.OffloadConfig} and whether the ranks share this node),
+     * which the software NIC then runs start after start.
+     */
+    private Request offloaded(OffloadPlans.Coll coll, MemorySegment send, MemorySegment recv, long bytes, int root,
+                              ReduceOp op, Datatype type) {
+        OffloadAlu.Op alu = null;
+        OffloadAlu.Type aluType = null;
         if (op != null) {
-            alu = io.tutti.reduce.OffloadAlu.of(op);
-            aluType = io.tutti.reduce.OffloadAlu.of(type);
-            io.tutti.reduce.OffloadAlu.check(alu, aluType);
+            alu = OffloadAlu.of(op);
+            aluType = OffloadAlu.of(type);
+            OffloadAlu.check(alu, aluType);
             if (type.isPair() != alu.located()) {
                 throw new TuttiException.InvalidArgument(op + " on " + type + " cannot be offloaded: MAXLOC and"
                         + " MINLOC take the pair types, the others plain ones");
             }
         }
-        int n = group.length;
-        int extent = type == null ? 1 : type.extent();
-        // on one counter (2^n buckets), each receive in a region of its own, so each exchange is one PUT
-        // with no ready-to-receive round trip; recursive doubling needs one exchange per round where the
-        // NIC tree needs a way up and a way down, and linear a single round; null: the plan's program
-        java.util.function.IntFunction<Schedule> schedules = switch (coll) {
-            case BARRIER -> offloadedBarrier().equals("linear") ? r -> LinearBarrier.build(r, n)
-                    : null;
-            case ALLREDUCE -> switch (offloadedAllreduce()) {
-                case "linear" -> r -> LinearAllreduce.build(r, n, bytes, extent, false);
-                case "recursive-doubling" -> r -> RecursiveDoublingAllreduce.buildOwnRegions(r, n,
-                        bytes, extent, true);
-                default -> null;
-            };
-            default -> null;
-        };
-        OffloadProgram program;
-        if (schedules != null) {
-            program = OffloadCompiler.bucket(schedules, rank, alu, aluType, true);
-        } else {
-            program = OffloadPlans.program(coll, group.length, rank, bytes, root, alu, aluType);
+        boolean sharedNode = true;
+        for (int r = 0; r < group.length && sharedNode; r++) {
+            sharedNode = engine.sharesMemoryWith(group[r]);
         }
+        OffloadProgram program = OffloadPlans.compile(coll, tutti.offloadConfig(), group.length, rank, bytes, root, alu,
+                aluType, sharedNode);
         // every rank makes its offloaded inits in the same order, so the count names the collective;
         // a bcast's root and a reduce's leaves may run ahead of the others, the other collectives go in lockstep
-        boolean lockstep = coll != OffloadPlans.Coll.BCAST
-                && coll != OffloadPlans.Coll.REDUCE;
-        return new OffloadedCollective(engine, program, send, recv, context + 1, offloadedInits++,
-                group, lockstep);
+        boolean lockstep = coll != OffloadPlans.Coll.BCAST && coll != OffloadPlans.Coll.REDUCE;
+        return new OffloadedCollective(engine, program, send, recv, context + 1, offloadedInits++, group, lockstep);
     }
 
     // ------------------------------------------------------------ communicators

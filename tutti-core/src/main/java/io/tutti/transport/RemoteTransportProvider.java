@@ -1,6 +1,5 @@
 package io.tutti.transport;
 
-import io.tutti.transport.KeyValueStore;
 import java.util.Map;
 
 /**

@@ -1,7 +1,6 @@
 package io.tutti.reduce;
 
 import io.tutti.offload.ReductionDescriptor;
-import io.tutti.reduce.OffloadAlu;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 

@@ -1,7 +1,6 @@
 package io.tutti.reduce;
 
 import io.tutti.ReduceOp;
-import io.tutti.reduce.Reduction;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import io.tutti.Datatype;

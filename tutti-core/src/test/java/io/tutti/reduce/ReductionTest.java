@@ -2,7 +2,6 @@ package io.tutti.reduce;
 
 import io.tutti.ReduceOp;
 import io.tutti.UserOp;
-import io.tutti.reduce.Reduction;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

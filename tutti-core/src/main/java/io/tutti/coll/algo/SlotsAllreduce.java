@@ -1,13 +1,14 @@
 package io.tutti.coll.algo;
 
-import io.tutti.coll.schedule.CollectiveCall;
-import io.tutti.coll.schedule.CollectiveCall.Kind;
-import io.tutti.coll.schedule.Group;
-import io.tutti.coll.schedule.ScheduleBuilder;
-import io.tutti.coll.slots.SlotAreaDescriptor;
 import static io.tutti.coll.schedule.Schedule.RECV_BUFFER;
 import static io.tutti.coll.schedule.Schedule.SEND_BUFFER;
 import static io.tutti.coll.schedule.Schedule.TEMP_BUFFER;
+
+import io.tutti.coll.schedule.CollectiveCall;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
+import io.tutti.coll.schedule.Group;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.ScheduleBuilder;
 
 /**
  * Allreduce through shared memory, for communicators whose ranks all share one node: every rank
@@ -43,7 +44,7 @@ public final class SlotsAllreduce implements ScheduleAlgorithm {
         int extent = call.extent();
         Blocks.checkData(NAME, bytes, extent);
         requireWhole(b, g, NAME);
-        long seg = Blocks.segment(NAME, SlotAreaDescriptor.SLOT_BYTES, extent);
+        long seg = Blocks.segment(NAME, Schedule.SLOT_BYTES, extent);
         int chunks = Blocks.count(bytes, seg);
         byte in = call.inPlace() ? RECV_BUFFER : SEND_BUFFER;
         b.temp(tempBase + Math.min(seg, bytes));

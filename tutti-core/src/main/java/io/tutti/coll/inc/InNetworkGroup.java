@@ -5,7 +5,6 @@ import io.tutti.UserOp;
 import io.tutti.coll.algo.HierarchicalSchedules;
 import io.tutti.Datatype;
 import io.tutti.p2p.Engine;
-import io.tutti.coll.inc.InNetworkAggregation;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;

@@ -34,7 +34,7 @@ public final class Schedule {
      * Allgather through shared memory among all ranks of the communicator (every one on this
      * node): this rank's contribution is {@code length} bytes at (srcBuffer, srcOffset); when the
      * step completes, (buffer, offset) holds every rank's contribution in rank order, {@code length}
-     * bytes each. At most {@link io.tutti.coll.slots.SlotAreaDescriptor#SLOT_BYTES} bytes; a
+     * bytes each. At most {@link #SLOT_BYTES} bytes; a
      * length of 0 is a barrier. See {@code NodeSlots}.
      */
     public static final byte SLOTS = 6;
@@ -43,7 +43,7 @@ public final class Schedule {
      * with the call's operation: this rank's contribution is {@code length} bytes at (srcBuffer,
      * srcOffset); when the step completes, (buffer, offset) holds t0 ∘ (t1 ∘ (… ∘ t(P−1))) of the
      * ranks' contributions t_r, the same bits on every rank. (buffer, offset) may be the
-     * contribution. At most {@link io.tutti.coll.slots.SlotAreaDescriptor#SLOT_BYTES} bytes.
+     * contribution. At most {@link #SLOT_BYTES} bytes.
      * Shares the generations of SLOTS steps: one exchange each. See {@code NodeSlots}.
      */
     public static final byte SLOTS_REDUCE = 7;
@@ -54,6 +54,12 @@ public final class Schedule {
 
     /** Step tags are below this, so that the executor can add a per-call sequence above them. */
     public static final int MAX_TAG = 1 << 11;
+
+    /**
+     * The most bytes one SLOTS or SLOTS_REDUCE step carries per rank: a 4 KiB slot less its 16-byte
+     * header (the slot area's layout is sized by it: {@code io.tutti.coll.slots.SlotAreaDescriptor}).
+     */
+    public static final int SLOT_BYTES = 4096 - 16;
 
     final String name;
     final int rank;

@@ -85,7 +85,7 @@ public final class ScheduleBuilder {
     /**
      * Gathers {@code len} bytes from {@code src} at {@code srcOff} of every rank into {@code dst}
      * at {@code dstOff} (rank order, {@code len} bytes each) through the communicator's shared-memory
-     * slots; {@code len} at most {@link io.tutti.coll.slots.SlotAreaDescriptor#SLOT_BYTES}.
+     * slots; {@code len} at most {@link Schedule#SLOT_BYTES}.
      */
     public int slots(byte dst, long dstOff, byte src, long srcOff, long len, int... after) {
         return add(Schedule.SLOTS, -1, 0, dst, dstOff, checkSlot(len), src, srcOff, false, after);
@@ -94,16 +94,16 @@ public final class ScheduleBuilder {
     /**
      * Reduces {@code len} bytes from {@code src} at {@code srcOff} of every rank, in rank order, into
      * {@code dst} at {@code dstOff} (which may be the source) through the communicator's shared-memory
-     * slots; {@code len} at most {@link io.tutti.coll.slots.SlotAreaDescriptor#SLOT_BYTES}.
+     * slots; {@code len} at most {@link Schedule#SLOT_BYTES}.
      */
     public int slotsReduce(byte dst, long dstOff, byte src, long srcOff, long len, int... after) {
         return add(Schedule.SLOTS_REDUCE, -1, 0, dst, dstOff, checkSlot(len), src, srcOff, false, after);
     }
 
     private long checkSlot(long len) {
-        if (len > io.tutti.coll.slots.SlotAreaDescriptor.SLOT_BYTES) {
+        if (len > Schedule.SLOT_BYTES) {
             throw new IllegalArgumentException(name + ": " + len + " bytes do not fit a shared-memory slot of "
-                    + io.tutti.coll.slots.SlotAreaDescriptor.SLOT_BYTES);
+                    + Schedule.SLOT_BYTES);
         }
         return len;
     }

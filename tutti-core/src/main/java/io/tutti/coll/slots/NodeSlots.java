@@ -3,8 +3,6 @@ package io.tutti.coll.slots;
 import io.tutti.TuttiException;
 import io.tutti.p2p.Engine;
 import io.tutti.os.Memory;
-import io.tutti.coll.slots.SlotArea;
-import io.tutti.coll.slots.SlotAreaDescriptor;
 import java.lang.foreign.MemorySegment;
 
 /**

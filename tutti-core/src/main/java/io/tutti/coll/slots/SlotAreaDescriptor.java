@@ -1,5 +1,7 @@
 package io.tutti.coll.slots;
 
+import io.tutti.coll.schedule.Schedule;
+
 /**
  * Layout of a rank's slot area: the shared memory through which the ranks of a communicator that
  * all share one node run small collectives without messages. Each rank owns one area per
@@ -54,8 +56,11 @@ public final class SlotAreaDescriptor {
 
     /** Slots per area: how many exchanges may be under way at once before a writer waits for readers. */
     public static final int SLOTS = 8;
-    /** Bytes of data per slot; longer contributions go in several exchanges. Every rank uses the same. */
-    public static final int SLOT_BYTES = 4096 - DATA_OFFSET;
+    /**
+     * Bytes of data per slot: what the schedules' SLOTS steps carry at most ({@link Schedule#SLOT_BYTES});
+     * longer contributions go in several exchanges. Every rank uses the same.
+     */
+    public static final int SLOT_BYTES = Schedule.SLOT_BYTES;
     public static final int SLOT_STRIDE = 4096;
 
     private SlotAreaDescriptor() {

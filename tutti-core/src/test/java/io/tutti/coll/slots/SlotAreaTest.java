@@ -1,7 +1,5 @@
-package io.tutti.transport.shm;
+package io.tutti.coll.slots;
 
-import io.tutti.coll.slots.SlotArea;
-import io.tutti.coll.slots.SlotAreaDescriptor;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.lang.foreign.Arena;
@@ -42,6 +40,12 @@ class SlotAreaTest {
             owner.publish(3, SlotAreaDescriptor.SLOT_BYTES, 1, 99);
             assertEquals(SlotAreaDescriptor.SLOT_BYTES, peer.length(3));
         }
+    }
+
+    @Test
+    void aSlotHoldsWhatAScheduleStepCarriesBehindItsHeader() {
+        assertEquals(io.tutti.coll.schedule.Schedule.SLOT_BYTES, SlotAreaDescriptor.SLOT_BYTES);
+        assertEquals(SlotAreaDescriptor.SLOT_STRIDE, SlotAreaDescriptor.DATA_OFFSET + SlotAreaDescriptor.SLOT_BYTES);
     }
 
     @Test

@@ -1,6 +1,5 @@
-package io.tutti.transport.shm;
+package io.tutti.os;
 
-import io.tutti.os.Memory;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

@@ -1,7 +1,5 @@
-package io.tutti.transport.shm;
+package io.tutti.offload;
 
-import io.tutti.offload.OffloadArea;
-import io.tutti.offload.OffloadAreaDescriptor;
 import io.tutti.os.Memory;
 import static org.junit.jupiter.api.Assertions.*;
 
