@@ -149,7 +149,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         String problem = check();
-        Launcher.Placement where = null;
+        Placement where = null;
         if (problem == null) {
             try {
                 where = placement.placement();
