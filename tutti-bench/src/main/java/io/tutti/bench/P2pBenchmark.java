@@ -87,6 +87,11 @@ public final class P2pBenchmark {
         }
     }
 
+    /** How many result rows rank 0 prints for {@code args}, one per size; for the launcher's progress bar. */
+    public static int rows(String... args) {
+        return Options.parse(args).sizes().length;
+    }
+
     public static void main(String[] args) {
         Options o = Options.parse(args);
         try (Tutti tutti = Tutti.init(args); Arena arena = Arena.ofShared()) {

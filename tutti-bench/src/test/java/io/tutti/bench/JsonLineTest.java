@@ -84,7 +84,8 @@ class JsonLineTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> P2pBenchmark.Options.parse(new String[] {}))
                 .getMessage().startsWith("usage:"));
         assertTrue(assertThrows(IllegalArgumentException.class,
-                () -> P2pBenchmark.Options.parse(new String[] {"pingpong"})).getMessage().contains("latency, bw or bibw"));
+                () -> P2pBenchmark.Options.parse(new String[] {"pingpong"})).getMessage()
+                .contains("latency, bw or bibw"));
         assertTrue(assertThrows(IllegalArgumentException.class,
                 () -> P2pBenchmark.Options.parse(new String[] {"bw", "--buffer", "heap"})).getMessage()
                 .contains("array or segment"));

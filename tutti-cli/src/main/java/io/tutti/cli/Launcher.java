@@ -129,10 +129,10 @@ public final class Launcher {
         }
     }
 
-
     private final PrintStream out;
     private final PrintStream err;
     private final String name;
+    private final boolean relay;
 
     /** A launcher that reports on {@link System#out} and {@link System#err} as {@code tutti run}. */
     public Launcher() {
@@ -144,9 +144,19 @@ public final class Launcher {
      * {@code err}, each prefixed with {@code commandName}.
      */
     public Launcher(PrintStream out, PrintStream err, String commandName) {
+        this(out, err, commandName, false);
+    }
+
+    /**
+     * As above; with {@code relay}, the ranks' standard output passes through {@code out} line by
+     * line even without tags (for {@code tutti bench}'s progress bar), instead of going straight to
+     * the launcher's own standard output.
+     */
+    Launcher(PrintStream out, PrintStream err, String commandName, boolean relay) {
         this.out = out;
         this.err = err;
         this.name = commandName;
+        this.relay = relay;
     }
 
     /** Runs the job to its end and returns the exit code for the launcher (see the class comment). */
@@ -242,11 +252,9 @@ public final class Launcher {
                 pb.command(place.command(host, command, pb.environment()));
                 // Like mpirun: only rank 0 reads the terminal; the others see end of input.
                 pb.redirectInput(r == 0 ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.PIPE);
-                if (o.tagOutput()) {
-                    pb.redirectOutput(ProcessBuilder.Redirect.PIPE).redirectError(ProcessBuilder.Redirect.PIPE);
-                } else {
-                    pb.redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT);
-                }
+                ProcessBuilder.Redirect pipe = ProcessBuilder.Redirect.PIPE;
+                ProcessBuilder.Redirect inherit = ProcessBuilder.Redirect.INHERIT;
+                pb.redirectOutput(o.tagOutput() || relay ? pipe : inherit).redirectError(o.tagOutput() ? pipe : inherit);
                 Process p;
                 synchronized (procs) {
                     if (procs.shuttingDown) {
@@ -264,10 +272,12 @@ public final class Launcher {
                 if (r > 0) {
                     p.getOutputStream().close();
                 }
-                if (o.tagOutput()) {
-                    byte[] prefix = TaggedOutput.prefix(r);
+                byte[] prefix = o.tagOutput() ? TaggedOutput.prefix(r) : new byte[0];
+                if (o.tagOutput() || relay) {
                     procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-out-" + r)
                             .start(() -> TaggedOutput.pump(p.getInputStream(), out, prefix)));
+                }
+                if (o.tagOutput()) {
                     procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-err-" + r)
                             .start(() -> TaggedOutput.pump(p.getErrorStream(), err, prefix)));
                 }
@@ -389,6 +399,9 @@ public final class Launcher {
                 taggedErr = TaggedOutput.perThread(err, Launcher::threadPrefix);
                 System.setOut(taggedOut);
                 System.setErr(taggedErr);
+            } else if (relay) {
+                taggedOut = TaggedOutput.perThread(out, () -> new byte[0]);
+                System.setOut(taggedOut);
             }
             TaggedOutput.ThreadStream tOut = taggedOut;
             TaggedOutput.ThreadStream tErr = taggedErr;
@@ -401,6 +414,8 @@ public final class Launcher {
                 } finally {
                     if (tOut != null) {
                         tOut.endLine();
+                    }
+                    if (tErr != null) {
                         tErr.endLine();
                     }
                 }
