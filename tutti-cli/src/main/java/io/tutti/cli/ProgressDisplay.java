@@ -35,6 +35,7 @@ final class ProgressDisplay implements AutoCloseable {
     private String drawn;
     private long current;
     private boolean closed;
+    private final long startNanos = System.nanoTime();
 
     /** Whether this JVM talks to a terminal; false under a pipe, a CI runner or a test. */
     static boolean onTerminal() {
@@ -71,10 +72,11 @@ final class ProgressDisplay implements AutoCloseable {
             if (closed || bar != null) {
                 return;
             }
+            // the clock from the start of the work, the rate (for the time left) from now on
             bar = new ProgressBarBuilder().setTaskName(task).setInitialMax(max).setUnit(unit, 1)
+                    .startsFrom(current, Duration.ofNanos(System.nanoTime() - startNanos))
                     .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(500).continuousUpdate()
                     .setConsumer(new Line()).build();
-            bar.stepTo(current);
         }
     }
 
