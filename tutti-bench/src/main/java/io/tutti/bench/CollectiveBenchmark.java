@@ -11,6 +11,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * OSU-style collective benchmarks, run on every rank by {@code tutti bench <collective>}.
@@ -76,60 +79,76 @@ public final class CollectiveBenchmark {
                 + " [--algorithm A] [--nonblocking [--test-calls N]] [--thesis [--link-bw GB/s] [--plot FILE]]"
                 + " [--offload [--paired N]]";
 
+        /** The options as picocli reads them; {@link #parse} checks them and fills in the defaults. */
+        @Command(name = "CollectiveBenchmark")
+        static final class Args {
+            @Parameters(index = "0", arity = "0..1")
+            String op;
+            @Option(names = "--sizes", split = ",", converter = Sizes.class)
+            long[] sizes;
+            @Option(names = "--iters")
+            Integer iters;
+            @Option(names = "--warmup")
+            Integer warmup;
+            @Option(names = "--json")
+            boolean json;
+            @Option(names = "--buffer")
+            String buffer = "segment";
+            @Option(names = "--thesis")
+            boolean thesis;
+            @Option(names = "--link-bw")
+            String linkBw;
+            @Option(names = "--plot")
+            String plot;
+            @Option(names = "--nonblocking")
+            boolean nonblocking;
+            @Option(names = "--test-calls")
+            Integer testCalls;
+            @Option(names = "--algorithm")
+            String algorithm;
+            @Option(names = "--blocking")
+            boolean blocking;
+            @Option(names = "--offload")
+            boolean offload;
+            @Option(names = "--paired")
+            Integer paired;
+        }
+
         static Options parse(String[] args) {
-            if (args.length == 0) {
+            Args a = BenchArgs.parse(new Args(), args);
+            if (a.op == null) {
                 throw new IllegalArgumentException(USAGE);
             }
-            String op = args[0];
+            String op = a.op;
             if (!CollectiveOp.NAMES.contains(op)) {
                 throw new IllegalArgumentException("unknown collective '" + op + "': use one of "
                         + String.join(", ", CollectiveOp.NAMES));
             }
-            long[] sizes = null;
-            int iters = -1;
-            int warmup = -1;
-            boolean json = false;
-            boolean segment = true;
-            boolean thesis = false;
+            long[] sizes = a.sizes == null ? null : BenchArgs.checkSizes(a.sizes);
+            int iters = a.iters == null ? -1 : atLeast(a.iters, "--iters", 1);
+            int warmup = a.warmup == null ? -1 : atLeast(a.warmup, "--warmup", 0);
+            boolean json = a.json;
+            boolean segment = BenchArgs.segment(a.buffer);
+            boolean thesis = a.thesis;
             double link = Double.NaN;
-            String plot = null;
-            boolean nonblocking = false;
-            int testCalls = 10;
-            String algorithm = null;
-            boolean blocking = false;
-            boolean offload = false;
-            int pairs = 0;
-            for (int i = 1; i < args.length; i++) {
-                switch (args[i]) {
-                    case "--sizes" -> sizes = P2pBenchmark.Options.parseSizes(value(args, ++i, "--sizes"));
-                    case "--iters" -> iters = positive(value(args, ++i, "--iters"), "--iters", 1);
-                    case "--warmup" -> warmup = positive(value(args, ++i, "--warmup"), "--warmup", 0);
-                    case "--json" -> json = true;
-                    case "--buffer" -> {
-                        String b = value(args, ++i, "--buffer");
-                        if (!b.equals("array") && !b.equals("segment")) {
-                            throw new IllegalArgumentException("--buffer takes array or segment, not '" + b + "'");
-                        }
-                        segment = b.equals("segment");
-                    }
-                    case "--thesis" -> thesis = true;
-                    case "--link-bw" -> {
-                        String v = value(args, ++i, "--link-bw");
-                        link = Double.parseDouble(v) * 1e9;
-                        if (!(link > 0) || Double.isInfinite(link)) {
-                            throw new IllegalArgumentException("--link-bw takes a positive number of GB/s, not '" + v + "'");
-                        }
-                    }
-                    case "--plot" -> plot = value(args, ++i, "--plot");
-                    case "--nonblocking" -> nonblocking = true;
-                    case "--test-calls" -> testCalls = positive(value(args, ++i, "--test-calls"), "--test-calls", 0);
-                    case "--algorithm" -> algorithm = value(args, ++i, "--algorithm");
-                    case "--blocking" -> blocking = true;
-                    case "--offload" -> offload = true;
-                    case "--paired" -> pairs = positive(value(args, ++i, "--paired"), "--paired", 1);
-                    default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
+            if (a.linkBw != null) {
+                try {
+                    link = Double.parseDouble(a.linkBw) * 1e9;
+                } catch (NumberFormatException e) {
+                    // reported below
+                }
+                if (!(link > 0) || Double.isInfinite(link)) {
+                    throw new IllegalArgumentException("--link-bw takes a positive number of GB/s, not '" + a.linkBw
+                            + "'");
                 }
             }
+            String plot = a.plot;
+            boolean nonblocking = a.nonblocking;
+            int testCalls = a.testCalls == null ? 10 : atLeast(a.testCalls, "--test-calls", 0);
+            String algorithm = a.algorithm;
+            boolean blocking = a.blocking;
+            boolean offload = a.offload;
+            int pairs = a.paired == null ? 0 : atLeast(a.paired, "--paired", 1);
             if (nonblocking && !CollectiveOp.NONBLOCKING.contains(op)) {
                 throw new IllegalArgumentException(op + " has no nonblocking variant: drop --nonblocking");
             }
@@ -176,20 +195,7 @@ public final class CollectiveBenchmark {
             return out.stream().mapToLong(Long::longValue).toArray();
         }
 
-        private static String value(String[] args, int i, String option) {
-            if (i >= args.length) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return args[i];
-        }
-
-        private static int positive(String v, String option, int min) {
-            int n;
-            try {
-                n = Integer.parseInt(v);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(option + " takes a number, not '" + v + "'");
-            }
+        private static int atLeast(int n, String option, int min) {
             if (n < min) {
                 throw new IllegalArgumentException(option + " must be at least " + min);
             }
@@ -211,6 +217,11 @@ public final class CollectiveBenchmark {
     record Row(long size, int iters, double avgUs, double minUs, double maxUs, double allocPerOp,
                double bandwidth, double nodeBandwidth, double bound,
                double computeUs, double pureUs, double overlapPercent) {
+    }
+
+    /** How many result rows rank 0 prints for {@code args}, one per size; for the launcher's progress bar. */
+    public static int rows(String... args) {
+        return Options.parse(args).sizes().length;
     }
 
     public static void main(String[] args) {
@@ -632,23 +643,19 @@ public final class CollectiveBenchmark {
     static String format(Options o, int ranks, Row r) {
         boolean bw = o.thesis() && ThesisBandwidth.hasBandwidth(o.op());
         if (o.json()) {
-            StringBuilder sb = new StringBuilder();
-            sb.append("{\"benchmark\":\"").append(o.op()).append("\",\"ranks\":").append(ranks)
-                    .append(",\"size\":").append(r.size()).append(",\"iters\":").append(r.iters());
+            JsonLine j = JsonLine.object().text("benchmark", o.op()).integer("ranks", ranks).integer("size", r.size())
+                    .integer("iters", r.iters());
             if (o.nonblocking()) {
-                sb.append(String.format(Locale.ROOT,
-                        ",\"overall_us\":%.3f,\"compute_us\":%.3f,\"pure_us\":%.3f,\"overlap_percent\":%.1f",
-                        r.avgUs(), r.computeUs(), r.pureUs(), r.overlapPercent()));
+                j.fixed("overall_us", r.avgUs(), 3).fixed("compute_us", r.computeUs(), 3)
+                        .fixed("pure_us", r.pureUs(), 3).fixed("overlap_percent", r.overlapPercent(), 1);
             } else {
-                sb.append(String.format(Locale.ROOT, ",\"avg_us\":%.3f,\"min_us\":%.3f,\"max_us\":%.3f",
-                        r.avgUs(), r.minUs(), r.maxUs()));
+                j.fixed("avg_us", r.avgUs(), 3).fixed("min_us", r.minUs(), 3).fixed("max_us", r.maxUs(), 3);
             }
             if (bw) {
-                sb.append(String.format(Locale.ROOT, ",\"thesis_mb_per_s\":%.1f,\"node_mb_per_s\":%s,\"bound_mb_per_s\":%s",
-                        r.bandwidth() / 1e6, json(r.nodeBandwidth() / 1e6), json(r.bound() / 1e6)));
+                j.fixed("thesis_mb_per_s", r.bandwidth() / 1e6, 1).fixed("node_mb_per_s", r.nodeBandwidth() / 1e6, 1)
+                        .fixed("bound_mb_per_s", r.bound() / 1e6, 1);
             }
-            sb.append(String.format(Locale.ROOT, ",\"alloc_bytes_per_op\":%.2f}", r.allocPerOp()));
-            return sb.toString();
+            return j.fixed("alloc_bytes_per_op", r.allocPerOp(), 2).end();
         }
         if (o.nonblocking()) {
             return String.format(Locale.ROOT, "%-12d %12.2f %12.2f %12.2f %11.1f %8d %14.2f", r.size(), r.avgUs(),
@@ -661,10 +668,6 @@ public final class CollectiveBenchmark {
         }
         return base + String.format(Locale.ROOT, " %12.1f %12.1f %12.1f %8.2f", r.bandwidth() / 1e6,
                 r.nodeBandwidth() / 1e6, r.bound() / 1e6, r.bandwidth() / r.bound());
-    }
-
-    private static String json(double v) {
-        return Double.isNaN(v) ? "null" : String.format(Locale.ROOT, "%.1f", v);
     }
 
     private static void print(Options o, int ranks, Row r) {

@@ -6,6 +6,8 @@ import io.tutti.Tutti;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The LogGP parameters of the path between rank 0 and rank 1, measured as the BCL-3 thesis does
@@ -53,8 +55,15 @@ public final class LogGpBenchmark {
         }
     }
 
+    /** The command line: {@code [--json]}. */
+    @Command(name = "LogGpBenchmark")
+    static final class Args {
+        @Option(names = "--json")
+        boolean json;
+    }
+
     public static void main(String[] args) {
-        boolean json = java.util.Arrays.asList(args).contains("--json");
+        boolean json = BenchArgs.parse(new Args(), args).json;
         try (Tutti tutti = Tutti.init(args); Arena arena = Arena.ofConfined()) {
             Communicator w = tutti.world();
             if (w.size() < 2) {
@@ -173,17 +182,25 @@ public final class LogGpBenchmark {
         return total / 1e3 / RECEIVES;
     }
 
+    /** The {@code --json} line: each parameter's mean and the error of that mean. */
+    static String json(String path, Figure l, Figure os, Figure or, Figure g, Figure gPerByte, Figure bw,
+                       Figure oneWay) {
+        return JsonLine.object().text("benchmark", "loggp").text("path", path)
+                .fixed("L_us", l.mean(), 4).fixed("L_err", l.error(), 4)
+                .fixed("os_us", os.mean(), 4).fixed("os_err", os.error(), 4)
+                .fixed("or_us", or.mean(), 4).fixed("or_err", or.error(), 4)
+                .fixed("g_us", g.mean(), 4).fixed("g_err", g.error(), 4)
+                .fixed("G_ns_per_B", gPerByte.mean() * 1e3, 5).fixed("G_err", gPerByte.error() * 1e3, 5)
+                .fixed("bw_MBps", bw.mean(), 1).fixed("bw_err", bw.error(), 1)
+                .fixed("rtt_half_us", oneWay.mean(), 4).fixed("rtt_half_err", oneWay.error(), 4).end();
+    }
+
     private static void print(boolean json, Tutti tutti, Figure l, Figure os, Figure or, Figure g, Figure gPerByte,
                               Figure bw, Figure oneWay) {
         String path = io.tutti.runtime.Rank.of(tutti).engine().config().forceNetwork() ? "network (forced between ranks of one host)"
                 : "shared memory, or the network between hosts";
         if (json) {
-            System.out.printf(Locale.ROOT, "{\"benchmark\":\"loggp\",\"path\":\"%s\",\"L_us\":%.4f,\"L_err\":%.4f,"
-                            + "\"os_us\":%.4f,\"os_err\":%.4f,\"or_us\":%.4f,\"or_err\":%.4f,\"g_us\":%.4f,"
-                            + "\"g_err\":%.4f,\"G_ns_per_B\":%.5f,\"G_err\":%.5f,\"bw_MBps\":%.1f,\"bw_err\":%.1f,"
-                            + "\"rtt_half_us\":%.4f,\"rtt_half_err\":%.4f}%n", path, l.mean(), l.error(), os.mean(),
-                    os.error(), or.mean(), or.error(), g.mean(), g.error(), gPerByte.mean() * 1e3,
-                    gPerByte.error() * 1e3, bw.mean(), bw.error(), oneWay.mean(), oneWay.error());
+            System.out.println(json(path, l, os, or, g, gPerByte, bw, oneWay));
             return;
         }
         System.out.println("# Tutti LogGP parameters, rank 0 -> rank 1 (" + path + "); mean ± std. dev. of the mean of "

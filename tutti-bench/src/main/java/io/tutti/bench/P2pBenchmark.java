@@ -9,6 +9,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Locale;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * OSU-style point-to-point benchmarks between ranks 0 and 1 (other ranks wait): {@code latency}
@@ -30,70 +33,42 @@ public final class P2pBenchmark {
 
     /** The parsed command line. */
     record Options(String mode, long[] sizes, int iters, int warmup, boolean json, boolean segment) {
-        static Options parse(String[] args) {
-            if (args.length == 0) {
-                throw new IllegalArgumentException("usage: P2pBenchmark latency|bw|bibw [--sizes LIST] [--iters N]"
-                        + " [--warmup N] [--json] [--buffer array|segment]");
-            }
-            String mode = args[0];
-            if (!List.of("latency", "bw", "bibw").contains(mode)) {
-                throw new IllegalArgumentException("unknown benchmark '" + mode + "': use latency, bw or bibw");
-            }
-            long[] sizes = null;
+        static final String USAGE = "usage: P2pBenchmark latency|bw|bibw [--sizes LIST] [--iters N]"
+                + " [--warmup N] [--json] [--buffer array|segment]";
+
+        /** The options as picocli reads them; {@link #parse} checks them and fills in the defaults. */
+        @Command(name = "P2pBenchmark")
+        static final class Args {
+            @Parameters(index = "0", arity = "0..1")
+            String mode;
+            @Option(names = "--sizes", split = ",", converter = Sizes.class)
+            long[] sizes;
+            @Option(names = "--iters")
             int iters = -1;
+            @Option(names = "--warmup")
             int warmup = -1;
-            boolean json = false;
-            boolean segment = true;
-            for (int i = 1; i < args.length; i++) {
-                switch (args[i]) {
-                    case "--sizes" -> sizes = parseSizes(value(args, ++i, "--sizes"));
-                    case "--iters" -> iters = Integer.parseInt(value(args, ++i, "--iters"));
-                    case "--warmup" -> warmup = Integer.parseInt(value(args, ++i, "--warmup"));
-                    case "--json" -> json = true;
-                    case "--buffer" -> {
-                        String b = value(args, ++i, "--buffer");
-                        if (!b.equals("array") && !b.equals("segment")) {
-                            throw new IllegalArgumentException("--buffer takes array or segment, not '" + b + "'");
-                        }
-                        segment = b.equals("segment");
-                    }
-                    default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
-                }
+            @Option(names = "--json")
+            boolean json;
+            @Option(names = "--buffer")
+            String buffer = "segment";
+        }
+
+        static Options parse(String[] args) {
+            Args a = BenchArgs.parse(new Args(), args);
+            if (a.mode == null) {
+                throw new IllegalArgumentException(USAGE);
             }
+            if (!List.of("latency", "bw", "bibw").contains(a.mode)) {
+                throw new IllegalArgumentException("unknown benchmark '" + a.mode + "': use latency, bw or bibw");
+            }
+            boolean segment = BenchArgs.segment(a.buffer);
+            long[] sizes = a.sizes;
             if (sizes == null) {
-                sizes = mode.equals("latency")
+                sizes = a.mode.equals("latency")
                         ? new long[] {0, 1, 8, 64, 512, 1024, 4096, 16384, 65536, 262144, 1048576}
                         : new long[] {8, 1024, 16384, 65536, 262144, 1048576, 4194304};
             }
-            return new Options(mode, sizes, iters, warmup, json, segment);
-        }
-
-        private static String value(String[] args, int i, String option) {
-            if (i >= args.length) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return args[i];
-        }
-
-        static long[] parseSizes(String list) {
-            String[] parts = list.split(",");
-            long[] out = new long[parts.length];
-            for (int i = 0; i < parts.length; i++) {
-                String p = parts[i].trim().toLowerCase(Locale.ROOT);
-                long mult = 1;
-                if (p.endsWith("k")) {
-                    mult = 1024;
-                    p = p.substring(0, p.length() - 1);
-                } else if (p.endsWith("m")) {
-                    mult = 1024 * 1024;
-                    p = p.substring(0, p.length() - 1);
-                }
-                out[i] = Long.parseLong(p) * mult;
-                if (out[i] < 0 || out[i] > Integer.MAX_VALUE) {
-                    throw new IllegalArgumentException("size out of range: " + parts[i]);
-                }
-            }
-            return out;
+            return new Options(a.mode, BenchArgs.checkSizes(sizes), a.iters, a.warmup, a.json, segment);
         }
 
         int itersFor(long size) {
@@ -110,6 +85,11 @@ public final class P2pBenchmark {
         int warmupFor(long size) {
             return warmup >= 0 ? warmup : Math.max(10, itersFor(size) / 10);
         }
+    }
+
+    /** How many result rows rank 0 prints for {@code args}, one per size; for the launcher's progress bar. */
+    public static int rows(String... args) {
+        return Options.parse(args).sizes().length;
     }
 
     public static void main(String[] args) {
@@ -389,19 +369,21 @@ public final class P2pBenchmark {
         }
     }
 
+    /** A {@code --json} row: the benchmark, buffer and size, the figures, the allocation per message. */
+    static String json(Options o, Row r) {
+        JsonLine j = JsonLine.object().text("benchmark", o.mode()).text("buffer", o.segment() ? "segment" : "array")
+                .integer("size", r.size());
+        if (o.mode().equals("latency")) {
+            j.fixed("median_us", r.figure(), 3).fixed("min_us", r.min(), 3).fixed("p99_us", r.p99(), 3);
+        } else {
+            j.fixed("mb_per_s", r.figure(), 1);
+        }
+        return j.fixed("alloc_bytes_per_msg", r.allocPerMessage(), 2).end();
+    }
+
     private static void print(Options o, Row r) {
         if (o.json()) {
-            StringBuilder sb = new StringBuilder();
-            sb.append("{\"benchmark\":\"").append(o.mode()).append("\",\"buffer\":\"")
-                    .append(o.segment() ? "segment" : "array").append("\",\"size\":").append(r.size());
-            if (o.mode().equals("latency")) {
-                sb.append(String.format(Locale.ROOT, ",\"median_us\":%.3f,\"min_us\":%.3f,\"p99_us\":%.3f",
-                        r.figure(), r.min(), r.p99()));
-            } else {
-                sb.append(String.format(Locale.ROOT, ",\"mb_per_s\":%.1f", r.figure()));
-            }
-            sb.append(String.format(Locale.ROOT, ",\"alloc_bytes_per_msg\":%.2f}", r.allocPerMessage()));
-            System.out.println(sb);
+            System.out.println(json(o, r));
         } else if (o.mode().equals("latency")) {
             System.out.printf(Locale.ROOT, "%-12d %12.2f %12.2f %12.2f %14.2f%n", r.size(), r.figure(), r.min(), r.p99(),
                     r.allocPerMessage());

@@ -1,5 +1,7 @@
 package io.tutti.cli;
 
+import io.tutti.bench.CollectiveBenchmark;
+import io.tutti.bench.P2pBenchmark;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,7 +48,7 @@ import picocli.CommandLine.Parameters;
             "  tutti bench allreduce -n 4 --nonblocking",
         })
 public final class BenchCommand implements Callable<Integer> {
-    /** The class in tutti-bench that runs on every rank; named, not imported, to keep the modules apart. */
+    /** The class in tutti-bench that runs on every rank, by name: the ranks load it, the launcher does not run it. */
     static final String BENCHMARK_CLASS = "io.tutti.bench.P2pBenchmark";
 
     /** The class in tutti-bench that runs the collective benchmarks on every rank. */
@@ -143,19 +145,38 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = {"-v", "--verbose"}, description = "Print the job id, its directory and the ranks' pids.")
     boolean verbose;
 
+    @Option(names = "--no-progress", description = "No progress bar on standard error (there is none when the"
+            + " output is not a terminal).")
+    boolean noProgress;
+
     @picocli.CommandLine.Mixin
     PlacementOptions placement = new PlacementOptions();
+
+    /** Runs longer than this show a progress bar on a terminal. */
+    static final Duration PROGRESS_AFTER = Duration.ofSeconds(3);
 
     @Override
     public Integer call() {
         String problem = check();
-        Launcher.Placement where = null;
+        Placement where = null;
         if (problem == null) {
             try {
                 where = placement.placement();
                 if (threads && !where.hosts().isEmpty()) {
                     problem = "--hosts starts processes: leave out --threads";
                 }
+            } catch (IllegalArgumentException e) {
+                problem = e.getMessage();
+            }
+        }
+        List<String> args = mode == Mode.loggp ? (json ? List.of("--json") : List.of()) : benchmarkArgs();
+        int rows = -1;
+        if (problem == null) {
+            try {
+                // the ranks' own parser, so that what they would reject fails here, before they start
+                String[] a = args.toArray(String[]::new);
+                rows = mode == Mode.loggp ? -1
+                        : mode.pointToPoint() ? P2pBenchmark.rows(a) : CollectiveBenchmark.rows(a);
             } catch (IllegalArgumentException e) {
                 problem = e.getMessage();
             }
@@ -167,8 +188,20 @@ public final class BenchCommand implements Callable<Integer> {
         // Empty user class path: the benchmark is in the launcher's own jars, and "." could shadow it.
         Launcher.Options options = new Launcher.Options(ranks, threads, timeout, false, "", jvmOptions,
                 mode == Mode.loggp ? LOGGP_CLASS : mode.pointToPoint() ? BENCHMARK_CLASS : COLLECTIVE_CLASS,
-                mode == Mode.loggp ? (json ? List.of("--json") : List.of()) : benchmarkArgs(), verbose, where);
-        return new Launcher(System.out, System.err, "tutti bench").run(options);
+                args, verbose, where);
+        try (ProgressDisplay bar = ProgressDisplay.start("tutti bench " + mode, rows, rows < 0 ? "" : " sizes",
+                PROGRESS_AFTER, !noProgress)) {
+            Launcher launcher = bar.shown()
+                    ? new Launcher(bar.relay(System.out, BenchCommand::isRow), System.err, "tutti bench", true)
+                    : new Launcher(System.out, System.err, "tutti bench");
+            return launcher.run(options);
+        }
+    }
+
+    /** A result row of the benchmark's output: neither a {@code #} comment nor blank. */
+    static boolean isRow(String line) {
+        String t = line.strip();
+        return !t.isEmpty() && !t.startsWith("#");
     }
 
     /** What is wrong with the command line, or null when it can run. */

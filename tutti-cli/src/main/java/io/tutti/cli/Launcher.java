@@ -1,39 +1,19 @@
 package io.tutti.cli;
 
 import io.tutti.bootstrap.LaunchEnvironment;
-import io.tutti.bootstrap.ThreadLauncher;
 import io.tutti.bootstrap.ShmFiles;
-import java.io.File;
+import io.tutti.bootstrap.ThreadLauncher;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
-import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.jar.Attributes;
-import java.util.jar.JarFile;
-import java.util.jar.Manifest;
 import java.util.stream.Collectors;
 
 /**
@@ -51,6 +31,10 @@ import java.util.stream.Collectors;
  * was killed); {@value #EXIT_TIMEOUT} on timeout; {@value #EXIT_USAGE} for a bad request (no main
  * class, bad {@code -n}); {@value #EXIT_FAILURE} when the job could not be set up or a rank
  * thread failed.
+ *
+ * <p>The parts: {@link JobTarget} (what to run), {@link JobDirectory} (the job's files),
+ * {@link RankProcesses} (a rank's command, environment and stop), {@link Placement} (hosts),
+ * {@link TaggedOutput} (the ranks' output).
  */
 public final class Launcher {
     /** Exit code of a job that ran out of time, as {@code timeout(1)} does. */
@@ -60,24 +44,12 @@ public final class Launcher {
     /** Exit code when the job could not be set up, or a rank thread threw. */
     public static final int EXIT_FAILURE = 1;
 
-    /** How long stopped ranks get to run their shutdown hooks before they are killed. */
-    static final Duration STOP_GRACE = Duration.ofSeconds(2);
     /**
      * How long the other ranks get, after one failed, to notice it themselves and end before they
      * are stopped: the engine reports a dead peer within 2 s, and a rank that waits for one should
      * see the error rather than a SIGTERM.
      */
     static final Duration PEER_NOTICE = Duration.ofMillis(2500);
-    /** Name of the per-job secret in the job directory. */
-    static final String SECRET = "secret";
-    static final int SECRET_BYTES = 32;
-
-    private static final String[] SIGNALS = {null, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT",
-        "SIGBUS", "SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT",
-        "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM",
-        "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS"};
-
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     /**
      * What to run and how.
@@ -150,109 +122,6 @@ public final class Launcher {
         }
     }
 
-    /**
-     * Where ranks run: on this machine (no hosts), or in blocks of {@code ppn} consecutive ranks on
-     * each of {@code hosts}, each process started through {@code execPrefix} with {@code {host}}
-     * replaced (e.g. {@code ip netns exec {host}}). Ranks with the same host share memory; the
-     * others talk over the network rails.
-     *
-     * @param hosts      host names; empty for this machine only
-     * @param ppn        ranks per host; 0 spreads the ranks evenly
-     * @param execPrefix command words put before every rank's command, or null
-     * @param env        variables set for every rank (the network settings: TUTTI_RAILS, TUTTI_TRANSPORT)
-     */
-    public record Placement(List<String> hosts, int ppn, String execPrefix, Map<String, String> env) {
-        public static final Placement LOCAL = new Placement(List.of(), 0, null, Map.of());
-
-        public Placement {
-            hosts = hosts == null ? List.of() : List.copyOf(hosts);
-            env = env == null ? Map.of() : Map.copyOf(env);
-            if (ppn < 0) {
-                throw new UsageException("--ppn must be at least 1, got " + ppn);
-            }
-            if (execPrefix != null && execPrefix.isBlank()) {
-                execPrefix = null;
-            }
-        }
-
-        /** Ranks per host for a job of {@code ranks} ranks. */
-        int perHost(int ranks) {
-            if (hosts.isEmpty()) {
-                return ranks;
-            }
-            int k = ppn > 0 ? ppn : (ranks + hosts.size() - 1) / hosts.size();
-            if ((long) k * hosts.size() < ranks) {
-                throw new UsageException(ranks + " ranks do not fit " + hosts.size() + " hosts with --ppn " + ppn
-                        + ": give at least " + ((ranks + hosts.size() - 1) / hosts.size()) + " ranks per host");
-            }
-            return k;
-        }
-
-        /** The host of {@code rank}, or null when the job runs on this machine only. */
-        String hostOf(int rank, int ranks) {
-            return hosts.isEmpty() ? null : hosts.get(rank / perHost(ranks));
-        }
-
-        /** The words before a rank's command on {@code host}. */
-        List<String> prefix(String host) {
-            if (execPrefix == null) {
-                return List.of();
-            }
-            List<String> words = new ArrayList<>();
-            for (String w : execPrefix.trim().split("\\s+")) {
-                words.add(w.replace("{host}", host == null ? "localhost" : host));
-            }
-            return words;
-        }
-
-        /**
-         * Whether the rank inherits the launcher's environment: with no template, or with
-         * {@code ip netns exec}, which starts the command itself. Any other template (ssh, ...) is
-         * taken to start a remote shell that joins its words and parses them anew, with an
-         * environment of its own.
-         */
-        boolean inheritsEnvironment() {
-            if (execPrefix == null) {
-                return true;
-            }
-            String[] w = execPrefix.trim().split("\\s+");
-            return w.length >= 3 && w[0].equals("ip") && w[1].equals("netns") && w[2].equals("exec");
-        }
-
-        /**
-         * The full command of a rank on {@code host}: the template's words, then the command. When
-         * the template does not pass the environment on ({@link #inheritsEnvironment()}), the rank's
-         * {@code TUTTI_*} variables go on the command line as {@code env K=V ...}, and every word
-         * after the template is quoted for the remote shell.
-         */
-        List<String> command(String host, List<String> command, Map<String, String> rankEnv) {
-            List<String> full = new ArrayList<>(prefix(host));
-            if (inheritsEnvironment()) {
-                full.addAll(command);
-                return full;
-            }
-            full.add("env");
-            new java.util.TreeMap<>(rankEnv).forEach((k, v) -> {
-                if (k.startsWith("TUTTI_")) {
-                    full.add(shellQuote(k + "=" + v));
-                }
-            });
-            for (String w : command) {
-                full.add(shellQuote(w));
-            }
-            return full;
-        }
-    }
-
-    /** {@code word} as one word for a POSIX shell: unchanged when plainly safe, else in single quotes. */
-    static String shellQuote(String word) {
-        if (!word.isEmpty() && word.chars().allMatch(c -> c < 128 && (Character.isLetterOrDigit(c)
-                || "_@%+=:,./-".indexOf(c) >= 0))) {
-            return word;
-        }
-        return "'" + word.replace("'", "'\\''") + "'";
-    }
-
     /** A request that cannot run as given; the message says what to change. */
     static final class UsageException extends RuntimeException {
         UsageException(String message) {
@@ -260,17 +129,10 @@ public final class Launcher {
         }
     }
 
-    /** The class to run and the jar it came from (null when given by name). */
-    record Target(String mainClass, Path jar) {
-    }
-
-    /** The job's identity and its directory, set up before any rank starts. */
-    record Job(String id, Path dir, Path secret) {
-    }
-
     private final PrintStream out;
     private final PrintStream err;
     private final String name;
+    private final boolean relay;
 
     /** A launcher that reports on {@link System#out} and {@link System#err} as {@code tutti run}. */
     public Launcher() {
@@ -282,15 +144,25 @@ public final class Launcher {
      * {@code err}, each prefixed with {@code commandName}.
      */
     public Launcher(PrintStream out, PrintStream err, String commandName) {
+        this(out, err, commandName, false);
+    }
+
+    /**
+     * As above; with {@code relay}, the ranks' standard output passes through {@code out} line by
+     * line even without tags (for {@code tutti bench}'s progress bar), instead of going straight to
+     * the launcher's own standard output.
+     */
+    Launcher(PrintStream out, PrintStream err, String commandName, boolean relay) {
         this.out = out;
         this.err = err;
         this.name = commandName;
+        this.relay = relay;
     }
 
     /** Runs the job to its end and returns the exit code for the launcher (see the class comment). */
     public int run(Options options) {
         try {
-            Target target = resolve(options);
+            JobTarget target = JobTarget.resolve(options);
             for (Path stale : StaleJobs.clean(ShmFiles.defaultRoot())) {
                 if (options.verbose()) {
                     say("removed the stale job directory " + stale);
@@ -306,128 +178,7 @@ public final class Launcher {
         }
     }
 
-    // ------------------------------------------------------------------ the request
-
-    /** Checks the request and finds the main class, so that a mistake fails before any rank starts. */
-    static Target resolve(Options o) throws IOException {
-        if (o.ranks() < 1) {
-            throw new UsageException("give the number of ranks with -n N, N >= 1 (got " + o.ranks()
-                    + "), e.g. tutti run -n 4 --cp build/classes com.example.Main");
-        }
-        String t = o.target();
-        if (t == null || t.isBlank()) {
-            throw new UsageException("give the main class (or a jar) to run after the options,"
-                    + " e.g. tutti run -n 4 --cp build/classes com.example.Main");
-        }
-        Target target;
-        if (t.endsWith(".jar")) {
-            Path jar = Path.of(t);
-            if (!Files.isRegularFile(jar)) {
-                throw new UsageException("the jar " + jar.toAbsolutePath() + " does not exist; check the path");
-            }
-            String main;
-            try (JarFile jf = new JarFile(jar.toFile())) {
-                Manifest m = jf.getManifest();
-                main = m == null ? null : m.getMainAttributes().getValue(Attributes.Name.MAIN_CLASS);
-            }
-            if (main == null || main.isBlank()) {
-                throw new UsageException(t + " has no Main-Class in its manifest: put the jar on the class path and"
-                        + " name the class, e.g. tutti run -n " + o.ranks() + " --cp " + t + " com.example.Main");
-            }
-            target = new Target(main.trim(), jar.toAbsolutePath());
-        } else if (t.endsWith(".java")) {
-            throw new UsageException("tutti run starts compiled classes, not source files: compile " + t
-                    + " first (javac -cp 'tutti-cli/target/tutti/lib/*' " + t + ") and give its class name");
-        } else if (t.endsWith(".class") || t.contains("/") || t.contains(File.separator)) {
-            throw new UsageException("'" + t + "' looks like a file: give the fully qualified class name"
-                    + " (e.g. com.example.Main) and the directory or jar holding it with --cp");
-        } else {
-            target = new Target(t, null);
-        }
-        try (URLClassLoader loader = new URLClassLoader(urls(o.classpath(), target.jar()),
-                Launcher.class.getClassLoader())) {
-            if (loader.getResource(target.mainClass().replace('.', '/') + ".class") == null) {
-                String searched = (o.classpath().isEmpty() ? "" : "--cp " + o.classpath() + ", ")
-                        + (target.jar() == null ? "" : target.jar() + ", ") + "the Tutti jars";
-                throw new UsageException("the main class " + target.mainClass() + " was not found on the class path ("
-                        + searched + "): give the directory or jar that holds it with --cp, and check the package"
-                        + " name");
-            }
-        }
-        return target;
-    }
-
-    /** The user's class path as URLs, with {@code dir/*} expanded to the jars in it as {@code java} does. */
-    static URL[] urls(String classpath, Path jar) {
-        List<URL> urls = new ArrayList<>();
-        try {
-            if (jar != null) {
-                urls.add(jar.toUri().toURL());
-            }
-            for (String entry : classpath.split(File.pathSeparator)) {
-                if (entry.isEmpty()) {
-                    continue;
-                }
-                if (entry.equals("*") || entry.endsWith(File.separator + "*")) {
-                    Path dir = Path.of(entry.substring(0, entry.length() - 1).isEmpty() ? "."
-                            : entry.substring(0, entry.length() - 1));
-                    try (DirectoryStream<Path> jars = Files.newDirectoryStream(dir, "*.{jar,JAR}")) {
-                        for (Path p : jars) {
-                            urls.add(p.toUri().toURL());
-                        }
-                    } catch (IOException e) {
-                        // a wildcard over a missing directory adds nothing, as for java -cp
-                    }
-                } else {
-                    urls.add(Path.of(entry).toAbsolutePath().toUri().toURL());
-                }
-            }
-        } catch (MalformedURLException e) {
-            throw new UsageException("bad class path entry in '" + classpath + "': " + e.getMessage());
-        }
-        return urls.toArray(URL[]::new);
-    }
-
-    // ------------------------------------------------------------------ the job directory
-
-    /**
-     * Creates the job directory with the launcher's pid and the secret. {@code launcher.pid} is
-     * written atomically so that a concurrent stale-job cleaner never sees it empty.
-     */
-    static Job createJob() throws IOException {
-        Path root = ShmFiles.defaultRoot();
-        String id;
-        Path dir;
-        do {
-            byte[] raw = new byte[6];
-            RANDOM.nextBytes(raw);
-            id = HexFormat.of().formatHex(raw);
-            dir = root.resolve("tutti-" + id);
-        } while (Files.exists(dir));
-        ShmFiles.createJobDirectory(dir);
-        writeAtomically(dir, StaleJobs.LAUNCHER_PID, ProcessHandle.current().pid() + "\n");
-        Path secret = dir.resolve(SECRET);
-        byte[] bytes = new byte[SECRET_BYTES];
-        RANDOM.nextBytes(bytes);
-        try (SeekableByteChannel ch = Files.newByteChannel(secret,
-                EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
-            ch.write(ByteBuffer.wrap(bytes));
-        }
-        return new Job(id, dir, secret);
-    }
-
-    static void writeAtomically(Path dir, String name, String content) throws IOException {
-        Path tmp = dir.resolve("." + name + ".tmp");
-        Files.writeString(tmp, content);
-        try {
-            Files.move(tmp, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING);
-        }
-    }
-
-    private void sayJob(Options o, Job job) {
+    private void sayJob(Options o, JobDirectory job) {
         if (o.verbose()) {
             say("job " + job.id() + ": " + o.ranks() + (o.ranks() == 1 ? " rank" : " ranks")
                     + (o.threads() ? " as threads" : " as processes") + ", directory " + job.dir());
@@ -457,10 +208,10 @@ public final class Launcher {
         }
     }
 
-    private int runProcesses(Options o, Target target) throws IOException {
+    private int runProcesses(Options o, JobTarget target) throws IOException {
         int n = o.ranks();
         Processes procs = new Processes(n);
-        AtomicReference<Job> jobRef = new AtomicReference<>();
+        AtomicReference<JobDirectory> jobRef = new AtomicReference<>();
         // Registered before the directory exists, so a Ctrl-C at any point leaves nothing behind.
         Thread hook = Thread.ofPlatform().name("tutti-run-cleanup").unstarted(() -> {
             synchronized (procs) {
@@ -470,25 +221,25 @@ public final class Launcher {
             if (!alive.isEmpty()) {
                 say("the launcher is being stopped; stopping " + plural(alive.size(), "rank"));
             }
-            stop(alive);
-            Job job = jobRef.get();
+            RankProcesses.stop(alive);
+            JobDirectory job = jobRef.get();
             if (job != null) {
                 ShmFiles.deleteTree(job.dir());
             }
         });
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            Job job = createJob();
+            JobDirectory job = JobDirectory.create();
             jobRef.set(job);
             sayJob(o, job);
-            List<String> command = command(o, target);
+            List<String> command = RankProcesses.command(o, target);
             LinkedBlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
             Placement place = o.placement();
             int perHost = place.perHost(n);
             for (int r = 0; r < n; r++) {
                 String host = place.hostOf(r, n);
                 ProcessBuilder pb = new ProcessBuilder();
-                environment(pb.environment(), job, r, n);
+                RankProcesses.environment(pb.environment(), job, r, n);
                 pb.environment().putAll(place.env());
                 if (host != null) {
                     int node = r / perHost;
@@ -501,11 +252,9 @@ public final class Launcher {
                 pb.command(place.command(host, command, pb.environment()));
                 // Like mpirun: only rank 0 reads the terminal; the others see end of input.
                 pb.redirectInput(r == 0 ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.PIPE);
-                if (o.tagOutput()) {
-                    pb.redirectOutput(ProcessBuilder.Redirect.PIPE).redirectError(ProcessBuilder.Redirect.PIPE);
-                } else {
-                    pb.redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT);
-                }
+                ProcessBuilder.Redirect pipe = ProcessBuilder.Redirect.PIPE;
+                ProcessBuilder.Redirect inherit = ProcessBuilder.Redirect.INHERIT;
+                pb.redirectOutput(o.tagOutput() || relay ? pipe : inherit).redirectError(o.tagOutput() ? pipe : inherit);
                 Process p;
                 synchronized (procs) {
                     if (procs.shuttingDown) {
@@ -523,10 +272,12 @@ public final class Launcher {
                 if (r > 0) {
                     p.getOutputStream().close();
                 }
-                if (o.tagOutput()) {
-                    byte[] prefix = TaggedOutput.prefix(r);
+                byte[] prefix = o.tagOutput() ? TaggedOutput.prefix(r) : new byte[0];
+                if (o.tagOutput() || relay) {
                     procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-out-" + r)
                             .start(() -> TaggedOutput.pump(p.getInputStream(), out, prefix)));
+                }
+                if (o.tagOutput()) {
                     procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-err-" + r)
                             .start(() -> TaggedOutput.pump(p.getErrorStream(), err, prefix)));
                 }
@@ -536,21 +287,21 @@ public final class Launcher {
                     say("rank " + r + " is pid " + p.pid());
                 }
             }
-            writeAtomically(job.dir(), StaleJobs.RANK_PIDS, procs.started().stream()
+            JobDirectory.writeAtomically(job.dir(), StaleJobs.RANK_PIDS, procs.started().stream()
                     .map(p -> Long.toString(p.pid())).collect(Collectors.joining(" ")) + "\n");
             return watch(o, procs, exited);
         } finally {
-            stop(procs.started());
+            RankProcesses.stop(procs.started());
             for (Thread t : procs.pumps) {
                 try {
                     // Bounded: a grandchild that inherited the pipe could hold it open forever.
-                    t.join(STOP_GRACE);
+                    t.join(RankProcesses.STOP_GRACE);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     break;
                 }
             }
-            Job job = jobRef.get();
+            JobDirectory job = jobRef.get();
             if (job != null) {
                 ShmFiles.deleteTree(job.dir());
             }
@@ -595,7 +346,7 @@ public final class Launcher {
                 if (code != 0) {
                     if (!quiet(procs)) {
                         long others = procs.started().stream().filter(Process::isAlive).count();
-                        say("rank " + r + " (pid " + p.pid() + ") " + describeExit(code)
+                        say("rank " + r + " (pid " + p.pid() + ") " + RankProcesses.describeExit(code)
                                 + (others == 0 ? "" : others == 1 ? "; stopping the other rank"
                                 : "; stopping the other " + others + " ranks"));
                     }
@@ -624,112 +375,14 @@ public final class Launcher {
         }
     }
 
-    /** {@code exited with code 3}, or {@code was killed by signal 9 (SIGKILL)} for 128 + signal. */
-    static String describeExit(int code) {
-        int signal = code - 128;
-        if (signal > 0 && signal < SIGNALS.length) {
-            return "was killed by signal " + signal + " (" + SIGNALS[signal] + ")";
-        }
-        return "exited with code " + code;
-    }
-
-    /**
-     * Stops processes the polite way first (SIGTERM, so their shutdown hooks remove their files),
-     * then forcibly after {@link #STOP_GRACE}. Their own children go too: a rank that started
-     * helpers must not leave them behind.
-     */
-    static void stop(List<Process> processes) {
-        List<ProcessHandle> handles = new ArrayList<>();
-        for (Process p : processes) {
-            if (p.isAlive()) {
-                p.descendants().forEach(handles::add);
-                handles.add(p.toHandle());
-            }
-        }
-        if (handles.isEmpty()) {
-            return;
-        }
-        handles.forEach(ProcessHandle::destroy);
-        long deadline = System.nanoTime() + STOP_GRACE.toNanos();
-        for (ProcessHandle h : handles) {
-            awaitExit(h, deadline);
-        }
-        handles.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
-        long reaped = System.nanoTime() + STOP_GRACE.toNanos();
-        for (ProcessHandle h : handles) {
-            awaitExit(h, reaped);
-        }
-    }
-
-    private static void awaitExit(ProcessHandle h, long deadline) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0 || !h.isAlive()) {
-            return;
-        }
-        try {
-            h.onExit().get(left, TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            // timed out: the caller escalates
-        }
-    }
-
-    /** The command line of every rank JVM. */
-    static List<String> command(Options o, Target target) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.add("-XX:+UseSerialGC");
-        // The environment first, so that the command line's --jvm-opt can override it.
-        String envOpts = System.getenv("TUTTI_JVM_OPTS");
-        if (envOpts != null) {
-            for (String opt : envOpts.trim().split("\\s+")) {
-                if (!opt.isEmpty()) {
-                    cmd.add(opt);
-                }
-            }
-        }
-        cmd.addAll(o.jvmOptions());
-        StringBuilder cp = new StringBuilder();
-        if (target.jar() != null) {
-            cp.append(target.jar()).append(File.pathSeparator);
-        }
-        cp.append(o.classpath());
-        String own = System.getProperty("java.class.path", "");
-        if (!own.isEmpty()) {
-            cp.append(cp.isEmpty() || cp.toString().endsWith(File.pathSeparator) ? "" : File.pathSeparator).append(own);
-        }
-        cmd.add("-cp");
-        cmd.add(cp.toString());
-        cmd.add(target.mainClass());
-        cmd.addAll(o.args());
-        return cmd;
-    }
-
-    /** The launch environment of one rank process (names from {@link LaunchEnvironment}). */
-    static void environment(Map<String, String> env, Job job, int rank, int size) {
-        // Inherited from a launcher that itself runs inside a thread-mode job would mislead the rank.
-        env.remove(LaunchEnvironment.THREADS);
-        env.put(LaunchEnvironment.JOB_ID, job.id());
-        env.put(LaunchEnvironment.RANK, Integer.toString(rank));
-        env.put(LaunchEnvironment.SIZE, Integer.toString(size));
-        env.put(LaunchEnvironment.LOCAL_RANK, Integer.toString(rank));
-        env.put(LaunchEnvironment.LOCAL_SIZE, Integer.toString(size));
-        env.put(LaunchEnvironment.NODE_ID, "0");
-        env.put(LaunchEnvironment.JOB_DIR, job.dir().toString());
-        env.put(LaunchEnvironment.KVS_DIR, job.dir().resolve("kvs").toString());
-        env.put(LaunchEnvironment.SECRET_FILE, job.secret().toString());
-        env.put(LaunchEnvironment.LAUNCHER_PID, Long.toString(ProcessHandle.current().pid()));
-    }
 
     // ------------------------------------------------------------------ thread mode
 
     /** The rank a thread belongs to, inherited by the threads a rank starts, for tagged output. */
     private static final InheritableThreadLocal<Integer> RANK_OF_THREAD = new InheritableThreadLocal<>();
 
-    private int runThreads(Options o, Target target) throws IOException {
-        Job job = createJob();
+    private int runThreads(Options o, JobTarget target) throws IOException {
+        JobDirectory job = JobDirectory.create();
         Thread hook = Thread.ofPlatform().name("tutti-run-cleanup").unstarted(() -> ShmFiles.deleteTree(job.dir()));
         Runtime.getRuntime().addShutdownHook(hook);
         PrintStream stdout = System.out;
@@ -738,7 +391,7 @@ public final class Launcher {
         TaggedOutput.ThreadStream taggedErr = null;
         try {
             sayJob(o, job);
-            URL[] urls = urls(o.classpath(), target.jar());
+            URL[] urls = JobTarget.urls(o.classpath(), target.jar());
             ClassLoader parent = Launcher.class.getClassLoader();
             String[] args = o.args().toArray(String[]::new);
             if (o.tagOutput()) {
@@ -746,6 +399,9 @@ public final class Launcher {
                 taggedErr = TaggedOutput.perThread(err, Launcher::threadPrefix);
                 System.setOut(taggedOut);
                 System.setErr(taggedErr);
+            } else if (relay) {
+                taggedOut = TaggedOutput.perThread(out, () -> new byte[0]);
+                System.setOut(taggedOut);
             }
             TaggedOutput.ThreadStream tOut = taggedOut;
             TaggedOutput.ThreadStream tErr = taggedErr;
@@ -754,10 +410,12 @@ public final class Launcher {
                 // A loader per rank gives each rank its own statics, as separate processes would have.
                 try (URLClassLoader loader = new URLClassLoader("tutti-rank-" + rank, urls, parent)) {
                     Thread.currentThread().setContextClassLoader(loader);
-                    invokeMain(Class.forName(target.mainClass(), true, loader), args);
+                    JobTarget.invokeMain(Class.forName(target.mainClass(), true, loader), args);
                 } finally {
                     if (tOut != null) {
                         tOut.endLine();
+                    }
+                    if (tErr != null) {
                         tErr.endLine();
                     }
                 }
@@ -800,53 +458,6 @@ public final class Launcher {
         return rank == null ? new byte[0] : TaggedOutput.prefix(rank);
     }
 
-    /**
-     * Calls the program's entry point as the {@code java} launcher would: {@code static main(String[])},
-     * else {@code static main()}, else the instance forms of Java 25's instance main methods.
-     */
-    static void invokeMain(Class<?> cls, String[] args) throws Throwable {
-        Method m = findMain(cls);
-        if (m == null) {
-            throw new UsageException("the class " + cls.getName() + " has no main method: give it"
-                    + " public static void main(String[] args)");
-        }
-        m.setAccessible(true);
-        Object self = null;
-        if (!Modifier.isStatic(m.getModifiers())) {
-            var ctor = cls.getDeclaredConstructor();
-            ctor.setAccessible(true);
-            self = ctor.newInstance();
-        }
-        try {
-            if (m.getParameterCount() == 1) {
-                m.invoke(self, (Object) args);
-            } else {
-                m.invoke(self);
-            }
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
-
-    private static Method findMain(Class<?> cls) {
-        // The java launcher's order of preference (JEP 512).
-        for (boolean wantStatic : new boolean[] {true, false}) {
-            for (boolean wantArgs : new boolean[] {true, false}) {
-                for (Class<?> c = cls; c != null; c = c.getSuperclass()) {
-                    for (Method m : c.getDeclaredMethods()) {
-                        boolean args = m.getParameterCount() == 1 && m.getParameterTypes()[0] == String[].class;
-                        if (m.getName().equals("main") && m.getReturnType() == void.class
-                                && !Modifier.isPrivate(m.getModifiers())
-                                && Modifier.isStatic(m.getModifiers()) == wantStatic
-                                && (wantArgs ? args : m.getParameterCount() == 0)) {
-                            return m;
-                        }
-                    }
-                }
-            }
-        }
-        return null;
-    }
 
     // ------------------------------------------------------------------ messages
 

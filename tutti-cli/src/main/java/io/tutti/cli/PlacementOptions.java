@@ -32,7 +32,7 @@ public final class PlacementOptions {
     String transport;
 
     /** The placement, after checking the values. */
-    Launcher.Placement placement() {
+    Placement placement() {
         for (String h : hosts) {
             if (h.isBlank() || h.chars().anyMatch(Character::isWhitespace)) {
                 throw new IllegalArgumentException("--hosts: '" + h + "' is not a host name");
@@ -51,6 +51,6 @@ public final class PlacementOptions {
         if (transport != null) {
             env.put("TUTTI_TRANSPORT", transport);
         }
-        return new Launcher.Placement(hosts, ppn, execPrefix, env);
+        return new Placement(hosts, ppn, execPrefix, env);
     }
 }

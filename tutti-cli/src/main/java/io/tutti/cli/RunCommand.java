@@ -81,7 +81,7 @@ public final class RunCommand implements Callable<Integer> {
                     + (target == null ? "com.example.Main" : target) + "; see 'tutti run --help'");
             return Launcher.EXIT_USAGE;
         }
-        Launcher.Placement where;
+        Placement where;
         try {
             where = placement.placement();
             if (threads && !where.hosts().isEmpty()) {

@@ -1,6 +1,7 @@
 package io.tutti.cli;
 
 import io.tutti.TuttiException;
+import io.tutti.bench.Sizes;
 import io.tutti.coll.Selector;
 import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.sim.Fabric;
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -100,15 +102,16 @@ public final class SimCommand implements Callable<Integer> {
                 description = "Fabric of the packet network (default ${DEFAULT-VALUE}).")
         String topology;
 
-        @Option(names = "--nodes", required = true, paramLabel = "LIST", description = "Node counts, e.g. 16,64,2^20.")
-        String nodes;
+        @Option(names = "--nodes", required = true, split = ",", converter = Sizes.class, paramLabel = "LIST",
+                description = "Node counts, e.g. 16,64,2^20.")
+        List<Long> nodes;
 
         @Option(names = "--ppn", paramLabel = "K", defaultValue = "1", description = "Ranks per node (default ${DEFAULT-VALUE}).")
         int ppn;
 
-        @Option(names = "--sizes", paramLabel = "LIST", defaultValue = "8",
+        @Option(names = "--sizes", split = ",", converter = Sizes.class, paramLabel = "LIST", defaultValue = "8",
                 description = "Bytes per rank (per block for block collectives), e.g. 8,1k,1m (default ${DEFAULT-VALUE}).")
-        String sizes;
+        List<Long> sizes;
 
         @Option(names = "--dtype", paramLabel = "D", defaultValue = "byte",
                 description = "Element type: byte, int, long, float, double (default ${DEFAULT-VALUE}).")
@@ -166,17 +169,14 @@ public final class SimCommand implements Callable<Integer> {
                         "nodes", "ppn", "size", "completion(us)", "events");
             }
             for (SimExperiment.Spec s : specs) {
-                Progress bar = new Progress(err, s.coll().settingName() + " " + s.nodes() + "x" + s.ppn() + " "
-                        + (s.coll() == Kind.BARRIER ? 0 : s.size()) + " B", !noProgress);
                 SimExperiment.Row r;
-                try {
-                    r = SimExperiment.run(s, bar::update);
+                try (ProgressDisplay bar = progress(s.coll().settingName() + " " + s.nodes() + "x" + s.ppn() + " "
+                        + (s.coll() == Kind.BARRIER ? 0 : s.size()) + " B", noProgress)) {
+                    r = SimExperiment.run(s, bar::fraction);
                 } catch (IllegalArgumentException | TuttiException.InvalidArgument | SimulationException e) {
-                    bar.done();
                     err.println("tutti sim run: " + e.getMessage());
                     return e instanceof SimulationException ? 1 : Launcher.EXIT_USAGE;
                 }
-                bar.done();
                 rows.add(r);
                 if (json) {
                     out.println(r.json());
@@ -247,7 +247,7 @@ public final class SimCommand implements Callable<Integer> {
             putIf(over, "O", overheadPerByte);
             params = params.with(over);
             List<SimExperiment.Spec> out = new ArrayList<>();
-            for (long n : numbers(nodes, "--nodes")) {
+            for (long n : nodes) {
                 if (n < 1 || n > Integer.MAX_VALUE) {
                     throw new IllegalArgumentException("--nodes: " + n + " is not a node count");
                 }
@@ -255,7 +255,7 @@ public final class SimCommand implements Callable<Integer> {
                     // checked before any run, so that a bad point fails at once rather than after hours
                     Fabric.parse(topology, (int) n);
                 }
-                for (long size : numbers(sizes, "--sizes")) {
+                for (long size : sizes) {
                     if (size < 0) {
                         throw new IllegalArgumentException("--sizes must not be negative");
                     }
@@ -283,39 +283,6 @@ public final class SimCommand implements Callable<Integer> {
             if (v != null) {
                 m.put(k, v);
             }
-        }
-
-        /** Comma-separated numbers with k/m/g suffixes (powers of 1024) or 2^N. */
-        static List<Long> numbers(String list, String option) {
-            List<Long> out = new ArrayList<>();
-            for (String part : list.split(",")) {
-                String s = part.trim().toLowerCase(Locale.ROOT);
-                try {
-                    if (s.startsWith("2^")) {
-                        int e = Integer.parseInt(s.substring(2));
-                        if (e < 0 || e > 40) {
-                            throw new NumberFormatException();
-                        }
-                        out.add(1L << e);
-                        continue;
-                    }
-                    long mult = 1;
-                    if (s.endsWith("k")) {
-                        mult = 1L << 10;
-                    } else if (s.endsWith("m")) {
-                        mult = 1L << 20;
-                    } else if (s.endsWith("g")) {
-                        mult = 1L << 30;
-                    }
-                    if (mult > 1) {
-                        s = s.substring(0, s.length() - 1);
-                    }
-                    out.add(Math.multiplyExact(Long.parseLong(s), mult));
-                } catch (NumberFormatException | ArithmeticException e) {
-                    throw new IllegalArgumentException(option + ": '" + part.trim() + "' is not a number");
-                }
-            }
-            return out;
         }
     }
 
@@ -400,8 +367,7 @@ public final class SimCommand implements Callable<Integer> {
                 err.println("tutti sim experiment: " + e.getMessage());
                 return Launcher.EXIT_USAGE;
             }
-            Progress bar = new Progress(err, n, !noProgress);
-            try {
+            try (ProgressDisplay bar = progress(n, noProgress)) {
                 if (n.equals("nic-reduce")) {
                     Kind k = SimExperiment.kind(coll);
                     NicReduceExperiment.Options o = new NicReduceExperiment.Options(k,
@@ -410,8 +376,8 @@ public final class SimCommand implements Callable<Integer> {
                         params = printFit(NicReduceExperiment.fit(params, o), params, err);
                     }
                     List<NicReduceExperiment.Cell> cells = NicReduceExperiment.run(params, o,
-                            bar::update);
-                    bar.done();
+                            bar::fraction);
+                    bar.close();
                     if (json) {
                         cells.forEach(c -> out.println(c.json()));
                     } else {
@@ -421,11 +387,11 @@ public final class SimCommand implements Callable<Integer> {
                     IncAllreduceExperiment.Options o = new IncAllreduceExperiment.Options(
                             hostAlgorithm, topology != null ? topology : "leafspine:hosts=3,spines=2");
                     if (fit) {
-                        params = printFit(IncAllreduceExperiment.fit(params, o, bar::update), params, err);
+                        params = printFit(IncAllreduceExperiment.fit(params, o, bar::fraction), params, err);
                     }
                     List<IncAllreduceExperiment.Cell> cells = IncAllreduceExperiment.run(
-                            params, o, bar::update);
-                    bar.done();
+                            params, o, bar::fraction);
+                    bar.close();
                     if (json) {
                         cells.forEach(c -> out.println(c.json()));
                     } else {
@@ -433,11 +399,9 @@ public final class SimCommand implements Callable<Integer> {
                     }
                 }
             } catch (IllegalArgumentException | TuttiException.InvalidArgument e) {
-                bar.done();
                 err.println("tutti sim experiment: " + e.getMessage());
                 return Launcher.EXIT_USAGE;
             } catch (SimulationException e) {
-                bar.done();
                 err.println("tutti sim experiment: " + e.getMessage());
                 return 1;
             }
@@ -456,39 +420,8 @@ public final class SimCommand implements Callable<Integer> {
         }
     }
 
-    /** A progress bar on standard error, shown only once a run has taken over a second. */
-    static final class Progress {
-        private final PrintWriter err;
-        private final String label;
-        private final boolean enabled;
-        private final long start = System.nanoTime();
-        private long lastDraw;
-        private boolean drawn;
-
-        Progress(PrintWriter err, String label, boolean enabled) {
-            this.err = err;
-            this.label = label;
-            this.enabled = enabled;
-        }
-
-        void update(double fraction) {
-            long now = System.nanoTime();
-            if (!enabled || now - start < 1_000_000_000L || now - lastDraw < 250_000_000L) {
-                return;
-            }
-            lastDraw = now;
-            drawn = true;
-            int width = 30;
-            int filled = (int) Math.round(Math.min(1, Math.max(0, fraction)) * width);
-            err.printf(Locale.ROOT, "\r%s [%s%s] %3.0f%% %5.1f s", label, "#".repeat(filled), " ".repeat(width - filled),
-                    fraction * 100, (now - start) / 1e9);
-            err.flush();
-        }
-
-        void done() {
-            if (drawn) {
-                err.println();
-            }
-        }
+    /** A run's progress bar on a terminal, from its second second on; none with {@code --no-progress}. */
+    static ProgressDisplay progress(String task, boolean off) {
+        return ProgressDisplay.start(task, 100, "", Duration.ofSeconds(1), !off);
     }
 }

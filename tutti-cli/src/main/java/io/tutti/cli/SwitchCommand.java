@@ -8,6 +8,7 @@ import io.tutti.sw.SwitchServer;
 import io.tutti.wire.IncPacketDescriptor;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -70,8 +71,10 @@ public final class SwitchCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "Seed of the fault injection (default: ${DEFAULT-VALUE}).")
     long seed = 1;
 
-    @Option(names = "--lease", description = "Reclaim a group idle this long, e.g. 300s or 5m (default: ${DEFAULT-VALUE}).")
-    String lease = SwitchConfig.LEASE_DEFAULT_SECONDS + "s";
+    @Option(names = "--lease", paramLabel = "DURATION", converter = Durations.class,
+            defaultValue = SwitchConfig.LEASE_DEFAULT_SECONDS + "s",
+            description = "Reclaim a group idle this long, e.g. 300s or 5m (default: ${DEFAULT-VALUE}).")
+    Duration lease;
 
     @Override
     public Integer call() throws Exception {
@@ -128,7 +131,7 @@ public final class SwitchCommand implements Callable<Integer> {
         List<InetSocketAddress> u = addresses("--uplink", uplinks);
         int opMask = ops == null ? SwitchConfig.allOps() : mask(ops, "--ops", ReduceOp.class);
         int typeMask = types == null ? SwitchConfig.allTypes() : mask(types, "--types", Datatype.class);
-        long leaseNanos = Durations.parse(lease).toNanos();
+        long leaseNanos = lease.toNanos();
         return new SwitchConfig(r, id != null ? id : SwitchConfig.randomId(), p, u, capacity, slots, maxPayload,
                 opMask, typeMask, loss, seed, leaseNanos);
     }

@@ -1,6 +1,7 @@
 package io.tutti.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -83,6 +84,16 @@ class BenchCommandTest {
         assertTrue(parse("barrier", "--thesis", "--plot", "b.png").check().contains("no bandwidth"));
         assertEquals(Launcher.EXIT_USAGE, quietly("bench", "shift", "--nonblocking"));
         assertEquals(Launcher.EXIT_USAGE, quietly("bench", "allsum"));
+    }
+
+    /** What the ranks' own parser would reject fails in the launcher, before any rank starts. */
+    @Test
+    void badSizesFailBeforeTheRanksStart() {
+        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "latency", "--sizes", "8,lots"));
+        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "allreduce", "--sizes", "3g"));
+        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "alltoall", "--offload"));
+        assertTrue(BenchCommand.isRow("1024   2.50   2.00") && BenchCommand.isRow("{\"benchmark\":\"bw\"}"));
+        assertFalse(BenchCommand.isRow("# Size  Avg(us)") || BenchCommand.isRow("  "));
     }
 
     private static int quietly(String... args) {

@@ -39,10 +39,10 @@ class CommandLineTest {
 
     @Test
     void exitCodesAbove128AreSignals() {
-        assertEquals("exited with code 3", Launcher.describeExit(3));
-        assertEquals("was killed by signal 9 (SIGKILL)", Launcher.describeExit(137));
-        assertEquals("was killed by signal 15 (SIGTERM)", Launcher.describeExit(143));
-        assertEquals("exited with code 255", Launcher.describeExit(255));
+        assertEquals("exited with code 3", RankProcesses.describeExit(3));
+        assertEquals("was killed by signal 9 (SIGKILL)", RankProcesses.describeExit(137));
+        assertEquals("was killed by signal 15 (SIGTERM)", RankProcesses.describeExit(143));
+        assertEquals("exited with code 255", RankProcesses.describeExit(255));
     }
 
     @Test

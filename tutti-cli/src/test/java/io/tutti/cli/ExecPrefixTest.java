@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(30)
 class ExecPrefixTest {
-    private static Launcher.Placement placement(String template) {
-        return new Launcher.Placement(List.of("h1", "h2"), 1, template, Map.of());
+    private static Placement placement(String template) {
+        return new Placement(List.of("h1", "h2"), 1, template, Map.of());
     }
 
     private static Map<String, String> env() {
@@ -35,9 +35,9 @@ class ExecPrefixTest {
     @Test
     void ipNetnsExecPassesTheCommandAsItIs() {
         List<String> cmd = List.of("java", "-cp", "lib/*", "Main");
-        Launcher.Placement p = placement("ip netns exec {host}");
+        Placement p = placement("ip netns exec {host}");
         assertEquals(List.of("ip", "netns", "exec", "h2", "java", "-cp", "lib/*", "Main"), p.command("h2", cmd, env()));
-        assertEquals(cmd, Launcher.Placement.LOCAL.command(null, cmd, env()));
+        assertEquals(cmd, Placement.LOCAL.command(null, cmd, env()));
     }
 
     @Test
@@ -63,7 +63,7 @@ class ExecPrefixTest {
         List<String> awkward = List.of("lib/*", "it's \"quoted\"", "$HOME `id` ;ls", "", "tab\there", "ü");
         List<String> cmd = new ArrayList<>(List.of("printf", "[%s]\\n"));
         cmd.addAll(awkward);
-        Launcher.Placement ssh = placement("ssh {host}");
+        Placement ssh = placement("ssh {host}");
         StringBuilder want = new StringBuilder();
         awkward.forEach(w -> want.append('[').append(w).append("]\n"));
         assertEquals(want.toString(), throughShell(ssh.command("h1", cmd, env()), 2));

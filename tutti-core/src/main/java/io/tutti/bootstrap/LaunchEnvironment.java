@@ -42,6 +42,8 @@ public final class LaunchEnvironment {
     public static final String HOST = "TUTTI_HOST";
     /** Set by the launcher when ranks run as threads of its JVM. */
     public static final String THREADS = "TUTTI_THREADS";
+    /** Read by the launcher: options for every rank JVM, split on spaces, before its {@code --jvm-opt}s. */
+    public static final String JVM_OPTS = "TUTTI_JVM_OPTS";
 
     /** Per-rank environment for ranks that run as threads; unbound in ordinary processes. */
     public static final ScopedValue<Map<String, String>> RANK_ENVIRONMENT = ScopedValue.newInstance();

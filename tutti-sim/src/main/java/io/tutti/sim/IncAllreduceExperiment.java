@@ -119,10 +119,10 @@ public final class IncAllreduceExperiment {
 
         /** One JSON object. */
         public String json() {
-            return String.format(Locale.ROOT, "{\"experiment\":\"inc-allreduce\",\"table\":%d,\"nodes\":%d,"
-                    + "\"size\":%d,\"mode\":\"%s\",\"ppn\":%d,\"published_us\":%.3f,\"simulated_us\":%.3f,"
-                    + "\"error\":%.4f,\"calibration\":%b}", table, nodes, size, mode, ppn, publishedUs,
-                    simulatedNs / 1e3, error(), calibration());
+            return JsonLine.object().text("experiment", "inc-allreduce").integer("table", table)
+                    .integer("nodes", nodes).integer("size", size).text("mode", mode).integer("ppn", ppn)
+                    .fixed("published_us", publishedUs, 3).fixed("simulated_us", simulatedNs / 1e3, 3)
+                    .fixed("error", error(), 4).bool("calibration", calibration()).end();
         }
     }
 

@@ -105,9 +105,10 @@ public final class NicReduceExperiment {
 
         /** One JSON object. */
         public String json() {
-            return String.format(Locale.ROOT, "{\"experiment\":\"nic-reduce\",\"table\":%d,\"size\":%d,\"nodes\":%d,"
-                    + "\"mode\":\"%s\",\"published_us\":%.3f,\"simulated_us\":%.3f,\"error\":%.4f,\"calibration\":%b}",
-                    table, size, nodes, nic ? "nic" : "host", publishedUs, simulatedNs / 1e3, error(), calibration());
+            return JsonLine.object().text("experiment", "nic-reduce").integer("table", table).integer("size", size)
+                    .integer("nodes", nodes).text("mode", nic ? "nic" : "host").fixed("published_us", publishedUs, 3)
+                    .fixed("simulated_us", simulatedNs / 1e3, 3).fixed("error", error(), 4)
+                    .bool("calibration", calibration()).end();
         }
     }
 

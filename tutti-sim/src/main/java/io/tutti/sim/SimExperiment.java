@@ -79,22 +79,13 @@ public final class SimExperiment {
             return m;
         }
 
-        /** One JSON object on one line. */
+        /** One JSON object on one line, the fields in CSV column order. */
         public String json() {
-            StringBuilder sb = new StringBuilder("{");
-            for (Map.Entry<String, Object> e : fields().entrySet()) {
-                if (sb.length() > 1) {
-                    sb.append(',');
-                }
-                sb.append('"').append(e.getKey()).append("\":");
-                Object v = e.getValue();
-                if (v instanceof Number || e.getKey().equals("wall_s")) {
-                    sb.append(v);
-                } else {
-                    sb.append('"').append(String.valueOf(v).replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
-                }
-            }
-            return sb.append('}').toString();
+            return JsonLine.object().text("coll", coll).text("algorithm", algorithm).text("mode", mode)
+                    .text("network", network).text("topology", topology).integer("nodes", nodes).integer("ppn", ppn)
+                    .integer("ranks", ranks).integer("size", size).integer("completion_ns", completionNs)
+                    .integer("events", events).integer("messages", messages).integer("bytes", bytes)
+                    .integer("shapes", shapes).fixed("wall_s", wallSeconds, 3).end();
         }
     }
 
@@ -242,19 +233,14 @@ public final class SimExperiment {
                 reduces ? io.tutti.reduce.OffloadAlu.Type.INT64 : null);
     }
 
-    /** Writes {@code rows} as CSV with a header line. */
+    /** Writes {@code rows} as CSV (RFC 4180) with a header line. */
     public static void writeCsv(Path file, List<Row> rows) {
         StringBuilder sb = new StringBuilder();
         if (!rows.isEmpty()) {
-            sb.append(String.join(",", rows.getFirst().fields().keySet())).append('\n');
+            csvLine(sb, rows.getFirst().fields().keySet());
         }
         for (Row r : rows) {
-            List<String> v = new ArrayList<>();
-            for (Object o : r.fields().values()) {
-                String x = String.valueOf(o);
-                v.add(x.contains(",") || x.contains("\"") ? "\"" + x.replace("\"", "\"\"") + "\"" : x);
-            }
-            sb.append(String.join(",", v)).append('\n');
+            csvLine(sb, r.fields().values());
         }
         try {
             createParent(file);
@@ -262,6 +248,24 @@ public final class SimExperiment {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** One CSV record: a field with a comma, quote, line break or edge space is quoted, its quotes doubled. */
+    static void csvLine(StringBuilder sb, Iterable<?> fields) {
+        boolean first = true;
+        for (Object o : fields) {
+            String x = String.valueOf(o);
+            if (!first) {
+                sb.append(',');
+            }
+            first = false;
+            if (x.chars().anyMatch(c -> c == ',' || c == '"' || c == '\n' || c == '\r') || !x.equals(x.strip())) {
+                sb.append('"').append(x.replace("\"", "\"\"")).append('"');
+            } else {
+                sb.append(x);
+            }
+        }
+        sb.append('\n');
     }
 
     /**

@@ -1,0 +1,44 @@
+package io.tutti.bench;
+
+import picocli.CommandLine;
+
+/**
+ * Reads the arguments of a rank-side benchmark main with picocli into its annotated options object;
+ * a mistake is an {@link IllegalArgumentException} whose message says what is wrong, as the ranks
+ * report it (the user's command line was checked by {@code tutti bench} before the ranks started).
+ */
+final class BenchArgs {
+    private BenchArgs() {
+    }
+
+    /** Fills {@code options} (a picocli {@code @Command} object) from {@code args} and returns it. */
+    static <T> T parse(T options, String[] args) {
+        CommandLine cl = new CommandLine(options);
+        cl.setExpandAtFiles(false);
+        cl.setOverwrittenOptionsAllowed(true);
+        try {
+            cl.parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        return options;
+    }
+
+    /** {@code --buffer}: true for off-heap segments, false for arrays. */
+    static boolean segment(String buffer) {
+        if (!buffer.equals("array") && !buffer.equals("segment")) {
+            throw new IllegalArgumentException("--buffer takes array or segment, not '" + buffer + "'");
+        }
+        return buffer.equals("segment");
+    }
+
+    /** {@code --sizes}: every size must fit a Java array (0 to 2^31 - 1 bytes). */
+    static long[] checkSizes(long[] sizes) {
+        for (long s : sizes) {
+            if (s < 0 || s > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("size out of range: " + s + " (give 0 to 2g - 1 bytes)");
+            }
+        }
+        return sizes;
+    }
+}

@@ -1,0 +1,126 @@
+package io.tutti.cli;
+
+import io.tutti.bootstrap.LaunchEnvironment;
+import java.io.File;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How a rank process is started and stopped: the command line of its JVM, its launch environment,
+ * the polite-then-forcible stop, and the words for how it ended.
+ */
+final class RankProcesses {
+    /** How long stopped ranks get to run their shutdown hooks before they are killed. */
+    static final Duration STOP_GRACE = Duration.ofSeconds(2);
+
+    private static final String[] SIGNALS = {null, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT",
+        "SIGBUS", "SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT",
+        "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM",
+        "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS"};
+
+    private RankProcesses() {
+    }
+
+    /** {@code exited with code 3}, or {@code was killed by signal 9 (SIGKILL)} for 128 + signal. */
+    static String describeExit(int code) {
+        int signal = code - 128;
+        if (signal > 0 && signal < SIGNALS.length) {
+            return "was killed by signal " + signal + " (" + SIGNALS[signal] + ")";
+        }
+        return "exited with code " + code;
+    }
+
+    /**
+     * Stops processes the polite way first (SIGTERM, so their shutdown hooks remove their files),
+     * then forcibly after {@link #STOP_GRACE}. Their own children go too: a rank that started
+     * helpers must not leave them behind.
+     */
+    static void stop(List<Process> processes) {
+        List<ProcessHandle> handles = new ArrayList<>();
+        for (Process p : processes) {
+            if (p.isAlive()) {
+                p.descendants().forEach(handles::add);
+                handles.add(p.toHandle());
+            }
+        }
+        if (handles.isEmpty()) {
+            return;
+        }
+        handles.forEach(ProcessHandle::destroy);
+        long deadline = System.nanoTime() + STOP_GRACE.toNanos();
+        for (ProcessHandle h : handles) {
+            awaitExit(h, deadline);
+        }
+        handles.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+        long reaped = System.nanoTime() + STOP_GRACE.toNanos();
+        for (ProcessHandle h : handles) {
+            awaitExit(h, reaped);
+        }
+    }
+
+    private static void awaitExit(ProcessHandle h, long deadline) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || !h.isAlive()) {
+            return;
+        }
+        try {
+            h.onExit().get(left, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // timed out: the caller escalates
+        }
+    }
+
+    /** The command line of every rank JVM. */
+    static List<String> command(Launcher.Options o, JobTarget target) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.add("-XX:+UseSerialGC");
+        // The environment first, so that the command line's --jvm-opt can override it.
+        String envOpts = LaunchEnvironment.current().get(LaunchEnvironment.JVM_OPTS);
+        if (envOpts != null) {
+            for (String opt : envOpts.trim().split("\\s+")) {
+                if (!opt.isEmpty()) {
+                    cmd.add(opt);
+                }
+            }
+        }
+        cmd.addAll(o.jvmOptions());
+        StringBuilder cp = new StringBuilder();
+        if (target.jar() != null) {
+            cp.append(target.jar()).append(File.pathSeparator);
+        }
+        cp.append(o.classpath());
+        String own = System.getProperty("java.class.path", "");
+        if (!own.isEmpty()) {
+            cp.append(cp.isEmpty() || cp.toString().endsWith(File.pathSeparator) ? "" : File.pathSeparator).append(own);
+        }
+        cmd.add("-cp");
+        cmd.add(cp.toString());
+        cmd.add(target.mainClass());
+        cmd.addAll(o.args());
+        return cmd;
+    }
+
+    /** The launch environment of one rank process (names from {@link LaunchEnvironment}). */
+    static void environment(Map<String, String> env, JobDirectory job, int rank, int size) {
+        // Inherited from a launcher that itself runs inside a thread-mode job would mislead the rank.
+        env.remove(LaunchEnvironment.THREADS);
+        env.put(LaunchEnvironment.JOB_ID, job.id());
+        env.put(LaunchEnvironment.RANK, Integer.toString(rank));
+        env.put(LaunchEnvironment.SIZE, Integer.toString(size));
+        env.put(LaunchEnvironment.LOCAL_RANK, Integer.toString(rank));
+        env.put(LaunchEnvironment.LOCAL_SIZE, Integer.toString(size));
+        env.put(LaunchEnvironment.NODE_ID, "0");
+        env.put(LaunchEnvironment.JOB_DIR, job.dir().toString());
+        env.put(LaunchEnvironment.KVS_DIR, job.dir().resolve("kvs").toString());
+        env.put(LaunchEnvironment.SECRET_FILE, job.secret().toString());
+        env.put(LaunchEnvironment.LAUNCHER_PID, Long.toString(ProcessHandle.current().pid()));
+    }
+}
