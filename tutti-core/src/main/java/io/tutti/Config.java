@@ -117,7 +117,7 @@ public final class Config {
         }
         try {
             return parseSize(v);
-        } catch (NumberFormatException e) {
+        } catch (NumberFormatException | ArithmeticException e) {
             throw invalid(name, v, "a whole number (suffixes k, m allowed)");
         }
     }
@@ -151,13 +151,24 @@ public final class Config {
                 + value + "'");
     }
 
-    /** A whole number with an optional k or m suffix (x1024, x1024²); throws NumberFormatException otherwise. */
+    /**
+     * The one parser of sizes, for settings and command lines alike: a whole number, with a suffix
+     * {@code k}, {@code m} or {@code g} (powers of 1024), or {@code 2^N}. Throws
+     * NumberFormatException (or ArithmeticException past 2^63) otherwise.
+     */
     public static long parseSize(String v) {
-        String t = v.trim();
-        char last = Character.toLowerCase(t.charAt(t.length() - 1));
-        long mult = switch (last) {
-            case 'k' -> 1024;
-            case 'm' -> 1024 * 1024;
+        String t = v.trim().toLowerCase(Locale.ROOT);
+        if (t.startsWith("2^")) {
+            int e = Integer.parseInt(t.substring(2).trim());
+            if (e < 0 || e > 62) {
+                throw new NumberFormatException("2^" + e + " is out of range");
+            }
+            return 1L << e;
+        }
+        long mult = switch (t.isEmpty() ? ' ' : t.charAt(t.length() - 1)) {
+            case 'k' -> 1L << 10;
+            case 'm' -> 1L << 20;
+            case 'g' -> 1L << 30;
             default -> 1;
         };
         String digits = mult == 1 ? t : t.substring(0, t.length() - 1);

@@ -1,5 +1,6 @@
 package io.tutti.cli;
 
+import io.tutti.os.Platform;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -71,8 +72,8 @@ public final class Main implements Callable<Integer> {
         public String[] getVersion() {
             return new String[] {
                 "tutti " + version(),
-                "java " + Runtime.version() + " (" + System.getProperty("java.vendor", "unknown vendor") + ", "
-                        + System.getProperty("java.home") + ")"
+                "java " + Runtime.version() + " (" + Platform.JAVA_VENDOR + ", "
+                        + Platform.JAVA_HOME + ")"
             };
         }
 

@@ -1,6 +1,7 @@
 package io.tutti.cli;
 
 import io.tutti.bootstrap.LaunchEnvironment;
+import io.tutti.os.Platform;
 import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,7 +80,7 @@ final class RankProcesses {
     /** The command line of every rank JVM. */
     static List<String> command(Launcher.Options o, JobTarget target) {
         List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add(Path.of(Platform.JAVA_HOME, "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.add("-XX:+UseSerialGC");
         // The environment first, so that the command line's --jvm-opt can override it.
@@ -97,7 +98,7 @@ final class RankProcesses {
             cp.append(target.jar()).append(File.pathSeparator);
         }
         cp.append(o.classpath());
-        String own = System.getProperty("java.class.path", "");
+        String own = Platform.CLASS_PATH;
         if (!own.isEmpty()) {
             cp.append(cp.isEmpty() || cp.toString().endsWith(File.pathSeparator) ? "" : File.pathSeparator).append(own);
         }

@@ -1,6 +1,7 @@
 package io.tutti.cli;
 
 import io.tutti.bootstrap.ShmFiles;
+import io.tutti.os.Platform;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -45,7 +46,7 @@ final class StaleJobs {
     /** As {@link #clean(Path)} with the liveness test and the clock given, for tests. */
     static List<Path> clean(Path root, LongPredicate alive, Instant now) {
         List<Path> removed = new ArrayList<>();
-        String user = System.getProperty("user.name");
+        String user = Platform.USER;
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root, "tutti-*")) {
             for (Path dir : dirs) {
                 try {
