@@ -12,21 +12,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Concurrency stress of the multi-producer inbound ring (the lock-free claims), in threads of one JVM
- * and across processes, plus its edge cases. Every record is delivered exactly once, in each producer's
- * order, untorn, and refused claims that are retried lose nothing.
+ * Stress of the multi-producer inbound ring across processes (producers in a child JVM and in threads
+ * of this one), plus its edge cases. Every record is delivered exactly once, in each producer's order,
+ * untorn, and refused claims that are retried lose nothing. The memory ordering of each ring method
+ * between threads is checked by the jcstress tests of module tutti-jcstress ({@code InboundRing*}).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class InboundRingStressTest {
@@ -129,135 +125,10 @@ class InboundRingStressTest {
         return ShmFiles.createAndMap(file, InboundRingDescriptor.fileLength(capacity), arena);
     }
 
-    // ------------------------------------------------------------------ threads of one JVM
-
-    @ParameterizedTest(name = "capacity {0}, {1} producers x {2} records")
-    @CsvSource({
-        "4096, 2, 120000",
-        "4096, 4, 50000",
-        "8192, 3, 60000",
-        "65536, 4, 20000",
-        "1048576, 2, 1500",
-    })
-    void everyRecordArrivesOnceInOrderAndWhole(int capacity, int producers, int perProducer) throws Exception {
-        try (Arena arena = Arena.ofShared()) {
-            InboundRing ring = new InboundRing(newRing(dir.resolve("ring"), capacity, arena));
-            assertEquals(capacity, ring.capacity());
-            assertEquals(capacity / 4 - RECORD_HEADER_LENGTH, ring.maxBodyLength());
-
-            int[] counts = new int[producers];
-            java.util.Arrays.fill(counts, perProducer);
-            Checker checker = new Checker(producers, counts, SEED + capacity, capacity, ring.maxBodyLength());
-            checker.origin = origin(ring);
-
-            AtomicIntegerArray sawFull = new AtomicIntegerArray(producers);
-            AtomicIntegerArray finished = new AtomicIntegerArray(producers);
-            AtomicLong fullEvents = new AtomicLong();
-            AtomicLong refused = new AtomicLong();
-            AtomicReference<Throwable> producerFailure = new AtomicReference<>();
-            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-            List<Thread> threads = new ArrayList<>();
-            for (int p = 0; p < producers; p++) {
-                final int id = p;
-                // separate InboundRing instances over the same memory, as separate processes would have
-                InboundRing mine = new InboundRing(ring.segment());
-                threads.add(Thread.ofPlatform().daemon().name("producer-" + p).start(() -> {
-                    try {
-                        refused.addAndGet(RingRecords.produce(mine, id, counts[id], SEED + capacity, seq -> {
-                            sawFull.set(id, 1);
-                            fullEvents.incrementAndGet();
-                        }, stop::get));
-                    } catch (Throwable t) {
-                        producerFailure.compareAndSet(null, t);
-                    } finally {
-                        finished.set(id, 1);
-                    }
-                }));
-            }
-            try {
-                // do not read until every producer has been refused at least once (or is done): the retry
-                // path is exercised on every run, whatever the scheduling
-                waitUntil(() -> {
-                    for (int p = 0; p < producers; p++) {
-                        if (sawFull.get(p) == 0 && finished.get(p) == 0) {
-                            return false;
-                        }
-                    }
-                    return true;
-                }, producerFailure, checker);
-
-                SplittableRandom rnd = new SplittableRandom(capacity);
-                long expected = checker.expectedTotal();
-                long pauseEvery = Math.max(50, expected / 20);
-                long nextPause = pauseEvery;
-                long lastProgress = System.nanoTime();
-                while (checker.total < expected) {
-                    int limit = 1 + rnd.nextInt(rnd.nextBoolean() ? 4 : 64);
-                    long before = checker.total;
-                    int n = ring.read(checker, limit);
-                    assertTrue(n <= limit, "read handed out " + n + " records with a limit of " + limit);
-                    assertEquals(before + n, checker.total, "read's count equals the handler calls");
-                    if (n > 0) {
-                        lastProgress = System.nanoTime();
-                    } else {
-                        checkProducers(producerFailure, checker);
-                        assertTrue(System.nanoTime() - lastProgress < TimeUnit.SECONDS.toNanos(30),
-                                "no record for 30 s: " + checker.state());
-                        Thread.yield();
-                    }
-                    if (checker.total >= nextPause) {
-                        // stop reading until some producer finds the ring full again (or all are done)
-                        nextPause += pauseEvery;
-                        long seen = fullEvents.get();
-                        waitUntil(() -> fullEvents.get() > seen || allSet(finished), producerFailure, checker);
-                    }
-                }
-                for (Thread t : threads) {
-                    t.join(TimeUnit.SECONDS.toMillis(30));
-                    assertFalse(t.isAlive(), t.getName() + " did not finish");
-                }
-                checkProducers(producerFailure, checker);
-                assertEquals(0, ring.read(checker, 100), "nothing after the last record");
-                assertFalse(ring.hasRecord());
-                for (int p = 0; p < producers; p++) {
-                    assertEquals(counts[p], checker.nextSequence[p], "records of producer " + p);
-                }
-                assertTrue(refused.get() >= 1, "the ring was full at least once");
-                if (capacity <= 8192) {
-                    assertTrue(checker.paddings > 0, "records were padded at the wrap");
-                }
-            } finally {
-                stop.set(true);
-                for (Thread t : threads) {
-                    t.join(5000);
-                }
-            }
-        }
-    }
-
-    private static boolean allSet(AtomicIntegerArray a) {
-        for (int i = 0; i < a.length(); i++) {
-            if (a.get(i) == 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private static void checkProducers(AtomicReference<Throwable> failure, Checker checker) {
         Throwable t = failure.get();
         if (t != null) {
             throw new AssertionError("a producer failed (" + checker.state() + ")", t);
-        }
-    }
-
-    private static void waitUntil(java.util.function.BooleanSupplier condition, AtomicReference<Throwable> failure,
-                                  Checker checker) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            checkProducers(failure, checker);
-            assertTrue(System.nanoTime() < deadline, "waited 30 s for the producers: " + checker.state());
-            Thread.yield();
         }
     }
 
