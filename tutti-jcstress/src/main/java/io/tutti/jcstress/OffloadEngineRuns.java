@@ -4,6 +4,8 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import io.tutti.coll.algo.ChainBcast;
+import io.tutti.coll.algo.ScheduleAlgorithm;
+import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.offload.Counter;
 import io.tutti.offload.OffloadCompiler;
 import io.tutti.offload.OffloadEngine;
@@ -50,7 +52,8 @@ public class OffloadEngineRuns {
     private final OffloadEngine leaf;
 
     private static OffloadProgram program(int rank) {
-        return OffloadCompiler.singleSource(r -> ChainBcast.build(r, 2, BYTES, 0, SEGMENT), rank);
+        return OffloadCompiler.singleSource(r -> new ChainBcast().build(CollectiveCall.bcast(BYTES, 0), r, 2,
+                ScheduleAlgorithm.Params.DEFAULT.withSegment(SEGMENT)), rank);
     }
 
     public OffloadEngineRuns() {
