@@ -72,11 +72,13 @@ final class ProgressDisplay implements AutoCloseable {
             if (closed || bar != null) {
                 return;
             }
-            // the clock from the start of the work, the rate (for the time left) from now on
+            // the clock and the rate from the start of the work; started from 0 and stepped to where
+            // the work is, because a bar started from a later step counts its percentage from there
             bar = new ProgressBarBuilder().setTaskName(task).setInitialMax(max).setUnit(unit, 1)
-                    .startsFrom(current, Duration.ofNanos(System.nanoTime() - startNanos))
+                    .startsFrom(0, Duration.ofNanos(System.nanoTime() - startNanos))
                     .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(500).continuousUpdate()
                     .setConsumer(new Line()).build();
+            bar.stepTo(current);
         }
     }
 
