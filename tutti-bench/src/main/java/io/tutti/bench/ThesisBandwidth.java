@@ -1,8 +1,8 @@
 package io.tutti.bench;
 
 /**
- * The collective benchmark suite of the BCL-3 thesis (§5.3 "均衡通信性能", balanced communication
- * performance; {@code ../shared/seeds/003_cb74865ba0695a1c.txt}): for each operation the bandwidth
+ * The collective benchmark suite of the BCL-3 thesis ([BCL-3] §5.3 "均衡通信性能", balanced communication
+ * performance): for each operation the bandwidth
  * figure it reports and the theoretical value it compares that figure with.
  *
  * <p>Notation as in the thesis: {@code MsgLen} the message length (here: the benchmark's size, bytes

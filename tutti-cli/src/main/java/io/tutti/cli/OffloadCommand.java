@@ -101,7 +101,7 @@ public final class OffloadCommand implements Callable<Integer> {
                         OffloadPlans.preMatched(coll.plan, n, r, bytes, root));
                 out.printf(Locale.ROOT, "%s, N = %d, rank %d, %d B per rank%s%n", p.name(), n, r, bytes,
                         reduction || coll == Coll.bcast ? ", root " + root : "");
-                String fmt = "  %-38s %-22s %s%n";
+                String fmt = "  %-44s %-22s %s%n";
                 out.printf(Locale.ROOT, fmt, "", "offloaded", "pre-matched");
                 out.printf(Locale.ROOT, fmt, "scheme", res.scheme() + (coll == Coll.allgather ? " (RTR/DAT/RTE)" : ""),
                         "send/recv");
@@ -111,7 +111,7 @@ public final class OffloadCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, fmt, "checkpoints (distinct thresholds)", res.checkpoints(), "-");
                 out.printf(Locale.ROOT, fmt, "arrivals counted per run", res.arrivals(), "-");
                 if (coll == Coll.barrier || coll == Coll.allgather) {
-                    out.printf(Locale.ROOT, fmt, "counters, 3 per round (seed table 6)", "-",
+                    out.printf(Locale.ROOT, fmt, "counters, 3 per round ([water-tank] table 6)", "-",
                             3 * res.preMatchedRounds());
                 }
                 out.println("  pre-matched: one counter per send and two per receive of the host algorithm ("

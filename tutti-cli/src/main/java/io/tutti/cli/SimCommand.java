@@ -287,16 +287,16 @@ public final class SimCommand implements Callable<Integer> {
     }
 
 
-    /** {@code tutti sim experiment}: the seeds' published tables, simulated side by side. */
+    /** {@code tutti sim experiment}: the papers' published tables, simulated side by side. */
     @Command(name = "experiment", mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
             versionProvider = Main.Version.class, sortOptions = false,
             description = {
                 "Reproduces a seed's published experiment and prints its tables with the published values, the"
                     + " simulated ones and the relative error side by side.",
                 "",
-                "nic-reduce: seed 000 tables 1-5 (reduction of 16-48 B doubles on 16-256 fat-tree nodes, without and"
+                "nic-reduce: [NIC-reduce] tables 1-5 (reduction of 16-48 B doubles on 16-256 fat-tree nodes, without and"
                     + " with NIC offload); calibrated on the 16-node column.",
-                "inc-allreduce: seed 002 tables 4-6 (allreduce of 4-256 B on 4, 9 and 16 nodes at PPN 8, 32, 64:"
+                "inc-allreduce: [RoCE-INC] tables 4-6 (allreduce of 4-256 B on 4, 9 and 16 nodes at PPN 8, 32, 64:"
                     + " host, switch Node mode, switch Socket mode); calibrated on the 4-node table.",
             },
             footer = {

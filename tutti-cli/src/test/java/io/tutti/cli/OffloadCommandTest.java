@@ -46,7 +46,7 @@ class OffloadCommandTest {
         }
         Result big = run("offload", "plan", "--coll", "allgather", "--n", "1000000");
         assertTrue(big.out().matches("(?s).*counters\\s+1\\s+60\\n.*"), big.out());
-        assertTrue(big.out().matches("(?s).*3 per round \\(seed table 6\\)\\s+-\\s+63\\n.*"), big.out());
+        assertTrue(big.out().matches("(?s).*3 per round \\(\\[water-tank\\] table 6\\)\\s+-\\s+63\\n.*"), big.out());
         Result bad = run("offload", "plan", "--coll", "allreduce", "--n", "4", "--bytes", "12");
         assertEquals(Launcher.EXIT_USAGE, bad.code());
         assertTrue(bad.err().contains("not a positive multiple"), bad.err());

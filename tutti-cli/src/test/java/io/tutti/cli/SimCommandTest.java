@@ -125,7 +125,7 @@ class SimCommandTest {
         return new Run(cl.execute(cmd), out.toString(), err.toString());
     }
 
-    /** The experiments print the seeds' tables from the shipped calibrations; a wrong name is a usage error. */
+    /** The experiments print the papers' tables from the shipped calibrations; a wrong name is a usage error. */
     @Test
     void experimentsPrintTheSeedsTables() {
         Path docs = Path.of("..", "docs", "sim");

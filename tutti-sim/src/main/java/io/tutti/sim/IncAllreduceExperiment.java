@@ -246,7 +246,7 @@ public final class IncAllreduceExperiment {
         return sb.toString();
     }
 
-    /** One table and mode: errors, and the mean gain over host (seed and simulated). */
+    /** One table and mode: errors, and the mean gain over host (published and simulated). */
     public record Summary(double meanAbsError, double maxAbsError, double seedGain, double simGain) {
     }
 

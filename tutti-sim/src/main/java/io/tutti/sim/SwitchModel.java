@@ -3,7 +3,7 @@ package io.tutti.sim;
 import java.util.Arrays;
 
 /**
- * Switch mode: an allreduce aggregated in the network, as seed 002 (§3.4–3.5) describes it, on a
+ * Switch mode: an allreduce aggregated in the network, as [RoCE-INC] (§3.4–3.5) describes it, on a
  * two-level fabric of ToR switches under one spine. Every rank's data is real (longs, summed), so
  * results can be checked. The phases and their costs:
  *

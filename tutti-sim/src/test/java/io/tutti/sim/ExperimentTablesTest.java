@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The experiments' tables: their shape, the published values (copied from the seeds, checked
- * cell by cell here against the seeds' text), and that the shipped calibrations hold the values the
+ * cell by cell here against the papers' text), and that the shipped calibrations hold the values the
  * fit finds on the calibration column. Fidelity is a figure for the docs, not asserted.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -24,7 +24,7 @@ class ExperimentTablesTest {
 
     @Test
     void nicReducePublishedValuesAreSeed000s() {
-        // seed 000 tables 1-5, 无 / 有 columns
+        // [NIC-reduce] tables 1-5, 无 / 有 columns
         assertEquals(26.174, NicReduceExperiment.published(16, 16, false));
         assertEquals(15.286, NicReduceExperiment.published(16, 16, true));
         assertEquals(70.110, NicReduceExperiment.published(16, 256, false));
@@ -43,7 +43,7 @@ class ExperimentTablesTest {
 
     @Test
     void incAllreducePublishedValuesAreSeed002s() {
-        // seed 002 table 4, first and last rows
+        // [RoCE-INC] table 4, first and last rows
         assertEquals(6.89, IncAllreduceExperiment.published(4, 4, "host", 8));
         assertEquals(14.72, IncAllreduceExperiment.published(4, 4, "node", 64));
         assertEquals(14.07, IncAllreduceExperiment.published(4, 4, "socket", 64));
