@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * The predefined reduction operations, with MPI's meaning (MPI 4.1, section 6.9.2). Each combines
- * two operands element by element; {@link Reduction#apply} runs them.
+ * two operands element by element; {@code io.tutti.reduce.Reduction} runs them.
  *
  * <ul>
  *   <li><b>Arithmetic</b> ({@link #SUM}, {@link #PROD}, {@link #MAX}, {@link #MIN}) on BYTE, SHORT,

@@ -107,7 +107,7 @@ public final class CompiledSchedules {
         return build(algorithms, call, size, topo, algorithm, null);
     }
 
-    /** As {@link #build(Algorithms, CollectiveCall, int, Topology, String)}, telling {@code progress} the fraction built. */
+    /** As {@link #build(Selector, CollectiveCall, int, Topology, String)}, telling {@code progress} the fraction built. */
     public static CompiledSchedules build(Selector algorithms, CollectiveCall call, int size, Topology topo,
                                           String algorithm, DoubleConsumer progress) {
         return compile(size, r -> algorithms.build(call, r, size, topo, algorithm), progress);

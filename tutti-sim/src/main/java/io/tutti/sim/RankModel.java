@@ -4,7 +4,7 @@ package io.tutti.sim;
  * What the ranks execute, as the simulator sees it. {@link HostModel} runs the collective's
  * Schedule steps on each rank's CPU (host mode). Other modes plug in here: a NIC-offload model
  * that runs deferred work on counters, and a switch-aggregation model; each registers its own
- * event handler with the {@link Engine} and sends through the same {@link Network}.
+ * event handler with the {@link EventLoop} and sends through the same {@link Network}.
  */
 public interface RankModel {
     /** Registers handlers and sizes state; called once, before {@link #start}. */

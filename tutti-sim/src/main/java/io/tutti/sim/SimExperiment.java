@@ -21,7 +21,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * One simulated experiment point and its report: builds the collective's schedules for
- * {@code nodes × ppn} ranks with the real {@link Algorithms}, runs them in a rank model over a
+ * {@code nodes × ppn} ranks with the real {@link io.tutti.coll.Selector}, runs them in a rank model over a
  * network, and gives a {@link Row}; writes rows as CSV and as an XChart PNG.
  */
 public final class SimExperiment {

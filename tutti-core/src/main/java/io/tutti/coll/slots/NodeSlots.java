@@ -6,8 +6,8 @@ import io.tutti.os.Memory;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A communicator's shared-memory slots: the mechanism behind {@link Schedule#SLOTS} and
- * {@link Schedule#SLOTS_REDUCE} steps, for communicators whose ranks all reach each other through
+ * A communicator's shared-memory slots: the mechanism behind {@link io.tutti.coll.schedule.Schedule#SLOTS} and
+ * {@link io.tutti.coll.schedule.Schedule#SLOTS_REDUCE} steps, for communicators whose ranks all reach each other through
  * shared memory. Each rank owns a
  * {@link SlotArea}, created at its first exchange and mapped by the others as they need it; the
  * protocol (generations, stamps, departures) is described in {@link SlotAreaDescriptor}.
@@ -42,7 +42,7 @@ public final class NodeSlots {
     /**
      * @param context the communicator's collective context (names the area files)
      * @param group   communicator rank to world rank; every one shares memory with this rank
-     *                (the caller checks: {@link Topology#sharedMemory()})
+     *                (the caller checks: {@link io.tutti.coll.schedule.Topology#sharedMemory()})
      */
     public NodeSlots(Engine engine, int context, int[] group, int rank) {
         this.engine = engine;
