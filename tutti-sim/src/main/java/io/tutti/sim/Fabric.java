@@ -18,8 +18,8 @@ import java.util.Map;
  *       port ⌊d / K^m⌋ mod K (d-mod-k, d the destination host), then the one path down;</li>
  *   <li>{@code leafspine:hosts=H,spines=S}: leaves of H hosts, each joined to every one of S
  *       spines; a packet for another leaf goes up to spine d mod S;</li>
- *   <li>{@code thesis[:links=W,hosts=H]}: the BCL-3 thesis' machine (§5.4, table 5.17): four
- *       switches of H = 16 hosts, every pair of switches joined by W links (2 in the thesis'
+ *   <li>{@code thesis[:links=W,hosts=H]}: [BCL-3]'s machine (§5.4, table 5.17): four
+ *       switches of H = 16 hosts, every pair of switches joined by W links (2 in [BCL-3]'s
  *       first set-up, 4 in its second); a packet for another switch takes link d mod W.</li>
  * </ul>
  */

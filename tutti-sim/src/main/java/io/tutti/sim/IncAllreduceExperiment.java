@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.function.DoubleConsumer;
 
 /**
- * Seed 002's in-network allreduce benchmark (§4.2, tables 4–6): osu_allreduce of 4 to 256 B on 4,
+ * [RoCE-INC]'s in-network allreduce benchmark (§4.2, tables 4–6): osu_allreduce of 4 to 256 B on 4,
  * 9 and 16 nodes at 8, 32 and 64 processes per node, on the host (the real allreduce Schedules,
  * the selector's choice) and aggregated in the switches with Node and Socket leaders
  * ({@link SwitchModel}). Calibrated on the 4-node table only; 9 and 16 nodes are predictions.
@@ -29,7 +29,7 @@ public final class IncAllreduceExperiment {
     /** Bytes per element: osu_allreduce reduces floats. */
     public static final int EXTENT = 4;
 
-    /** Seed 002 tables 4–6, µs: [table][size row][mode × 3 + ppn column]. */
+    /** [RoCE-INC] tables 4–6, µs: [table][size row][mode × 3 + ppn column]. */
     private static final double[][][] PUBLISHED = {
         {
             {6.89, 10.45, 16.44, 8.45, 11.79, 14.72, 6.4, 9.44, 14.07},
@@ -203,7 +203,7 @@ public final class IncAllreduceExperiment {
     /** The cells as the seed's tables (one block per mode), then the fidelity per table and mode. */
     public static String format(List<Cell> cells, Options o) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "Seed 002 tables 4-6: allreduce of floats on %s; completion time in us"
+        sb.append(String.format(Locale.ROOT, "[RoCE-INC] tables 4-6: allreduce of floats on %s; completion time in us"
                 + " (t0 until the last rank finishes).%n", o.topology()));
         sb.append(String.format(Locale.ROOT, "host = the %s Schedule on every rank; node/socket = aggregation in the"
                 + " switches with Node / Socket leaders. Calibrated on %d nodes (*); 9 and 16 are predictions.%n",

@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.function.DoubleConsumer;
 
 /**
- * Seed 000's NIC-offload reduction experiments (§4–5, tables 1–5): a reduction of 16 to 48 B of
+ * [NIC-reduce]'s NIC-offload reduction experiments (§4–5, tables 1–5): a reduction of 16 to 48 B of
  * doubles over 16 to 256 nodes of a k-ary n-tree fat tree, one process per node, without offload
  * (the host runs the collective's real Schedule) and with it (every NIC runs the real
  * {@code OffloadProgram}), completion time from t0 until the last rank finishes.
@@ -35,7 +35,7 @@ public final class NicReduceExperiment {
     /** The fidelity bar the predictions are held to (relative error). */
     public static final double BAR = 0.15;
 
-    /** Seed 000 tables 1–5, µs: [table][row of {@link #NODES}] = {without offload, with NIC offload}. */
+    /** [NIC-reduce] tables 1–5, µs: [table][row of {@link #NODES}] = {without offload, with NIC offload}. */
     private static final double[][][] PUBLISHED = {
         {{26.174, 15.286}, {35.974, 18.140}, {43.860, 20.884}, {58.900, 26.424}, {70.110, 31.120}},
         {{29.252, 15.364}, {39.922, 18.326}, {48.288, 20.366}, {61.604, 26.532}, {77.608, 30.838}},
@@ -166,7 +166,7 @@ public final class NicReduceExperiment {
     /** The cells as the seed's tables, simulated next to published, plus the fidelity per column. */
     public static String format(List<Cell> cells, Options o) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "Seed 000 tables 1-5: %s of doubles on %s, 1 process per node;"
+        sb.append(String.format(Locale.ROOT, "[NIC-reduce] tables 1-5: %s of doubles on %s, 1 process per node;"
                 + " completion time in us (t0 until the last rank finishes).%n", o.coll().settingName(), o.topology()));
         sb.append(String.format(Locale.ROOT, "without = host runs the %s Schedule; with = every NIC runs the"
                 + " offload program. Calibrated on %d nodes (*); other rows are predictions.%n", o.algorithm(),

@@ -9,8 +9,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Every parameter of the models, in nanoseconds and bytes. Defaults are the BCL-3 inter-node
- * figures of the thesis (table 5.3) where it gives them; {@link #PROPERTIES} lists each name, its
+ * Every parameter of the models, in nanoseconds and bytes. Defaults are [BCL-3]'s inter-node
+ * figures (table 5.3) where it gives them; {@link #PROPERTIES} lists each name, its
  * default and its meaning, and {@code docs/sim/README.md} their sources.
  *
  * @param L               LogGP latency: first byte leaves the sender's overhead → arrives (ns)

@@ -90,7 +90,7 @@ class FabricTest {
     }
 
     /**
-     * The thesis' bisection: with two links between each pair of switches, an exchange between two
+     * [BCL-3]'s bisection: with two links between each pair of switches, an exchange between two
      * switches' 16 hosts each takes about twice as long as with four (table 5.17's two 32-node rows).
      */
     @Test
