@@ -4,7 +4,7 @@ package io.tutti.reduce;
  * The location kernels, MAXLOC and MINLOC on (value, index) pairs: {@code n} counts elements, so the
  * pairs are (d[i], d[i + 1]) for even i. The source pair wins when its value is strictly better, or
  * equal with a smaller index (MPI's tie rule). Floating-point values are ranked by a total order (see
- * {@link io.tutti.ReduceOp#MAXLOC} and {@link io.tutti.ReduceOp#MINLOC}): with plain < and ==, a NaN
+ * {@link io.tutti.ReduceOp#MAXLOC} and {@link io.tutti.ReduceOp#MINLOC}): with plain {@code <} and {@code ==}, a NaN
  * would compare neither way and the result would depend on the operand order.
  */
 final class LocationKernels {

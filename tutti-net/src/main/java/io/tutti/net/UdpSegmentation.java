@@ -27,7 +27,7 @@ import java.util.Arrays;
  *
  * <p>The JDK gives no access to a channel's descriptor, so it is found among the process's open
  * descriptors ({@code /proc/self/fd}) as the only IPv4 socket bound to the channel's local address
- * and port. {@link #enable} is false elsewhere than on Linux, where native access is denied, or
+ * and port. {@link #set} returns false elsewhere than on Linux, where native access is denied, or
  * when the descriptor is not found or the kernel refuses the option; the caller then sends one
  * frame per call.
  */
