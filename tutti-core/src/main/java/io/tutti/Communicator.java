@@ -11,10 +11,15 @@ import java.nio.ByteBuffer;
  * {@link #ANY_TAG} match anything on receives. Messages between a pair of ranks on one communicator
  * are matched in the order they were sent (MPI's non-overtaking rule).
  *
+ * <p>For {@code byte[] int[] long[] float[] double[]}, whole-array forms ({@code send(buf, dest, tag)},
+ * {@code allreduce(in, out, op)}, ...) take the datatype from the array and the count from its length;
+ * their one-array forms are the in-place collectives. With MAXLOC and MINLOC they read the arrays as
+ * (value, index) pairs of the array's type ({@link Datatype#DOUBLE2} for a {@code double[]}).
+ *
  * <p>A communicator is used by one thread at a time (MPI_THREAD_SERIALIZED). Programs get theirs
  * from {@link Tutti#world()} and {@link #split}; the runtime implements the protected methods.
  */
-public abstract class Communicator extends PointToPoint {
+public abstract class Communicator extends TypedCalls {
     /** Receive from any rank. */
     public static final int ANY_SOURCE = -1;
     /** Receive with any tag. */
@@ -24,7 +29,10 @@ public abstract class Communicator extends PointToPoint {
     /** Color for ranks that take no part in a {@link #split}. */
     public static final int UNDEFINED = -1;
 
-    /** Stands for the receive buffer as the send buffer of a collective (MPI_IN_PLACE). */
+    /**
+     * Stands for the receive buffer as the send buffer of a collective (MPI_IN_PLACE); the one-array
+     * typed forms ({@code allreduce(inOut, op)}, ...) pass it for the program.
+     */
     public static final Object IN_PLACE = new Object() {
         @Override
         public String toString() {

@@ -74,7 +74,7 @@ abstract class PointToPoint {
 
     /** Blocking send of {@code count} elements of {@code buf} from {@code offset}. */
     public final void send(byte[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         sendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 0, (long) count << 0);
     }
 
@@ -87,42 +87,42 @@ abstract class PointToPoint {
 
     /** Blocking receive that fills {@code status} (may be null) instead of allocating one. */
     public final void recv(byte[] buf, int offset, int count, int source, int tag, Status status) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         recvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 0,
                 (long) count << 0, worldToComm, status);
     }
 
     /** Nonblocking send; the buffer must not change until the request completes. */
     public final Request isend(byte[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return isendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 0,
                 (long) count << 0);
     }
 
     /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
     public final Request sendInit(byte[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return sendInitBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 0,
                 (long) count << 0);
     }
 
     /** A persistent receive into this region: {@link Request#start()} posts it again. */
     public final Request recvInit(byte[] buf, int offset, int count, int source, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return recvInitBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 0,
                 (long) count << 0, worldToComm);
     }
 
     /** Nonblocking receive. */
     public final Request irecv(byte[] buf, int offset, int count, int source, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return irecvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 0,
                 (long) count << 0, worldToComm);
     }
 
     /** Blocking send of {@code count} elements of {@code buf} from {@code offset}. */
     public final void send(short[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         sendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 1, (long) count << 1);
     }
 
@@ -135,42 +135,42 @@ abstract class PointToPoint {
 
     /** Blocking receive that fills {@code status} (may be null) instead of allocating one. */
     public final void recv(short[] buf, int offset, int count, int source, int tag, Status status) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         recvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 1,
                 (long) count << 1, worldToComm, status);
     }
 
     /** Nonblocking send; the buffer must not change until the request completes. */
     public final Request isend(short[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return isendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 1,
                 (long) count << 1);
     }
 
     /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
     public final Request sendInit(short[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return sendInitBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 1,
                 (long) count << 1);
     }
 
     /** A persistent receive into this region: {@link Request#start()} posts it again. */
     public final Request recvInit(short[] buf, int offset, int count, int source, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return recvInitBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 1,
                 (long) count << 1, worldToComm);
     }
 
     /** Nonblocking receive. */
     public final Request irecv(short[] buf, int offset, int count, int source, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return irecvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 1,
                 (long) count << 1, worldToComm);
     }
 
     /** Blocking send of {@code count} elements of {@code buf} from {@code offset}. */
     public final void send(int[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         sendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 2, (long) count << 2);
     }
 
@@ -183,42 +183,42 @@ abstract class PointToPoint {
 
     /** Blocking receive that fills {@code status} (may be null) instead of allocating one. */
     public final void recv(int[] buf, int offset, int count, int source, int tag, Status status) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         recvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
                 (long) count << 2, worldToComm, status);
     }
 
     /** Nonblocking send; the buffer must not change until the request completes. */
     public final Request isend(int[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return isendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 2,
                 (long) count << 2);
     }
 
     /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
     public final Request sendInit(int[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return sendInitBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 2,
                 (long) count << 2);
     }
 
     /** A persistent receive into this region: {@link Request#start()} posts it again. */
     public final Request recvInit(int[] buf, int offset, int count, int source, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return recvInitBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
                 (long) count << 2, worldToComm);
     }
 
     /** Nonblocking receive. */
     public final Request irecv(int[] buf, int offset, int count, int source, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return irecvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
                 (long) count << 2, worldToComm);
     }
 
     /** Blocking send of {@code count} elements of {@code buf} from {@code offset}. */
     public final void send(long[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         sendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 3, (long) count << 3);
     }
 
@@ -231,42 +231,42 @@ abstract class PointToPoint {
 
     /** Blocking receive that fills {@code status} (may be null) instead of allocating one. */
     public final void recv(long[] buf, int offset, int count, int source, int tag, Status status) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         recvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
                 (long) count << 3, worldToComm, status);
     }
 
     /** Nonblocking send; the buffer must not change until the request completes. */
     public final Request isend(long[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return isendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 3,
                 (long) count << 3);
     }
 
     /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
     public final Request sendInit(long[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return sendInitBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 3,
                 (long) count << 3);
     }
 
     /** A persistent receive into this region: {@link Request#start()} posts it again. */
     public final Request recvInit(long[] buf, int offset, int count, int source, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return recvInitBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
                 (long) count << 3, worldToComm);
     }
 
     /** Nonblocking receive. */
     public final Request irecv(long[] buf, int offset, int count, int source, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return irecvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
                 (long) count << 3, worldToComm);
     }
 
     /** Blocking send of {@code count} elements of {@code buf} from {@code offset}. */
     public final void send(float[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         sendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 2, (long) count << 2);
     }
 
@@ -279,42 +279,42 @@ abstract class PointToPoint {
 
     /** Blocking receive that fills {@code status} (may be null) instead of allocating one. */
     public final void recv(float[] buf, int offset, int count, int source, int tag, Status status) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         recvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
                 (long) count << 2, worldToComm, status);
     }
 
     /** Nonblocking send; the buffer must not change until the request completes. */
     public final Request isend(float[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return isendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 2,
                 (long) count << 2);
     }
 
     /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
     public final Request sendInit(float[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return sendInitBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 2,
                 (long) count << 2);
     }
 
     /** A persistent receive into this region: {@link Request#start()} posts it again. */
     public final Request recvInit(float[] buf, int offset, int count, int source, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return recvInitBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
                 (long) count << 2, worldToComm);
     }
 
     /** Nonblocking receive. */
     public final Request irecv(float[] buf, int offset, int count, int source, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return irecvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 2,
                 (long) count << 2, worldToComm);
     }
 
     /** Blocking send of {@code count} elements of {@code buf} from {@code offset}. */
     public final void send(double[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         sendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 3, (long) count << 3);
     }
 
@@ -327,35 +327,35 @@ abstract class PointToPoint {
 
     /** Blocking receive that fills {@code status} (may be null) instead of allocating one. */
     public final void recv(double[] buf, int offset, int count, int source, int tag, Status status) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         recvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
                 (long) count << 3, worldToComm, status);
     }
 
     /** Nonblocking send; the buffer must not change until the request completes. */
     public final Request isend(double[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return isendBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 3,
                 (long) count << 3);
     }
 
     /** A persistent send of this region: {@link Request#start()} sends it, as often as needed. */
     public final Request sendInit(double[] buf, int offset, int count, int dest, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return sendInitBuffer(worldDest(dest), checkTag(tag), buf, null, (long) offset << 3,
                 (long) count << 3);
     }
 
     /** A persistent receive into this region: {@link Request#start()} posts it again. */
     public final Request recvInit(double[] buf, int offset, int count, int source, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return recvInitBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
                 (long) count << 3, worldToComm);
     }
 
     /** Nonblocking receive. */
     public final Request irecv(double[] buf, int offset, int count, int source, int tag) {
-        checkArray(buf, buf.length, offset, count);
+        checkArray(buf, buf == null ? 0 : buf.length, offset, count);
         return irecvBuffer(worldSource(source), checkRecvTag(tag), buf, null, (long) offset << 3,
                 (long) count << 3, worldToComm);
     }
@@ -523,6 +523,7 @@ abstract class PointToPoint {
         return tag == Communicator.ANY_TAG ? ANY : tag;
     }
 
+    /** Checks a region of a primitive array ({@code length} is 0 for a null one, which is reported). */
     private static void checkArray(Object buf, int length, int offset, int count) {
         if (buf == null) {
             throw new TuttiException.InvalidArgument("buffer is null");
