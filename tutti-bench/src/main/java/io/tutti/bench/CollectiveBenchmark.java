@@ -37,8 +37,8 @@ import picocli.CommandLine.Parameters;
  * <p><b>{@code --thesis}</b>: the bandwidth figure of the BCL-3 thesis for the operation and its
  * theoretical value ({@link ThesisBandwidth}), with T_Total / N = the slowest rank's time per
  * operation, and B_Node from {@code --link-bw} or measured at each size with a quick window
- * bandwidth run between ranks 0 and 1 (the {@code bw} benchmark's method); plus a PNG plot of both
- * over size ({@link CollectivePlot}).
+ * bandwidth run between ranks 0 and 1 (the {@code bw} benchmark's method); plus a PNG or SVG plot
+ * of both over size ({@link CollectivePlot}).
  */
 public final class CollectiveBenchmark {
     /** How long the JIT gets to compile the measured paths before the first size (as P2pBenchmark). */
@@ -180,6 +180,9 @@ public final class CollectiveBenchmark {
             }
             if (thesis && plot == null && !op.equals("barrier")) {
                 plot = op + "-bandwidth.png";
+            }
+            if (plot != null) {
+                Charts.format(plot);
             }
             return new Options(op, sizes, iters, warmup, json, segment, thesis, link, plot, nonblocking, testCalls,
                     algorithm, blocking, offload, pairs);

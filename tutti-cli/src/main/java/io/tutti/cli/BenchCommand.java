@@ -36,9 +36,9 @@ import picocli.CommandLine.Parameters;
                 + " benchmark picks its own, scaled to each size.",
             "",
             "--thesis adds the thesis' bandwidth figure (e.g. bcast: MsgLen*N*(P-1)/T) and its theoretical"
-                + " bound (e.g. (P-1)*B_Node/ceil(log2 P)) and writes a PNG plot of both; B_Node is --link-bw or"
-                + " measured between ranks 0 and 1. --nonblocking prints overall, compute, pure collective time"
-                + " and overlap (OSU's osu_iallreduce method).",
+                + " bound (e.g. (P-1)*B_Node/ceil(log2 P)) and writes a plot of both (PNG, or SVG for a .svg file);"
+                + " B_Node is --link-bw or measured between ranks 0 and 1. --nonblocking prints overall, compute,"
+                + " pure collective time and overlap (OSU's osu_iallreduce method).",
             "",
             "Examples:",
             "  tutti bench latency",
@@ -128,8 +128,8 @@ public final class BenchCommand implements Callable<Integer> {
             + " GB/s (10^9 B/s); default: measured per size between ranks 0 and 1.")
     Double linkBandwidth;
 
-    @Option(names = "--plot", paramLabel = "FILE", description = "With --thesis: the PNG to write (default"
-            + " ./<op>-bandwidth.png).")
+    @Option(names = "--plot", paramLabel = "FILE", description = "With --thesis: the plot to write, PNG or SVG by"
+            + " its extension (default ./<op>-bandwidth.png).")
     Path plot;
 
     @Option(names = "--threads", description = "Run the ranks as threads of this JVM instead of as processes.")
