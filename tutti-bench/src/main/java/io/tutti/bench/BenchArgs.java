@@ -1,5 +1,6 @@
 package io.tutti.bench;
 
+import java.util.List;
 import picocli.CommandLine;
 
 /**
@@ -30,6 +31,24 @@ final class BenchArgs {
             throw new IllegalArgumentException("--buffer takes array or segment, not '" + buffer + "'");
         }
         return buffer.equals("segment");
+    }
+
+    /**
+     * {@code --format} and {@code --json} as one choice: {@code table} (the default), {@code json}
+     * or {@code osu} (OSU Micro-Benchmarks' own output, {@link OsuFormat}).
+     */
+    static String format(String format, boolean json) {
+        if (format == null) {
+            return json ? "json" : "table";
+        }
+        if (!List.of("table", "json", "osu").contains(format)) {
+            throw new IllegalArgumentException("--format takes table, json or osu, not '" + format + "'");
+        }
+        if (json && !format.equals("json")) {
+            throw new IllegalArgumentException("--json is --format json: give one format, not --json and --format "
+                    + format);
+        }
+        return format;
     }
 
     /** {@code --sizes}: every size must fit a Java array (0 to 2^31 - 1 bytes). */

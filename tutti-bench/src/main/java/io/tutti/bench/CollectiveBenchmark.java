@@ -37,8 +37,9 @@ import picocli.CommandLine.Parameters;
  * <p><b>{@code --thesis}</b>: the bandwidth figure of the BCL-3 thesis for the operation and its
  * theoretical value ({@link ThesisBandwidth}), with T_Total / N = the slowest rank's time per
  * operation, and B_Node from {@code --link-bw} or measured at each size with a quick window
- * bandwidth run between ranks 0 and 1 (the {@code bw} benchmark's method); plus a PNG plot of both
- * over size ({@link CollectivePlot}).
+ * bandwidth run between ranks 0 and 1 (the {@code bw} benchmark's method); plus a PNG or SVG plot
+ * of both over size ({@link CollectivePlot}). <b>{@code --format osu}</b>: OSU's own output and
+ * sizes ({@link OsuFormat}, {@link Options#osuSize}).
  */
 public final class CollectiveBenchmark {
     /** How long the JIT gets to compile the measured paths before the first size (as P2pBenchmark). */
@@ -67,7 +68,7 @@ public final class CollectiveBenchmark {
     /** The parsed command line. */
     record Options(String op, long[] sizes, int iters, int warmup, boolean json, boolean segment, boolean thesis,
                    double linkBytesPerSecond, String plot, boolean nonblocking, int testCalls, String algorithm,
-                   boolean blocking, boolean offload, int pairs) {
+                   boolean blocking, boolean offload, int pairs, boolean osu, boolean full) {
 
         /** Where persistent requests run: offloaded with {@code --offload}, so that warm-up compiles that path. */
         io.tutti.Offload where() {
@@ -75,7 +76,8 @@ public final class CollectiveBenchmark {
         }
 
         static final String USAGE = "usage: CollectiveBenchmark " + String.join("|", CollectiveOp.NAMES)
-                + " [--sizes LIST] [--iters N] [--warmup N] [--json] [--buffer array|segment] [--blocking]"
+                + " [--sizes LIST] [--iters N] [--warmup N] [--json | --format table|json|osu [--full]]"
+                + " [--buffer array|segment] [--blocking]"
                 + " [--algorithm A] [--nonblocking [--test-calls N]] [--thesis [--link-bw GB/s] [--plot FILE]]"
                 + " [--offload [--paired N]]";
 
@@ -92,6 +94,10 @@ public final class CollectiveBenchmark {
             Integer warmup;
             @Option(names = "--json")
             boolean json;
+            @Option(names = "--format")
+            String format;
+            @Option(names = "--full")
+            boolean full;
             @Option(names = "--buffer")
             String buffer = "segment";
             @Option(names = "--thesis")
@@ -127,7 +133,9 @@ public final class CollectiveBenchmark {
             long[] sizes = a.sizes == null ? null : BenchArgs.checkSizes(a.sizes);
             int iters = a.iters == null ? -1 : atLeast(a.iters, "--iters", 1);
             int warmup = a.warmup == null ? -1 : atLeast(a.warmup, "--warmup", 0);
-            boolean json = a.json;
+            String format = BenchArgs.format(a.format, a.json);
+            boolean json = format.equals("json");
+            boolean osu = format.equals("osu");
             boolean segment = BenchArgs.segment(a.buffer);
             boolean thesis = a.thesis;
             double link = Double.NaN;
@@ -173,6 +181,10 @@ public final class CollectiveBenchmark {
             if (algorithm != null && CollectiveOp.algorithmOperation(op) == null) {
                 throw new IllegalArgumentException(op + " is point-to-point: it has no algorithm to choose");
             }
+            checkOsu(op, osu, a.full, thesis, offload, nonblocking);
+            if (sizes == null && osu) {
+                sizes = OsuFormat.defaultSizes(false);
+            }
             if (sizes == null) {
                 sizes = op.equals("barrier") ? new long[] {0} : defaultSizes();
             } else if (op.equals("barrier")) {
@@ -181,8 +193,55 @@ public final class CollectiveBenchmark {
             if (thesis && plot == null && !op.equals("barrier")) {
                 plot = op + "-bandwidth.png";
             }
+            if (plot != null) {
+                Charts.format(plot);
+            }
             return new Options(op, sizes, iters, warmup, json, segment, thesis, link, plot, nonblocking, testCalls,
-                    algorithm, blocking, offload, pairs);
+                    algorithm, blocking, offload, pairs, osu, a.full);
+        }
+
+        /** What {@code --format osu} and {@code --full} cannot go with: what OSU has no counterpart for. */
+        private static void checkOsu(String op, boolean osu, boolean full, boolean thesis, boolean offload,
+                                     boolean nonblocking) {
+            if (full && !osu) {
+                throw new IllegalArgumentException("--full is OSU's -f (min, max and iterations columns): give it"
+                        + " with --format osu");
+            }
+            if (!osu) {
+                return;
+            }
+            if (OsuFormat.name(op, false) == null) {
+                throw new IllegalArgumentException(op + " has no OSU counterpart (OSU Micro-Benchmarks have no"
+                        + " shift benchmark): drop --format osu");
+            }
+            if (offload) {
+                throw new IllegalArgumentException("--offload has no OSU counterpart (OSU times host MPI calls):"
+                        + " drop --format osu");
+            }
+            if (thesis) {
+                throw new IllegalArgumentException("--thesis adds columns OSU does not print: drop --format osu or"
+                        + " --thesis");
+            }
+            if (nonblocking && full) {
+                throw new IllegalArgumentException("OSU's full nonblocking table has columns Tutti does not measure"
+                        + " (Coll. Init, MPI_Test, MPI_Wait, min and max Comm.): drop --full");
+            }
+        }
+
+        /**
+         * The size a row of {@code --format osu} reports for {@code asked} (OSU's meaning: for
+         * reducescatter the whole vector of {@code ranks} blocks), or -1 when it has no whole
+         * element, which OSU skips.
+         */
+        static long osuSize(String op, long asked, int ranks) {
+            if (op.equals("reducescatter")) {
+                long block = asked / Double.BYTES / ranks;
+                return block == 0 ? -1 : block * Double.BYTES * ranks;
+            }
+            if (CollectiveOp.reduces(op) && asked < Double.BYTES) {
+                return -1;
+            }
+            return CollectiveOp.effectiveSize(op, asked);
         }
 
         /** 8 B to 1 MiB in powers of 4 (8, 32, 128, ... 512 KiB) and 1 MiB itself. */
@@ -241,13 +300,19 @@ public final class CollectiveBenchmark {
             List<Row> rows = new ArrayList<>();
             Stats stats = new Stats(world);
             for (int k = 0; k < o.sizes().length; k++) {
-                long size = CollectiveOp.effectiveSize(o.op(), o.sizes()[k]);
+                long size = o.osu() ? Options.osuSize(o.op(), o.sizes()[k], world.size())
+                        : CollectiveOp.effectiveSize(o.op(), o.sizes()[k]);
+                if (size < 0) {
+                    continue;
+                }
+                // the bytes per rank CollectiveOp takes: OSU's reducescatter size is the whole vector
+                long perRank = o.osu() && o.op().equals("reducescatter") ? size / world.size() : size;
                 double bNode = bNodes == null ? Double.NaN : bNodes[k];
                 if (o.pairs() > 0) {
                     paired(world, o, size, arena, stats);
                     continue;
                 }
-                try (CollectiveOp op = CollectiveOp.create(o.op(), size, world, arena, o.segment(), o.blocking(),
+                try (CollectiveOp op = CollectiveOp.create(o.op(), perRank, world, arena, o.segment(), o.blocking(),
                         o.where())) {
                     Row row = o.nonblocking()
                             ? nonblocking(world, op, o, size, stats)
@@ -596,6 +661,11 @@ public final class CollectiveBenchmark {
         if (o.json()) {
             return;
         }
+        if (o.osu()) {
+            OsuFormat.header(o.op(), o.nonblocking(), o.full()).forEach(System.out::println);
+            System.out.flush();
+            return;
+        }
         String method = o.nonblocking()
                 ? "OSU nonblocking method: pure collective, then overlapped with " + o.testCalls()
                         + " test() calls in a dummy compute as long as the pure time"
@@ -656,6 +726,12 @@ public final class CollectiveBenchmark {
                         .fixed("bound_mb_per_s", r.bound() / 1e6, 1);
             }
             return j.fixed("alloc_bytes_per_op", r.allocPerOp(), 2).end();
+        }
+        if (o.osu()) {
+            return o.nonblocking()
+                    ? OsuFormat.nonblockingRow(o.op(), r.size(), r.avgUs(), r.computeUs(), r.pureUs(),
+                            r.overlapPercent())
+                    : OsuFormat.collectiveRow(o.op(), o.full(), r.size(), r.avgUs(), r.minUs(), r.maxUs(), r.iters());
         }
         if (o.nonblocking()) {
             return String.format(Locale.ROOT, "%-12d %12.2f %12.2f %12.2f %11.1f %8d %14.2f", r.size(), r.avgUs(),

@@ -18,7 +18,8 @@ import picocli.CommandLine.Parameters;
  * (one-way, half the round trip of a ping-pong; the figure is the median, with min and p99),
  * {@code bw} (a window of 64 sends into 64 distinct receive buffers, then an acknowledgement; MB/s
  * with MB = 10^6 bytes) and
- * {@code bibw} (both directions at once). Run by {@code tutti bench}; rank 0 prints.
+ * {@code bibw} (both directions at once). Run by {@code tutti bench}; rank 0 prints, as a table, JSON
+ * rows or with {@code --format osu} OSU's own output ({@link OsuFormat}: the mean latency, as OSU's).
  *
  * <p>The timed loops use blocking calls or persistent requests only, so they allocate nothing; the
  * allocation per message is measured (thread allocated bytes) and reported.
@@ -32,9 +33,9 @@ public final class P2pBenchmark {
     }
 
     /** The parsed command line. */
-    record Options(String mode, long[] sizes, int iters, int warmup, boolean json, boolean segment) {
+    record Options(String mode, long[] sizes, int iters, int warmup, boolean json, boolean segment, boolean osu) {
         static final String USAGE = "usage: P2pBenchmark latency|bw|bibw [--sizes LIST] [--iters N]"
-                + " [--warmup N] [--json] [--buffer array|segment]";
+                + " [--warmup N] [--json | --format table|json|osu] [--buffer array|segment]";
 
         /** The options as picocli reads them; {@link #parse} checks them and fills in the defaults. */
         @Command(name = "P2pBenchmark")
@@ -49,6 +50,10 @@ public final class P2pBenchmark {
             int warmup = -1;
             @Option(names = "--json")
             boolean json;
+            @Option(names = "--format")
+            String format;
+            @Option(names = "--full")
+            boolean full;
             @Option(names = "--buffer")
             String buffer = "segment";
         }
@@ -62,13 +67,21 @@ public final class P2pBenchmark {
                 throw new IllegalArgumentException("unknown benchmark '" + a.mode + "': use latency, bw or bibw");
             }
             boolean segment = BenchArgs.segment(a.buffer);
+            String format = BenchArgs.format(a.format, a.json);
+            if (a.full) {
+                throw new IllegalArgumentException("--full is OSU's -f of the collectives; OSU's " + a.mode
+                        + " has no full format: drop --full");
+            }
             long[] sizes = a.sizes;
-            if (sizes == null) {
+            if (sizes == null && format.equals("osu")) {
+                sizes = OsuFormat.defaultSizes(true);
+            } else if (sizes == null) {
                 sizes = a.mode.equals("latency")
                         ? new long[] {0, 1, 8, 64, 512, 1024, 4096, 16384, 65536, 262144, 1048576}
                         : new long[] {8, 1024, 16384, 65536, 262144, 1048576, 4194304};
             }
-            return new Options(a.mode, BenchArgs.checkSizes(sizes), a.iters, a.warmup, a.json, segment);
+            return new Options(a.mode, BenchArgs.checkSizes(sizes), a.iters, a.warmup, format.equals("json"),
+                    segment, format.equals("osu"));
         }
 
         int itersFor(long size) {
@@ -238,8 +251,12 @@ public final class P2pBenchmark {
         }
     }
 
-    /** One result row. */
-    record Row(long size, double figure, double min, double p99, double allocPerMessage, String unit) {
+    /** One result row; {@code mean} is the latency's mean (OSU's figure), NaN for bandwidth. */
+    record Row(long size, double figure, double min, double p99, double allocPerMessage, String unit, double mean) {
+        /** A row without a mean: bandwidth. */
+        Row(long size, double figure, double min, double p99, double allocPerMessage, String unit) {
+            this(size, figure, min, p99, allocPerMessage, unit, Double.NaN);
+        }
     }
 
     static Row latency(Communicator c, Buffers b, long size, int iters, int warmup) {
@@ -251,16 +268,19 @@ public final class P2pBenchmark {
             pingPong(c, b, peer, first, st);
         }
         long allocBefore = allocated();
+        long total = 0;
         for (int i = 0; i < iters; i++) {
             long t0 = System.nanoTime();
             pingPong(c, b, peer, first, st);
             long rtt = System.nanoTime() - t0;
             h.recordValue(Math.max(1, rtt));
+            total += rtt;
         }
         long alloc = allocated() - allocBefore;
         // one-way latency = half the round trip
         return new Row(size, h.getValueAtPercentile(50) / 2000.0, h.getMinValue() / 2000.0,
-                h.getValueAtPercentile(99) / 2000.0, Math.max(0, alloc) / (2.0 * iters), "us");
+                h.getValueAtPercentile(99) / 2000.0, Math.max(0, alloc) / (2.0 * iters), "us",
+                total / (2000.0 * Math.max(1, iters)));
     }
 
     private static void pingPong(Communicator c, Buffers b, int peer, boolean first, Status st) {
@@ -353,6 +373,10 @@ public final class P2pBenchmark {
         if (o.json()) {
             return;
         }
+        if (o.osu()) {
+            OsuFormat.header(o.mode(), false, false).forEach(System.out::println);
+            return;
+        }
         String title = switch (o.mode()) {
             case "latency" -> "# Tutti one-way latency (median of ping-pong round trips / 2)";
             case "bw" -> "# Tutti bandwidth (window of " + WINDOW + " messages)";
@@ -384,6 +408,8 @@ public final class P2pBenchmark {
     private static void print(Options o, Row r) {
         if (o.json()) {
             System.out.println(json(o, r));
+        } else if (o.osu()) {
+            System.out.println(OsuFormat.row(r.size(), o.mode().equals("latency") ? r.mean() : r.figure()));
         } else if (o.mode().equals("latency")) {
             System.out.printf(Locale.ROOT, "%-12d %12.2f %12.2f %12.2f %14.2f%n", r.size(), r.figure(), r.min(), r.p99(),
                     r.allocPerMessage());

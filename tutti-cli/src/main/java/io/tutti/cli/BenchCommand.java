@@ -14,8 +14,9 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code tutti bench}: OSU-style point-to-point benchmarks between ranks 0 and 1, and collective
- * benchmarks over every rank (with the BCL-3 thesis' bandwidth figures and OSU's nonblocking
- * overlap method), run through the real launcher so that what is measured is what applications get.
+ * benchmarks over every rank (with [BCL-3]'s bandwidth figures and OSU's nonblocking overlap
+ * method), run through the real launcher so that what is measured is what applications get. Rank 0
+ * prints a table, JSON rows, or with {@code --format osu} exactly OSU Micro-Benchmarks' output.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, usageHelpAutoWidth = true, versionProvider = Main.Version.class,
         sortOptions = false,
@@ -36,9 +37,14 @@ import picocli.CommandLine.Parameters;
                 + " benchmark picks its own, scaled to each size.",
             "",
             "--thesis adds the thesis' bandwidth figure (e.g. bcast: MsgLen*N*(P-1)/T) and its theoretical"
-                + " bound (e.g. (P-1)*B_Node/ceil(log2 P)) and writes a PNG plot of both; B_Node is --link-bw or"
-                + " measured between ranks 0 and 1. --nonblocking prints overall, compute, pure collective time"
-                + " and overlap (OSU's osu_iallreduce method).",
+                + " bound (e.g. (P-1)*B_Node/ceil(log2 P)) and writes a plot of both (PNG, or SVG for a .svg file);"
+                + " B_Node is --link-bw or measured between ranks 0 and 1. --nonblocking prints overall, compute,"
+                + " pure collective time and overlap (OSU's osu_iallreduce method).",
+            "",
+            "--format osu prints exactly what OSU Micro-Benchmarks 7.4 print (title '# OSU MPI-Tutti ... Test v7.4',"
+                + " datatype and column header lines, rows of a 10-wide size and 20-wide figures), over OSU's sizes (1 B to 4 MiB"
+                + " point-to-point, 1 B to 1 MiB collectives) unless --sizes is given; --full adds OSU's -f columns."
+                + " loggp, shift and --offload have no OSU counterpart.",
             "",
             "Examples:",
             "  tutti bench latency",
@@ -46,6 +52,7 @@ import picocli.CommandLine.Parameters;
             "  tutti bench allreduce -n 4 --sizes 8,1k,64k,1m",
             "  tutti bench bcast -n 4 --thesis --plot bcast.png",
             "  tutti bench allreduce -n 4 --nonblocking",
+            "  tutti bench allreduce -n 4 --format osu --full",
         })
 public final class BenchCommand implements Callable<Integer> {
     /** The class in tutti-bench that runs on every rank, by name: the ranks load it, the launcher does not run it. */
@@ -69,6 +76,9 @@ public final class BenchCommand implements Callable<Integer> {
     /** The collectives that have a nonblocking variant ({@code iallreduce} ...). */
     static final EnumSet<Mode> NONBLOCKING = EnumSet.range(Mode.barrier, Mode.reducescatter);
 
+    /** How rank 0 prints: Tutti's table, JSON rows, or OSU Micro-Benchmarks' own output. */
+    enum Format { table, json, osu }
+
     /** The buffers the benchmark sends from and receives into. */
     enum Buffer { array, segment }
 
@@ -88,8 +98,16 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--warmup", paramLabel = "N", description = "Untimed iterations per size before the timed ones.")
     Integer warmup;
 
-    @Option(names = "--json", description = "Print results as JSON instead of a table.")
+    @Option(names = "--json", description = "Print results as JSON instead of a table (= --format json).")
     boolean json;
+
+    @Option(names = "--format", paramLabel = "table|json|osu", description = "table (default), json, or osu:"
+            + " exactly OSU Micro-Benchmarks' output, which scripts that read OSU's read.")
+    Format format;
+
+    @Option(names = "--full", description = "With --format osu, collectives: OSU's -f, adding min, max and"
+            + " iterations columns.")
+    boolean full;
 
     @Option(names = "--buffer", paramLabel = "array|segment", defaultValue = "segment",
             description = "Heap arrays or off-heap memory segments (default ${DEFAULT-VALUE}).")
@@ -128,8 +146,8 @@ public final class BenchCommand implements Callable<Integer> {
             + " GB/s (10^9 B/s); default: measured per size between ranks 0 and 1.")
     Double linkBandwidth;
 
-    @Option(names = "--plot", paramLabel = "FILE", description = "With --thesis: the PNG to write (default"
-            + " ./<op>-bandwidth.png).")
+    @Option(names = "--plot", paramLabel = "FILE", description = "With --thesis: the plot to write, PNG or SVG by"
+            + " its extension (default ./<op>-bandwidth.png).")
     Path plot;
 
     @Option(names = "--threads", description = "Run the ranks as threads of this JVM instead of as processes.")
@@ -169,7 +187,7 @@ public final class BenchCommand implements Callable<Integer> {
                 problem = e.getMessage();
             }
         }
-        List<String> args = mode == Mode.loggp ? (json ? List.of("--json") : List.of()) : benchmarkArgs();
+        List<String> args = mode == Mode.loggp ? (json() ? List.of("--json") : List.of()) : benchmarkArgs();
         int rows = -1;
         if (problem == null) {
             try {
@@ -204,8 +222,20 @@ public final class BenchCommand implements Callable<Integer> {
         return !t.isEmpty() && !t.startsWith("#");
     }
 
+    /** Whether rank 0 prints JSON rows ({@code --json} or {@code --format json}). */
+    boolean json() {
+        return json || format == Format.json;
+    }
+
     /** What is wrong with the command line, or null when it can run. */
     String check() {
+        if (json && format != null && format != Format.json) {
+            return "--json is --format json: give one format, not --json and --format " + format;
+        }
+        if (mode == Mode.loggp && (format == Format.osu || full)) {
+            return "loggp has no OSU counterpart (OSU Micro-Benchmarks do not measure LogGP parameters):"
+                    + " drop --format osu and --full";
+        }
         if (mode.pointToPoint() && ranks < 2) {
             return "point-to-point benchmarks need at least 2 ranks: use -n 2";
         }
@@ -226,7 +256,7 @@ public final class BenchCommand implements Callable<Integer> {
         if (nonblocking && (thesis || blocking)) {
             return "--nonblocking cannot be combined with --thesis or --blocking";
         }
-        if (paired != null && (!offload || paired < 1 || nonblocking || thesis || json)) {
+        if (paired != null && (!offload || paired < 1 || nonblocking || thesis || json())) {
             return "--paired N (N >= 1) goes with --offload, and not with --nonblocking, --thesis or --json";
         }
         if (testCalls != null && (!nonblocking || testCalls < 0)) {
@@ -262,8 +292,14 @@ public final class BenchCommand implements Callable<Integer> {
         if (warmup != null) {
             args.addAll(List.of("--warmup", warmup.toString()));
         }
-        if (json) {
+        if (json()) {
             args.add("--json");
+        }
+        if (format == Format.osu) {
+            args.addAll(List.of("--format", "osu"));
+        }
+        if (full) {
+            args.add("--full");
         }
         args.addAll(List.of("--buffer", buffer.name()));
         if (mode.pointToPoint()) {

@@ -86,6 +86,26 @@ class BenchCommandTest {
         assertEquals(Launcher.EXIT_USAGE, quietly("bench", "allsum"));
     }
 
+    @Test
+    void formatOsuPassesToTheBenchmark() {
+        BenchCommand b = parse("allreduce", "-n", "4", "--format", "osu", "--full", "--blocking");
+        assertNull(b.check());
+        assertEquals(List.of("allreduce", "--format", "osu", "--full", "--buffer", "segment", "--blocking"),
+                b.benchmarkArgs());
+        assertEquals(List.of("latency", "--format", "osu", "--buffer", "segment"),
+                parse("latency", "--format", "osu").benchmarkArgs());
+        assertEquals(List.of("bw", "--json", "--buffer", "segment"), parse("bw", "--format", "json").benchmarkArgs());
+        assertEquals(List.of("bw", "--buffer", "segment"), parse("bw", "--format", "table").benchmarkArgs());
+        assertTrue(parse("loggp", "--format", "osu").check().contains("no OSU counterpart"));
+        assertTrue(parse("bw", "--json", "--format", "osu").check().contains("one format"));
+        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "shift", "--format", "osu"));
+        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "allreduce", "--offload", "--format", "osu"));
+        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "bcast", "--thesis", "--format", "osu"));
+        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "latency", "--full", "--format", "osu"));
+        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "bcast", "--full"));
+        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "bcast", "--thesis", "--plot", "b.pdf"));
+    }
+
     /** What the ranks' own parser would reject fails in the launcher, before any rank starts. */
     @Test
     void badSizesFailBeforeTheRanksStart() {
@@ -139,5 +159,65 @@ class BenchCommandTest {
         assertTrue(min > 0 && min <= avg && avg <= max, rows.get(0));
         assertTrue(rows.get(1).startsWith("1024 "), rows.get(1));
         assertTrue(text.lines().noneMatch(l -> l.startsWith("[1] ")), "only rank 0 prints: " + text);
+    }
+
+    /** Rank 0's lines of a two-rank run of {@code args}, untagged; nothing from rank 1. */
+    private static List<String> run(String className, List<String> args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Launcher launcher = new Launcher(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), "tutti bench");
+        int code = launcher.run(new Launcher.Options(2, false, java.time.Duration.ofSeconds(50), true, "",
+                List.of(), className, args, false));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, () -> text + err.toString(StandardCharsets.UTF_8));
+        assertTrue(text.lines().allMatch(l -> l.startsWith("[0] ")), "only rank 0 prints: " + text);
+        return text.lines().map(l -> l.substring(4)).toList();
+    }
+
+    /**
+     * {@code --format osu} end to end: OSU's lines and nothing else on standard output, rows that
+     * are OSU's printf formats of their own figures, read as a script reads OSU's output (lines not
+     * starting with # and not blank, split on blanks: size, then the figures).
+     */
+    @Test
+    @Timeout(60)
+    void osuCollectiveIsOsusLineByLine() {
+        BenchCommand b = parse("allreduce", "-n", "2", "--sizes", "4,8,1k", "--iters", "10", "--warmup", "1",
+                "--format", "osu", "--full");
+        assertNull(b.check());
+        List<String> lines = run(BenchCommand.COLLECTIVE_CLASS, b.benchmarkArgs());
+        assertEquals(List.of("", "# OSU MPI-Tutti Allreduce Latency Test v7.4", "# Datatype: MPI_DOUBLE.",
+                "# Size         Avg Latency(us)     Min Latency(us)     Max Latency(us)  Iterations"),
+                lines.subList(0, 4));
+        List<String> rows = lines.subList(4, lines.size());
+        assertEquals(2, rows.size(), "4 B is no whole double, so no row, as OSU: " + lines);
+        long[] sizes = {8, 1024};
+        for (int i = 0; i < rows.size(); i++) {
+            String[] f = rows.get(i).trim().split("\\s+");
+            assertEquals(sizes[i], Long.parseLong(f[0]));
+            double avg = Double.parseDouble(f[1]);
+            double min = Double.parseDouble(f[2]);
+            double max = Double.parseDouble(f[3]);
+            assertEquals(String.format(java.util.Locale.ROOT, "%-10d%20.2f%20.2f%20.2f%12d", sizes[i], avg, min, max,
+                    10), rows.get(i));
+            assertTrue(min > 0 && min <= avg && avg <= max, rows.get(i));
+        }
+    }
+
+    /** The same for a point-to-point benchmark: osu_latency's lines. */
+    @Test
+    @Timeout(60)
+    void osuLatencyIsOsusLineByLine() {
+        BenchCommand lat = parse("latency", "--sizes", "1,1k", "--iters", "100", "--format", "osu");
+        List<String> p2p = run(BenchCommand.BENCHMARK_CLASS, lat.benchmarkArgs());
+        assertEquals(List.of("", "# OSU MPI-Tutti Latency Test v7.4", "# Datatype: MPI_CHAR.",
+                "# Size         Avg Latency(us)"), p2p.subList(0, 4));
+        assertEquals(2, p2p.size() - 4, p2p.toString());
+        for (String row : p2p.subList(4, p2p.size())) {
+            String[] f = row.trim().split("\\s+");
+            assertEquals(String.format(java.util.Locale.ROOT, "%-10d%20.2f", Long.parseLong(f[0]),
+                    Double.parseDouble(f[1])), row);
+        }
     }
 }

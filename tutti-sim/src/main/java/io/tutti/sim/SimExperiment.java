@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.DoubleConsumer;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.markers.SeriesMarkers;
@@ -22,7 +21,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * One simulated experiment point and its report: builds the collective's schedules for
  * {@code nodes × ppn} ranks with the real {@link io.tutti.coll.Selector}, runs them in a rank model over a
- * network, and gives a {@link Row}; writes rows as CSV and as an XChart PNG.
+ * network, and gives a {@link Row}; writes rows as CSV and as an XChart PNG or SVG.
  */
 public final class SimExperiment {
     private SimExperiment() {
@@ -269,16 +268,22 @@ public final class SimExperiment {
     }
 
     /**
-     * Writes a PNG of completion time (µs) over the x axis: message size when there are several
-     * sizes, else node count; one series per (node count or size).
+     * Writes a plot of completion time (µs) over the x axis, as PNG or SVG by the file's extension:
+     * message size (in binary units) when there are several sizes, else node count; one series per
+     * (node count or size).
      */
     public static void plot(Path file, List<Row> rows) {
+        Charts.save(chart(rows), file);
+    }
+
+    /** The chart of {@link #plot}, for a test to look at. */
+    static XYChart chart(List<Row> rows) {
         System.setProperty("java.awt.headless", "true");
         boolean bySize = rows.stream().map(Row::size).distinct().count() > 1;
         Map<String, List<double[]>> series = new LinkedHashMap<>();
         for (Row r : rows) {
-            String name = bySize ? r.nodes() + " nodes × " + r.ppn() : r.size() + " B";
-            double x = bySize ? Math.max(1, r.size()) : r.nodes();
+            String name = bySize ? r.nodes() + " nodes × " + r.ppn() : Charts.size(r.size());
+            double x = bySize ? Charts.sizeX(Math.max(1, r.size())) : r.nodes();
             series.computeIfAbsent(name, k -> new ArrayList<>()).add(new double[] {x, r.completionNs() / 1e3});
         }
         Row first = rows.getFirst();
@@ -286,20 +291,20 @@ public final class SimExperiment {
                 .title("Tutti sim: " + first.coll() + " / " + first.algorithm() + ", " + first.mode() + " mode, "
                         + first.network() + (first.topology().equals("-") ? "" : " " + first.topology()))
                 .xAxisTitle(bySize ? "size (bytes per rank)" : "nodes").yAxisTitle("completion time (us)").build();
-        chart.getStyler().setXAxisLogarithmic(true);
+        chart.getStyler().setXAxisLogarithmic(!bySize);
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        if (bySize) {
+            Charts.sizeAxis(chart);
+        } else {
+            Charts.plainNumbers(chart);
+        }
         for (Map.Entry<String, List<double[]>> e : series.entrySet()) {
             double[] x = e.getValue().stream().mapToDouble(p -> p[0]).toArray();
             double[] y = e.getValue().stream().mapToDouble(p -> Math.max(p[1], 1e-3)).toArray();
             chart.addSeries(e.getKey(), x, y).setMarker(SeriesMarkers.CIRCLE);
         }
-        try {
-            createParent(file);
-            BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the plot " + file + ": " + e.getMessage(), e);
-        }
+        return chart;
     }
 
     private static void createParent(Path file) throws IOException {
