@@ -4,9 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class CommandLineTest {
@@ -21,6 +25,17 @@ class CommandLineTest {
         assertEquals(Duration.ofMillis(1500), run.timeout);
         assertEquals("com.example.Main", run.target);
         assertEquals(List.of("--bar", "-n", "3", "--timeout"), run.args);
+    }
+
+    @Test
+    void atFileArgumentsPassThroughUntouched(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("args.txt"), "expanded words\n");
+        CommandLine.ParseResult parsed = Main.commandLine().parseArgs("run", "-n", "1", "Main", "@" + file, "x");
+        RunCommand run = parsed.subcommand().commandSpec().commandLine().getCommand();
+        assertEquals(List.of("@" + file, "x"), run.args);
+        parsed = Main.commandLine().parseArgs("javac", "-d", "out", "@" + file, "--help");
+        JavacCommand javac = parsed.subcommand().commandSpec().commandLine().getCommand();
+        assertEquals(List.of("-d", "out", "@" + file, "--help"), javac.args);
     }
 
     @Test
