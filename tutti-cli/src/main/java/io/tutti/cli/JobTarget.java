@@ -18,13 +18,17 @@ import java.util.jar.JarFile;
 import java.util.jar.Manifest;
 
 /**
- * The program a job runs: its main class and the jar it came from (null when given by name), found
- * and checked before any rank starts, and called as the {@code java} launcher would call it.
+ * The program a job runs: its main class and where it came from, found and checked before any rank
+ * starts, and called as the {@code java} launcher would call it. A source file is checked here and
+ * compiled into the job's directory once the job has one ({@link SourceProgram}).
  *
- * @param mainClass the fully qualified name of the class whose main method each rank runs
- * @param jar       the jar whose manifest named it, or null
+ * @param mainClass the fully qualified name of the class whose main method each rank runs; null for a
+ *                  source file not yet compiled
+ * @param classes   the jar whose manifest named it, or the directory it was compiled into; first on the
+ *                  class path; null for a class given by name
+ * @param source    the {@code .java} file to compile before the ranks start, or null
  */
-record JobTarget(String mainClass, Path jar) {
+record JobTarget(String mainClass, Path classes, Path source) {
     /** Checks the request and finds the main class, so that a mistake fails before any rank starts. */
     static JobTarget resolve(Launcher.Options o) throws IOException {
         if (o.ranks() < 1) {
@@ -51,21 +55,20 @@ record JobTarget(String mainClass, Path jar) {
                 throw new Launcher.UsageException(t + " has no Main-Class in its manifest: put the jar on the class path and"
                         + " name the class, e.g. tutti run -n " + o.ranks() + " --cp " + t + " com.example.Main");
             }
-            target = new JobTarget(main.trim(), jar.toAbsolutePath());
+            target = new JobTarget(main.trim(), jar.toAbsolutePath(), null);
         } else if (t.endsWith(".java")) {
-            throw new Launcher.UsageException("tutti run starts compiled classes, not source files: compile " + t
-                    + " first (javac -cp 'tutti-cli/target/tutti/lib/*' " + t + ") and give its class name");
+            return new JobTarget(null, null, SourceProgram.check(t));
         } else if (t.endsWith(".class") || t.contains("/") || t.contains(File.separator)) {
             throw new Launcher.UsageException("'" + t + "' looks like a file: give the fully qualified class name"
                     + " (e.g. com.example.Main) and the directory or jar holding it with --cp");
         } else {
-            target = new JobTarget(t, null);
+            target = new JobTarget(t, null, null);
         }
-        try (URLClassLoader loader = new URLClassLoader(urls(o.classpath(), target.jar()),
+        try (URLClassLoader loader = new URLClassLoader(urls(o.classpath(), target.classes()),
                 JobTarget.class.getClassLoader())) {
             if (loader.getResource(target.mainClass().replace('.', '/') + ".class") == null) {
                 String searched = (o.classpath().isEmpty() ? "" : "--cp " + o.classpath() + ", ")
-                        + (target.jar() == null ? "" : target.jar() + ", ") + "the Tutti jars";
+                        + (target.classes() == null ? "" : target.classes() + ", ") + "the Tutti jars";
                 throw new Launcher.UsageException("the main class " + target.mainClass() + " was not found on the class path ("
                         + searched + "): give the directory or jar that holds it with --cp, and check the package"
                         + " name");
@@ -74,12 +77,15 @@ record JobTarget(String mainClass, Path jar) {
         return target;
     }
 
-    /** The user's class path as URLs, with {@code dir/*} expanded to the jars in it as {@code java} does. */
-    static URL[] urls(String classpath, Path jar) {
+    /**
+     * The user's class path as URLs, after {@code first} (the target's jar or classes, or null), with
+     * {@code dir/*} expanded to the jars in it as {@code java} does.
+     */
+    static URL[] urls(String classpath, Path first) {
         List<URL> urls = new ArrayList<>();
         try {
-            if (jar != null) {
-                urls.add(jar.toUri().toURL());
+            if (first != null) {
+                urls.add(first.toUri().toURL());
             }
             for (String entry : classpath.split(File.pathSeparator)) {
                 if (entry.isEmpty()) {
@@ -133,7 +139,8 @@ record JobTarget(String mainClass, Path jar) {
         }
     }
 
-    private static Method findMain(Class<?> cls) {
+    /** The method the {@code java} launcher would call, or null when there is none. */
+    static Method findMain(Class<?> cls) {
         // The java launcher's order of preference (JEP 512).
         for (boolean wantStatic : new boolean[] {true, false}) {
             for (boolean wantArgs : new boolean[] {true, false}) {

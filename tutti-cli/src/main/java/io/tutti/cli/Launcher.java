@@ -29,10 +29,11 @@ import java.util.stream.Collectors;
  *
  * <p>Exit codes: 0 when every rank exited 0; the first failing rank's code (128 + signal when it
  * was killed); {@value #EXIT_TIMEOUT} on timeout; {@value #EXIT_USAGE} for a bad request (no main
- * class, bad {@code -n}); {@value #EXIT_FAILURE} when the job could not be set up or a rank
- * thread failed.
+ * class, bad {@code -n}); {@value #EXIT_FAILURE} when the job could not be set up, a rank thread
+ * failed or a source file did not compile.
  *
- * <p>The parts: {@link JobTarget} (what to run), {@link JobDirectory} (the job's files),
+ * <p>The parts: {@link JobTarget} (what to run), {@link SourceProgram} (a {@code .java} file
+ * compiled for the job), {@link JobDirectory} (the job's files),
  * {@link RankProcesses} (a rank's command, environment and stop), {@link Placement} (hosts),
  * {@link TaggedOutput} (the ranks' output).
  */
@@ -61,7 +62,7 @@ public final class Launcher {
      * @param classpath  where the program's classes are, as for {@code java -cp} (null means ".", empty
      *                   means none); the launcher adds its own class path, which holds the Tutti jars
      * @param jvmOptions extra options for every rank JVM (process mode)
-     * @param target     the main class, or a jar whose manifest names it
+     * @param target     the main class, a jar whose manifest names it, or a {@code .java} source file
      * @param args       the program's arguments
      * @param verbose    report the job id, directory and rank pids on stderr
      * @param placement  which host each rank runs on and how it is started there
@@ -124,8 +125,16 @@ public final class Launcher {
 
     /** A request that cannot run as given; the message says what to change. */
     static final class UsageException extends RuntimeException {
+        /** The launcher's exit code: {@link #EXIT_USAGE}, or 1 for a program that did not compile (as javac). */
+        final int exitCode;
+
         UsageException(String message) {
+            this(message, EXIT_USAGE);
+        }
+
+        UsageException(String message, int exitCode) {
             super(message);
+            this.exitCode = exitCode;
         }
     }
 
@@ -171,11 +180,23 @@ public final class Launcher {
             return options.threads() ? runThreads(options, target) : runProcesses(options, target);
         } catch (UsageException e) {
             say(e.getMessage());
-            return EXIT_USAGE;
+            return e.exitCode;
         } catch (RuntimeException | IOException e) {
             say("the job could not be run: " + e);
             return EXIT_FAILURE;
         }
+    }
+
+    /** The target itself, or for a source file its classes, compiled into the job directory (removed with it). */
+    private JobTarget compiled(Options o, JobTarget target, JobDirectory job) {
+        if (target.source() == null) {
+            return target;
+        }
+        JobTarget program = SourceProgram.compile(target.source(), o.classpath(), job.dir().resolve("classes"), err);
+        if (o.verbose()) {
+            say("compiled " + target.source() + " into " + program.classes() + "; main class " + program.mainClass());
+        }
+        return program;
     }
 
     private void sayJob(Options o, JobDirectory job) {
@@ -232,6 +253,7 @@ public final class Launcher {
             JobDirectory job = JobDirectory.create();
             jobRef.set(job);
             sayJob(o, job);
+            target = compiled(o, target, job);
             List<String> command = RankProcesses.command(o, target);
             LinkedBlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
             Placement place = o.placement();
@@ -391,7 +413,8 @@ public final class Launcher {
         TaggedOutput.ThreadStream taggedErr = null;
         try {
             sayJob(o, job);
-            URL[] urls = JobTarget.urls(o.classpath(), target.jar());
+            JobTarget program = compiled(o, target, job);
+            URL[] urls = JobTarget.urls(o.classpath(), program.classes());
             ClassLoader parent = Launcher.class.getClassLoader();
             String[] args = o.args().toArray(String[]::new);
             if (o.tagOutput()) {
@@ -410,7 +433,7 @@ public final class Launcher {
                 // A loader per rank gives each rank its own statics, as separate processes would have.
                 try (URLClassLoader loader = new URLClassLoader("tutti-rank-" + rank, urls, parent)) {
                     Thread.currentThread().setContextClassLoader(loader);
-                    JobTarget.invokeMain(Class.forName(target.mainClass(), true, loader), args);
+                    JobTarget.invokeMain(Class.forName(program.mainClass(), true, loader), args);
                 } finally {
                     if (tOut != null) {
                         tOut.endLine();

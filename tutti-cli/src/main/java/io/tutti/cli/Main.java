@@ -1,9 +1,12 @@
 package io.tutti.cli;
 
+import io.tutti.Tutti;
 import io.tutti.os.Platform;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -12,14 +15,15 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code tutti} command: {@code run} (the launcher), {@code bench} and {@code demo}. The exit
- * code of the command is the exit code of the JVM, so scripts and CI see a failed job as failed.
+ * The {@code tutti} command: {@code run} (the launcher), {@code javac}, {@code bench}, {@code sim},
+ * {@code offload}, {@code switch} and {@code demo}. The exit code of the command is the exit code of
+ * the JVM, so scripts and CI see a failed job as failed.
  */
 @Command(name = "tutti", mixinStandardHelpOptions = true, usageHelpAutoWidth = true, versionProvider = Main.Version.class,
         synopsisSubcommandLabel = "COMMAND",
         description = "Tutti: MPI-style point-to-point and collective communication for the JVM.",
-        subcommands = {RunCommand.class, BenchCommand.class, SimCommand.class, OffloadCommand.class, SwitchCommand.class,
-            DemoCommand.class,
+        subcommands = {RunCommand.class, JavacCommand.class, BenchCommand.class, SimCommand.class, OffloadCommand.class,
+            SwitchCommand.class, DemoCommand.class,
             CommandLine.HelpCommand.class},
         footer = {"", "Run 'tutti COMMAND --help' for the options of a command."})
 public final class Main implements Callable<Integer> {
@@ -37,11 +41,17 @@ public final class Main implements Callable<Integer> {
         return commandLine().execute(args);
     }
 
-    /** The configured command line: program arguments after {@code run}'s main class pass through untouched. */
+    /**
+     * The configured command line: program arguments after {@code run}'s main class, and everything
+     * after {@code javac}, pass through untouched ({@code @file} arguments too: they are the program's
+     * or javac's to read).
+     */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
+        cl.setExpandAtFiles(false);
         // Set after the subcommands are registered: picocli applies it only to those already present.
         cl.getSubcommands().get("run").setStopAtPositional(true);
+        cl.getSubcommands().get("javac").setStopAtPositional(true).setUnmatchedOptionsArePositionalParams(true);
         cl.setParameterExceptionHandler(Main::usageError);
         return cl;
     }
@@ -66,15 +76,28 @@ public final class Main implements Callable<Integer> {
         return cmd.getCommandSpec().exitCodeOnInvalidInput();
     }
 
-    /** {@code tutti --version}: Tutti's version from the build, and the JVM it runs on. */
+    /**
+     * {@code tutti --version}: Tutti's version from the build, the JVM it runs on and where the Tutti
+     * jars are: the {@code java} and the class path to give a program started by another launcher.
+     */
     public static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            return new String[] {
-                "tutti " + version(),
-                "java " + Runtime.version() + " (" + Platform.JAVA_VENDOR + ", "
-                        + Platform.JAVA_HOME + ")"
-            };
+            String java = "java " + Runtime.version() + " (" + Platform.JAVA_VENDOR + ", " + Platform.JAVA_HOME + ")";
+            Path jars = jarDirectory();
+            return jars == null ? new String[] {"tutti " + version(), java}
+                    : new String[] {"tutti " + version(), java, "jars " + jars};
+        }
+
+        /** The directory of the jar that holds the API, or null when it does not come from a jar. */
+        static Path jarDirectory() {
+            try {
+                var source = Tutti.class.getProtectionDomain().getCodeSource();
+                Path where = source == null ? null : Path.of(source.getLocation().toURI());
+                return where != null && where.toString().endsWith(".jar") ? where.getParent().normalize() : null;
+            } catch (URISyntaxException | IllegalArgumentException | SecurityException e) {
+                return null;
+            }
         }
 
         /** The project version Maven wrote into the jar's resources. */

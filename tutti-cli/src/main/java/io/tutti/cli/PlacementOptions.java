@@ -9,7 +9,7 @@ import picocli.CommandLine.Option;
  * {@code tutti bench}. The network settings reach the ranks as environment variables.
  */
 public final class PlacementOptions {
-    @Option(names = "--hosts", split = ",", paramLabel = "HOST[,HOST...]",
+    @Option(names = "--hosts", split = ",", paramLabel = "HOST[,HOST...]", hideParamSyntax = true,
             description = "Run the ranks on these hosts, --ppn consecutive ranks on each (default: this machine"
                     + " only). Ranks on one host share memory; the network rails join the hosts.")
     List<String> hosts = new ArrayList<>();
@@ -22,7 +22,7 @@ public final class PlacementOptions {
                     + " 'ip netns exec {host}' or 'ssh {host}'.")
     String execPrefix;
 
-    @Option(names = "--rails", split = ",", paramLabel = "IF[,IF...]",
+    @Option(names = "--rails", split = ",", paramLabel = "IF[,IF...]", hideParamSyntax = true,
             description = "Network interfaces to use as rails, by name (sets TUTTI_RAILS).")
     List<String> rails = new ArrayList<>();
 

@@ -94,8 +94,8 @@ final class RankProcesses {
         }
         cmd.addAll(o.jvmOptions());
         StringBuilder cp = new StringBuilder();
-        if (target.jar() != null) {
-            cp.append(target.jar()).append(File.pathSeparator);
+        if (target.classes() != null) {
+            cp.append(target.classes()).append(File.pathSeparator);
         }
         cp.append(o.classpath());
         String own = Platform.CLASS_PATH;

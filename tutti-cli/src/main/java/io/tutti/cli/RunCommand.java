@@ -12,31 +12,42 @@ import picocli.CommandLine.Parameters;
 @Command(name = "run", mixinStandardHelpOptions = true, usageHelpAutoWidth = true, versionProvider = Main.Version.class,
         sortOptions = false,
         description = {
-            "Runs N ranks of a Java program that uses Tutti on this machine.",
+            "Runs N ranks of a Java program that uses Tutti, on this machine or on --hosts.",
             "",
-            "Options end at MAIN_CLASS: everything after it is passed to the program unchanged.",
+            "Options end at the program: everything after it is passed to the program unchanged.",
         },
         footer = {
             "",
+            "A .java file is compiled once, as Java's source launcher would compile it, against"
+                + " --cp and the Tutti jars: the main class is its first class, or else the class named after the"
+                + " file; other classes it uses come from .java files in the same source tree (JDK 22's"
+                + " multi-file programs). The classes go into the job directory and are removed with it. Compile"
+                + " errors are javac's; to compile once for many runs, use tutti javac.",
+            "",
             "Each rank is a JVM started with --enable-native-access=ALL-UNNAMED and the serial GC, then the"
                 + " options in $TUTTI_JVM_OPTS (split on spaces), then the --jvm-opt options. Its class path is"
-                + " --cp followed by the Tutti jars. Ranks learn about their job (rank, size, job directory in"
-                + " /dev/shm, secret file) from TUTTI_* environment variables, which Tutti.init reads.",
+                + " the jar or compiled source file, --cp, then the Tutti jars. Ranks learn about their job (rank,"
+                + " size, job directory in /dev/shm, secret file) from TUTTI_* environment variables, which"
+                + " Tutti.init reads.",
             "",
-            "When a rank exits with a non-zero code or is killed, the other ranks are stopped (SIGTERM, then"
-                + " SIGKILL after 2 s) and tutti run exits with that rank's code (128 + signal for a signal).",
+            "When a rank exits with a non-zero code or is killed, the other ranks get 2.5 s to end by themselves,"
+                + " then are stopped (SIGTERM, then SIGKILL after 2 s), and tutti run exits with that rank's code"
+                + " (128 + signal for a signal).",
             "",
-            "Exit codes: 0 every rank succeeded; 124 timed out; 2 bad request; 1 the job could not be set up"
-                + " or a rank thread threw (--threads); otherwise the code of the first rank that failed.",
+            "Exit codes: 0 every rank succeeded; 124 timed out; 2 bad request; 1 the program did not compile,"
+                + " the job could not be set up or a rank thread threw (--threads); otherwise the code of the"
+                + " first rank that failed.",
             "",
             "With --threads, System.exit in any rank ends the whole JVM, and so every rank: return from main"
                 + " instead, or throw to report a failure. Each rank loads the program's classes through a"
                 + " class loader of its own, so statics are per rank, as with processes.",
             "",
             "Examples:",
+            "  tutti run -n 4 Ring.java",
             "  tutti run -n 4 --cp build/classes com.example.Ring --rounds 10",
             "  tutti run -n 2 --timeout 30s --tag-output app.jar",
-            "  tutti run -n 4 --hosts h0,h1 --ppn 2 --exec-prefix 'ip netns exec {host}' --rails r0,r1 app.jar",
+            "  tutti run -n 4 --hosts h0,h1 --ppn 2 --exec-prefix 'ip netns exec {host}' \\",
+            "      --rails r0,r1 app.jar",
         })
 public final class RunCommand implements Callable<Integer> {
     @Option(names = "-n", paramLabel = "N", description = "Number of ranks to start (required, at least 1).")
@@ -54,7 +65,8 @@ public final class RunCommand implements Callable<Integer> {
     boolean tagOutput;
 
     @Option(names = {"--cp", "-cp", "--class-path"}, paramLabel = "CLASSPATH",
-            description = "Where the program's classes are, as for java -cp (default: the current directory).")
+            description = "Where the program's classes are (or, for a source file, the classes it uses), as"
+                    + " for java -cp (default: the current directory).")
     String classpath;
 
     @Option(names = "--jvm-opt", paramLabel = "OPT", description = "An option for every rank JVM, e.g."
@@ -67,8 +79,9 @@ public final class RunCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     PlacementOptions placement = new PlacementOptions();
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "MAIN_CLASS|JAR",
-            description = "The program: a fully qualified class name, or a jar with a Main-Class.")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "MAIN_CLASS|JAR|FILE.java",
+            description = "The program: a fully qualified class name, a jar with a Main-Class, or a Java source"
+                    + " file.")
     String target;
 
     @Parameters(index = "1..*", paramLabel = "ARGS", description = "Arguments for the program.")

@@ -59,8 +59,8 @@ public final class SimCommand implements Callable<Integer> {
                 "",
                 "--network loggp: LogGOPSim's eager LogGP model without contention (L, o, g, G, O in ns);"
                     + " --network packet: packets over --topology with link latency, bandwidth, switch delay and"
-                    + " (by default) one packet at a time per link direction. Parameters default to the BCL-3"
-                    + " thesis' inter-node figures; see docs/sim/README.md.",
+                    + " (by default) one packet at a time per link direction. Parameters default to [BCL-3]'s"
+                    + " inter-node figures; see docs/sim/README.md.",
             },
             footer = {
                 "",
@@ -291,7 +291,7 @@ public final class SimCommand implements Callable<Integer> {
     @Command(name = "experiment", mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
             versionProvider = Main.Version.class, sortOptions = false,
             description = {
-                "Reproduces a seed's published experiment and prints its tables with the published values, the"
+                "Reproduces a paper's published experiment and prints its tables with the published values, the"
                     + " simulated ones and the relative error side by side.",
                 "",
                 "nic-reduce: [NIC-reduce] tables 1-5 (reduction of 16-48 B doubles on 16-256 fat-tree nodes, without and"

@@ -1,12 +1,20 @@
 package io.tutti.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class CommandLineTest {
@@ -21,6 +29,51 @@ class CommandLineTest {
         assertEquals(Duration.ofMillis(1500), run.timeout);
         assertEquals("com.example.Main", run.target);
         assertEquals(List.of("--bar", "-n", "3", "--timeout"), run.args);
+    }
+
+    @Test
+    void atFileArgumentsPassThroughUntouched(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("args.txt"), "expanded words\n");
+        CommandLine.ParseResult parsed = Main.commandLine().parseArgs("run", "-n", "1", "Main", "@" + file, "x");
+        RunCommand run = parsed.subcommand().commandSpec().commandLine().getCommand();
+        assertEquals(List.of("@" + file, "x"), run.args);
+        parsed = Main.commandLine().parseArgs("javac", "-d", "out", "@" + file, "--help");
+        JavacCommand javac = parsed.subcommand().commandSpec().commandLine().getCommand();
+        assertEquals(List.of("-d", "out", "@" + file, "--help"), javac.args);
+    }
+
+    @Test
+    void demoHelpDescribesTheTwoDimensionalGrid() {
+        StringWriter help = new StringWriter();
+        Main.commandLine().getSubcommands().get("demo").usage(new PrintWriter(help));
+        String text = help.toString().replaceAll("\\s+", " ");
+        for (String words : List.of("2-D heat diffusion", "one block per rank", "halo exchange", "allreduce",
+                "gather the grid on rank 0", "ping-pong table", "GRID", "STEPS")) {
+            assertTrue(text.contains(words), "demo --help should say '" + words + "':\n" + help);
+        }
+        assertFalse(text.contains("rod"), help.toString());
+    }
+
+    @Test
+    void theDemoGridSplitsIntoTheSamplesBlocks() {
+        assertArrayEquals(new int[] {2, 2}, DemoCommand.blocks(4));
+        assertArrayEquals(new int[] {2, 3}, DemoCommand.blocks(6));
+        assertArrayEquals(new int[] {1, 5}, DemoCommand.blocks(5));
+        assertEquals(384, DemoCommand.splittingGrid(384, 4), "the default grid stays where it splits");
+        assertEquals(385, DemoCommand.splittingGrid(384, 5));
+        assertEquals(385, DemoCommand.splittingGrid(384, 7));
+        assertTrue(DemoCommand.splits(384, 6) && !DemoCommand.splits(100, 6));
+        StringWriter err = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setErr(new PrintWriter(err, true));
+        assertEquals(2, cl.execute("demo", "-n", "6", "100"));
+        assertEquals(2, cl.execute("demo", "-n", "2", "64", "3"));
+        assertEquals(2, cl.execute("demo", "ten"));
+        String text = err.toString();
+        assertTrue(text.contains("tutti demo: a 100 x 100 grid does not split into 2 x 3 blocks for 6 ranks: give a"
+                + " multiple of 6, e.g. 102"), text);
+        assertTrue(text.contains("tutti demo: give at least 4 steps (got 3)"), text);
+        assertTrue(text.contains("'ten' is not an int"), text);
     }
 
     @Test
