@@ -34,8 +34,8 @@ import picocli.CommandLine.Parameters;
  * each, as OSU's {@code -t}), wait. Printed: overall, compute and pure collective time (averages over
  * the ranks) and overlap = max(0, 100 − (overall − compute) / pure · 100) %.
  *
- * <p><b>{@code --thesis}</b>: the bandwidth figure of the BCL-3 thesis for the operation and its
- * theoretical value ({@link ThesisBandwidth}), with T_Total / N = the slowest rank's time per
+ * <p><b>{@code --bcl3}</b>: the bandwidth figure of [BCL-3] for the operation and its
+ * theoretical value ({@link Bcl3Bandwidth}), with T_Total / N = the slowest rank's time per
  * operation, and B_Node from {@code --link-bw} or measured at each size with a quick window
  * bandwidth run between ranks 0 and 1 (the {@code bw} benchmark's method); plus a PNG or SVG plot
  * of both over size ({@link CollectivePlot}). <b>{@code --format osu}</b>: OSU's own output and
@@ -66,7 +66,7 @@ public final class CollectiveBenchmark {
     }
 
     /** The parsed command line. */
-    record Options(String op, long[] sizes, int iters, int warmup, boolean json, boolean segment, boolean thesis,
+    record Options(String op, long[] sizes, int iters, int warmup, boolean json, boolean segment, boolean bcl3,
                    double linkBytesPerSecond, String plot, boolean nonblocking, int testCalls, String algorithm,
                    boolean blocking, boolean offload, int pairs, boolean osu, boolean full) {
 
@@ -78,7 +78,7 @@ public final class CollectiveBenchmark {
         static final String USAGE = "usage: CollectiveBenchmark " + String.join("|", CollectiveOp.NAMES)
                 + " [--sizes LIST] [--iters N] [--warmup N] [--json | --format table|json|osu [--full]]"
                 + " [--buffer array|segment] [--blocking]"
-                + " [--algorithm A] [--nonblocking [--test-calls N]] [--thesis [--link-bw GB/s] [--plot FILE]]"
+                + " [--algorithm A] [--nonblocking [--test-calls N]] [--bcl3 [--link-bw GB/s] [--plot FILE]]"
                 + " [--offload [--paired N]]";
 
         /** The options as picocli reads them; {@link #parse} checks them and fills in the defaults. */
@@ -100,8 +100,8 @@ public final class CollectiveBenchmark {
             boolean full;
             @Option(names = "--buffer")
             String buffer = "segment";
-            @Option(names = "--thesis")
-            boolean thesis;
+            @Option(names = "--bcl3")
+            boolean bcl3;
             @Option(names = "--link-bw")
             String linkBw;
             @Option(names = "--plot")
@@ -137,7 +137,7 @@ public final class CollectiveBenchmark {
             boolean json = format.equals("json");
             boolean osu = format.equals("osu");
             boolean segment = BenchArgs.segment(a.buffer);
-            boolean thesis = a.thesis;
+            boolean bcl3 = a.bcl3;
             double link = Double.NaN;
             if (a.linkBw != null) {
                 try {
@@ -160,8 +160,8 @@ public final class CollectiveBenchmark {
             if (nonblocking && !CollectiveOp.NONBLOCKING.contains(op)) {
                 throw new IllegalArgumentException(op + " has no nonblocking variant: drop --nonblocking");
             }
-            if (nonblocking && (thesis || blocking)) {
-                throw new IllegalArgumentException("--nonblocking cannot be combined with --thesis or --blocking");
+            if (nonblocking && (bcl3 || blocking)) {
+                throw new IllegalArgumentException("--nonblocking cannot be combined with --bcl3 or --blocking");
             }
             if (offload && !CollectiveOp.OFFLOADED.contains(op)) {
                 throw new IllegalArgumentException(op + " is not offloaded; --offload takes "
@@ -171,17 +171,17 @@ public final class CollectiveBenchmark {
                 throw new IllegalArgumentException("--offload times persistent offloaded requests: drop --blocking"
                         + " and --algorithm");
             }
-            if (pairs > 0 && (!offload || nonblocking || thesis || json)) {
+            if (pairs > 0 && (!offload || nonblocking || bcl3 || json)) {
                 throw new IllegalArgumentException("--paired compares --offload with the blocking host call in text"
-                        + " rows: give --offload, and drop --nonblocking, --thesis and --json");
+                        + " rows: give --offload, and drop --nonblocking, --bcl3 and --json");
             }
-            if ((plot != null || !Double.isNaN(link)) && !thesis) {
-                throw new IllegalArgumentException("--plot and --link-bw go with --thesis");
+            if ((plot != null || !Double.isNaN(link)) && !bcl3) {
+                throw new IllegalArgumentException("--plot and --link-bw go with --bcl3");
             }
             if (algorithm != null && CollectiveOp.algorithmOperation(op) == null) {
                 throw new IllegalArgumentException(op + " is point-to-point: it has no algorithm to choose");
             }
-            checkOsu(op, osu, a.full, thesis, offload, nonblocking);
+            checkOsu(op, osu, a.full, bcl3, offload, nonblocking);
             if (sizes == null && osu) {
                 sizes = OsuFormat.defaultSizes(false);
             }
@@ -190,18 +190,18 @@ public final class CollectiveBenchmark {
             } else if (op.equals("barrier")) {
                 sizes = new long[] {0};
             }
-            if (thesis && plot == null && !op.equals("barrier")) {
+            if (bcl3 && plot == null && !op.equals("barrier")) {
                 plot = op + "-bandwidth.png";
             }
             if (plot != null) {
                 Charts.format(plot);
             }
-            return new Options(op, sizes, iters, warmup, json, segment, thesis, link, plot, nonblocking, testCalls,
+            return new Options(op, sizes, iters, warmup, json, segment, bcl3, link, plot, nonblocking, testCalls,
                     algorithm, blocking, offload, pairs, osu, a.full);
         }
 
         /** What {@code --format osu} and {@code --full} cannot go with: what OSU has no counterpart for. */
-        private static void checkOsu(String op, boolean osu, boolean full, boolean thesis, boolean offload,
+        private static void checkOsu(String op, boolean osu, boolean full, boolean bcl3, boolean offload,
                                      boolean nonblocking) {
             if (full && !osu) {
                 throw new IllegalArgumentException("--full is OSU's -f (min, max and iterations columns): give it"
@@ -218,9 +218,9 @@ public final class CollectiveBenchmark {
                 throw new IllegalArgumentException("--offload has no OSU counterpart (OSU times host MPI calls):"
                         + " drop --format osu");
             }
-            if (thesis) {
-                throw new IllegalArgumentException("--thesis adds columns OSU does not print: drop --format osu or"
-                        + " --thesis");
+            if (bcl3) {
+                throw new IllegalArgumentException("--bcl3 adds columns OSU does not print: drop --format osu or"
+                        + " --bcl3");
             }
             if (nonblocking && full) {
                 throw new IllegalArgumentException("OSU's full nonblocking table has columns Tutti does not measure"
@@ -294,7 +294,7 @@ public final class CollectiveBenchmark {
             if (rank == 0) {
                 header(o, world, tutti);
             }
-            double[] bNodes = o.thesis() && ThesisBandwidth.hasBandwidth(o.op())
+            double[] bNodes = o.bcl3() && Bcl3Bandwidth.hasBandwidth(o.op())
                     ? nodeBandwidths(world, o, arena) : null;
             warmUp(world, o, arena);
             List<Row> rows = new ArrayList<>();
@@ -454,10 +454,10 @@ public final class CollectiveBenchmark {
         }
         double bw = Double.NaN;
         double bound = Double.NaN;
-        if (o.thesis() && ThesisBandwidth.hasBandwidth(o.op())) {
+        if (o.bcl3() && Bcl3Bandwidth.hasBandwidth(o.op())) {
             // T_Total / N: the slowest rank's time per operation (the operation ends when it does).
-            bw = ThesisBandwidth.bandwidth(o.op(), size, c.size(), stats.max * 1e-6);
-            bound = ThesisBandwidth.bound(o.op(), c.size(), bNode);
+            bw = Bcl3Bandwidth.bandwidth(o.op(), size, c.size(), stats.max * 1e-6);
+            bound = Bcl3Bandwidth.bound(o.op(), c.size(), bNode);
         }
         return new Row(size, iters, stats.avg, stats.min, stats.max, stats.alloc, bw, bNode, bound,
                 Double.NaN, Double.NaN, Double.NaN);
@@ -683,9 +683,9 @@ public final class CollectiveBenchmark {
                 ? " (doubles, SUM, count = size/8)" : "") + "; iterations " + (o.iters() > 0 ? o.iters()
                 : "1000 (<= 8 KiB) / 100") + ", warm-up " + (o.warmup() >= 0 ? o.warmup() : "200 / 10")
                 + " after a JIT warm-up (2 s, then until no rank has compiled for 1 s)");
-        if (o.thesis()) {
-            System.out.println("# thesis " + ThesisBandwidth.describe(o.op()));
-            if (ThesisBandwidth.hasBandwidth(o.op())) {
+        if (o.bcl3()) {
+            System.out.println("# [BCL-3] " + Bcl3Bandwidth.describe(o.op()));
+            if (Bcl3Bandwidth.hasBandwidth(o.op())) {
                 System.out.println("# T_Total/N = slowest rank's time per operation; MB = 10^6 B; B_Node "
                         + (Double.isNaN(o.linkBytesPerSecond())
                         ? "measured per size (window bandwidth, ranks 0 and 1)"
@@ -700,7 +700,7 @@ public final class CollectiveBenchmark {
         } else if (o.nonblocking()) {
             System.out.printf("# %-10s %12s %12s %12s %11s %8s %14s%n", "Size", "Overall(us)", "Compute(us)",
                     "Pure(us)", "Overlap(%)", "Iters", "Alloc(B/op)");
-        } else if (o.thesis() && ThesisBandwidth.hasBandwidth(o.op())) {
+        } else if (o.bcl3() && Bcl3Bandwidth.hasBandwidth(o.op())) {
             System.out.printf("# %-10s %12s %12s %12s %8s %14s %12s %12s %12s %8s%n", "Size", "Avg(us)", "Min(us)",
                     "Max(us)", "Iters", "Alloc(B/op)", "B(MB/s)", "B_Node", "Bound(MB/s)", "B/Bound");
         } else {
@@ -711,7 +711,7 @@ public final class CollectiveBenchmark {
     }
 
     static String format(Options o, int ranks, Row r) {
-        boolean bw = o.thesis() && ThesisBandwidth.hasBandwidth(o.op());
+        boolean bw = o.bcl3() && Bcl3Bandwidth.hasBandwidth(o.op());
         if (o.json()) {
             JsonLine j = JsonLine.object().text("benchmark", o.op()).integer("ranks", ranks).integer("size", r.size())
                     .integer("iters", r.iters());
@@ -722,7 +722,7 @@ public final class CollectiveBenchmark {
                 j.fixed("avg_us", r.avgUs(), 3).fixed("min_us", r.minUs(), 3).fixed("max_us", r.maxUs(), 3);
             }
             if (bw) {
-                j.fixed("thesis_mb_per_s", r.bandwidth() / 1e6, 1).fixed("node_mb_per_s", r.nodeBandwidth() / 1e6, 1)
+                j.fixed("bcl3_mb_per_s", r.bandwidth() / 1e6, 1).fixed("node_mb_per_s", r.nodeBandwidth() / 1e6, 1)
                         .fixed("bound_mb_per_s", r.bound() / 1e6, 1);
             }
             return j.fixed("alloc_bytes_per_op", r.allocPerOp(), 2).end();

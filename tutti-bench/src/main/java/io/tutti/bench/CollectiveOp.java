@@ -231,7 +231,7 @@ abstract class CollectiveOp implements AutoCloseable {
     }
 
     /**
-     * Every rank sends to rank + 1 and receives from rank − 1 (the thesis' "right shift"): a pair of
+     * Every rank sends to rank + 1 and receives from rank − 1 ([BCL-3]'s "right shift"): a pair of
      * persistent requests started together, or {@code sendrecv} with {@code --blocking}.
      */
     private static final class Shift extends CollectiveOp {

@@ -8,7 +8,7 @@ import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * The thesis-style plot of a collective benchmark (as figures 5.16–5.20 of [BCL-3]): measured
+ * The [BCL-3]-style plot of a collective benchmark (as figures 5.16–5.20 of [BCL-3]): measured
  * bandwidth and its theoretical value over the message size, written as PNG or SVG by the file's
  * extension, with the size axis in binary units ({@link Charts}).
  */
@@ -39,7 +39,7 @@ final class CollectivePlot {
                     + " (a bound needs at least 2 ranks)");
         }
         XYChart chart = new XYChartBuilder().width(900).height(560)
-                .title("Tutti " + op + ", " + ranks + " ranks: thesis bandwidth and its bound")
+                .title("Tutti " + op + ", " + ranks + " ranks: [BCL-3] bandwidth and its bound")
                 .xAxisTitle("size (bytes per rank)").yAxisTitle("MB/s").build();
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);

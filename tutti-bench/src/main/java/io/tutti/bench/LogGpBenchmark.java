@@ -10,14 +10,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The LogGP parameters of the path between rank 0 and rank 1, measured as the BCL-3 thesis does
+ * The LogGP parameters of the path between rank 0 and rank 1, measured as [BCL-3] does
  * (§5.2.1, after Culler et al.): the round trip RTT by ping-pong; the send overhead o_s as the time
  * per send of a short burst (too short to meet back-pressure); the gap g as the time per send of a
  * long burst (long enough to fill the receiver's ring, so the slower of the two sides sets it); the
  * receive overhead o_r as the time of a receive whose message has already arrived; G from the
  * bandwidth of 1 MiB messages; and L = RTT/2 − o_s − o_r. Each figure is the mean of
- * {@value #TRIALS} trials ± the standard deviation of that mean, as the thesis' (5.2)–(5.4).
- * Printed in the layout of the thesis' table 5.3; which path is measured depends on where the ranks
+ * {@value #TRIALS} trials ± the standard deviation of that mean, as [BCL-3]'s (5.2)–(5.4).
+ * Printed in the layout of [BCL-3]'s table 5.3; which path is measured depends on where the ranks
  * run ({@code --transport net}, {@code --hosts}).
  */
 public final class LogGpBenchmark {
@@ -204,7 +204,7 @@ public final class LogGpBenchmark {
             return;
         }
         System.out.println("# Tutti LogGP parameters, rank 0 -> rank 1 (" + path + "); mean ± std. dev. of the mean of "
-                + TRIALS + " trials (thesis §5.2.1, table 5.3)");
+                + TRIALS + " trials ([BCL-3] §5.2.1, table 5.3)");
         System.out.printf(Locale.ROOT, "%-30s %s%n", "parameter", "value");
         System.out.printf(Locale.ROOT, "%-30s %s%n", "latency L", l.format("µs"));
         System.out.printf(Locale.ROOT, "%-30s %s%n", "send overhead o_s", os.format("µs"));

@@ -45,12 +45,12 @@ class ChartsTest {
     }
 
     /**
-     * The thesis plot as SVG: well-formed XML with an svg root, and every tick label the chart drew
+     * The [BCL-3] plot as SVG: well-formed XML with an svg root, and every tick label the chart drew
      * on the size axis reads as a size (XChart draws text as outlines, so the labels are taken where
      * the chart asks for them).
      */
     @Test
-    void theThesisPlotIsAnSvgWithSizesOnItsAxis(@TempDir Path dir) throws Exception {
+    void theBcl3PlotIsAnSvgWithSizesOnItsAxis(@TempDir Path dir) throws Exception {
         List<CollectiveBenchmark.Row> rows = new ArrayList<>();
         for (long size = 8; size <= 1 << 20; size *= 2) {
             rows.add(new CollectiveBenchmark.Row(size, 10, 1, 1, 1, 0, size * 1e3, 2e9, 3e9, Double.NaN, Double.NaN,

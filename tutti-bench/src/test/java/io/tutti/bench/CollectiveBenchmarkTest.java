@@ -26,7 +26,7 @@ class CollectiveBenchmarkTest {
         assertEquals(100, o.itersFor(8193));
         assertEquals(200, o.warmupFor(8));
         assertEquals(10, o.warmupFor(1 << 20));
-        assertFalse(o.thesis() || o.nonblocking() || o.blocking() || o.json());
+        assertFalse(o.bcl3() || o.nonblocking() || o.blocking() || o.json());
         assertTrue(o.segment());
         assertNull(o.plot());
         assertEquals(10, o.testCalls());
@@ -35,7 +35,7 @@ class CollectiveBenchmarkTest {
     @Test
     void optionsAreParsed() {
         CollectiveBenchmark.Options o = parse("bcast", "--sizes", "8,1k,1m", "--iters", "10", "--warmup", "0",
-                "--json", "--buffer", "array", "--algorithm", "binomial", "--thesis", "--link-bw", "12.5",
+                "--json", "--buffer", "array", "--algorithm", "binomial", "--bcl3", "--link-bw", "12.5",
                 "--plot", "x.png");
         assertArrayEquals(new long[] {8, 1024, 1 << 20}, o.sizes());
         assertEquals(10, o.itersFor(1 << 20));
@@ -44,7 +44,7 @@ class CollectiveBenchmarkTest {
         assertEquals("binomial", o.algorithm());
         assertEquals(12.5e9, o.linkBytesPerSecond(), 1);
         assertEquals("x.png", o.plot());
-        assertEquals("bcast-bandwidth.png", parse("bcast", "--thesis").plot());
+        assertEquals("bcast-bandwidth.png", parse("bcast", "--bcl3").plot());
         assertArrayEquals(new long[] {0}, parse("barrier", "--sizes", "8,16").sizes());
         CollectiveBenchmark.Options nb = parse("allreduce", "--nonblocking", "--test-calls", "0");
         assertTrue(nb.nonblocking());
@@ -59,8 +59,8 @@ class CollectiveBenchmarkTest {
         assertThrows(IllegalArgumentException.class, () -> parse("shift", "--nonblocking"));
         assertThrows(IllegalArgumentException.class, () -> parse("shift", "--algorithm", "ring"));
         assertThrows(IllegalArgumentException.class, () -> parse("bcast", "--plot", "x.png"));
-        assertThrows(IllegalArgumentException.class, () -> parse("bcast", "--thesis", "--link-bw", "-1"));
-        assertThrows(IllegalArgumentException.class, () -> parse("bcast", "--nonblocking", "--thesis"));
+        assertThrows(IllegalArgumentException.class, () -> parse("bcast", "--bcl3", "--link-bw", "-1"));
+        assertThrows(IllegalArgumentException.class, () -> parse("bcast", "--nonblocking", "--bcl3"));
         assertThrows(IllegalArgumentException.class, () -> parse("bcast", "--iters", "0"));
         assertThrows(IllegalArgumentException.class, () -> parse("bcast", "--sizes"));
         assertThrows(IllegalArgumentException.class, () -> parse("bcast", "--bogus"));
@@ -89,9 +89,9 @@ class CollectiveBenchmarkTest {
                 1.0e9, 2.0e9, 3.0e9, Double.NaN, Double.NaN, Double.NaN);
         String plain = CollectiveBenchmark.format(parse("bcast"), 4, r);
         assertEquals(List.of("1024", "2.50", "2.00", "3.00", "1000", "0.00"), List.of(plain.trim().split("\\s+")));
-        String thesis = CollectiveBenchmark.format(parse("bcast", "--thesis"), 4, r);
-        assertTrue(thesis.endsWith("1000.0       2000.0       3000.0     0.33"), thesis);
-        String json = CollectiveBenchmark.format(parse("bcast", "--json", "--thesis"), 4, r);
+        String bcl3 = CollectiveBenchmark.format(parse("bcast", "--bcl3"), 4, r);
+        assertTrue(bcl3.endsWith("1000.0       2000.0       3000.0     0.33"), bcl3);
+        String json = CollectiveBenchmark.format(parse("bcast", "--json", "--bcl3"), 4, r);
         assertTrue(json.startsWith("{\"benchmark\":\"bcast\",\"ranks\":4,\"size\":1024,\"iters\":1000,"
                 + "\"avg_us\":2.500"), json);
         assertTrue(json.contains("\"bound_mb_per_s\":3000.0"), json);

@@ -143,7 +143,7 @@ class OsuFormatTest {
     void whatOsuHasNoCounterpartForIsRefused() {
         assertTrue(refused("shift", "--format", "osu").contains("no OSU counterpart"));
         assertTrue(refused("allreduce", "--format", "osu", "--offload").contains("no OSU counterpart"));
-        assertTrue(refused("bcast", "--format", "osu", "--thesis").contains("--thesis"));
+        assertTrue(refused("bcast", "--format", "osu", "--bcl3").contains("--bcl3"));
         assertTrue(refused("bcast", "--format", "osu", "--nonblocking", "--full").contains("drop --full"));
         assertTrue(refused("bcast", "--full").contains("--format osu"));
         assertTrue(refused("bcast", "--json", "--format", "osu").contains("one format"));

@@ -36,7 +36,7 @@ import picocli.CommandLine.Parameters;
             "Sizes accept k and m suffixes (powers of 1024). Without --sizes, --iters or --warmup the"
                 + " benchmark picks its own, scaled to each size.",
             "",
-            "--thesis adds the thesis' bandwidth figure (e.g. bcast: MsgLen*N*(P-1)/T) and its theoretical"
+            "--bcl3 adds [BCL-3]'s bandwidth figure (e.g. bcast: MsgLen*N*(P-1)/T) and its theoretical"
                 + " bound (e.g. (P-1)*B_Node/ceil(log2 P)) and writes a plot of both (PNG, or SVG for a .svg file);"
                 + " B_Node is --link-bw or measured between ranks 0 and 1. --nonblocking prints overall, compute,"
                 + " pure collective time and overlap (OSU's osu_iallreduce method).",
@@ -50,7 +50,7 @@ import picocli.CommandLine.Parameters;
             "  tutti bench latency",
             "  tutti bench bw --sizes 4k,64k,1m --json",
             "  tutti bench allreduce -n 4 --sizes 8,1k,64k,1m",
-            "  tutti bench bcast -n 4 --thesis --plot bcast.png",
+            "  tutti bench bcast -n 4 --bcl3 --plot bcast.png",
             "  tutti bench allreduce -n 4 --nonblocking",
             "  tutti bench allreduce -n 4 --format osu --full",
         })
@@ -60,7 +60,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** The class in tutti-bench that runs the collective benchmarks on every rank. */
     static final String COLLECTIVE_CLASS = "io.tutti.bench.CollectiveBenchmark";
-    /** The LogGP parameters, measured as the BCL-3 thesis does. */
+    /** The LogGP parameters, measured as [BCL-3] does. */
     static final String LOGGP_CLASS = "io.tutti.bench.LogGpBenchmark";
 
     /** The benchmarks: three point-to-point ones ({@value #BENCHMARK_CLASS}), then the collectives. */
@@ -138,15 +138,15 @@ public final class BenchCommand implements Callable<Integer> {
             + " the computation (OSU's -t; default 10).")
     Integer testCalls;
 
-    @Option(names = "--thesis", description = "Collectives: add the thesis' bandwidth figure and its theoretical"
+    @Option(names = "--bcl3", description = "Collectives: add [BCL-3]'s bandwidth figure and its theoretical"
             + " bound, and plot them.")
-    boolean thesis;
+    boolean bcl3;
 
-    @Option(names = "--link-bw", paramLabel = "GB/s", description = "With --thesis: the node bandwidth B_Node in"
+    @Option(names = "--link-bw", paramLabel = "GB/s", description = "With --bcl3: the node bandwidth B_Node in"
             + " GB/s (10^9 B/s); default: measured per size between ranks 0 and 1.")
     Double linkBandwidth;
 
-    @Option(names = "--plot", paramLabel = "FILE", description = "With --thesis: the plot to write, PNG or SVG by"
+    @Option(names = "--plot", paramLabel = "FILE", description = "With --bcl3: the plot to write, PNG or SVG by"
             + " its extension (default ./<op>-bandwidth.png).")
     Path plot;
 
@@ -245,37 +245,37 @@ public final class BenchCommand implements Callable<Integer> {
         if ((iters != null && iters < 1) || (warmup != null && warmup < 0)) {
             return "--iters must be at least 1 and --warmup at least 0";
         }
-        if (mode.pointToPoint() && (algorithm != null || blocking || offload || nonblocking || testCalls != null || thesis
+        if (mode.pointToPoint() && (algorithm != null || blocking || offload || nonblocking || testCalls != null || bcl3
                 || linkBandwidth != null || plot != null)) {
-            return "--algorithm, --blocking, --nonblocking, --test-calls, --thesis, --link-bw and --plot are for"
+            return "--algorithm, --blocking, --nonblocking, --test-calls, --bcl3, --link-bw and --plot are for"
                     + " collective benchmarks, not " + mode;
         }
         if (nonblocking && !NONBLOCKING.contains(mode)) {
             return mode + " has no nonblocking variant: drop --nonblocking";
         }
-        if (nonblocking && (thesis || blocking)) {
-            return "--nonblocking cannot be combined with --thesis or --blocking";
+        if (nonblocking && (bcl3 || blocking)) {
+            return "--nonblocking cannot be combined with --bcl3 or --blocking";
         }
-        if (paired != null && (!offload || paired < 1 || nonblocking || thesis || json())) {
-            return "--paired N (N >= 1) goes with --offload, and not with --nonblocking, --thesis or --json";
+        if (paired != null && (!offload || paired < 1 || nonblocking || bcl3 || json())) {
+            return "--paired N (N >= 1) goes with --offload, and not with --nonblocking, --bcl3 or --json";
         }
         if (testCalls != null && (!nonblocking || testCalls < 0)) {
             return "--test-calls goes with --nonblocking and must be at least 0";
         }
-        if ((linkBandwidth != null || plot != null) && !thesis) {
-            return "--link-bw and --plot go with --thesis";
+        if ((linkBandwidth != null || plot != null) && !bcl3) {
+            return "--link-bw and --plot go with --bcl3";
         }
         if (linkBandwidth != null && !(linkBandwidth > 0 && linkBandwidth < Double.POSITIVE_INFINITY)) {
             return "--link-bw must be a positive number of GB/s";
         }
-        if (thesis && mode == Mode.barrier && plot != null) {
+        if (bcl3 && mode == Mode.barrier && plot != null) {
             return "barrier has no bandwidth to plot: drop --plot";
         }
         if (algorithm != null && mode == Mode.shift) {
             return "shift is point-to-point: it has no algorithm to choose";
         }
-        if (thesis && ranks < 2 && mode != Mode.barrier) {
-            return "--thesis compares against a bound that needs at least 2 ranks: use -n 2 or more";
+        if (bcl3 && ranks < 2 && mode != Mode.barrier) {
+            return "--bcl3 compares against a bound that needs at least 2 ranks: use -n 2 or more";
         }
         return null;
     }
@@ -323,8 +323,8 @@ public final class BenchCommand implements Callable<Integer> {
                 args.addAll(List.of("--test-calls", testCalls.toString()));
             }
         }
-        if (thesis) {
-            args.add("--thesis");
+        if (bcl3) {
+            args.add("--bcl3");
             if (linkBandwidth != null) {
                 args.addAll(List.of("--link-bw", linkBandwidth.toString()));
             }

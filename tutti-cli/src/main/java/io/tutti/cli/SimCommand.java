@@ -65,13 +65,13 @@ public final class SimCommand implements Callable<Integer> {
             footer = {
                 "",
                 "Lists are comma separated; numbers accept k, m, g suffixes (powers of 1024) and 2^N.",
-                "Topologies: crossbar, fattree:k=K[,n=N], leafspine:hosts=H,spines=S, thesis[:links=W,hosts=H].",
+                "Topologies: crossbar, fattree:k=K[,n=N], leafspine:hosts=H,spines=S, bcl3[:links=W,hosts=H].",
                 "",
                 "Examples:",
                 "  tutti sim run --coll bcast --algorithm binomial --nodes 2^20 --sizes 8",
                 "  tutti sim run --coll barrier --algorithm dissemination --nodes 2^20",
                 "  tutti sim run --coll allreduce --algorithm ring --nodes 16,64,256 --sizes 8,64k,1m --plot ar.png",
-                "  tutti sim run --coll alltoall --network packet --topology thesis:links=2 --nodes 16,32,64 --sizes 64k",
+                "  tutti sim run --coll alltoall --network packet --topology bcl3:links=2 --nodes 16,32,64 --sizes 64k",
                 "  tutti sim run --coll allreduce --mode switch --algorithm socket --topology leafspine:hosts=3,spines=2 \\",
                 "      --nodes 4,9,16 --ppn 32 --sizes 4,64,256 --dtype int --calibration docs/sim/inc-allreduce.cal",
             })

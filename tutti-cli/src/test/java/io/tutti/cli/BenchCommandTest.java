@@ -29,7 +29,7 @@ class BenchCommandTest {
         assertEquals(BenchCommand.Mode.latency, b.mode);
         assertNull(b.check());
         assertEquals(List.of("latency", "--sizes", "8,1k", "--iters", "5", "--buffer", "segment"), b.benchmarkArgs());
-        assertTrue(parse("bw", "--thesis").check().contains("collective"));
+        assertTrue(parse("bw", "--bcl3").check().contains("collective"));
         assertTrue(parse("latency", "-n", "1").check().contains("at least 2 ranks"));
     }
 
@@ -59,13 +59,13 @@ class BenchCommandTest {
         assertEquals(List.of("allreduce", "--buffer", "segment", "--nonblocking", "--test-calls", "4"),
                 nb.benchmarkArgs());
 
-        BenchCommand t = parse("bcast", "-n", "4", "--thesis", "--link-bw", "10", "--plot", "out/b.png");
+        BenchCommand t = parse("bcast", "-n", "4", "--bcl3", "--link-bw", "10", "--plot", "out/b.png");
         assertNull(t.check());
-        assertEquals(List.of("bcast", "--buffer", "segment", "--thesis", "--link-bw", "10.0", "--plot",
+        assertEquals(List.of("bcast", "--buffer", "segment", "--bcl3", "--link-bw", "10.0", "--plot",
                 Path.of("out/b.png").toAbsolutePath().toString()), t.benchmarkArgs());
-        assertTrue(parse("gather", "--thesis").benchmarkArgs()
+        assertTrue(parse("gather", "--bcl3").benchmarkArgs()
                 .contains(Path.of("gather-bandwidth.png").toAbsolutePath().toString()));
-        assertEquals(List.of("barrier", "--buffer", "segment", "--thesis"), parse("barrier", "--thesis").benchmarkArgs());
+        assertEquals(List.of("barrier", "--buffer", "segment", "--bcl3"), parse("barrier", "--bcl3").benchmarkArgs());
     }
 
     @Test
@@ -76,12 +76,12 @@ class BenchCommandTest {
         assertEquals(null, parse("barrier", "--offload", "--paired", "4").check());
         assertTrue(parse("barrier", "--offload", "--paired", "4").benchmarkArgs().containsAll(List.of("--paired", "4")));
         assertTrue(parse("shift", "--algorithm", "ring").check().contains("no algorithm"));
-        assertTrue(parse("bcast", "--nonblocking", "--thesis").check().contains("cannot be combined"));
-        assertTrue(parse("bcast", "--plot", "x.png").check().contains("with --thesis"));
-        assertTrue(parse("bcast", "--thesis", "--link-bw", "0").check().contains("positive"));
+        assertTrue(parse("bcast", "--nonblocking", "--bcl3").check().contains("cannot be combined"));
+        assertTrue(parse("bcast", "--plot", "x.png").check().contains("with --bcl3"));
+        assertTrue(parse("bcast", "--bcl3", "--link-bw", "0").check().contains("positive"));
         assertTrue(parse("bcast", "--test-calls", "3").check().contains("--nonblocking"));
-        assertTrue(parse("bcast", "-n", "1", "--thesis").check().contains("2 ranks"));
-        assertTrue(parse("barrier", "--thesis", "--plot", "b.png").check().contains("no bandwidth"));
+        assertTrue(parse("bcast", "-n", "1", "--bcl3").check().contains("2 ranks"));
+        assertTrue(parse("barrier", "--bcl3", "--plot", "b.png").check().contains("no bandwidth"));
         assertEquals(Launcher.EXIT_USAGE, quietly("bench", "shift", "--nonblocking"));
         assertEquals(Launcher.EXIT_USAGE, quietly("bench", "allsum"));
     }
@@ -100,10 +100,10 @@ class BenchCommandTest {
         assertTrue(parse("bw", "--json", "--format", "osu").check().contains("one format"));
         assertEquals(Launcher.EXIT_USAGE, quietly("bench", "shift", "--format", "osu"));
         assertEquals(Launcher.EXIT_USAGE, quietly("bench", "allreduce", "--offload", "--format", "osu"));
-        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "bcast", "--thesis", "--format", "osu"));
+        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "bcast", "--bcl3", "--format", "osu"));
         assertEquals(Launcher.EXIT_USAGE, quietly("bench", "latency", "--full", "--format", "osu"));
         assertEquals(Launcher.EXIT_USAGE, quietly("bench", "bcast", "--full"));
-        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "bcast", "--thesis", "--plot", "b.pdf"));
+        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "bcast", "--bcl3", "--plot", "b.pdf"));
     }
 
     /** What the ranks' own parser would reject fails in the launcher, before any rank starts. */

@@ -85,7 +85,7 @@ class SimCommandTest {
         assertTrue(inc.err().contains("--mode switch"), inc.err());
         assertEquals(Launcher.EXIT_USAGE, run("--coll", "bcast", "--nodes", "four").code());
         assertEquals(Launcher.EXIT_USAGE, run("--coll", "bcast", "--algorithm", "ring", "--nodes", "4").code());
-        assertEquals(Launcher.EXIT_USAGE, run("--coll", "bcast", "--network", "packet", "--topology", "thesis",
+        assertEquals(Launcher.EXIT_USAGE, run("--coll", "bcast", "--network", "packet", "--topology", "bcl3",
                 "--nodes", "65").code());
     }
 

@@ -18,7 +18,7 @@ import java.util.Map;
  *       port ⌊d / K^m⌋ mod K (d-mod-k, d the destination host), then the one path down;</li>
  *   <li>{@code leafspine:hosts=H,spines=S}: leaves of H hosts, each joined to every one of S
  *       spines; a packet for another leaf goes up to spine d mod S;</li>
- *   <li>{@code thesis[:links=W,hosts=H]}: [BCL-3]'s machine (§5.4, table 5.17): four
+ *   <li>{@code bcl3[:links=W,hosts=H]}: [BCL-3]'s machine (§5.4, table 5.17): four
  *       switches of H = 16 hosts, every pair of switches joined by W links (2 in [BCL-3]'s
  *       first set-up, 4 in its second); a packet for another switch takes link d mod W.</li>
  * </ul>
@@ -119,9 +119,9 @@ public abstract class Fabric {
                 int sp = a.getOrDefault("spines", 4);
                 yield new LeafSpine(h, Math.max(1, (nodes + h - 1) / h), sp);
             }
-            case "thesis" -> new Thesis(a.getOrDefault("hosts", 16), a.getOrDefault("links", 2));
+            case "bcl3" -> new Bcl3Machine(a.getOrDefault("hosts", 16), a.getOrDefault("links", 2));
             default -> throw new IllegalArgumentException("unknown topology '" + spec
-                    + "'; choose crossbar, fattree:k=K[,n=N], leafspine:hosts=H,spines=S or thesis[:links=W]");
+                    + "'; choose crossbar, fattree:k=K[,n=N], leafspine:hosts=H,spines=S or bcl3[:links=W]");
         };
         if (f.hosts < nodes) {
             throw new IllegalArgumentException("topology " + f.name() + " has " + f.hosts + " hosts, fewer than the "
@@ -289,15 +289,15 @@ public abstract class Fabric {
     }
 
     /** Four switches of {@code perSwitch} hosts, each pair joined by {@code width} links. */
-    static final class Thesis extends Fabric {
+    static final class Bcl3Machine extends Fabric {
         static final int SWITCHES = 4;
         final int perSwitch;
         final int width;
 
-        Thesis(int perSwitch, int width) {
+        Bcl3Machine(int perSwitch, int width) {
             super(SWITCHES * perSwitch, SWITCHES);
             if (perSwitch < 1 || width < 1) {
-                throw new IllegalArgumentException("thesis needs hosts >= 1 and links >= 1");
+                throw new IllegalArgumentException("bcl3 needs hosts >= 1 and links >= 1");
             }
             this.perSwitch = perSwitch;
             this.width = width;
@@ -328,7 +328,7 @@ public abstract class Fabric {
 
         @Override
         public String name() {
-            return "thesis:links=" + width + ",hosts=" + perSwitch;
+            return "bcl3:links=" + width + ",hosts=" + perSwitch;
         }
     }
 }

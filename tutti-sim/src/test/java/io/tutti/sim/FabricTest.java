@@ -74,7 +74,7 @@ class FabricTest {
 
     @Test
     void otherShapes() {
-        for (String spec : new String[] {"crossbar", "leafspine:hosts=8,spines=3", "thesis", "thesis:links=4"}) {
+        for (String spec : new String[] {"crossbar", "leafspine:hosts=8,spines=3", "bcl3", "bcl3:links=4"}) {
             Fabric f = Fabric.parse(spec, 40);
             for (int a = 0; a < 40; a++) {
                 for (int b = 0; b < 40; b++) {
@@ -85,7 +85,7 @@ class FabricTest {
                 }
             }
         }
-        assertThrows(IllegalArgumentException.class, () -> Fabric.parse("thesis", 65));
+        assertThrows(IllegalArgumentException.class, () -> Fabric.parse("bcl3", 65));
         assertThrows(IllegalArgumentException.class, () -> Fabric.parse("torus", 4));
     }
 
@@ -97,13 +97,13 @@ class FabricTest {
     void interSwitchLinksLimitAlltoall() {
         SimParams p = SimParams.defaults();
         CompiledSchedules cs = Sims.schedules(Kind.ALLTOALL, "pairwise", 32, 64 * 1024, 1);
-        long two = Simulation.run(new HostModel(cs, p, null), new PacketNetwork(Fabric.parse("thesis:links=2", 32), p, 1),
+        long two = Simulation.run(new HostModel(cs, p, null), new PacketNetwork(Fabric.parse("bcl3:links=2", 32), p, 1),
                 null).completionNs();
-        long four = Simulation.run(new HostModel(cs, p, null), new PacketNetwork(Fabric.parse("thesis:links=4", 32), p, 1),
+        long four = Simulation.run(new HostModel(cs, p, null), new PacketNetwork(Fabric.parse("bcl3:links=4", 32), p, 1),
                 null).completionNs();
         SimParams free = p.with(Map.of("contention", "false"));
         long none = Simulation.run(new HostModel(cs, free, null),
-                new PacketNetwork(Fabric.parse("thesis:links=2", 32), free, 1), null).completionNs();
+                new PacketNetwork(Fabric.parse("bcl3:links=2", 32), free, 1), null).completionNs();
         assertTrue(two > four * 1.3, "2 links " + two + " ns vs 4 links " + four + " ns");
         assertTrue(none < two, "without contention " + none + " ns vs " + two + " ns");
     }
