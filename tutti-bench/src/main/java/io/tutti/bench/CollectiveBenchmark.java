@@ -5,6 +5,7 @@ import io.tutti.Datatype;
 import io.tutti.Request;
 import io.tutti.Tutti;
 import io.tutti.ReduceOp;
+import io.tutti.plot.Charts;
 import java.lang.foreign.Arena;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;

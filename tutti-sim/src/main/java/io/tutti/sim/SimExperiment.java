@@ -4,6 +4,7 @@ import io.tutti.coll.Selector;
 import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Topology;
+import io.tutti.plot.Charts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.tutti.sim;
+package io.tutti.plot;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -11,25 +11,24 @@ import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.XYChart;
 
 /**
- * What makes the simulator's plots readable: a size axis labelled in binary units (8 B, 1 KiB,
- * 64 KiB, 1 MiB) and plain numbers on logarithmic axes (10,000 rather than 1E4), written as PNG or
- * SVG by the file's extension. XChart's log axes ignore a label function, so sizes are plotted as
- * log2(size) on a linear axis whose ticks are labelled 2^x. The same as tutti-bench's plots (the two
- * modules share no code).
+ * What makes the plots of {@code tutti bench} and {@code tutti sim} readable: a size axis labelled
+ * in binary units (8 B, 1 KiB, 64 KiB, 1 MiB) and plain numbers on logarithmic axes (10,000 rather
+ * than 1E4), written as PNG or SVG by the file's extension. XChart's log axes ignore a label
+ * function, so sizes are plotted as log2(size) on a linear axis whose ticks are labelled 2^x.
  */
-final class Charts {
+public final class Charts {
     private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB"};
 
     private Charts() {
     }
 
     /** The x value of {@code bytes} on a size axis ({@link #sizeAxis}). */
-    static double sizeX(double bytes) {
+    public static double sizeX(double bytes) {
         return Math.log(bytes) / Math.log(2);
     }
 
     /** Labels the x axis of {@code chart}, whose values are {@link #sizeX}, as sizes; log y axis in plain numbers. */
-    static void sizeAxis(XYChart chart) {
+    public static void sizeAxis(XYChart chart) {
         chart.getStyler().setxAxisTickLabelsFormattingFunction(x -> {
             double e = Math.abs(x - Math.rint(x)) < 1e-6 ? Math.rint(x) : x;
             return size(Math.pow(2, e));
@@ -38,14 +37,14 @@ final class Charts {
     }
 
     /** Plain numbers on the logarithmic axes of {@code chart} (10,000 and 0.5, not 1E4 and 5E-1). */
-    static void plainNumbers(XYChart chart) {
+    public static void plainNumbers(XYChart chart) {
         chart.getStyler().setLocale(Locale.ROOT);
         chart.getStyler().setXAxisDecimalPattern("#,##0.###");
         chart.getStyler().setYAxisDecimalPattern("#,##0.###");
     }
 
     /** {@code bytes} in the largest binary unit it fills, with at most two decimals: 8 B, 1.5 KiB, 64 KiB. */
-    static String size(double bytes) {
+    public static String size(double bytes) {
         int unit = 0;
         double v = bytes;
         while (v >= 1024 && unit < UNITS.length - 1) {
@@ -58,7 +57,7 @@ final class Charts {
     }
 
     /** The format a plot file asks for by its extension; anything but .png or .svg is a mistake. */
-    static String format(String file) {
+    public static String format(String file) {
         String name = file.toLowerCase(Locale.ROOT);
         if (name.endsWith(".png") || name.endsWith(".svg")) {
             return name.substring(name.length() - 3);
@@ -68,7 +67,7 @@ final class Charts {
     }
 
     /** Writes {@code chart} to {@code file} as PNG or SVG ({@link #format}), creating its directory. */
-    static void save(XYChart chart, Path file) {
+    public static void save(XYChart chart, Path file) {
         String format = format(file.getFileName().toString());
         try {
             Path dir = file.toAbsolutePath().getParent();

@@ -2,9 +2,9 @@ package io.tutti.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tutti.plot.Charts;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,32 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.knowm.xchart.XYChart;
 import org.w3c.dom.Document;
 
-class ChartsTest {
+/** {@code tutti bench --bcl3 --plot}: the [BCL-3] plot as SVG, its size axis in binary units. */
+class CollectivePlotTest {
     /** A tick label that reads as a size: a number and a binary unit. */
     static final Pattern SIZE = Pattern.compile("\\d+(\\.\\d{1,2})? (B|KiB|MiB|GiB|TiB)");
-
-    @Test
-    void sizesReadInBinaryUnits() {
-        assertEquals("8 B", Charts.size(8));
-        assertEquals("1000 B", Charts.size(1000));
-        assertEquals("1 KiB", Charts.size(1024));
-        assertEquals("1.5 KiB", Charts.size(1536));
-        assertEquals("64 KiB", Charts.size(64 * 1024));
-        assertEquals("1 MiB", Charts.size(1 << 20));
-        assertEquals("4 MiB", Charts.size(4 << 20));
-        assertEquals("5.66 B", Charts.size(Math.pow(2, 2.5)));
-        assertEquals("10 KiB", Charts.size(10 * 1024));
-        assertEquals(10.0, Charts.sizeX(1024), 1e-12);
-    }
-
-    @Test
-    void theExtensionChoosesTheFormat() {
-        assertEquals("svg", Charts.format("a/b.SVG"));
-        assertEquals("png", Charts.format("b.png"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> Charts.format("b.pdf")).getMessage()
-                .contains("x.png or x.svg"));
-        assertThrows(IllegalArgumentException.class, () -> Charts.format("plot"));
-    }
 
     /**
      * The [BCL-3] plot as SVG: well-formed XML with an svg root, and every tick label the chart drew
