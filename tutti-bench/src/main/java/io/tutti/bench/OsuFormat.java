@@ -6,19 +6,22 @@ import java.util.Locale;
 
 /**
  * OSU Micro-Benchmarks' output, line for line, for {@code tutti bench --format osu}: a blank line,
- * the title {@code # OSU MPI-Tutti <name> v7.4} (OSU's {@code # OSU MPI%s <name> v<version>} with
- * Tutti in the slot where OSU names a CUDA or ROCm build), {@code # Datatype: ...}, the column
- * header, then rows of a 10-wide left-aligned size and 20-wide figures with two decimals; the
+ * OSU's own title ({@code # OSU MPI Latency Test v7.4}, so that scripts matching it read ours),
+ * {@code # Datatype: ...}, the column
+ * header, then rows of a 10-wide left-aligned size and 18-wide figures with two decimals; the
  * full collective format ({@code -f}) adds Min, Max and a 12-wide Iterations column. Barrier has
  * no size column (its figures are 17 wide). Learnt from OMB 7.4's {@code c/util/osu_util.h}
- * (FIELD_WIDTH 20, FLOAT_PRECISION 2), {@code c/util/osu_util_mpi.c} (print_preamble,
+ * and {@code configure.ac} (FIELD_WIDTH 18, FLOAT_PRECISION 2), {@code c/util/osu_util_mpi.c} (print_preamble,
  * print_only_header, print_stats and their {@code _nbc} forms) and the benchmarks' mains.
  */
 final class OsuFormat {
     /** The OMB release whose output this reproduces. */
     static final String VERSION = "7.4";
-    /** OSU's FIELD_WIDTH: the width of every figure column but barrier's first. */
-    static final int WIDTH = 20;
+    /**
+     * OSU's FIELD_WIDTH: the width of every figure column but barrier's first. OMB's configure.ac
+     * defines it as 18, which the built benchmarks print; osu_util.h's 20 is only a fallback.
+     */
+    static final int WIDTH = 18;
 
     private OsuFormat() {
     }
@@ -55,7 +58,7 @@ final class OsuFormat {
     static List<String> header(String mode, boolean nonblocking, boolean full) {
         List<String> lines = new ArrayList<>();
         lines.add("");
-        lines.add("# OSU MPI-Tutti " + name(mode, nonblocking) + " v" + VERSION);
+        lines.add("# OSU MPI " + name(mode, nonblocking) + " v" + VERSION);
         boolean sized = !mode.equals("barrier");
         if (nonblocking) {
             lines.add("# Overall = Coll. Init + Compute + MPI_Test + MPI_Wait");

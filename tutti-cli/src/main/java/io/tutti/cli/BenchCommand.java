@@ -41,8 +41,8 @@ import picocli.CommandLine.Parameters;
                 + " B_Node is --link-bw or measured between ranks 0 and 1. --nonblocking prints overall, compute,"
                 + " pure collective time and overlap (OSU's osu_iallreduce method).",
             "",
-            "--format osu prints exactly what OSU Micro-Benchmarks 7.4 print (title '# OSU MPI-Tutti ... Test v7.4',"
-                + " datatype and column header lines, rows of a 10-wide size and 20-wide figures), over OSU's sizes (1 B to 4 MiB"
+            "--format osu prints exactly what OSU Micro-Benchmarks 7.4 print (title '# OSU MPI ... Test v7.4',"
+                + " datatype and column header lines, rows of a 10-wide size and 18-wide figures), over OSU's sizes (1 B to 4 MiB"
                 + " point-to-point, 1 B to 1 MiB collectives) unless --sizes is given; --full adds OSU's -f columns."
                 + " loggp, shift and --offload have no OSU counterpart.",
             "",
