@@ -105,13 +105,13 @@ class CollectiveBenchmarkTest {
     void osuRowsAreOsusOwn() {
         CollectiveBenchmark.Row r = new CollectiveBenchmark.Row(1024, 1000, 2.5, 2.0, 3.0, 0.0,
                 Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
-        assertEquals("1024                      2.50",
+        assertEquals("1024                    2.50",
                 CollectiveBenchmark.format(parse("bcast", "--format", "osu"), 4, r));
-        assertEquals("1024                      2.50                2.00                3.00        1000",
+        assertEquals("1024                    2.50              2.00              3.00        1000",
                 CollectiveBenchmark.format(parse("bcast", "--format", "osu", "--full"), 4, r));
         CollectiveBenchmark.Row nb = new CollectiveBenchmark.Row(8, 10, 5.0, Double.NaN, Double.NaN, 1.0,
                 Double.NaN, Double.NaN, Double.NaN, 4.0, 2.0, 50.0);
-        assertEquals("8                         5.00                4.00                2.00               50.00",
+        assertEquals("8                       5.00              4.00              2.00             50.00",
                 CollectiveBenchmark.format(parse("bcast", "--format", "osu", "--nonblocking"), 2, nb));
     }
 
