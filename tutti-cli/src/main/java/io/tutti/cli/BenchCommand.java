@@ -179,9 +179,9 @@ public final class BenchCommand implements Callable<Integer> {
         Placement where = null;
         if (problem == null) {
             try {
-                where = placement.placement();
+                where = placement.placement(ranks);
                 if (threads && !where.hosts().isEmpty()) {
-                    problem = "--hosts starts processes: leave out --threads";
+                    problem = "--hostfile, --host and --hosts start processes: leave out --threads";
                 }
             } catch (IllegalArgumentException e) {
                 problem = e.getMessage();

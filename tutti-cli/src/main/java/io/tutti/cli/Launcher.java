@@ -212,6 +212,7 @@ public final class Launcher {
     private static final class Processes {
         final Process[] ranks;
         final List<Thread> pumps = new ArrayList<>();
+        final RemoteStarts remote = new RemoteStarts();
         boolean shuttingDown;
 
         Processes(int n) {
@@ -257,26 +258,27 @@ public final class Launcher {
             List<String> command = RankProcesses.command(o, target);
             LinkedBlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
             Placement place = o.placement();
-            int perHost = place.perHost(n);
+            Placement.Layout layout = place.layout(n);
             for (int r = 0; r < n; r++) {
-                String host = place.hostOf(r, n);
+                String host = layout.host(r);
                 ProcessBuilder pb = new ProcessBuilder();
                 RankProcesses.environment(pb.environment(), job, r, n);
                 pb.environment().putAll(place.env());
                 if (host != null) {
-                    int node = r / perHost;
-                    int onHost = Math.min(n, (node + 1) * perHost) - node * perHost;
                     pb.environment().put(LaunchEnvironment.HOST, host);
-                    pb.environment().put(LaunchEnvironment.NODE_ID, Integer.toString(node));
-                    pb.environment().put(LaunchEnvironment.LOCAL_RANK, Integer.toString(r % perHost));
-                    pb.environment().put(LaunchEnvironment.LOCAL_SIZE, Integer.toString(onHost));
+                    pb.environment().put(LaunchEnvironment.NODE_ID, Integer.toString(layout.node(r)));
+                    pb.environment().put(LaunchEnvironment.LOCAL_RANK, Integer.toString(layout.localRank(r)));
+                    pb.environment().put(LaunchEnvironment.LOCAL_SIZE, Integer.toString(layout.localSize(r)));
                 }
+                // Through a remote shell, its standard error is read here too: it says why a start failed.
+                String shell = place.remoteShell(host);
+                boolean pipeErr = o.tagOutput() || shell != null;
                 pb.command(place.command(host, command, pb.environment()));
                 // Like mpirun: only rank 0 reads the terminal; the others see end of input.
                 pb.redirectInput(r == 0 ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.PIPE);
                 ProcessBuilder.Redirect pipe = ProcessBuilder.Redirect.PIPE;
                 ProcessBuilder.Redirect inherit = ProcessBuilder.Redirect.INHERIT;
-                pb.redirectOutput(o.tagOutput() || relay ? pipe : inherit).redirectError(o.tagOutput() ? pipe : inherit);
+                pb.redirectOutput(o.tagOutput() || relay ? pipe : inherit).redirectError(pipeErr ? pipe : inherit);
                 Process p;
                 synchronized (procs) {
                     if (procs.shuttingDown) {
@@ -285,7 +287,7 @@ public final class Launcher {
                     try {
                         p = pb.start();
                     } catch (IOException e) {
-                        say("cannot start rank " + r + " (" + command.getFirst() + "): " + e.getMessage()
+                        say("cannot start rank " + r + " (" + pb.command().getFirst() + "): " + e.getMessage()
                                 + (r > 0 ? "; stopping the " + plural(r, "rank") + " already started" : ""));
                         return EXIT_FAILURE;
                     }
@@ -299,9 +301,11 @@ public final class Launcher {
                     procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-out-" + r)
                             .start(() -> TaggedOutput.pump(p.getInputStream(), out, prefix)));
                 }
-                if (o.tagOutput()) {
+                if (pipeErr) {
+                    java.io.InputStream errors = shell == null ? p.getErrorStream()
+                            : procs.remote.track(r, host, shell, command.getFirst(), p.getErrorStream());
                     procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-err-" + r)
-                            .start(() -> TaggedOutput.pump(p.getErrorStream(), err, prefix)));
+                            .start(() -> TaggedOutput.pump(errors, err, prefix)));
                 }
                 final int rank = r;
                 p.onExit().thenRun(() -> exited.add(rank));
@@ -368,7 +372,9 @@ public final class Launcher {
                 if (code != 0) {
                     if (!quiet(procs)) {
                         long others = procs.started().stream().filter(Process::isAlive).count();
-                        say("rank " + r + " (pid " + p.pid() + ") " + RankProcesses.describeExit(code)
+                        String notStarted = procs.remote.explain(r, code);
+                        say((notStarted != null ? notStarted
+                                : "rank " + r + " (pid " + p.pid() + ") " + RankProcesses.describeExit(code))
                                 + (others == 0 ? "" : others == 1 ? "; stopping the other rank"
                                 : "; stopping the other " + others + " ranks"));
                     }

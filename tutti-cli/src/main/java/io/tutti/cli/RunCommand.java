@@ -12,7 +12,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "run", mixinStandardHelpOptions = true, usageHelpAutoWidth = true, versionProvider = Main.Version.class,
         sortOptions = false,
         description = {
-            "Runs N ranks of a Java program that uses Tutti, on this machine or on --hosts.",
+            "Runs N ranks of a Java program that uses Tutti, on this machine or on the hosts of --hostfile,"
+                + " --host or --hosts.",
             "",
             "Options end at the program: everything after it is passed to the program unchanged.",
         },
@@ -34,6 +35,12 @@ import picocli.CommandLine.Parameters;
                 + " then are stopped (SIGTERM, then SIGKILL after 2 s), and tutti run exits with that rank's code"
                 + " (128 + signal for a signal).",
             "",
+            "Ranks fill the hosts' slots host by host (mpirun's --map-by slot): a host's ranks are consecutive."
+                + " More ranks than slots is an error unless --oversubscribe. Ranks on other hosts of --hostfile or"
+                + " --host start through the launch agent (ssh, which must log in without a password); the JDK,"
+                + " the Tutti jars and the program must be at the same paths there. A host the agent cannot reach"
+                + " (exit 255), or with no java at this JDK's path (exit 127), is named with the rank in one line.",
+            "",
             "Exit codes: 0 every rank succeeded; 124 timed out; 2 bad request; 1 the program did not compile,"
                 + " the job could not be set up or a rank thread threw (--threads); otherwise the code of the"
                 + " first rank that failed.",
@@ -46,11 +53,14 @@ import picocli.CommandLine.Parameters;
             "  tutti run -n 4 Ring.java",
             "  tutti run -n 4 --cp build/classes com.example.Ring --rounds 10",
             "  tutti run -n 2 --timeout 30s --tag-output app.jar",
+            "  tutti run --hostfile hosts --launch-agent 'ssh -o BatchMode=yes' app.jar",
+            "  tutti run -n 8 --host node1:4,node2:4 app.jar",
             "  tutti run -n 4 --hosts h0,h1 --ppn 2 --exec-prefix 'ip netns exec {host}' \\",
             "      --rails r0,r1 app.jar",
         })
 public final class RunCommand implements Callable<Integer> {
-    @Option(names = "-n", paramLabel = "N", description = "Number of ranks to start (required, at least 1).")
+    @Option(names = "-n", paramLabel = "N", description = "Number of ranks to start, at least 1 (required, except"
+            + " with --hostfile, --host or --hosts --ppn: then every slot).")
     Integer ranks;
 
     @Option(names = "--threads", description = "Run the ranks as threads of this JVM instead of as"
@@ -89,22 +99,24 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (ranks == null) {
+        if (ranks == null && !placement.namesHosts()) {
             System.err.println("tutti run: give the number of ranks with -n N, e.g. tutti run -n 4 "
                     + (target == null ? "com.example.Main" : target) + "; see 'tutti run --help'");
             return Launcher.EXIT_USAGE;
         }
         Placement where;
         try {
-            where = placement.placement();
+            where = placement.placement(ranks);
             if (threads && !where.hosts().isEmpty()) {
-                throw new IllegalArgumentException("--hosts starts processes: leave out --threads");
+                throw new IllegalArgumentException("--hostfile, --host and --hosts start processes: leave out"
+                        + " --threads");
             }
         } catch (IllegalArgumentException e) {
             System.err.println("tutti run: " + e.getMessage());
             return Launcher.EXIT_USAGE;
         }
-        Launcher.Options options = new Launcher.Options(ranks, threads, timeout, tagOutput, classpath, jvmOptions,
+        // Without -n, every slot of the hosts gets a rank, as with mpirun.
+        Launcher.Options options = new Launcher.Options(ranks != null ? ranks : where.slots(), threads, timeout, tagOutput, classpath, jvmOptions,
                 target, args, verbose, where);
         return new Launcher().run(options);
     }
