@@ -37,7 +37,13 @@ final class Hosts {
 
         /** Both entries of a host listed twice: slots add up, and so do limits when both have one. */
         Host plus(Host more) {
-            return new Host(name, slots + more.slots, maxSlots == 0 || more.maxSlots == 0 ? 0 : maxSlots + more.maxSlots);
+            return new Host(name, sum(slots, more.slots), maxSlots == 0 || more.maxSlots == 0 ? 0
+                    : sum(maxSlots, more.maxSlots));
+        }
+
+        /** Added up, at most {@link Integer#MAX_VALUE}: more slots than that are as good as unlimited. */
+        private static int sum(int a, int b) {
+            return (int) Math.min(Integer.MAX_VALUE, (long) a + b);
         }
 
         @Override

@@ -38,6 +38,8 @@ class HostsTest {
                 host("node05", 1, 0)), Hosts.parseHostfile("hosts", lines));
         assertEquals(List.of(host("a", 5, 7)), Hosts.parseHostfile("hosts", List.of("a slots=2 max_slots=3",
                 "a slots=3 max_slots=4")), "limits add up when every line of the host has one");
+        assertEquals(List.of(host("a", Integer.MAX_VALUE, 0)), Hosts.parseHostfile("hosts", List.of(
+                "a slots=999999999", "a slots=999999999", "a slots=999999999")), "a sum past int saturates");
     }
 
     @Test
