@@ -163,6 +163,11 @@ final class Cluster implements AutoCloseable {
         return run(command(h, cmd), timeout);
     }
 
+    /** Takes host {@code h}'s cable down or up at the switch: its peers then reach it no more, or again. */
+    void cable(int h, boolean up) throws IOException, InterruptedException {
+        Netns.ip("-n", sw, "link", "set", "c" + h, up ? "up" : "down");
+    }
+
     /** Stops host {@code h}'s sshd and waits until it is gone; its address then refuses ssh connections. */
     void stopSshd(int h) throws IOException, InterruptedException {
         Path pidFile = dir.resolve("sshd-" + h + ".pid");
