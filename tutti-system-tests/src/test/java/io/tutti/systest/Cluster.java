@@ -37,6 +37,7 @@ final class Cluster implements AutoCloseable {
     private static final Path FILES = Path.of("/var/tmp");
     private static final Duration EXEC_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
+    private static Optional<String> missing; // why no cluster can be made here (empty: it can), once known
 
     private final String id;
     private final String sw;
@@ -46,6 +47,7 @@ final class Cluster implements AutoCloseable {
     private final List<Long> holders = new ArrayList<>();
     private final List<String> pidNamespaces = new ArrayList<>();
     private boolean switchMade;
+    private boolean dirMade;
 
     private Cluster(String id) {
         this.id = id;
@@ -53,19 +55,40 @@ final class Cluster implements AutoCloseable {
         this.dir = FILES.resolve("tutti-cluster-" + id);
     }
 
-    /** Skips the calling test unless this machine can make a cluster: root and the commands it needs. */
+    /** Skips the calling test, with the reason, unless this machine can make a cluster. */
     static void assumeAvailable() {
-        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
-                "the test cluster needs root (CI runs as root)");
-        for (String cmd : List.of("unshare", "nsenter", "ip", "ssh", "ssh-keygen", "bash")) {
-            Assumptions.assumeTrue(onPath(cmd), "'" + cmd + "' is missing: the test cluster needs util-linux, "
-                    + "iproute2 and openssh-client (apt-get install util-linux iproute2 openssh-client)");
+        String why = missing();
+        Assumptions.assumeTrue(why == null, why);
+    }
+
+    /** Why this machine cannot make a cluster (root and the commands it needs), or null; found once. */
+    private static synchronized String missing() {
+        if (missing == null) {
+            missing = Optional.ofNullable(findMissing());
         }
-        Assumptions.assumeTrue(Files.isExecutable(Path.of(SSHD)),
-                SSHD + " is missing: the test cluster needs openssh-server (apt-get install openssh-server)");
-        Assumptions.assumeTrue(Files.isDirectory(FILES), FILES + " is missing: the test cluster keeps its files there");
-        Assumptions.assumeTrue(Netns.quiet("unshare", "--net", "--mount", "--pid", "--uts", "--ipc", "--fork",
-                "--mount-proc", "true"), "'unshare --net --mount --pid --uts --ipc' does not work on this machine");
+        return missing.orElse(null);
+    }
+
+    private static String findMissing() {
+        if (!"root".equals(System.getProperty("user.name"))) {
+            return "the test cluster needs root (CI runs as root)";
+        }
+        for (String cmd : List.of("unshare", "nsenter", "ip", "ssh", "ssh-keygen", "bash")) {
+            if (!onPath(cmd)) {
+                return "'" + cmd + "' is missing: the test cluster needs util-linux, iproute2 and openssh-client "
+                        + "(apt-get install util-linux iproute2 openssh-client)";
+            }
+        }
+        if (!Files.isExecutable(Path.of(SSHD))) {
+            return SSHD + " is missing: the test cluster needs openssh-server (apt-get install openssh-server)";
+        }
+        if (!Files.isDirectory(FILES)) {
+            return FILES + " is missing: the test cluster keeps its files there";
+        }
+        if (!Netns.quiet("unshare", "--net", "--mount", "--pid", "--uts", "--ipc", "--fork", "--mount-proc", "true")) {
+            return "'unshare --net --mount --pid --uts --ipc' does not work on this machine";
+        }
+        return null;
     }
 
     /** Makes a cluster of {@code hostCount} hosts, each with its sshd running; on failure, removes what it made. */
@@ -87,7 +110,7 @@ final class Cluster implements AutoCloseable {
             Netns.ip("-n", c.sw, "link", "add", "br0", "type", "bridge");
             Netns.ip("-n", c.sw, "link", "set", "br0", "up");
             for (int h = 0; h < hostCount; h++) {
-                c.host(h, hostCount);
+                c.startHost(h);
             }
             return c;
         } catch (IOException | InterruptedException | RuntimeException e) {
@@ -135,7 +158,7 @@ final class Cluster implements AutoCloseable {
         return holders.get(h);
     }
 
-    /** The command line that runs {@code cmd} on host {@code h}: for processes a test starts itself. */
+    /** The command line that runs {@code cmd} on host {@code h}, in {@code /}: for processes a test starts itself. */
     List<String> command(int h, String... cmd) {
         List<String> full = new ArrayList<>(List.of("nsenter", "--target", Long.toString(holderPid(h)), "--net",
                 "--mount", "--pid", "--uts", "--ipc", "--"));
@@ -208,7 +231,8 @@ final class Cluster implements AutoCloseable {
 
     /**
      * Kills every host (killing pid 1 of a PID namespace kills all of its processes), deletes the
-     * switch namespace and the cluster's directory; throws, naming them, if any remain.
+     * switch namespace and the cluster's directory; throws, naming them, if any remain. A second call
+     * does nothing.
      */
     @Override
     public void close() {
@@ -248,10 +272,17 @@ final class Cluster implements AutoCloseable {
             left.add("network namespace " + sw);
         }
         try {
-            deleteTree(dir);
+            if (dirMade) {
+                deleteTree(dir);
+            }
         } catch (IOException e) {
             left.add(dir + " (" + e.getMessage() + ")");
         }
+        holders.clear();
+        unshares.clear();
+        pidNamespaces.clear();
+        switchMade = false;
+        dirMade = false;
         if (!left.isEmpty()) {
             throw new IllegalStateException("the test cluster " + id + " could not remove: " + String.join(", ", left));
         }
@@ -260,6 +291,7 @@ final class Cluster implements AutoCloseable {
     /** Keys, /etc/hosts, boot ids and the configurations of sshd and ssh, in the cluster's directory. */
     private void files(int hostCount, List<String> sshdLines) throws IOException, InterruptedException {
         Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        dirMade = true;
         StringBuilder hostsFile = new StringBuilder("127.0.0.1\tlocalhost\n");
         hostsFile.append("::1\tlocalhost ip6-localhost ip6-loopback\n");
         for (int h = 0; h < hostCount; h++) {
@@ -316,7 +348,7 @@ final class Cluster implements AutoCloseable {
     }
 
     /** Starts host {@code h}'s holder, waits until its namespaces are set up, plugs it into the switch, starts sshd. */
-    private void host(int h, int hostCount) throws IOException, InterruptedException {
+    private void startHost(int h) throws IOException, InterruptedException {
         String name = names.get(h);
         String setup = String.join("\n",
                 "set -e",

@@ -15,7 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(120)
 class ClusterIT {
-    @BeforeAll
-    static void available() {
+    @BeforeEach
+    void available() {
         Cluster.assumeAvailable();
     }
 
@@ -138,6 +138,7 @@ class ClusterIT {
             throw t;
         }
         c.close();
+        c.close(); // a second close does nothing, and does not fail
         List<String> netns = ok(Cluster.run(List.of("ip", "netns", "list"), Duration.ofSeconds(20))).lines()
                 .map(l -> l.split(" ")[0]).toList();
         assertFalse(netns.contains(sw), sw + " is left: " + netns);
