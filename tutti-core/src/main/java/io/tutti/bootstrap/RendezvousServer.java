@@ -5,7 +5,6 @@ import static io.tutti.bootstrap.RendezvousWire.utf8;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -378,15 +377,5 @@ public final class RendezvousServer implements AutoCloseable {
                 // its directory goes with the job
             }
         }
-    }
-
-    /** For tests: the bound TCP address. */
-    SocketAddress tcpAddress() throws IOException {
-        for (ServerSocketChannel s : listeners) {
-            if (s.getLocalAddress() instanceof InetSocketAddress a) {
-                return a;
-            }
-        }
-        return null;
     }
 }
