@@ -23,9 +23,9 @@ import java.util.function.Consumer;
 /**
  * A rank's side of the launcher's rendezvous ({@link RendezvousWire}): the job's key-value store
  * and fences, over one authenticated connection kept open for the whole job. A reader thread takes
- * the launcher's answers and pings; when the connection ends without the launcher's goodbye, or the
- * launcher is silent for {@link #SILENCE}, the rank is told through {@code onLost} (its launcher or
- * the launcher's host has died).
+ * the launcher's answers and pings, another pings it every second; when the connection ends without
+ * the launcher's goodbye, or the launcher is silent for {@link #SILENCE}, the rank is told through
+ * {@code onLost} (its launcher or the launcher's host has died).
  */
 public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     /** How long the launcher may be silent (it pings every second) before it is taken for dead. */
@@ -175,12 +175,20 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
         }
     }
 
+    /** Pings the launcher every second, and takes it for dead after {@link #SILENCE} without a word. */
     private void watchSilence() {
         while (!ending && ch.isOpen()) {
             try {
-                Thread.sleep(500);
+                Thread.sleep(1000);
             } catch (InterruptedException e) {
                 return;
+            }
+            synchronized (this) {
+                try {
+                    RendezvousWire.write(ch, RendezvousWire.PING, 0);
+                } catch (IOException e) {
+                    // the reader sees the broken connection
+                }
             }
             if (System.nanoTime() - heard > SILENCE.toNanos() && !ending) {
                 closeQuietly();

@@ -24,20 +24,23 @@ import java.util.function.IntConsumer;
  * The job's rendezvous, served by {@code tutti run} ({@link RendezvousWire} is the protocol): the
  * key-value exchange and fences of its ranks, over a Unix domain socket for ranks that share the
  * launcher's file system and over TCP for the others. Each rank keeps its connection open for the
- * whole job, so a connection that closes without a goodbye is that rank's death, reported once to
- * {@link #onRankLost}. Clients without the job secret are refused and counted ({@link #rejected()}).
+ * whole job and pings every second, so a connection that closes without a goodbye, or stays silent
+ * for {@link #SILENCE_MILLIS}, is that rank's death, reported once to {@link #onRankLost}. Clients without the job secret are refused and counted ({@link #rejected()}).
  * One platform thread per connection: a job has as many connections as ranks.
  */
 public final class RendezvousServer implements AutoCloseable {
     /** How long a new connection has to authenticate before it is closed. */
     static final long HANDSHAKE_MILLIS = 10_000;
     static final long PING_MILLIS = 1_000;
+    /** How long a rank may be silent (it pings every second) before its host is taken for gone. */
+    static final long SILENCE_MILLIS = 10_000;
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String jobId;
     private final byte[] secret;
     private final int size;
+    private final long silenceMillis;
     private final List<ServerSocketChannel> listeners = new ArrayList<>();
     private final List<String> addresses = new ArrayList<>();
     private final List<Path> socketFiles = new ArrayList<>();
@@ -60,9 +63,15 @@ public final class RendezvousServer implements AutoCloseable {
      */
     public RendezvousServer(String jobId, byte[] secret, int size, Path unixPath, InetSocketAddress tcp)
             throws IOException {
+        this(jobId, secret, size, unixPath, tcp, SILENCE_MILLIS);
+    }
+
+    RendezvousServer(String jobId, byte[] secret, int size, Path unixPath, InetSocketAddress tcp, long silenceMillis)
+            throws IOException {
         this.jobId = jobId;
         this.secret = secret.clone();
         this.size = size;
+        this.silenceMillis = silenceMillis;
         try {
             if (unixPath != null) {
                 Files.deleteIfExists(unixPath);
@@ -159,8 +168,13 @@ public final class RendezvousServer implements AutoCloseable {
             synchronized (this) {
                 all = new ArrayList<>(ranks.values());
             }
+            long now = System.nanoTime();
             for (Connection c : all) {
-                c.send(RendezvousWire.PING, 0);
+                if (now - c.heard > silenceMillis * 1_000_000L) {
+                    c.close(); // its thread reports the rank lost
+                } else {
+                    c.send(RendezvousWire.PING, 0);
+                }
             }
         }
     }
@@ -176,6 +190,7 @@ public final class RendezvousServer implements AutoCloseable {
         final SocketChannel ch;
         int rank = -1;
         volatile boolean authenticated;
+        volatile long heard = System.nanoTime();
         boolean goodbye;
 
         Connection(SocketChannel ch) {
@@ -207,6 +222,7 @@ public final class RendezvousServer implements AutoCloseable {
                 }
                 while (true) {
                     RendezvousWire.Frame f = RendezvousWire.read(ch);
+                    heard = System.nanoTime();
                     if (f.type() == RendezvousWire.BYE) {
                         goodbye = true;
                         return;
@@ -231,7 +247,7 @@ public final class RendezvousServer implements AutoCloseable {
             RANDOM.nextBytes(nonce);
             Thread guard = Thread.ofVirtual().start(() -> {
                 try {
-                    Thread.sleep(HANDSHAKE_MILLIS);
+                    Thread.sleep(Math.min(HANDSHAKE_MILLIS, silenceMillis));
                     if (!authenticated) {
                         close();
                     }
@@ -275,6 +291,7 @@ public final class RendezvousServer implements AutoCloseable {
                     }
                     rank = r;
                     ranks.put(r, this);
+                    heard = System.nanoTime();
                     authenticated = true;
                 }
                 send(RendezvousWire.WELCOME, 0, RendezvousWire.mac(secret, utf8("launcher"), utf8(job),

@@ -204,6 +204,29 @@ class RendezvousTest {
     }
 
     @Test
+    void aRankThatFallsSilentIsTakenForLostButOneThatPingsIsNot() throws Exception {
+        try (RendezvousServer s = new RendezvousServer("job1", SECRET, 2, null, new InetSocketAddress("127.0.0.1", 0),
+                3000)) {
+            LinkedBlockingQueue<Integer> lostRanks = new LinkedBlockingQueue<>();
+            s.onRankLost(lostRanks::add);
+            try (RendezvousClient pinging = client(tcp(s), 0, SECRET, new ArrayList<>());
+                 SocketChannel raw = SocketChannel.open(new InetSocketAddress("127.0.0.1", s.tcpPort()))) {
+                RendezvousWire.Frame hello = RendezvousWire.read(raw);
+                byte[] nonce = new byte[32];
+                byte[] r = "1".getBytes(StandardCharsets.UTF_8);
+                byte[] job = "job1".getBytes(StandardCharsets.UTF_8);
+                RendezvousWire.write(raw, RendezvousWire.AUTH, 0, job, r, nonce, RendezvousWire.mac(SECRET,
+                        "rank".getBytes(StandardCharsets.UTF_8), job, r, hello.fields().get(1), nonce));
+                // rank 1 now says nothing more, as a host that lost its network
+                assertEquals(1, lostRanks.poll(20, TimeUnit.SECONDS));
+                Thread.sleep(4000);
+                assertTrue(lostRanks.isEmpty(), lostRanks::toString);
+                pinging.put("alive", "yes");
+            }
+        }
+    }
+
+    @Test
     void aRankLearnsOfItsLaunchersDeathAtOnceAndItsPendingGetFails() throws Exception {
         // a launcher that welcomes the rank, then dies without its goodbye
         try (ServerSocketChannel l = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
