@@ -49,6 +49,9 @@ final class IsolatedHosts implements AutoCloseable {
                     + "exec nsenter -t \"$pid\" -m -p -n -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root"
                     + " sh -c \"$*\"\n");
             Files.setPosixFilePermissions(shell, PosixFilePermissions.fromString("rwx------"));
+            Path lingering = h.dir.resolve("hostsh-linger");
+            Files.writeString(lingering, Files.readString(shell).replace("sh -c \"$*\"", "sh -c \"$*; sleep 60\""));
+            Files.setPosixFilePermissions(lingering, PosixFilePermissions.fromString("rwx------"));
             return h;
         } catch (IOException | InterruptedException | RuntimeException e) {
             h.close();
@@ -81,6 +84,11 @@ final class IsolatedHosts implements AutoCloseable {
     /** The ssh-like command for {@code --exec-prefix 'SHELL {host}'}. */
     String shell() {
         return dir.resolve("hostsh").toString();
+    }
+
+    /** As {@link #shell()}, but the remote shell lives on for a minute after its command ends. */
+    String lingeringShell() {
+        return dir.resolve("hostsh-linger").toString();
     }
 
     /** Runs {@code sh -c script} on host {@code h} (at most 20 s) and returns its output. */

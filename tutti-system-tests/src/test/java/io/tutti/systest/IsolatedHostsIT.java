@@ -26,8 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code tutti run} across hosts that share nothing but a network ({@link IsolatedHosts}: own
  * /dev/shm, own PIDs), reached through an ssh-like remote shell: the launcher, on the first host's
  * network, is the rendezvous; the ranks of the other two hosts meet through it, share memory inside
- * a host and use the rails between hosts; a process without the secret is refused; and when the
- * launcher is killed, every rank ends within 5 s and no host keeps a job directory.
+ * a host and use the rails between hosts; a process without the secret is refused; when the
+ * launcher is killed, every rank ends within 5 s and no host keeps a job directory; a rank whose
+ * connection drops while its remote shell lives on is reported lost.
  */
 @Timeout(240)
 class IsolatedHostsIT {
@@ -44,18 +45,23 @@ class IsolatedHostsIT {
 
     /** Starts {@code tutti run} on host 0's network with the ranks on hosts 1 and 2 (two each). */
     private Launch.Running start(IsolatedHosts hosts, String... program) throws IOException {
+        return startThrough(hosts, hosts.shell(), program);
+    }
+
+    private Launch.Running startThrough(IsolatedHosts hosts, String shell, String... program) throws IOException {
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", hosts.hosts().getFirst(),
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",
                 "-XX:+UseSerialGC", "-cp", Launch.lib().toAbsolutePath() + "/*", "io.tutti.cli.Main",
                 "run", "--verbose", "-n", "4", "--hosts", hosts.hosts().get(1) + "," + hosts.hosts().get(2), "--ppn",
-                "2", "--exec-prefix", hosts.shell() + " {host}", "--rendezvous-address", "10.100.0.1", "--rails", "r0",
+                "2", "--exec-prefix", shell + " {host}", "--rendezvous-address", "10.100.0.1", "--rails", "r0",
                 "--timeout", "150s", "--cp", Launch.testClasses()));
         cmd.addAll(List.of(program));
         Path out = Files.createTempFile(work, "stdout", ".txt");
         Path err = Files.createTempFile(work, "stderr", ".txt");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-        pb.environment().put("TUTTI_JVM_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
+        // Hosts with PIDs of their own share /tmp here, where JVMs of equal pid would fight over hsperfdata.
+        pb.environment().put("TUTTI_JVM_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1 -XX:-UsePerfData");
         return new Launch.Running(pb.start(), out, err, System.nanoTime());
     }
 
@@ -151,6 +157,29 @@ class IsolatedHostsIT {
                     Launch.testClasses(), "io.tutti.systest.Hello");
             assertExit(0, next);
             assertFalse(Files.exists(own), own + " was not swept by the next job");
+        }
+    }
+
+    @Test
+    void aRankWhoseConnectionDropsWhileItsRemoteShellLivesOnIsReportedLostOnce() throws Exception {
+        try (IsolatedHosts hosts = IsolatedHosts.create(3, work)) {
+            Launch.Running job = startThrough(hosts, hosts.lingeringShell(), "io.tutti.systest.ClusterJob", work.toString(),
+                    "wait");
+            awaitReady(job);
+            ProcessHandle rank2 = job.process().descendants().filter(p -> p.info().command()
+                    .map(c -> c.endsWith("/java")).orElse(false)).filter(p -> {
+                        try {
+                            return Files.readString(Path.of("/proc", Long.toString(p.pid()), "environ"))
+                                    .contains("\0TUTTI_RANK=2\0");
+                        } catch (IOException e) {
+                            return false;
+                        }
+                    }).findFirst().orElseThrow();
+            rank2.destroyForcibly();
+            Launch.Result r = job.await(Duration.ofSeconds(60));
+            assertExit(1, r);
+            assertEquals(1, r.stderr().lines().filter(l -> l.contains("rank 2 on " + hosts.hosts().get(2)
+                    + " lost its connection to the launcher without saying goodbye")).count(), r::toString);
         }
     }
 }
