@@ -42,6 +42,7 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     private int fenceEpoch;
     private volatile long heard = System.nanoTime();
     private volatile boolean ending;
+    private boolean saidGoodbye;
 
     private RendezvousClient(SocketChannel ch, String address, Duration timeout, Consumer<String> onLost) {
         this.ch = ch;
@@ -257,18 +258,24 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
         request(RendezvousWire.FENCE, timeout.toNanos(), "fence " + epoch, utf8(Integer.toString(epoch)));
     }
 
-    /** Says goodbye: the launcher takes the end of this connection for a rank that finished. */
+    /**
+     * Says goodbye: the launcher takes the end of this connection for a rank that finished. The
+     * connection stays open until the process ends, so a rank that lingers after its job still stops
+     * when its launcher dies.
+     */
     @Override
     public void close() {
-        ending = true;
         synchronized (this) {
+            if (saidGoodbye) {
+                return;
+            }
+            saidGoodbye = true;
             try {
                 RendezvousWire.write(ch, RendezvousWire.BYE, 0);
             } catch (IOException ignored) {
                 // the launcher is gone already
             }
         }
-        closeQuietly();
     }
 
     private void closeQuietly() {

@@ -181,8 +181,8 @@ public final class RendezvousServer implements AutoCloseable {
 
     private void reject(Connection c, String why) {
         rejected.incrementAndGet();
-        c.send(RendezvousWire.DENIED, 0, utf8(why));
         onRejected.accept(why);
+        c.send(RendezvousWire.DENIED, 0, utf8(why));
         c.close();
     }
 
@@ -224,8 +224,9 @@ public final class RendezvousServer implements AutoCloseable {
                     RendezvousWire.Frame f = RendezvousWire.read(ch);
                     heard = System.nanoTime();
                     if (f.type() == RendezvousWire.BYE) {
+                        // done with the job; the connection lasts as long as the rank's process
                         goodbye = true;
-                        return;
+                        continue;
                     }
                     handle(this, f);
                 }

@@ -27,7 +27,8 @@ import javax.crypto.spec.SecretKeySpec;
  * answers WELCOME(HMAC("launcher", job, rank, both nonces)), or DENIED(reason) and closes. Then
  * the rank sends PUT(key, value), GET(key) (answered with VALUE once the key exists) and
  * FENCE(epoch) (answered with DONE once every rank reached that epoch); both sides PING every
- * second; the rank ends with BYE, the server with END. A connection that closes without either, or
+ * second; a rank done with the job says BYE (and keeps the connection until its process ends), the
+ * server ends with END. A connection that closes without either, or
  * is silent for 10 s, is a death: the rank's (for the launcher) or the launcher's (for the rank).
  */
 final class RendezvousWire {
