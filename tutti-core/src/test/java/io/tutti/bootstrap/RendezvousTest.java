@@ -278,6 +278,23 @@ class RendezvousTest {
     }
 
     @Test
+    void aRankOfTuttiRunIsToldTheRendezvousAndTheSecretAndMakesItsOwnJobDirectory() {
+        java.util.Map<String, String> env = new java.util.HashMap<>(java.util.Map.of(LaunchEnvironment.JOB_ID, "j9",
+                LaunchEnvironment.RANK, "1", LaunchEnvironment.SIZE, "2",
+                LaunchEnvironment.RENDEZVOUS, "unix:/x/r.sock, tcp:10.0.0.1:4000", LaunchEnvironment.SECRET, "0aff"));
+        JobInfo j = Bootstrap.detect(env);
+        assertEquals(List.of("unix:/x/r.sock", "tcp:10.0.0.1:4000"), j.rendezvous());
+        assertArrayEquals(new byte[] {10, (byte) 0xff}, j.secret());
+        assertEquals(ShmFiles.defaultRoot().resolve("tutti-j9"), j.jobDir());
+        assertNull(j.secretFile());
+        env.remove(LaunchEnvironment.SECRET);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Bootstrap.detect(env));
+        assertTrue(e.getMessage().contains(LaunchEnvironment.SECRET), e.getMessage());
+        env.put(LaunchEnvironment.SECRET, "xyz");
+        assertThrows(IllegalStateException.class, () -> Bootstrap.detect(env));
+    }
+
+    @Test
     void theSecretOnStandardInputIsExactlyTheFirstLine() throws Exception {
         ByteArrayInputStream in = new ByteArrayInputStream(("00ff10\nthe program's input\n")
                 .getBytes(StandardCharsets.US_ASCII));
