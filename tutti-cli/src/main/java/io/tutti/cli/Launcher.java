@@ -303,7 +303,8 @@ public final class Launcher {
                 pb.command(place.command(host, command, pb.environment()));
                 // Like mpirun: only rank 0 reads the terminal; the others see end of input. Through a
                 // remote shell the secret comes first, so rank 0's input is passed on after it.
-                pb.redirectInput(r == 0 && !remoteShell ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.PIPE);
+                boolean terminal = r == 0 && !remoteShell;
+                pb.redirectInput(terminal ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.PIPE);
                 ProcessBuilder.Redirect pipe = ProcessBuilder.Redirect.PIPE;
                 ProcessBuilder.Redirect inherit = ProcessBuilder.Redirect.INHERIT;
                 pb.redirectOutput(o.tagOutput() || relay ? pipe : inherit).redirectError(o.tagOutput() ? pipe : inherit);

@@ -25,8 +25,8 @@ class RendezvousSetupTest {
 
     @Test
     void aLocalRankGetsTheSecretInItsEnvironmentAndNoFileOfTheLaunchers() {
-        Map<String, String> env = new HashMap<>(Map.of(LaunchEnvironment.JOB_DIR, "/stale", LaunchEnvironment.SECRET_FILE,
-                "/stale/secret", LaunchEnvironment.LAUNCHER_PID, "1"));
+        Map<String, String> env = new HashMap<>(Map.of(LaunchEnvironment.JOB_DIR, "/stale",
+                LaunchEnvironment.SECRET_FILE, "/stale/secret", LaunchEnvironment.LAUNCHER_PID, "1"));
         RankProcesses.environment(env, JOB, 1, 4, "unix:/dev/shm/tutti-0123456789ab/rendezvous.sock", false);
         assertEquals("010203fe", env.get(LaunchEnvironment.SECRET));
         assertEquals("unix:/dev/shm/tutti-0123456789ab/rendezvous.sock", env.get(LaunchEnvironment.RENDEZVOUS));

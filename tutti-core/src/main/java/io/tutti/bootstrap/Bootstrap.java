@@ -47,7 +47,8 @@ public final class Bootstrap {
         int size = integer(env, LaunchEnvironment.SIZE);
         // Without TUTTI_JOB_DIR the rank makes the job's directory on its own host.
         String dir = env.get(LaunchEnvironment.JOB_DIR);
-        Path jobDir = dir == null || dir.isEmpty() ? ShmFiles.defaultRoot().resolve("tutti-" + safe(job)) : Path.of(dir);
+        Path jobDir = dir == null || dir.isEmpty() ? ShmFiles.defaultRoot().resolve("tutti-" + safe(job))
+                : Path.of(dir);
         String secret = env.get(LaunchEnvironment.SECRET_FILE);
         String rendezvous = env.getOrDefault(LaunchEnvironment.RENDEZVOUS, "");
         List<String> addresses = new ArrayList<>();

@@ -30,7 +30,8 @@ import java.util.function.Consumer;
  * creates in it, the facts every rank publishes at start-up (pid, CPU package, and what places it on
  * a node: boot id, job directory's device and inode, host name), and the way to the network
  * transport. Under {@code tutti run} the store is the launcher's ({@link RendezvousClient}), whose
- * connection also tells the rank when its launcher has died. The engine uses it through {@link Fabric} and never sees this class.
+ * connection also tells the rank when its launcher has died. The engine uses it through
+ * {@link Fabric} and never sees this class.
  */
 public final class Node implements Fabric {
     private final JobInfo job;

@@ -25,8 +25,9 @@ import java.util.function.IntConsumer;
  * key-value exchange and fences of its ranks, over a Unix domain socket for ranks that share the
  * launcher's file system and over TCP for the others. Each rank keeps its connection open for the
  * whole job and pings every second, so a connection that closes without a goodbye, or stays silent
- * for {@link #SILENCE_MILLIS}, is that rank's death, reported once to {@link #onRankLost}. Clients without the job secret are refused and counted ({@link #rejected()}).
- * One platform thread per connection: a job has as many connections as ranks.
+ * for {@link #SILENCE_MILLIS}, is that rank's death, reported once to {@link #onRankLost}. Clients
+ * without the job secret are refused and counted ({@link #rejected()}). One platform thread per
+ * connection: a job has as many connections as ranks.
  */
 public final class RendezvousServer implements AutoCloseable {
     /** How long a new connection has to authenticate before it is closed. */

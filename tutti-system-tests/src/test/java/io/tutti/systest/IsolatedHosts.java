@@ -43,7 +43,7 @@ final class IsolatedHosts implements AutoCloseable {
             }
             Path shell = h.dir.resolve("hostsh");
             Files.writeString(shell, "#!/bin/sh\n"
-                    + "# hostsh HOST WORDS...: the words, joined and parsed anew by a shell, on HOST, as ssh runs them\n"
+                    + "# hostsh HOST WORDS...: the words, joined and parsed anew by a shell, on HOST, as ssh does\n"
                     + "pid=$(cat \"" + h.dir + "/$1.pid\") || exit 255\n"
                     + "shift\n"
                     + "exec nsenter -t \"$pid\" -m -p -n -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root"

@@ -50,7 +50,8 @@ class IsolatedHostsIT {
 
     private Launch.Running startThrough(IsolatedHosts hosts, String shell, String... program) throws IOException {
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", hosts.hosts().getFirst(),
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
                 "-XX:+UseSerialGC", "-cp", Launch.lib().toAbsolutePath() + "/*", "io.tutti.cli.Main",
                 "run", "--verbose", "-n", "4", "--hosts", hosts.hosts().get(1) + "," + hosts.hosts().get(2), "--ppn",
                 "2", "--exec-prefix", shell + " {host}", "--rendezvous-address", "10.100.0.1", "--rails", "r0",
@@ -163,8 +164,8 @@ class IsolatedHostsIT {
     @Test
     void aRankWhoseConnectionDropsWhileItsRemoteShellLivesOnIsReportedLostOnce() throws Exception {
         try (IsolatedHosts hosts = IsolatedHosts.create(3, work)) {
-            Launch.Running job = startThrough(hosts, hosts.lingeringShell(), "io.tutti.systest.ClusterJob", work.toString(),
-                    "wait");
+            Launch.Running job = startThrough(hosts, hosts.lingeringShell(), "io.tutti.systest.ClusterJob",
+                    work.toString(), "wait");
             awaitReady(job);
             ProcessHandle rank2 = job.process().descendants().filter(p -> p.info().command()
                     .map(c -> c.endsWith("/java")).orElse(false)).filter(p -> {
