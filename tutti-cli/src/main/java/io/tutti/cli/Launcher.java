@@ -1,10 +1,12 @@
 package io.tutti.cli;
 
 import io.tutti.bootstrap.LaunchEnvironment;
+import io.tutti.bootstrap.RendezvousServer;
 import io.tutti.bootstrap.ShmFiles;
 import io.tutti.bootstrap.ThreadLauncher;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Path;
@@ -21,8 +23,10 @@ import java.util.stream.Collectors;
  * and the engine behind {@code tutti bench} and {@code tutti demo}.
  *
  * <p>Ranks are separate JVMs by default, or threads of this JVM with {@link Options#threads()}.
- * The launcher owns the job's shared-memory directory: it creates it (owner-only) with the
- * per-job secret, and removes it however the job ends — success, a failed rank, a timeout, an
+ * The launcher is the job's rendezvous ({@link RendezvousServer}): ranks meet through it, prove
+ * they hold the job secret it handed them, and keep their connection open, so a rank that drops it
+ * has died and a rank whose launcher died knows. The launcher owns its host's shared-memory
+ * directory: it creates it (owner-only) and removes it however the job ends — success, a failed rank, a timeout, an
  * exception, or a SIGTERM/Ctrl-C to the launcher — because the kernel does not reclaim files in
  * /dev/shm when their users die. When one rank fails, the others are stopped: a job that lost a
  * rank can only hang or fail, and the first failure is the one worth reporting.
@@ -142,6 +146,11 @@ public final class Launcher {
     private final PrintStream err;
     private final String name;
     private final boolean relay;
+    /** The address ranks on other hosts are given for the rendezvous; null to choose one. */
+    private String rendezvousAddress;
+
+    /** How long a rank whose rendezvous connection dropped gets to be seen exiting before it counts as lost. */
+    static final Duration LOST_GRACE = Duration.ofSeconds(2);
 
     /** A launcher that reports on {@link System#out} and {@link System#err} as {@code tutti run}. */
     public Launcher() {
@@ -166,6 +175,12 @@ public final class Launcher {
         this.err = err;
         this.name = commandName;
         this.relay = relay;
+    }
+
+    /** Sets the address of this host given to ranks on other hosts for the rendezvous (--rendezvous-address). */
+    public Launcher rendezvousAddress(String address) {
+        this.rendezvousAddress = address;
+        return this;
     }
 
     /** Runs the job to its end and returns the exit code for the launcher (see the class comment). */
@@ -250,19 +265,42 @@ public final class Launcher {
             }
         });
         Runtime.getRuntime().addShutdownHook(hook);
+        RendezvousServer server = null;
         try {
             JobDirectory job = JobDirectory.create();
             jobRef.set(job);
             sayJob(o, job);
             target = compiled(o, target, job);
-            List<String> command = RankProcesses.command(o, target);
             LinkedBlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
             Placement place = o.placement();
             Placement.Layout layout = place.layout(n);
+            // Ranks started through a template may be on other hosts: they are given a TCP address too.
+            boolean prefixed = false;
+            for (int r = 0; r < n; r++) {
+                prefixed |= !place.prefix(layout.host(r)).isEmpty();
+            }
+            // the route to a host other than this one picks the address the remote ranks are given
+            List<String> hostNames = prefixed ? layout.hosts().stream().filter(h -> h != null && !Placement.isOwnHost(h))
+                    .toList() : null;
+            server = rendezvous(job, n, hostNames);
+            String rendezvous = String.join(",", rendezvousAddresses(server, hostNames));
+            if (o.verbose()) {
+                say("rendezvous at " + rendezvous);
+            }
+            server.onRankLost(r -> exited.add(-r - 1));
+            // Behind a remote shell, whose command line is public, the secret comes on standard input.
+            List<String> directCommand = RankProcesses.command(o, target, false);
+            List<String> shellCommand = RankProcesses.command(o, target, true);
             for (int r = 0; r < n; r++) {
                 String host = layout.host(r);
+                boolean remoteShell = place.remoteShell(host) != null;
+                List<String> command = remoteShell ? shellCommand : directCommand;
                 ProcessBuilder pb = new ProcessBuilder();
-                RankProcesses.environment(pb.environment(), job, r, n);
+                RankProcesses.environment(pb.environment(), job, r, n, rendezvous, remoteShell);
+                if (place.prefix(host).isEmpty()) {
+                    // The same pid space: a rank whose launcher is gone notices at once.
+                    pb.environment().put(LaunchEnvironment.LAUNCHER_PID, Long.toString(ProcessHandle.current().pid()));
+                }
                 pb.environment().putAll(place.env());
                 if (host != null) {
                     pb.environment().put(LaunchEnvironment.HOST, host);
@@ -272,10 +310,12 @@ public final class Launcher {
                 }
                 // Through a remote shell, its standard error is read here too: it says why a start failed.
                 String shell = place.remoteShell(host);
-                boolean pipeErr = o.tagOutput() || shell != null;
+                boolean pipeErr = o.tagOutput() || remoteShell;
                 pb.command(place.command(host, command, pb.environment()));
-                // Like mpirun: only rank 0 reads the terminal; the others see end of input.
-                pb.redirectInput(r == 0 ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.PIPE);
+                // Like mpirun: only rank 0 reads the terminal; the others see end of input. Through a
+                // remote shell the secret comes first, so rank 0's input is passed on after it.
+                boolean terminal = r == 0 && !remoteShell;
+                pb.redirectInput(terminal ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.PIPE);
                 ProcessBuilder.Redirect pipe = ProcessBuilder.Redirect.PIPE;
                 ProcessBuilder.Redirect inherit = ProcessBuilder.Redirect.INHERIT;
                 pb.redirectOutput(o.tagOutput() || relay ? pipe : inherit).redirectError(pipeErr ? pipe : inherit);
@@ -293,8 +333,29 @@ public final class Launcher {
                     }
                     procs.ranks[r] = p;
                 }
+                if (remoteShell) {
+                    try {
+                        p.getOutputStream().write(RankProcesses.secretLine(job));
+                        p.getOutputStream().flush();
+                    } catch (IOException e) {
+                        // the rank ended already: its exit is reported
+                    }
+                    if (r == 0) {
+                        procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-in-0").start(() -> {
+                            try (var to = p.getOutputStream()) {
+                                System.in.transferTo(to);
+                            } catch (IOException e) {
+                                // the rank ended, or closed its input
+                            }
+                        }));
+                    }
+                }
                 if (r > 0) {
-                    p.getOutputStream().close();
+                    try {
+                        p.getOutputStream().close();
+                    } catch (IOException e) {
+                        // the rank (or its remote shell) ended before reading its input: its exit is reported
+                    }
                 }
                 byte[] prefix = o.tagOutput() ? TaggedOutput.prefix(r) : new byte[0];
                 if (o.tagOutput() || relay) {
@@ -318,7 +379,13 @@ public final class Launcher {
             return watch(o, procs, exited);
         } finally {
             RankProcesses.stop(procs.started());
+            if (server != null) {
+                server.close();
+            }
             for (Thread t : procs.pumps) {
+                if (t.getName().equals("tutti-in-0")) {
+                    continue; // blocked on the launcher's own input, which may never end
+                }
                 try {
                     // Bounded: a grandchild that inherited the pipe could hold it open forever.
                     t.join(RankProcesses.STOP_GRACE);
@@ -337,6 +404,30 @@ public final class Launcher {
                 // the JVM is already shutting down and the hook is doing the same clean-up
             }
         }
+    }
+
+    /**
+     * The job's rendezvous: a Unix socket in the job directory for ranks that share this file system,
+     * and, for ranks started through a template ({@code hosts} not null), TCP on an ephemeral port.
+     */
+    private RendezvousServer rendezvous(JobDirectory job, int n, List<String> hosts) throws IOException {
+        RendezvousServer server = new RendezvousServer(job.id(), job.secret(), n, job.dir().resolve("rendezvous.sock"),
+                hosts == null ? null : new InetSocketAddress(0));
+        server.onRejected(why -> say("refused a rendezvous connection: " + why));
+        return server;
+    }
+
+    private List<String> rendezvousAddresses(RendezvousServer server, List<String> hosts) {
+        List<String> all = new ArrayList<>();
+        for (String a : server.addresses()) {
+            if (a.startsWith("unix:")) {
+                all.add(a);
+            }
+        }
+        if (hosts != null) {
+            all.add(RendezvousAddress.tcp(RendezvousAddress.choose(rendezvousAddress, hosts), server.tcpPort()));
+        }
+        return all;
     }
 
     /** Waits for the ranks in the order they end; the first non-zero exit or the deadline ends the job. */
@@ -365,6 +456,13 @@ public final class Launcher {
                                 + still.stream().map(String::valueOf).collect(Collectors.joining(", ")));
                     }
                     return EXIT_TIMEOUT;
+                }
+                if (r < 0) {
+                    int lost = -r - 1;
+                    if (rankLost(o, procs, lost)) {
+                        return EXIT_FAILURE;
+                    }
+                    continue;
                 }
                 running--;
                 Process p = procs.ranks[r];
@@ -396,6 +494,29 @@ public final class Launcher {
         }
     }
 
+    /**
+     * A rank's rendezvous connection dropped without its goodbye. If its process ends soon after,
+     * its exit says more and is reported as usual; otherwise (a remote shell still running, a host
+     * gone) the rank is lost: reported once, and the job ends. Returns whether it was lost.
+     */
+    private boolean rankLost(Options o, Processes procs, int rank) throws InterruptedException {
+        Process p = procs.ranks[rank];
+        try {
+            p.onExit().get(LOST_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+            return false;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            if (!p.isAlive()) {
+                return false;
+            }
+        }
+        if (!quiet(procs)) {
+            String host = o.placement().hostOf(rank, o.ranks());
+            say("rank " + rank + (host == null ? "" : " on " + host) + " lost its connection to the launcher without"
+                    + " saying goodbye: it or its host died; stopping the other ranks");
+        }
+        return true;
+    }
+
     /** After a SIGTERM to the launcher the ranks' deaths are our doing: reporting them would mislead. */
     private static boolean quiet(Processes procs) {
         synchronized (procs) {
@@ -417,7 +538,10 @@ public final class Launcher {
         PrintStream stderr = System.err;
         TaggedOutput.ThreadStream taggedOut = null;
         TaggedOutput.ThreadStream taggedErr = null;
+        RendezvousServer server = null;
         try {
+            server = rendezvous(job, o.ranks(), null);
+            String rendezvous = String.join(",", rendezvousAddresses(server, null));
             sayJob(o, job);
             JobTarget program = compiled(o, target, job);
             URL[] urls = JobTarget.urls(o.classpath(), program.classes());
@@ -451,8 +575,8 @@ public final class Launcher {
             };
             ThreadLauncher.Outcome outcome = ThreadLauncher.run(job.id(), job.dir(), o.ranks(), o.timeout(), body,
                     (rank, env) -> {
-                        env.put(LaunchEnvironment.SECRET_FILE, job.secret().toString());
-                        env.put(LaunchEnvironment.LAUNCHER_PID, Long.toString(ProcessHandle.current().pid()));
+                        env.put(LaunchEnvironment.RENDEZVOUS, rendezvous);
+                        env.put(LaunchEnvironment.SECRET, java.util.HexFormat.of().formatHex(job.secret()));
                     });
             // at the deadline the ranks still blocked are aborted and throw: those errors are the
             // timeout's consequence, not failures of their own
@@ -472,6 +596,9 @@ public final class Launcher {
             if (taggedOut != null) {
                 System.setOut(stdout);
                 System.setErr(stderr);
+            }
+            if (server != null) {
+                server.close();
             }
             ShmFiles.deleteTree(job.dir());
             try {

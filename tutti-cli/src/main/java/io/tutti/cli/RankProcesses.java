@@ -1,11 +1,13 @@
 package io.tutti.cli;
 
 import io.tutti.bootstrap.LaunchEnvironment;
+import io.tutti.bootstrap.RankMain;
 import io.tutti.os.Platform;
 import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -79,6 +81,14 @@ final class RankProcesses {
 
     /** The command line of every rank JVM. */
     static List<String> command(Launcher.Options o, JobTarget target) {
+        return command(o, target, false);
+    }
+
+    /**
+     * The command line of a rank JVM; with {@code secretOnStdin} the program runs behind
+     * {@link RankMain}, which takes the job secret off standard input before the program can read it.
+     */
+    static List<String> command(Launcher.Options o, JobTarget target, boolean secretOnStdin) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(Platform.JAVA_HOME, "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
@@ -104,24 +114,45 @@ final class RankProcesses {
         }
         cmd.add("-cp");
         cmd.add(cp.toString());
+        if (secretOnStdin) {
+            cmd.add(RankMain.class.getName());
+        }
         cmd.add(target.mainClass());
         cmd.addAll(o.args());
         return cmd;
     }
 
-    /** The launch environment of one rank process (names from {@link LaunchEnvironment}). */
-    static void environment(Map<String, String> env, JobDirectory job, int rank, int size) {
-        // Inherited from a launcher that itself runs inside a thread-mode job would mislead the rank.
-        env.remove(LaunchEnvironment.THREADS);
+    /**
+     * The launch environment of one rank process (names from {@link LaunchEnvironment}): who it is,
+     * where the launcher's rendezvous is, and the job secret, in the environment or, with
+     * {@code secretOnStdin}, announced there and written by the launcher as the first line of the
+     * rank's standard input (a remote shell's command line, which carries the environment, is
+     * public). The rank makes the job directory on its own host.
+     */
+    static void environment(Map<String, String> env, JobDirectory job, int rank, int size, String rendezvous,
+                            boolean secretOnStdin) {
+        // Inherited from a launcher that itself runs inside a job, these would mislead the rank.
+        for (String stale : List.of(LaunchEnvironment.THREADS, LaunchEnvironment.JOB_DIR, LaunchEnvironment.KVS_DIR,
+                LaunchEnvironment.SECRET_FILE, LaunchEnvironment.LAUNCHER_PID, LaunchEnvironment.SECRET,
+                LaunchEnvironment.SECRET_STDIN)) {
+            env.remove(stale);
+        }
         env.put(LaunchEnvironment.JOB_ID, job.id());
         env.put(LaunchEnvironment.RANK, Integer.toString(rank));
         env.put(LaunchEnvironment.SIZE, Integer.toString(size));
         env.put(LaunchEnvironment.LOCAL_RANK, Integer.toString(rank));
         env.put(LaunchEnvironment.LOCAL_SIZE, Integer.toString(size));
         env.put(LaunchEnvironment.NODE_ID, "0");
-        env.put(LaunchEnvironment.JOB_DIR, job.dir().toString());
-        env.put(LaunchEnvironment.KVS_DIR, job.dir().resolve("kvs").toString());
-        env.put(LaunchEnvironment.SECRET_FILE, job.secret().toString());
-        env.put(LaunchEnvironment.LAUNCHER_PID, Long.toString(ProcessHandle.current().pid()));
+        env.put(LaunchEnvironment.RENDEZVOUS, rendezvous);
+        if (secretOnStdin) {
+            env.put(LaunchEnvironment.SECRET_STDIN, "1");
+        } else {
+            env.put(LaunchEnvironment.SECRET, HexFormat.of().formatHex(job.secret()));
+        }
+    }
+
+    /** The first line of a rank's standard input when {@code secretOnStdin}. */
+    static byte[] secretLine(JobDirectory job) {
+        return (HexFormat.of().formatHex(job.secret()) + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 }

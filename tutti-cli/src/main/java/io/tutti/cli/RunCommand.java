@@ -28,8 +28,11 @@ import picocli.CommandLine.Parameters;
             "Each rank is a JVM started with --enable-native-access=ALL-UNNAMED and the serial GC, then the"
                 + " options in $TUTTI_JVM_OPTS (split on spaces), then the --jvm-opt options. Its class path is"
                 + " the jar or compiled source file, --cp, then the Tutti jars. Ranks learn about their job (rank,"
-                + " size, job directory in /dev/shm, secret file) from TUTTI_* environment variables, which"
-                + " Tutti.init reads.",
+                + " size, where tutti run serves the rendezvous) from TUTTI_* environment variables, which"
+                + " Tutti.init reads; the job's random secret comes in the environment, or, for ranks started"
+                + " through a remote shell (an --exec-prefix other than 'ip netns exec'), as the first line of"
+                + " their standard input, never on a command line. Ranks keep their connection to tutti run"
+                + " open: when tutti run dies, they stop within seconds.",
             "",
             "When a rank exits with a non-zero code or is killed, the other ranks get 2.5 s to end by themselves,"
                 + " then are stopped (SIGTERM, then SIGKILL after 2 s), and tutti run exits with that rank's code"
@@ -86,6 +89,11 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = {"-v", "--verbose"}, description = "Print the job id, its directory and the ranks' pids.")
     boolean verbose;
 
+    @Option(names = "--rendezvous-address", paramLabel = "ADDRESS", description = "The address of this host that"
+            + " ranks on other hosts use to reach tutti run (default: the address of the interface that routes to"
+            + " the first host, else the first one that is up).")
+    String rendezvousAddress;
+
     @picocli.CommandLine.Mixin
     PlacementOptions placement = new PlacementOptions();
 
@@ -118,6 +126,6 @@ public final class RunCommand implements Callable<Integer> {
         // Without -n, every slot of the hosts gets a rank, as with mpirun.
         Launcher.Options options = new Launcher.Options(ranks != null ? ranks : where.slots(), threads, timeout, tagOutput, classpath, jvmOptions,
                 target, args, verbose, where);
-        return new Launcher().run(options);
+        return new Launcher().rendezvousAddress(rendezvousAddress).run(options);
     }
 }

@@ -21,7 +21,7 @@ import java.util.function.LongPredicate;
  * host fills /dev/shm over time.
  *
  * <p>A directory is removed only when nothing says it is alive: every pid recorded in it
- * ({@value #LAUNCHER_PID}, {@value #RANK_PIDS}, the pids the ranks publish in {@code kvs/rank-N},
+ * ({@value #LAUNCHER_PID}, {@value #RANK_PIDS}, the ranks' {@code rank-N.pid}, the pids in {@code kvs/rank-N},
  * the pid in a {@code tutti-single-PID} name) names a dead process, and, when there is no
  * {@value #LAUNCHER_PID} (jobs not started by {@code tutti run}, or one that is just being set up),
  * it has not been modified for {@link #UNOWNED_GRACE}. A reused pid keeps a directory alive: that
@@ -85,6 +85,14 @@ final class StaleJobs {
         List<Long> pids = new ArrayList<>();
         readPids(dir.resolve(LAUNCHER_PID), pids, false);
         readPids(dir.resolve(RANK_PIDS), pids, false);
+        // Each rank records "pid boot-id" in rank-N.pid of its host's job directory.
+        try (DirectoryStream<Path> ranks = Files.newDirectoryStream(dir, "rank-*.pid")) {
+            for (Path p : ranks) {
+                readPids(p, pids, true);
+            }
+        } catch (IOException e) {
+            // none
+        }
         // The engine publishes "pid host" per rank in the rendezvous store; only the first word is a pid.
         try (DirectoryStream<Path> kvs = Files.newDirectoryStream(dir.resolve("kvs"), "rank-*")) {
             for (Path p : kvs) {

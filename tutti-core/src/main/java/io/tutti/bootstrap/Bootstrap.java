@@ -1,12 +1,16 @@
 package io.tutti.bootstrap;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Finds out who this rank is: from {@code tutti run}, Slurm, Open MPI or MPICH/Hydra, or alone
- * (a singleton of size 1). Launchers other than {@code tutti run} do not provide a rendezvous, so
- * for those the ranks meet in a shared directory named by {@code TUTTI_KVS_DIR}.
+ * (a singleton of size 1). {@code tutti run} serves the rendezvous itself ({@code TUTTI_RENDEZVOUS},
+ * with the job secret in {@code TUTTI_SECRET} or on standard input); other launchers do not, so for
+ * those the ranks meet in a shared directory named by {@code TUTTI_KVS_DIR}.
  */
 public final class Bootstrap {
     private Bootstrap() {
@@ -41,15 +45,48 @@ public final class Bootstrap {
         String job = require(env, LaunchEnvironment.JOB_ID, "tutti run sets it for every rank");
         int rank = integer(env, LaunchEnvironment.RANK);
         int size = integer(env, LaunchEnvironment.SIZE);
-        Path jobDir = Path.of(require(env, LaunchEnvironment.JOB_DIR, "tutti run sets it for every rank"));
+        // Without TUTTI_JOB_DIR the rank makes the job's directory on its own host.
+        String dir = env.get(LaunchEnvironment.JOB_DIR);
+        Path jobDir = dir == null || dir.isEmpty() ? ShmFiles.defaultRoot().resolve("tutti-" + safe(job))
+                : Path.of(dir);
         String secret = env.get(LaunchEnvironment.SECRET_FILE);
+        String rendezvous = env.getOrDefault(LaunchEnvironment.RENDEZVOUS, "");
+        List<String> addresses = new ArrayList<>();
+        for (String a : rendezvous.split(",")) {
+            if (!a.isBlank()) {
+                addresses.add(a.strip());
+            }
+        }
         return checked(new JobInfo(JobInfo.Launcher.TUTTI, job, rank, size,
                 integer(env, LaunchEnvironment.LOCAL_RANK, rank), integer(env, LaunchEnvironment.LOCAL_SIZE, size),
                 integer(env, LaunchEnvironment.NODE_ID, 0), jobDir,
                 Path.of(env.getOrDefault(LaunchEnvironment.KVS_DIR, jobDir.resolve("kvs").toString())),
                 secret == null ? null : Path.of(secret),
                 Long.parseLong(env.getOrDefault(LaunchEnvironment.LAUNCHER_PID, "-1")),
-                "1".equals(env.get(LaunchEnvironment.THREADS))));
+                "1".equals(env.get(LaunchEnvironment.THREADS)), addresses,
+                addresses.isEmpty() ? null : jobSecret(env)));
+    }
+
+    /** The secret handed over with the rendezvous address: in the environment, or on standard input. */
+    private static byte[] jobSecret(Map<String, String> env) {
+        String hex = env.get(LaunchEnvironment.SECRET);
+        if (hex != null && !hex.isBlank()) {
+            try {
+                return HexFormat.of().parseHex(hex.strip());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("environment variable " + LaunchEnvironment.SECRET
+                        + " is not a job secret in hex; start ranks with tutti run");
+            }
+        }
+        if ("1".equals(env.get(LaunchEnvironment.SECRET_STDIN))) {
+            return StdinSecret.get();
+        }
+        throw new IllegalStateException(LaunchEnvironment.RENDEZVOUS + " is set but the job secret is not ("
+                + LaunchEnvironment.SECRET + " or " + LaunchEnvironment.SECRET_STDIN + "); start ranks with tutti run");
+    }
+
+    private static String safe(String job) {
+        return job.replaceAll("[^A-Za-z0-9._-]", "_");
     }
 
     private static JobInfo foreign(JobInfo.Launcher launcher, Map<String, String> env, String job, int rank, int size,
@@ -60,7 +97,7 @@ public final class Bootstrap {
                     + " ranks, which gives Tutti no rendezvous: set " + LaunchEnvironment.KVS_DIR
                     + " to an empty directory that every rank can reach (or start the job with 'tutti run')");
         }
-        String safeJob = job.replaceAll("[^A-Za-z0-9._-]", "_");
+        String safeJob = safe(job);
         Path jobDir = ShmFiles.defaultRoot().resolve("tutti-" + safeJob);
         Path kvsDir = kvs == null ? jobDir.resolve("kvs") : Path.of(kvs);
         return checked(new JobInfo(launcher, safeJob, rank, size, localRank, localSize < 0 ? size : localSize, nodeId,

@@ -17,9 +17,24 @@ import java.nio.file.Path;
  * @param secretFile the per-job secret (owner-only), or null where none was handed over
  * @param launcherPid pid of {@code tutti run}, or -1
  * @param threads    whether the ranks are threads of one JVM
+ * @param rendezvous where the launcher serves the rendezvous ({@code unix:/path}, {@code tcp:host:port}),
+ *                   tried in order; empty when the ranks meet in {@code kvsDir}
+ * @param secret     the job secret handed over by the launcher, or null (then {@code secretFile} is read)
  */
 public record JobInfo(Launcher launcher, String jobId, int rank, int size, int localRank, int localSize, int nodeId,
-                      Path jobDir, Path kvsDir, Path secretFile, long launcherPid, boolean threads) {
+                      Path jobDir, Path kvsDir, Path secretFile, long launcherPid, boolean threads,
+                      java.util.List<String> rendezvous, byte[] secret) {
+
+    public JobInfo {
+        rendezvous = rendezvous == null ? java.util.List.of() : java.util.List.copyOf(rendezvous);
+    }
+
+    /** A job whose ranks meet in {@code kvsDir}, without the launcher's rendezvous. */
+    public JobInfo(Launcher launcher, String jobId, int rank, int size, int localRank, int localSize, int nodeId,
+                   Path jobDir, Path kvsDir, Path secretFile, long launcherPid, boolean threads) {
+        this(launcher, jobId, rank, size, localRank, localSize, nodeId, jobDir, kvsDir, secretFile, launcherPid,
+                threads, null, null);
+    }
 
     /** The launch environments Tutti recognises. */
     public enum Launcher { TUTTI, SLURM, OPEN_MPI, MPICH, SINGLETON }

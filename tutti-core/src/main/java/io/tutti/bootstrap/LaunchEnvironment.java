@@ -38,6 +38,12 @@ public final class LaunchEnvironment {
     public static final String KVS_DIR = "TUTTI_KVS_DIR";
     public static final String SECRET_FILE = "TUTTI_SECRET_FILE";
     public static final String LAUNCHER_PID = "TUTTI_LAUNCHER_PID";
+    /** Where the launcher serves the rendezvous: {@code unix:/path} and/or {@code tcp:host:port}, comma separated. */
+    public static final String RENDEZVOUS = "TUTTI_RENDEZVOUS";
+    /** The job secret in hex, for ranks started with the launcher's environment (never on a command line). */
+    public static final String SECRET = "TUTTI_SECRET";
+    /** "1" when the job secret comes as the first line of standard input (ranks started through a remote shell). */
+    public static final String SECRET_STDIN = "TUTTI_SECRET_STDIN";
     /** The launcher's name for the host a rank runs on; ranks with the same name share memory. */
     public static final String HOST = "TUTTI_HOST";
     /** Set by the launcher when ranks run as threads of its JVM. */

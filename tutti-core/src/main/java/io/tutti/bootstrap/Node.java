@@ -27,14 +27,22 @@ import java.util.function.Consumer;
 /**
  * One rank's place in its job, wired from what the launcher said ({@link JobInfo}) and the job's
  * settings: the rendezvous store, the node's shared-memory directory and the files this rank
- * creates in it, the facts every rank publishes at start-up (pid, CPU package, host), and the way
- * to the network transport. The engine uses it through {@link Fabric} and never sees this class.
+ * creates in it, the facts every rank publishes at start-up (pid, CPU package, and what places it on
+ * a node: boot id, job directory's device and inode, host name), and the way to the network
+ * transport. Under {@code tutti run} the store is the launcher's ({@link RendezvousClient}), whose
+ * connection also tells the rank when its launcher has died. The engine uses it through
+ * {@link Fabric} and never sees this class.
  */
 public final class Node implements Fabric {
     private final JobInfo job;
     private final Config settings;
     private final String host;
     private final KeyValueStore kvs;
+    /** This rank's record in its host's job directory; null for thread jobs, whose launcher owns it. */
+    private final HostJobDirectory here;
+    /** What tells ranks on one node from the others: boot id, job directory's device and inode, host name. */
+    private final String nodeKey;
+    private int localSize;
     /** Files created through this node, removed at close. */
     private final List<String> created = new ArrayList<>();
     private int[] pids;
@@ -52,9 +60,67 @@ public final class Node implements Fabric {
         this.job = job;
         this.settings = settings;
         this.host = hostName();
-        ShmFiles.createJobDirectory(job.jobDir());
-        this.kvs = new FileKeyValueStore(job.kvsDir(), job.rank(), job.size(), rendezvous,
-                () -> JobControl.abortReason() != null);
+        this.localSize = job.localSize();
+        if (job.threads() || job.rendezvous().isEmpty()) {
+            ShmFiles.createJobDirectory(job.jobDir());
+            this.here = null;
+        } else {
+            this.here = HostJobDirectory.join(job.jobDir(), job.rank());
+        }
+        this.nodeKey = nodeKey(job.jobDir(), host);
+        if (job.rendezvous().isEmpty()) {
+            this.kvs = new FileKeyValueStore(job.kvsDir(), job.rank(), job.size(), rendezvous,
+                    () -> JobControl.abortReason() != null);
+        } else {
+            try {
+                this.kvs = RendezvousClient.connect(job.rendezvous(), job.jobId(), job.rank(), job.secret(),
+                        rendezvous, this::launcherLost);
+            } catch (IOException e) {
+                if (here != null) {
+                    here.leave();
+                }
+                throw new TuttiException.Startup("rank " + job.rank() + " cannot join job " + job.jobId() + ": "
+                        + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * Ranks share memory only when they share a kernel boot and the very same job directory (device
+     * and inode), so hosts with a /dev/shm of their own never do; the launcher's host name may only
+     * separate ranks further (network namespaces of one kernel standing for hosts).
+     */
+    private static String nodeKey(Path dir, String host) {
+        String dev = "?";
+        String ino = "?";
+        try {
+            dev = String.valueOf(Files.getAttribute(dir, "unix:dev"));
+            ino = String.valueOf(Files.getAttribute(dir, "unix:ino"));
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            // no unix view: the host name alone decides
+        }
+        return (HostJobDirectory.bootId() + "/" + dev + "/" + ino + "/" + host).replace(' ', '_');
+    }
+
+    /**
+     * The launcher's connection ended without its goodbye: the launcher (or its host) has died, so
+     * nobody would stop this rank. Its files go first, then the process, as a killed launcher's ranks
+     * always have; thread jobs abort instead (their launcher is this JVM).
+     */
+    private void launcherLost(String why) {
+        String message = "rank " + job.rank() + " stops: its launcher has died (" + why + ")";
+        if (job.threads()) {
+            JobControl.abort(message);
+            return;
+        }
+        try {
+            close();
+        } catch (RuntimeException ignored) {
+            // stopping anyway
+        }
+        System.err.println("tutti: " + message);
+        System.err.flush();
+        Runtime.getRuntime().halt(1);
     }
 
     /**
@@ -91,7 +157,7 @@ public final class Node implements Fabric {
 
     @Override
     public int localSize() {
-        return job.localSize();
+        return localSize;
     }
 
     @Override
@@ -163,20 +229,25 @@ public final class Node implements Fabric {
     @Override
     public void join() throws TimeoutException {
         int size = job.size();
-        kvs.put("rank-" + job.rank(), ProcessHandle.current().pid() + " " + CpuTopology.currentPackage() + " " + host);
+        kvs.put("rank-" + job.rank(), ProcessHandle.current().pid() + " " + CpuTopology.currentPackage() + " "
+                + nodeKey);
         kvs.fence();
         int[] p = new int[size];
         int[] pkg = new int[size];
         int[] n = new int[size];
         boolean[] same = new boolean[size];
         ProcessHandle[] handles = new ProcessHandle[size];
-        Map<String, Integer> hosts = new HashMap<>();
+        Map<String, Integer> keys = new HashMap<>();
+        int local = 0;
         for (int r = 0; r < size; r++) {
             String[] info = kvs.get("rank-" + r).split(" ", 3);
             p[r] = Integer.parseInt(info[0]);
             pkg[r] = Integer.parseInt(info[1]);
-            n[r] = hosts.computeIfAbsent(info[2], h -> hosts.size());
-            same[r] = info[2].equals(host);
+            n[r] = keys.computeIfAbsent(info[2], h -> keys.size());
+            same[r] = info[2].equals(nodeKey);
+            if (same[r]) {
+                local++;
+            }
             if (same[r] && r != job.rank()) {
                 handles[r] = ProcessHandle.of(p[r]).orElse(null);
             }
@@ -186,6 +257,7 @@ public final class Node implements Fabric {
         this.nodes = n;
         this.sameHost = same;
         this.processes = handles;
+        this.localSize = local;
     }
 
     @Override
@@ -236,6 +308,9 @@ public final class Node implements Fabric {
     }
 
     private byte[] secret() {
+        if (job.secret() != null) {
+            return job.secret().clone();
+        }
         if (job.secretFile() == null) {
             return new byte[0];
         }
@@ -266,6 +341,12 @@ public final class Node implements Fabric {
             }
         } catch (IOException ignored) {
             // the launcher removes the whole job directory at the end anyway
+        }
+        if (kvs instanceof RendezvousClient c) {
+            c.close();
+        }
+        if (here != null) {
+            here.leave();
         }
     }
 }

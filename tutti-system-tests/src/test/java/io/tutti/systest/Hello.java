@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * Prints who it is, its arguments (to check they pass through) and whether the job's secret is
- * 32 bytes readable by the owner only, on stdout, and one line on stderr; then a token round.
+ * 32 bytes, handed over by the launcher (or in a file readable by the owner only), on stdout, and one
+ * line on stderr; then a token round.
  */
 public final class Hello {
     private Hello() {
@@ -18,8 +19,10 @@ public final class Hello {
     public static void main(String[] args) throws Exception {
         try (Tutti tutti = Tutti.init(args)) {
             Communicator w = tutti.world();
-            Path secret = io.tutti.runtime.Rank.of(tutti).job().secretFile();
-            boolean secretOk = secret != null && Files.size(secret) == 32
+            io.tutti.bootstrap.JobInfo job = io.tutti.runtime.Rank.of(tutti).job();
+            Path secret = job.secretFile();
+            boolean secretOk = job.secret() != null ? job.secret().length == 32 && secret == null
+                    : secret != null && Files.size(secret) == 32
                     && Files.getPosixFilePermissions(secret).equals(PosixFilePermissions.fromString("rw-------"));
             System.out.println("hello from rank " + w.rank() + " of " + w.size() + ", args " + List.of(args)
                     + ", secret " + (secretOk ? "ok" : "BAD: " + secret));

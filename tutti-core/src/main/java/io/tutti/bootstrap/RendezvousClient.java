@@ -1,0 +1,288 @@
+package io.tutti.bootstrap;
+
+import static io.tutti.bootstrap.RendezvousWire.utf8;
+
+import io.tutti.transport.KeyValueStore;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * A rank's side of the launcher's rendezvous ({@link RendezvousWire}): the job's key-value store
+ * and fences, over one authenticated connection kept open for the whole job. A reader thread takes
+ * the launcher's answers and pings, another pings it every second; when the connection ends without
+ * the launcher's goodbye, or the launcher is silent for {@link #SILENCE}, the rank is told through
+ * {@code onLost} (its launcher or the launcher's host has died).
+ */
+public final class RendezvousClient implements KeyValueStore, AutoCloseable {
+    /** How long the launcher may be silent (it pings every second) before it is taken for dead. */
+    static final Duration SILENCE = Duration.ofSeconds(10);
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final SocketChannel ch;
+    private final String address;
+    private final Duration timeout;
+    private final Map<Integer, CompletableFuture<String>> pending = new ConcurrentHashMap<>();
+    private final Consumer<String> onLost;
+    private int nextId = 1;
+    private int fenceEpoch;
+    private volatile long heard = System.nanoTime();
+    private volatile boolean ending;
+    private boolean saidGoodbye;
+
+    private RendezvousClient(SocketChannel ch, String address, Duration timeout, Consumer<String> onLost) {
+        this.ch = ch;
+        this.address = address;
+        this.timeout = timeout;
+        this.onLost = onLost;
+    }
+
+    /**
+     * Connects to the first of {@code addresses} that answers and proves it is this job's launcher,
+     * and proves the same of this rank. {@code onLost} gets a description when the launcher is gone.
+     */
+    public static RendezvousClient connect(List<String> addresses, String jobId, int rank, byte[] secret,
+                                           Duration timeout, Consumer<String> onLost) throws IOException {
+        List<String> failures = new ArrayList<>();
+        for (String a : addresses) {
+            SocketAddress to = RendezvousWire.parse(a);
+            SocketChannel ch;
+            try {
+                if (to instanceof UnixDomainSocketAddress) {
+                    ch = SocketChannel.open(StandardProtocolFamily.UNIX);
+                    ch.connect(to);
+                } else {
+                    ch = SocketChannel.open();
+                    ch.socket().connect(to, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+                    ch.socket().setTcpNoDelay(true);
+                }
+            } catch (IOException e) {
+                failures.add(a + ": " + e.getMessage());
+                continue;
+            }
+            RendezvousClient c = new RendezvousClient(ch, a, timeout, onLost);
+            try {
+                c.authenticate(jobId, rank, secret);
+                return c;
+            } catch (IOException e) {
+                failures.add(a + ": " + e.getMessage());
+            }
+        }
+        throw new IOException("cannot reach the launcher's rendezvous (" + String.join("; ", failures)
+                + "); is tutti run still running, and can this host reach it? (tutti run --rendezvous-address"
+                + " sets the address the ranks are given)");
+    }
+
+    private void authenticate(String jobId, int rank, byte[] secret) throws IOException {
+        Thread guard = Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(Math.max(1000, timeout.toMillis()));
+                closeQuietly();
+            } catch (InterruptedException e) {
+                // answered in time
+            }
+        });
+        try {
+            RendezvousWire.Frame hello = RendezvousWire.read(ch);
+            if (hello.type() != RendezvousWire.HELLO || hello.fields().size() != 2
+                    || !RendezvousWire.MAGIC.equals(hello.text(0))) {
+                throw new IOException("the rendezvous at " + address + " does not speak " + RendezvousWire.MAGIC);
+            }
+            byte[] serverNonce = hello.fields().get(1);
+            byte[] nonce = new byte[RendezvousWire.NONCE_BYTES];
+            RANDOM.nextBytes(nonce);
+            byte[] r = utf8(Integer.toString(rank));
+            RendezvousWire.write(ch, RendezvousWire.AUTH, 0, utf8(jobId), r, nonce,
+                    RendezvousWire.mac(secret, utf8("rank"), utf8(jobId), r, serverNonce, nonce));
+            RendezvousWire.Frame answer = RendezvousWire.read(ch);
+            if (answer.type() == RendezvousWire.DENIED) {
+                throw new IOException("the launcher at " + address + " refused rank " + rank + ": " + answer.text(0));
+            }
+            byte[] expected = RendezvousWire.mac(secret, utf8("launcher"), utf8(jobId), r, serverNonce, nonce);
+            if (answer.type() != RendezvousWire.WELCOME || answer.fields().size() != 1
+                    || !RendezvousWire.sameMac(expected, answer.fields().get(0))) {
+                throw new IOException("the rendezvous at " + address + " did not prove it knows the job secret");
+            }
+        } catch (java.nio.channels.AsynchronousCloseException e) {
+            throw new IOException("the rendezvous at " + address + " did not answer within " + timeout.toMillis()
+                    + " ms", e);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly();
+            throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+        } finally {
+            guard.interrupt();
+        }
+        heard = System.nanoTime();
+        Thread.ofPlatform().daemon().name("tutti-rendezvous-reader").start(this::readLoop);
+        Thread.ofPlatform().daemon().name("tutti-rendezvous-watch").start(this::watchSilence);
+    }
+
+    /** Where this client is connected. */
+    public String address() {
+        return address;
+    }
+
+    private void readLoop() {
+        String why = "its launcher closed the connection";
+        try {
+            while (true) {
+                RendezvousWire.Frame f = RendezvousWire.read(ch);
+                heard = System.nanoTime();
+                switch (f.type()) {
+                    case RendezvousWire.PING -> { }
+                    case RendezvousWire.END -> {
+                        ending = true;
+                        failAll("the launcher ended the job");
+                        return;
+                    }
+                    case RendezvousWire.VALUE, RendezvousWire.DONE -> {
+                        CompletableFuture<String> p = pending.remove(f.id());
+                        if (p != null) {
+                            p.complete(f.fields().isEmpty() ? "" : f.text(0));
+                        }
+                    }
+                    case RendezvousWire.ERROR -> {
+                        CompletableFuture<String> p = pending.remove(f.id());
+                        if (p != null) {
+                            p.completeExceptionally(new IllegalStateException(f.text(0)));
+                        }
+                    }
+                    default -> throw new IOException("unexpected rendezvous message " + f.type());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!(e instanceof java.io.EOFException)) {
+                why = "its connection to the launcher failed (" + e.getMessage() + ")";
+            }
+        }
+        closeQuietly();
+        failAll(why);
+        if (!ending) {
+            onLost.accept(why);
+        }
+    }
+
+    /** Pings the launcher every second, and takes it for dead after {@link #SILENCE} without a word. */
+    private void watchSilence() {
+        while (!ending && ch.isOpen()) {
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            synchronized (this) {
+                try {
+                    RendezvousWire.write(ch, RendezvousWire.PING, 0);
+                } catch (IOException e) {
+                    // the reader sees the broken connection
+                }
+            }
+            if (System.nanoTime() - heard > SILENCE.toNanos() && !ending) {
+                closeQuietly();
+                return;
+            }
+        }
+    }
+
+    private void failAll(String why) {
+        for (Integer id : List.copyOf(pending.keySet())) {
+            CompletableFuture<String> p = pending.remove(id);
+            if (p != null) {
+                p.completeExceptionally(new IOException(why));
+            }
+        }
+    }
+
+    private String request(byte type, long waitNanos, String what, byte[]... fields) throws TimeoutException {
+        CompletableFuture<String> answer = new CompletableFuture<>();
+        int id;
+        synchronized (this) {
+            id = nextId++;
+            pending.put(id, answer);
+            try {
+                RendezvousWire.write(ch, type, id, fields);
+            } catch (IOException e) {
+                pending.remove(id);
+                throw new IllegalStateException("rendezvous " + what + " failed: the launcher at " + address
+                        + " is unreachable (" + e.getMessage() + ")", e);
+            }
+        }
+        try {
+            return answer.get(waitNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            pending.remove(id);
+            throw new TimeoutException("no answer to rendezvous " + what + " within " + timeout.toMillis()
+                    + " ms; did every rank start?");
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("rendezvous " + what + " failed: " + e.getCause().getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TimeoutException("rendezvous " + what + " interrupted");
+        }
+    }
+
+    @Override
+    public void put(String key, String value) {
+        try {
+            request(RendezvousWire.PUT, timeout.toNanos(), "put of '" + key + "'", utf8(key), utf8(value));
+        } catch (TimeoutException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String get(String key) throws TimeoutException {
+        return request(RendezvousWire.GET, timeout.toNanos(), "get of '" + key + "'", utf8(key));
+    }
+
+    @Override
+    public void fence() throws TimeoutException {
+        int epoch;
+        synchronized (this) {
+            epoch = fenceEpoch++;
+        }
+        request(RendezvousWire.FENCE, timeout.toNanos(), "fence " + epoch, utf8(Integer.toString(epoch)));
+    }
+
+    /**
+     * Says goodbye: the launcher takes the end of this connection for a rank that finished. The
+     * connection stays open until the process ends, so a rank that lingers after its job still stops
+     * when its launcher dies.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (saidGoodbye) {
+                return;
+            }
+            saidGoodbye = true;
+            try {
+                RendezvousWire.write(ch, RendezvousWire.BYE, 0);
+            } catch (IOException ignored) {
+                // the launcher is gone already
+            }
+        }
+    }
+
+    private void closeQuietly() {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+}

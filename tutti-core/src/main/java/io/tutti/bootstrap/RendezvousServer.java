@@ -1,0 +1,400 @@
+package io.tutti.bootstrap;
+
+import static io.tutti.bootstrap.RendezvousWire.utf8;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
+
+/**
+ * The job's rendezvous, served by {@code tutti run} ({@link RendezvousWire} is the protocol): the
+ * key-value exchange and fences of its ranks, over a Unix domain socket for ranks that share the
+ * launcher's file system and over TCP for the others. Each rank keeps its connection open for the
+ * whole job and pings every second, so a connection that closes without a goodbye, or stays silent
+ * for {@link #SILENCE_MILLIS}, is that rank's death, reported once to {@link #onRankLost}. Clients
+ * without the job secret are refused and counted ({@link #rejected()}). One platform thread per
+ * connection: a job has as many connections as ranks.
+ */
+public final class RendezvousServer implements AutoCloseable {
+    /** How long a new connection has to authenticate before it is closed. */
+    static final long HANDSHAKE_MILLIS = 10_000;
+    static final long PING_MILLIS = 1_000;
+    /** How long a rank may be silent (it pings every second) before its host is taken for gone. */
+    static final long SILENCE_MILLIS = 10_000;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final String jobId;
+    private final byte[] secret;
+    private final int size;
+    private final long silenceMillis;
+    private final List<ServerSocketChannel> listeners = new ArrayList<>();
+    private final List<String> addresses = new ArrayList<>();
+    private final List<Path> socketFiles = new ArrayList<>();
+    private final AtomicInteger rejected = new AtomicInteger();
+    private final Map<String, String> values = new HashMap<>();
+    private final Map<String, List<Waiter>> gets = new HashMap<>();
+    private final Map<Integer, List<Waiter>> fences = new HashMap<>();
+    private final Map<Integer, Connection> ranks = new HashMap<>();
+    private final List<Connection> connections = new ArrayList<>();
+    private volatile IntConsumer onRankLost = r -> { };
+    private volatile Consumer<String> onRejected = m -> { };
+    private volatile boolean closed;
+
+    private record Waiter(Connection conn, int id) {
+    }
+
+    /**
+     * A server for a job of {@code size} ranks, listening on a Unix socket at {@code unixPath}
+     * (or none when null) and on TCP at {@code tcp} (or none when null; port 0 for an ephemeral one).
+     */
+    public RendezvousServer(String jobId, byte[] secret, int size, Path unixPath, InetSocketAddress tcp)
+            throws IOException {
+        this(jobId, secret, size, unixPath, tcp, SILENCE_MILLIS);
+    }
+
+    RendezvousServer(String jobId, byte[] secret, int size, Path unixPath, InetSocketAddress tcp, long silenceMillis)
+            throws IOException {
+        this.jobId = jobId;
+        this.secret = secret.clone();
+        this.size = size;
+        this.silenceMillis = silenceMillis;
+        try {
+            if (unixPath != null) {
+                Files.deleteIfExists(unixPath);
+                ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+                s.bind(UnixDomainSocketAddress.of(unixPath));
+                socketFiles.add(unixPath);
+                listen(s, "unix:" + unixPath);
+            }
+            if (tcp != null) {
+                ServerSocketChannel s = ServerSocketChannel.open();
+                s.bind(tcp, 256);
+                listen(s, "tcp:" + hostPort((InetSocketAddress) s.getLocalAddress()));
+            }
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+        Thread.ofPlatform().daemon().name("tutti-rendezvous-ping").start(this::ping);
+    }
+
+    private static String hostPort(InetSocketAddress a) {
+        String h = a.getAddress().getHostAddress();
+        return (h.contains(":") ? "[" + h + "]" : h) + ":" + a.getPort();
+    }
+
+    private void listen(ServerSocketChannel s, String address) {
+        listeners.add(s);
+        addresses.add(address);
+        Thread.ofPlatform().daemon().name("tutti-rendezvous-accept").start(() -> accept(s));
+    }
+
+    /** Where this server listens: {@code unix:/path} and {@code tcp:host:port}, as the ranks are told. */
+    public List<String> addresses() {
+        return List.copyOf(addresses);
+    }
+
+    /** The TCP port, or -1 without TCP. */
+    public int tcpPort() {
+        for (ServerSocketChannel s : listeners) {
+            try {
+                if (s.getLocalAddress() instanceof InetSocketAddress a) {
+                    return a.getPort();
+                }
+            } catch (IOException e) {
+                // closed
+            }
+        }
+        return -1;
+    }
+
+    /** Called once per rank whose connection ends without a goodbye (from a connection's thread). */
+    public void onRankLost(IntConsumer listener) {
+        this.onRankLost = listener;
+    }
+
+    /** Called with a description of every refused connection. */
+    public void onRejected(Consumer<String> listener) {
+        this.onRejected = listener;
+    }
+
+    /** How many connections were refused: a wrong credential, another job, a bad first message. */
+    public int rejected() {
+        return rejected.get();
+    }
+
+    private void accept(ServerSocketChannel s) {
+        while (!closed) {
+            SocketChannel ch;
+            try {
+                ch = s.accept();
+            } catch (IOException e) {
+                return;
+            }
+            Connection c = new Connection(ch);
+            synchronized (this) {
+                if (closed) {
+                    c.close();
+                    return;
+                }
+                connections.add(c);
+            }
+            Thread.ofPlatform().daemon().name("tutti-rendezvous-conn").start(c::serve);
+        }
+    }
+
+    private void ping() {
+        while (!closed) {
+            try {
+                Thread.sleep(PING_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            List<Connection> all;
+            synchronized (this) {
+                all = new ArrayList<>(ranks.values());
+            }
+            long now = System.nanoTime();
+            for (Connection c : all) {
+                if (now - c.heard > silenceMillis * 1_000_000L) {
+                    c.close(); // its thread reports the rank lost
+                } else {
+                    c.send(RendezvousWire.PING, 0);
+                }
+            }
+        }
+    }
+
+    private void reject(Connection c, String why) {
+        rejected.incrementAndGet();
+        onRejected.accept(why);
+        c.send(RendezvousWire.DENIED, 0, utf8(why));
+        c.close();
+    }
+
+    private final class Connection {
+        final SocketChannel ch;
+        int rank = -1;
+        volatile boolean authenticated;
+        volatile long heard = System.nanoTime();
+        boolean goodbye;
+
+        Connection(SocketChannel ch) {
+            this.ch = ch;
+        }
+
+        void send(byte type, int id, byte[]... fields) {
+            synchronized (this) {
+                try {
+                    RendezvousWire.write(ch, type, id, fields);
+                } catch (IOException e) {
+                    // the reader sees the broken connection and reports it
+                }
+            }
+        }
+
+        void close() {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+
+        void serve() {
+            try {
+                if (!handshake()) {
+                    return;
+                }
+                while (true) {
+                    RendezvousWire.Frame f = RendezvousWire.read(ch);
+                    heard = System.nanoTime();
+                    if (f.type() == RendezvousWire.BYE) {
+                        // done with the job; the connection lasts as long as the rank's process
+                        goodbye = true;
+                        continue;
+                    }
+                    handle(this, f);
+                }
+            } catch (EOFException e) {
+                // closed: a death unless it said goodbye
+            } catch (IOException | RuntimeException e) {
+                if (!authenticated && !closed) {
+                    rejected.incrementAndGet();
+                    onRejected.accept("a connection sent a malformed first message: " + e.getMessage());
+                }
+            } finally {
+                close();
+                ended(this);
+            }
+        }
+
+        private boolean handshake() throws IOException {
+            byte[] nonce = new byte[RendezvousWire.NONCE_BYTES];
+            RANDOM.nextBytes(nonce);
+            Thread guard = Thread.ofVirtual().start(() -> {
+                try {
+                    Thread.sleep(Math.min(HANDSHAKE_MILLIS, silenceMillis));
+                    if (!authenticated) {
+                        close();
+                    }
+                } catch (InterruptedException e) {
+                    // authenticated in time
+                }
+            });
+            try {
+                send(RendezvousWire.HELLO, 0, utf8(RendezvousWire.MAGIC), nonce);
+                RendezvousWire.Frame auth = RendezvousWire.read(ch);
+                if (auth.type() != RendezvousWire.AUTH || auth.fields().size() != 4) {
+                    reject(this, "the first message was not a rendezvous AUTH");
+                    return false;
+                }
+                String job = auth.text(0);
+                int r;
+                try {
+                    r = Integer.parseInt(auth.text(1));
+                } catch (NumberFormatException e) {
+                    r = -1;
+                }
+                byte[] clientNonce = auth.fields().get(2);
+                byte[] expected = RendezvousWire.mac(secret, utf8("rank"), utf8(job), utf8(Integer.toString(r)),
+                        nonce, clientNonce);
+                if (!job.equals(jobId)) {
+                    reject(this, "a client asked for job " + job + ", not this job " + jobId);
+                    return false;
+                }
+                if (!RendezvousWire.sameMac(expected, auth.fields().get(3))) {
+                    reject(this, "a client for rank " + r + " did not prove it holds the job secret");
+                    return false;
+                }
+                if (r < 0 || r >= size) {
+                    reject(this, "rank " + r + " is not in this job of " + size + " ranks");
+                    return false;
+                }
+                synchronized (RendezvousServer.this) {
+                    if (ranks.containsKey(r)) {
+                        reject(this, "rank " + r + " is connected already");
+                        return false;
+                    }
+                    rank = r;
+                    ranks.put(r, this);
+                    heard = System.nanoTime();
+                    authenticated = true;
+                }
+                send(RendezvousWire.WELCOME, 0, RendezvousWire.mac(secret, utf8("launcher"), utf8(job),
+                        utf8(Integer.toString(r)), nonce, clientNonce));
+                return true;
+            } finally {
+                guard.interrupt();
+            }
+        }
+    }
+
+    private void handle(Connection c, RendezvousWire.Frame f) {
+        List<Waiter> ready = List.of();
+        String value = null;
+        byte reply = 0;
+        synchronized (this) {
+            switch (f.type()) {
+                case RendezvousWire.PUT -> {
+                    String key = f.text(0);
+                    value = f.text(1);
+                    values.put(key, value);
+                    ready = gets.remove(key);
+                    reply = RendezvousWire.VALUE;
+                    c.send(RendezvousWire.DONE, f.id());
+                }
+                case RendezvousWire.GET -> {
+                    String key = f.text(0);
+                    String v = values.get(key);
+                    if (v == null) {
+                        gets.computeIfAbsent(key, k -> new ArrayList<>()).add(new Waiter(c, f.id()));
+                    } else {
+                        c.send(RendezvousWire.VALUE, f.id(), utf8(v));
+                    }
+                }
+                case RendezvousWire.FENCE -> {
+                    int epoch = Integer.parseInt(f.text(0));
+                    List<Waiter> w = fences.computeIfAbsent(epoch, e -> new ArrayList<>());
+                    w.add(new Waiter(c, f.id()));
+                    if (w.size() == size) {
+                        ready = fences.remove(epoch);
+                        reply = RendezvousWire.DONE;
+                    }
+                }
+                case RendezvousWire.PING -> {
+                    // keeps the connection warm
+                }
+                default -> c.send(RendezvousWire.ERROR, f.id(), utf8("unknown rendezvous message " + f.type()));
+            }
+        }
+        if (ready != null) {
+            for (Waiter w : ready) {
+                if (reply == RendezvousWire.VALUE) {
+                    w.conn().send(RendezvousWire.VALUE, w.id(), utf8(value));
+                } else {
+                    w.conn().send(RendezvousWire.DONE, w.id());
+                }
+            }
+        }
+    }
+
+    private void ended(Connection c) {
+        boolean lost;
+        synchronized (this) {
+            connections.remove(c);
+            lost = c.authenticated && !c.goodbye && !closed && ranks.get(c.rank) == c;
+        }
+        if (lost) {
+            onRankLost.accept(c.rank);
+        }
+    }
+
+    /** Says goodbye to every rank still connected and stops listening. */
+    @Override
+    public void close() {
+        List<Connection> all;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            all = new ArrayList<>(connections);
+        }
+        for (ServerSocketChannel s : listeners) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+        for (Connection c : all) {
+            if (c.authenticated) {
+                c.send(RendezvousWire.END, 0);
+            }
+            c.close();
+        }
+        for (Path p : socketFiles) {
+            try {
+                Files.deleteIfExists(p);
+            } catch (IOException ignored) {
+                // its directory goes with the job
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.tutti.bootstrap;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The rendezvous protocol between {@code tutti run} ({@link RendezvousServer}) and its ranks
+ * ({@link RendezvousClient}), over TCP or a Unix domain socket.
+ *
+ * <p>Every message is a frame: a 4-byte big-endian length N (1 to {@value #MAX_FRAME}), then N
+ * bytes: a type byte, a 4-byte request id, and fields, each a 4-byte length and that many bytes
+ * (UTF-8 for text). A connection is authenticated once, both ways, by HMAC-SHA256 keyed with the
+ * job secret, which never crosses the wire: the server sends HELLO(magic, server nonce); the rank
+ * answers AUTH(job id, rank, client nonce, HMAC("rank", job, rank, both nonces)); the server
+ * answers WELCOME(HMAC("launcher", job, rank, both nonces)), or DENIED(reason) and closes. Then
+ * the rank sends PUT(key, value), GET(key) (answered with VALUE once the key exists) and
+ * FENCE(epoch) (answered with DONE once every rank reached that epoch); both sides PING every
+ * second; a rank done with the job says BYE (and keeps the connection until its process ends), the
+ * server ends with END. A connection that closes without either, or
+ * is silent for 10 s, is a death: the rank's (for the launcher) or the launcher's (for the rank).
+ */
+final class RendezvousWire {
+    static final String MAGIC = "tutti-rendezvous-1";
+    static final int MAX_FRAME = 1 << 20;
+    static final int NONCE_BYTES = 32;
+
+    static final byte HELLO = 1;
+    static final byte AUTH = 2;
+    static final byte WELCOME = 3;
+    static final byte DENIED = 4;
+    static final byte PUT = 5;
+    static final byte GET = 6;
+    static final byte FENCE = 7;
+    static final byte VALUE = 8;
+    static final byte DONE = 9;
+    static final byte PING = 10;
+    static final byte BYE = 11;
+    static final byte END = 12;
+    static final byte ERROR = 13;
+
+    private RendezvousWire() {
+    }
+
+    /** One message: its type, the request it answers (0 for none) and its fields. */
+    record Frame(byte type, int id, List<byte[]> fields) {
+        String text(int i) {
+            if (i >= fields.size()) {
+                throw new IllegalArgumentException("a rendezvous message of type " + type + " lacks field " + i);
+            }
+            return new String(fields.get(i), StandardCharsets.UTF_8);
+        }
+    }
+
+    static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Writes one frame; callers serialise writes on a channel. */
+    static void write(SocketChannel ch, byte type, int id, byte[]... fields) throws IOException {
+        int n = 1 + 4;
+        for (byte[] f : fields) {
+            n += 4 + f.length;
+        }
+        if (n > MAX_FRAME) {
+            throw new IOException("a rendezvous message of " + n + " bytes is over the limit of " + MAX_FRAME);
+        }
+        ByteBuffer b = ByteBuffer.allocate(4 + n);
+        b.putInt(n).put(type).putInt(id);
+        for (byte[] f : fields) {
+            b.putInt(f.length).put(f);
+        }
+        b.flip();
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
+    }
+
+    /** Reads one frame; EOF before its first byte is {@link EOFException}, a malformed frame an IOException. */
+    static Frame read(SocketChannel ch) throws IOException {
+        ByteBuffer len = ByteBuffer.allocate(4);
+        fill(ch, len, true);
+        int n = len.flip().getInt();
+        if (n < 5 || n > MAX_FRAME) {
+            throw new IOException("bad rendezvous frame length " + n);
+        }
+        ByteBuffer body = ByteBuffer.allocate(n);
+        fill(ch, body, false);
+        body.flip();
+        byte type = body.get();
+        int id = body.getInt();
+        List<byte[]> fields = new ArrayList<>();
+        while (body.hasRemaining()) {
+            if (body.remaining() < 4) {
+                throw new IOException("truncated rendezvous field");
+            }
+            int fl = body.getInt();
+            if (fl < 0 || fl > body.remaining()) {
+                throw new IOException("bad rendezvous field length " + fl);
+            }
+            byte[] f = new byte[fl];
+            body.get(f);
+            fields.add(f);
+        }
+        return new Frame(type, id, fields);
+    }
+
+    private static void fill(SocketChannel ch, ByteBuffer b, boolean eofOk) throws IOException {
+        while (b.hasRemaining()) {
+            if (ch.read(b) < 0) {
+                if (eofOk && b.position() == 0) {
+                    throw new EOFException("connection closed");
+                }
+                throw new IOException("rendezvous message truncated: the connection closed in the middle of it");
+            }
+        }
+    }
+
+    /** HMAC-SHA256 over {@code parts}, each preceded by its length so that no two lists give one input. */
+    static byte[] mac(byte[] secret, byte[]... parts) {
+        try {
+            Mac m = Mac.getInstance("HmacSHA256");
+            m.init(new SecretKeySpec(secret.length == 0 ? new byte[1] : secret, "HmacSHA256"));
+            for (byte[] p : parts) {
+                m.update(ByteBuffer.allocate(4).putInt(p.length).array());
+                m.update(p);
+            }
+            return m.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is not available: " + e.getMessage(), e);
+        }
+    }
+
+    static boolean sameMac(byte[] a, byte[] b) {
+        return MessageDigest.isEqual(a, b);
+    }
+
+    /** {@code unix:/path} or {@code tcp:host:port} (an IPv6 host in brackets). */
+    static SocketAddress parse(String address) {
+        if (address.startsWith("unix:")) {
+            return UnixDomainSocketAddress.of(address.substring(5));
+        }
+        if (address.startsWith("tcp:")) {
+            String hp = address.substring(4);
+            int colon = hp.lastIndexOf(':');
+            if (colon > 0) {
+                String host = hp.substring(0, colon);
+                if (host.startsWith("[") && host.endsWith("]")) {
+                    host = host.substring(1, host.length() - 1);
+                }
+                try {
+                    return new InetSocketAddress(host, Integer.parseInt(hp.substring(colon + 1)));
+                } catch (NumberFormatException e) {
+                    // reported below
+                }
+            }
+        }
+        throw new IllegalArgumentException("bad rendezvous address '" + address
+                + "': expected unix:/path or tcp:host:port");
+    }
+}

@@ -1,0 +1,332 @@
+package io.tutti.bootstrap;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The launcher's rendezvous: its protocol, credentials, and what each side does when the other dies. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RendezvousTest {
+    private static final byte[] SECRET = HexFormat.of().parseHex("00112233445566778899aabbccddeeff"
+            + "00112233445566778899aabbccddeeff");
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @TempDir
+    Path tmp;
+
+    private RendezvousServer server(int size) throws IOException {
+        return new RendezvousServer("job1", SECRET, size, tmp.resolve("r.sock"), new InetSocketAddress("127.0.0.1", 0));
+    }
+
+    private static String tcp(RendezvousServer s) {
+        return "tcp:127.0.0.1:" + s.tcpPort();
+    }
+
+    private static RendezvousClient client(String address, int rank, byte[] secret, List<String> lost)
+            throws IOException {
+        return RendezvousClient.connect(List.of(address), "job1", rank, secret, WAIT, lost::add);
+    }
+
+    @Test
+    void ranksExchangeKeysWaitForLaterOnesAndFenceOverBothSockets() throws Exception {
+        try (RendezvousServer s = server(3)) {
+            List<String> lost = new CopyOnWriteArrayList<>();
+            List<String> addresses = s.addresses();
+            assertTrue(addresses.getFirst().startsWith("unix:"), addresses.toString());
+            RendezvousClient a = client(addresses.getFirst(), 0, SECRET, lost);
+            RendezvousClient b = client(tcp(s), 1, SECRET, lost);
+            RendezvousClient c = client(tcp(s), 2, SECRET, lost);
+            CompletableFuture<String> early = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return b.get("k0");
+                } catch (TimeoutException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            Thread.sleep(100);
+            a.put("k0", "value of 0 with spaces and ünïcode");
+            assertEquals("value of 0 with spaces and ünïcode", early.get(20, TimeUnit.SECONDS));
+            List<CompletableFuture<Void>> fences = new ArrayList<>();
+            for (RendezvousClient x : List.of(a, b, c)) {
+                fences.add(CompletableFuture.runAsync(() -> {
+                    try {
+                        x.fence();
+                        x.fence();
+                    } catch (TimeoutException e) {
+                        throw new RuntimeException(e);
+                    }
+                }));
+            }
+            for (CompletableFuture<Void> f : fences) {
+                f.get(20, TimeUnit.SECONDS);
+            }
+            assertEquals("value of 0 with spaces and ünïcode", c.get("k0"));
+            for (RendezvousClient x : List.of(a, b, c)) {
+                x.close();
+            }
+            assertEquals(List.of(), lost);
+            assertEquals(0, s.rejected());
+        }
+    }
+
+    @Test
+    void aGetThatIsNeverAnsweredTimesOut() throws Exception {
+        try (RendezvousServer s = server(1);
+             RendezvousClient a = RendezvousClient.connect(List.of(tcp(s)), "job1", 0, SECRET,
+                     Duration.ofMillis(300), w -> { })) {
+            TimeoutException e = assertThrows(TimeoutException.class, () -> a.get("never"));
+            assertTrue(e.getMessage().contains("did every rank start"), e.getMessage());
+            a.put("later", "x");
+            assertEquals("x", a.get("later"));
+        }
+    }
+
+    @Test
+    void aWrongCredentialIsRejectedAndCounted() throws Exception {
+        try (RendezvousServer s = server(2)) {
+            List<String> refused = new CopyOnWriteArrayList<>();
+            s.onRejected(refused::add);
+            byte[] wrong = SECRET.clone();
+            wrong[0] ^= 1;
+            IOException e = assertThrows(IOException.class, () -> client(tcp(s), 0, wrong, new ArrayList<>()));
+            assertTrue(e.getMessage().contains("refused rank 0"), e.getMessage());
+            IOException other = assertThrows(IOException.class, () -> RendezvousClient.connect(List.of(tcp(s)),
+                    "another-job", 1, SECRET, WAIT, w -> { }));
+            assertTrue(other.getMessage().contains("refused"), other.getMessage());
+            assertEquals(2, s.rejected());
+            assertEquals(2, refused.size(), refused.toString());
+            // the rank itself still gets in, and a second connection for it does not
+            try (RendezvousClient ok = client(tcp(s), 0, SECRET, new ArrayList<>())) {
+                assertThrows(IOException.class, () -> client(tcp(s), 0, SECRET, new ArrayList<>()));
+                assertEquals(3, s.rejected());
+                ok.put("still", "served");
+                assertEquals("served", ok.get("still"));
+            }
+        }
+    }
+
+    @Test
+    void aClientRefusesALauncherThatDoesNotKnowTheSecret() throws Exception {
+        byte[] other = new byte[32];
+        try (RendezvousServer s = new RendezvousServer("job1", other, 1, null, new InetSocketAddress("127.0.0.1", 0))) {
+            IOException e = assertThrows(IOException.class, () -> client(tcp(s), 0, SECRET, new ArrayList<>()));
+            assertTrue(e.getMessage().contains("refused") || e.getMessage().contains("did not prove"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aTruncatedMessageEndsOnlyItsConnection() throws Exception {
+        try (RendezvousServer s = server(1)) {
+            try (SocketChannel raw = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                raw.connect(UnixDomainSocketAddress.of(tmp.resolve("r.sock")));
+                RendezvousWire.Frame hello = RendezvousWire.read(raw);
+                assertEquals(RendezvousWire.HELLO, hello.type());
+                ByteBuffer b = ByteBuffer.allocate(7).putInt(100).put((byte) 2).put((byte) 0).put((byte) 0).flip();
+                raw.write(b);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (s.rejected() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(1, s.rejected());
+            try (SocketChannel raw = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                raw.connect(UnixDomainSocketAddress.of(tmp.resolve("r.sock")));
+                RendezvousWire.read(raw);
+                raw.write(ByteBuffer.allocate(4).putInt(RendezvousWire.MAX_FRAME + 1).flip());
+                IOException e = assertThrows(IOException.class, () -> {
+                    RendezvousWire.read(raw);
+                    RendezvousWire.read(raw);
+                });
+                assertNotNull(e);
+            }
+            try (RendezvousClient a = client(tcp(s), 0, SECRET, new ArrayList<>())) {
+                a.put("k", "v");
+                assertEquals("v", a.get("k"));
+            }
+        }
+    }
+
+    @Test
+    void aTruncatedFrameIsReadAsAnError() throws Exception {
+        try (ServerSocketChannel l = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+             SocketChannel out = SocketChannel.open(l.getLocalAddress());
+             SocketChannel in = l.accept()) {
+            out.write(ByteBuffer.allocate(15).putInt(20).put((byte) 5).putInt(1).putInt(50).putShort((short) 0).flip());
+            out.close();
+            IOException e = assertThrows(IOException.class, () -> RendezvousWire.read(in));
+            assertTrue(e.getMessage().contains("truncated"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aRankThatDropsItsConnectionWithoutGoodbyeIsReportedOnceAndOneThatSaysGoodbyeIsNot() throws Exception {
+        try (RendezvousServer s = server(2)) {
+            LinkedBlockingQueue<Integer> lostRanks = new LinkedBlockingQueue<>();
+            s.onRankLost(lostRanks::add);
+            RendezvousClient polite = client(tcp(s), 0, SECRET, new ArrayList<>());
+            polite.close();
+            // a rank that dies: its socket closes without BYE
+            try (SocketChannel raw = SocketChannel.open(new InetSocketAddress("127.0.0.1", s.tcpPort()))) {
+                RendezvousWire.Frame hello = RendezvousWire.read(raw);
+                byte[] nonce = new byte[32];
+                byte[] r = "1".getBytes(StandardCharsets.UTF_8);
+                byte[] job = "job1".getBytes(StandardCharsets.UTF_8);
+                RendezvousWire.write(raw, RendezvousWire.AUTH, 0, job, r, nonce, RendezvousWire.mac(SECRET,
+                        "rank".getBytes(StandardCharsets.UTF_8), job, r, hello.fields().get(1), nonce));
+                assertEquals(RendezvousWire.WELCOME, RendezvousWire.read(raw).type());
+            }
+            assertEquals(1, lostRanks.poll(20, TimeUnit.SECONDS));
+            Thread.sleep(200);
+            assertTrue(lostRanks.isEmpty(), lostRanks::toString);
+        }
+    }
+
+    @Test
+    void aRankThatFallsSilentIsTakenForLostButOneThatPingsIsNot() throws Exception {
+        try (RendezvousServer s = new RendezvousServer("job1", SECRET, 2, null, new InetSocketAddress("127.0.0.1", 0),
+                3000)) {
+            LinkedBlockingQueue<Integer> lostRanks = new LinkedBlockingQueue<>();
+            s.onRankLost(lostRanks::add);
+            try (RendezvousClient pinging = client(tcp(s), 0, SECRET, new ArrayList<>());
+                 SocketChannel raw = SocketChannel.open(new InetSocketAddress("127.0.0.1", s.tcpPort()))) {
+                RendezvousWire.Frame hello = RendezvousWire.read(raw);
+                byte[] nonce = new byte[32];
+                byte[] r = "1".getBytes(StandardCharsets.UTF_8);
+                byte[] job = "job1".getBytes(StandardCharsets.UTF_8);
+                RendezvousWire.write(raw, RendezvousWire.AUTH, 0, job, r, nonce, RendezvousWire.mac(SECRET,
+                        "rank".getBytes(StandardCharsets.UTF_8), job, r, hello.fields().get(1), nonce));
+                // rank 1 now says nothing more, as a host that lost its network
+                assertEquals(1, lostRanks.poll(20, TimeUnit.SECONDS));
+                Thread.sleep(4000);
+                assertTrue(lostRanks.isEmpty(), lostRanks::toString);
+                pinging.put("alive", "yes");
+            }
+        }
+    }
+
+    @Test
+    void aRankLearnsOfItsLaunchersDeathAtOnceAndItsPendingGetFails() throws Exception {
+        // a launcher that welcomes the rank, then dies without its goodbye
+        try (ServerSocketChannel l = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
+            CompletableFuture<Void> launcher = CompletableFuture.runAsync(() -> {
+                try (SocketChannel ch = l.accept()) {
+                    byte[] nonce = new byte[32];
+                    RendezvousWire.write(ch, RendezvousWire.HELLO, 0, RendezvousWire.utf8(RendezvousWire.MAGIC), nonce);
+                    RendezvousWire.Frame auth = RendezvousWire.read(ch);
+                    RendezvousWire.write(ch, RendezvousWire.WELCOME, 0, RendezvousWire.mac(SECRET,
+                            RendezvousWire.utf8("launcher"), auth.fields().get(0), auth.fields().get(1), nonce,
+                            auth.fields().get(2)));
+                    RendezvousWire.read(ch); // the rank's GET, never answered
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            LinkedBlockingQueue<String> lost = new LinkedBlockingQueue<>();
+            int port = ((InetSocketAddress) l.getLocalAddress()).getPort();
+            RendezvousClient a = RendezvousClient.connect(List.of("tcp:127.0.0.1:" + port), "job1", 0, SECRET, WAIT,
+                    lost::add);
+            long start = System.nanoTime();
+            Exception e = assertThrows(IllegalStateException.class, () -> a.get("k"));
+            assertTrue(e.getMessage().contains("launcher"), e.getMessage());
+            String why = lost.poll(5, TimeUnit.SECONDS);
+            assertNotNull(why, "the rank was not told that its launcher died");
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
+            launcher.get(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aClosedServerSaysGoodbyeSoItsRanksAreNotOrphaned() throws Exception {
+        List<String> lost = new CopyOnWriteArrayList<>();
+        RendezvousServer s = server(1);
+        RendezvousClient a = client(tcp(s), 0, SECRET, lost);
+        s.close();
+        Thread.sleep(500);
+        assertEquals(List.of(), lost);
+        assertFalse(Files.exists(tmp.resolve("r.sock")));
+        a.close();
+    }
+
+    @Test
+    void aRankThatCannotReachTheLauncherSaysHow() throws Exception {
+        IOException e = assertThrows(IOException.class, () -> RendezvousClient.connect(
+                List.of("unix:" + tmp.resolve("none.sock")), "job1", 0, SECRET, WAIT, w -> { }));
+        assertTrue(e.getMessage().contains("--rendezvous-address"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> RendezvousWire.parse("http://x"));
+    }
+
+    @Test
+    void aRankOfTuttiRunIsToldTheRendezvousAndTheSecretAndMakesItsOwnJobDirectory() {
+        java.util.Map<String, String> env = new java.util.HashMap<>(java.util.Map.of(LaunchEnvironment.JOB_ID, "j9",
+                LaunchEnvironment.RANK, "1", LaunchEnvironment.SIZE, "2",
+                LaunchEnvironment.RENDEZVOUS, "unix:/x/r.sock, tcp:10.0.0.1:4000", LaunchEnvironment.SECRET, "0aff"));
+        JobInfo j = Bootstrap.detect(env);
+        assertEquals(List.of("unix:/x/r.sock", "tcp:10.0.0.1:4000"), j.rendezvous());
+        assertArrayEquals(new byte[] {10, (byte) 0xff}, j.secret());
+        assertEquals(ShmFiles.defaultRoot().resolve("tutti-j9"), j.jobDir());
+        assertNull(j.secretFile());
+        env.remove(LaunchEnvironment.SECRET);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Bootstrap.detect(env));
+        assertTrue(e.getMessage().contains(LaunchEnvironment.SECRET), e.getMessage());
+        env.put(LaunchEnvironment.SECRET, "xyz");
+        assertThrows(IllegalStateException.class, () -> Bootstrap.detect(env));
+    }
+
+    @Test
+    void theSecretOnStandardInputIsExactlyTheFirstLine() throws Exception {
+        ByteArrayInputStream in = new ByteArrayInputStream(("00ff10\nthe program's input\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        assertArrayEquals(new byte[] {0, (byte) 0xff, 0x10}, StdinSecret.read(in));
+        assertEquals("the program's input\n", new String(in.readAllBytes(), StandardCharsets.US_ASCII));
+        assertThrows(IllegalStateException.class, () -> StdinSecret.read(new ByteArrayInputStream(new byte[0])));
+        assertThrows(IllegalStateException.class, () -> StdinSecret.read(new ByteArrayInputStream(
+                "not hex\n".getBytes(StandardCharsets.US_ASCII))));
+    }
+
+    @Test
+    void theLastRankToLeaveRemovesItsHostsJobDirectoryAndCrashedJobsAreSwept() throws Exception {
+        Path dir = tmp.resolve("tutti-abc");
+        HostJobDirectory r0 = HostJobDirectory.join(dir, 0);
+        HostJobDirectory r1 = HostJobDirectory.join(dir, 1);
+        assertTrue(Files.exists(dir.resolve("rank-0.pid")));
+        r0.leave();
+        assertTrue(Files.isDirectory(dir), "rank 1 is still there");
+        r1.leave();
+        assertFalse(Files.exists(dir));
+
+        Path crashed = Files.createDirectories(tmp.resolve("tutti-dead"));
+        Files.writeString(crashed.resolve("rank-0.pid"), "111 " + HostJobDirectory.bootId() + "\n");
+        Files.writeString(crashed.resolve("rank-1.pid"), "112 another-boot\n");
+        Path living = Files.createDirectories(tmp.resolve("tutti-live"));
+        Files.writeString(living.resolve("rank-0.pid"), "222 " + HostJobDirectory.bootId() + "\n");
+        Path launched = Files.createDirectories(tmp.resolve("tutti-launched"));
+        Files.writeString(launched.resolve("rank-0.pid"), "111 " + HostJobDirectory.bootId() + "\n");
+        Files.writeString(launched.resolve("launcher.pid"), "222\n");
+        Path unknown = Files.createDirectories(tmp.resolve("tutti-empty"));
+        List<Path> swept = HostJobDirectory.sweep(tmp, null, HostJobDirectory.bootId(), pid -> pid == 222);
+        assertEquals(List.of(crashed), swept);
+        assertTrue(Files.exists(living) && Files.exists(launched) && Files.exists(unknown));
+    }
+}
