@@ -297,7 +297,8 @@ public final class Node implements Fabric {
             found.add(p.name());
             if (provider.isEmpty() || provider.equals(p.name())) {
                 return p.open(new RemoteTransportProvider.Context(job.rank(), job.size(), remote.clone(),
-                        job.wireJobId(), secret(), host, kvs, settings.asMap(), job.jobDir()));
+                        job.wireJobId(), secret(), host, kvs, settings.asMap(), job.jobDir(),
+                        kvs instanceof RendezvousClient c ? c.networkAddress() : null));
             }
         }
         throw new TuttiException.Startup(found.isEmpty()

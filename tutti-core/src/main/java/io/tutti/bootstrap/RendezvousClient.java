@@ -36,6 +36,7 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     private final SocketChannel ch;
     private final String address;
     private final Duration timeout;
+    private volatile String networkAddress;
     private final Map<Integer, CompletableFuture<String>> pending = new ConcurrentHashMap<>();
     private final Consumer<String> onLost;
     private int nextId = 1;
@@ -77,6 +78,7 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
             RendezvousClient c = new RendezvousClient(ch, a, timeout, onLost);
             try {
                 c.authenticate(jobId, rank, secret);
+                c.networkAddress = networkAddress(ch, addresses);
                 return c;
             } catch (IOException e) {
                 failures.add(a + ": " + e.getMessage());
@@ -129,6 +131,28 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
         heard = System.nanoTime();
         Thread.ofPlatform().daemon().name("tutti-rendezvous-reader").start(this::readLoop);
         Thread.ofPlatform().daemon().name("tutti-rendezvous-watch").start(this::watchSilence);
+    }
+
+    /**
+     * The address of this host that faces the job's other hosts, or null when the job has none: over
+     * TCP the local end of this connection (the interface that reaches the launcher's host); over the
+     * launcher's Unix socket its TCP address, which is this host's own. The rails' default.
+     */
+    public String networkAddress() {
+        return networkAddress;
+    }
+
+    private static String networkAddress(SocketChannel ch, List<String> addresses) throws IOException {
+        if (ch.getLocalAddress() instanceof java.net.InetSocketAddress local) {
+            return local.getAddress().isLoopbackAddress() ? null : local.getAddress().getHostAddress();
+        }
+        for (String a : addresses) {
+            if (RendezvousWire.parse(a) instanceof java.net.InetSocketAddress tcp && tcp.getAddress() != null
+                    && !tcp.getAddress().isLoopbackAddress() && !tcp.getAddress().isAnyLocalAddress()) {
+                return tcp.getAddress().getHostAddress();
+            }
+        }
+        return null;
     }
 
     /** Where this client is connected. */

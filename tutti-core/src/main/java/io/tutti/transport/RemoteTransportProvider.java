@@ -30,9 +30,18 @@ public interface RemoteTransportProvider {
      * @param host      the name of this rank's host
      * @param kvs       the start-up key-value store
      * @param settings  the environment and system properties ({@code TUTTI_*} / {@code tutti.*})
+     * @param jobDir    this host's directory of the job
+     * @param facing    this host's address toward the job's other hosts, as the start-up found it, or
+     *                  null: what a transport uses when no interface is named
      */
     record Context(int rank, int size, boolean[] remote, int wireJobId, byte[] secret, String host,
-                   KeyValueStore kvs, Map<String, String> settings, java.nio.file.Path jobDir) {
+                   KeyValueStore kvs, Map<String, String> settings, java.nio.file.Path jobDir, String facing) {
+        /** A context with no address toward other hosts known. */
+        public Context(int rank, int size, boolean[] remote, int wireJobId, byte[] secret, String host,
+                       KeyValueStore kvs, Map<String, String> settings, java.nio.file.Path jobDir) {
+            this(rank, size, remote, wireJobId, secret, host, kvs, settings, jobDir, null);
+        }
+
         /**
          * Publishes a value under a key of this rank and transport; read with {@link #get}.
          */

@@ -26,7 +26,8 @@ import java.util.Map;
  * @param net           the wire: {@code udp} (the rails repair loss) or {@code tcp}; the same on every rank
  * @param rails         interface names, one rail each, at most {@link DatagramDescriptor#MAX_RAILS}; a
  *                      name may repeat (two sockets on one interface) and an IPv4 literal is taken as
- *                      the address; none: one rail on 127.0.0.1
+ *                      the address; none: one rail on the address the start-up found toward the other
+ *                      hosts (tutti run's rendezvous), else on 127.0.0.1
  * @param mtu           frame size in bytes, header included; 0: 65000 on loopback and on TCP, else 1472
  * @param maxRecord     largest record (engine header included) that one send takes; at least 128
  * @param windowBytes   unacknowledged bytes per peer before {@code canSend} says no; at least two
@@ -66,7 +67,10 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
      */
     public static final String NET_DEFAULT = "udp";
     public static final String RAILS = "tutti.rails";
-    /** None: one rail on 127.0.0.1, so that a job on one host names no interface. */
+    /**
+     * None: one rail on this host's address toward the launcher's (under tutti run), else 127.0.0.1,
+     * so that neither a job on one host nor one over a hostfile has to name an interface.
+     */
     public static final String RAILS_DEFAULT = "";
     public static final String MTU = "tutti.net.mtu";
     /**

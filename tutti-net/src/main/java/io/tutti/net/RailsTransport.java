@@ -144,7 +144,9 @@ public final class RailsTransport implements RemoteTransport {
         this.size = c.size();
         this.jobId = c.wireJobId();
         this.config = NetConfig.from(c.settings());
-        List<String> names = config.rails().isEmpty() ? List.of("127.0.0.1") : config.rails();
+        // No rails named: the address the start-up found toward the other hosts, else loopback.
+        List<String> names = !config.rails().isEmpty() ? config.rails()
+                : c.facing() != null ? List.of(c.facing()) : List.of("127.0.0.1");
         if (names.size() > MAX_RAILS) {
             throw new IllegalArgumentException("at most " + MAX_RAILS + " rails, not " + names.size());
         }
