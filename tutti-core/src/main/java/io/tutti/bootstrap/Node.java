@@ -35,6 +35,11 @@ public final class Node implements Fabric {
     private final Config settings;
     private final String host;
     private final KeyValueStore kvs;
+    /** The PMI-2 job this rank joined through its launcher, or null. */
+    private final PmiJob pmi;
+    private final Duration rendezvous;
+    /** The hold on the job directory where no {@code tutti run} removes it, or null. */
+    private final JobDirectoryLease lease;
     /** Files created through this node, removed at close. */
     private final List<String> created = new ArrayList<>();
     private int[] pids;
@@ -53,8 +58,12 @@ public final class Node implements Fabric {
         this.settings = settings;
         this.host = hostName();
         ShmFiles.createJobDirectory(job.jobDir());
-        this.kvs = new FileKeyValueStore(job.kvsDir(), job.rank(), job.size(), rendezvous,
-                () -> JobControl.abortReason() != null);
+        this.rendezvous = rendezvous;
+        this.pmi = PmiJob.of(job);
+        this.kvs = pmi != null ? pmi.store(rendezvous) : new FileKeyValueStore(job.kvsDir(), job.rank(), job.size(),
+                rendezvous, () -> JobControl.abortReason() != null);
+        this.lease = job.launcher() == JobInfo.Launcher.TUTTI || job.launcher() == JobInfo.Launcher.SINGLETON
+                ? null : JobDirectoryLease.take(job);
     }
 
     /**
@@ -236,6 +245,13 @@ public final class Node implements Fabric {
     }
 
     private byte[] secret() {
+        if (job.secretFile() == null && pmi != null) {
+            try {
+                return pmi.secret(rendezvous);
+            } catch (TimeoutException e) {
+                throw new TuttiException.Startup("the job secret did not arrive through PMI: " + e.getMessage(), e);
+            }
+        }
         if (job.secretFile() == null) {
             return new byte[0];
         }
@@ -263,6 +279,9 @@ public final class Node implements Fabric {
             }
             if (job.launcher() == JobInfo.Launcher.SINGLETON) {
                 ShmFiles.deleteTree(job.jobDir());
+            }
+            if (lease != null) {
+                lease.release();
             }
         } catch (IOException ignored) {
             // the launcher removes the whole job directory at the end anyway
