@@ -36,8 +36,16 @@ final class Pmi2Client {
         this.jobId = jobId;
     }
 
-    /** Greets the server on {@code fd}, joins as {@code rank} and learns the job id; each step bounded. */
+    /** As {@link #connect(int, String, int, long)} without a launcher's job id. */
     static Pmi2Client connect(int fd, int rank, long timeoutMillis) throws TimeoutException {
+        return connect(fd, null, rank, timeoutMillis);
+    }
+
+    /**
+     * Greets the server on {@code fd}, joins as {@code rank} and learns the job id; each step
+     * bounded. {@code pmiJobId} is the launcher's {@code PMI_JOBID}, which Slurm wants back.
+     */
+    static Pmi2Client connect(int fd, String pmiJobId, int rank, long timeoutMillis) throws TimeoutException {
         try {
             RawFd.write(fd, "cmd=init pmi_version=2 pmi_subversion=0\n".getBytes(StandardCharsets.US_ASCII),
                     timeoutMillis);
@@ -49,8 +57,10 @@ final class Pmi2Client {
                 throw new IllegalStateException("the PMI server on PMI_FD=" + fd + " does not speak PMI-2 (it"
                         + " answered '" + line.strip() + "'); start the job with 'srun --mpi=pmi2' or MPICH's mpiexec");
             }
-            Map<String, String> full = c.call("fullinit", timeoutMillis, "pmirank", Integer.toString(rank),
-                    "threaded", "FALSE");
+            Map<String, String> full = pmiJobId == null
+                    ? c.call("fullinit", timeoutMillis, "pmirank", Integer.toString(rank), "threaded", "FALSE")
+                    : c.call("fullinit", timeoutMillis, "pmijobid", pmiJobId, "pmirank", Integer.toString(rank),
+                            "threaded", "FALSE");
             int size = Integer.parseInt(full.getOrDefault("size", "-1"));
             int given = Integer.parseInt(full.getOrDefault("rank", Integer.toString(rank)));
             if (given != rank || size < 1) {

@@ -47,7 +47,7 @@ public final class PmiJob {
         }
         Pmi2Client client;
         try {
-            client = Pmi2Client.connect(fd, rank, CONNECT_TIMEOUT.toMillis());
+            client = Pmi2Client.connect(fd, env.get("PMI_JOBID"), rank, CONNECT_TIMEOUT.toMillis());
         } catch (TimeoutException e) {
             throw new IllegalStateException("the PMI server on PMI_FD=" + fd + " did not answer within "
                     + CONNECT_TIMEOUT.toSeconds() + " s");
