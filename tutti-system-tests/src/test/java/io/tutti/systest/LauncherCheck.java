@@ -6,14 +6,11 @@ import io.tutti.ReduceOp;
 import io.tutti.Tutti;
 import io.tutti.runtime.Rank;
 import java.net.InetAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * A rank program for foreign launchers: a token round, then allreduce, bcast and allgather with
  * every value checked, and one line per rank naming its launcher, host and network peers. With
- * {@code --await FILE}, rank 0 first prints its pid and waits (at most 90 s) for FILE to exist,
- * and at the end prints how many packets its network transport dropped (to test an intruder).
+ * {@code --idle SECONDS} it only drives progress that long (beside an {@link Intruder}).
  */
 public final class LauncherCheck {
     private LauncherCheck() {
@@ -24,13 +21,9 @@ public final class LauncherCheck {
             Communicator w = tutti.world();
             int rank = w.rank();
             int n = w.size();
-            Path await = args.length == 2 && args[0].equals("--await") ? Path.of(args[1]) : null;
-            if (await != null && rank == 0) {
-                System.out.println("rank 0 pid " + ProcessHandle.current().pid() + " waits for " + await);
-                long end = System.nanoTime() + 90_000_000_000L;
-                while (!Files.exists(await) && System.nanoTime() < end) {
-                    Thread.sleep(50);
-                }
+            if (args.length == 2 && args[0].equals("--idle")) {
+                idle(w, Long.parseLong(args[1]));
+                return;
             }
             long[] token = new long[1];
             if (rank == 0) {
@@ -60,10 +53,23 @@ public final class LauncherCheck {
             System.out.println("rank " + rank + " of " + n + " on " + InetAddress.getLocalHost().getHostName()
                     + ": launcher " + me.job().launcher() + ", " + me.engine().remotePeers()
                     + " over the network, checks ok");
-            if (await != null && rank == 0) {
-                System.out.println("rank 0 dropped " + me.engine().droppedPackets() + " packets");
-            }
         }
+    }
+
+    /** Sends a word to the last rank (an intruder) and drives progress for {@code seconds}. */
+    private static void idle(Communicator w, long seconds) throws InterruptedException {
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        String failure = "none";
+        try {
+            w.isend(new long[] {w.rank()}, 0, 1, w.size() - 1, 5);
+            while (System.nanoTime() < end) {
+                w.iprobe(Communicator.ANY_SOURCE, 999);
+                Thread.sleep(10);
+            }
+        } catch (io.tutti.TuttiException e) {
+            failure = e.getMessage(); // the intruder is never heard: its failure is expected
+        }
+        System.out.println("rank " + w.rank() + " idled; peer failure: " + failure);
     }
 
     private static void check(boolean ok, String what) {

@@ -76,9 +76,14 @@ final class SlurmCluster implements AutoCloseable {
 
     /** Runs {@code cmd} on host {@code h} with SLURM_CONF set; past {@code timeout} kills it and fails. */
     Cluster.Result exec(int h, Duration timeout, String... cmd) throws IOException, InterruptedException {
+        return Cluster.run(command(h, cmd), timeout);
+    }
+
+    /** The command line that runs {@code cmd} on host {@code h} with SLURM_CONF set: for processes a test starts. */
+    List<String> command(int h, String... cmd) {
         List<String> full = new ArrayList<>(List.of("env", "SLURM_CONF=" + dir.resolve("slurm.conf")));
         full.addAll(List.of(cmd));
-        return cluster.exec(h, timeout, full.toArray(String[]::new));
+        return cluster.command(h, full.toArray(String[]::new));
     }
 
     /** The daemons' logs, for a failure message. */

@@ -92,6 +92,34 @@ class SlurmIT {
         assertNoJobDirectories();
     }
 
+    @Test
+    void aRankThatKnowsTheJobIdButNotTheSecretIsRejected() throws Exception {
+        // ranks 0-3 on the first two hosts idle; rank 4, alone on the third, is the intruder
+        Path programs = slurm.dir().resolve("programs.conf");
+        Files.writeString(programs, "0-3 " + String.join(" ", java("LauncherCheck", "--idle", "6")) + "\n"
+                + "4 " + String.join(" ", java("Intruder", "4")) + "\n");
+        Cluster.Result r = slurm.exec(0, JOB_TIMEOUT, "env", "TUTTI_RAILS=eth0", "TUTTI_NET_STATS=1", "srun",
+                "--mpi=pmi2", "-N", "3", "-n", "5", "--multi-prog", programs.toString());
+        assertEquals(0, r.exitCode(), () -> r + slurm.logs());
+        assertTrue(r.stdout().contains("intruder rank 4 of slurm-"), r::toString);
+        assertTrue(r.stdout().contains(": received 0 records"), r::toString);
+        for (int rank = 0; rank < 4; rank++) {
+            assertTrue(r.stdout().contains("rank " + rank + " idled"), r::toString);
+        }
+        // the ranks' rails counters, printed at close: the intruder's answers failed the secret's check
+        assertTrue(r.stderr().lines().filter(l -> l.startsWith("tutti-net rank ") && l.contains(" bad_mac="))
+                .count() >= 1, r::toString);
+        assertNoJobDirectories();
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? "\n--- " + file.getFileName() + ":\n" + Files.readString(file) : "";
+        } catch (java.io.IOException e) {
+            return "\n--- " + file.getFileName() + " unreadable: " + e.getMessage();
+        }
+    }
+
     /** No host's /dev/shm holds a job directory once the job ended. */
     private static void assertNoJobDirectories() throws Exception {
         for (int h = 0; h < 3; h++) {
