@@ -10,7 +10,8 @@ import java.net.InetAddress;
 /**
  * A rank program for foreign launchers: a token round, then allreduce, bcast and allgather with
  * every value checked, and one line per rank naming its launcher, host and network peers. With
- * {@code --idle SECONDS} it only drives progress that long (beside an {@link Intruder}).
+ * {@code --idle SECONDS} it only drives progress that long (beside an {@link Intruder}); with
+ * {@code --crash} every rank halts after start-up, leaving its job directory behind.
  */
 public final class LauncherCheck {
     private LauncherCheck() {
@@ -21,6 +22,12 @@ public final class LauncherCheck {
             Communicator w = tutti.world();
             int rank = w.rank();
             int n = w.size();
+            if (args.length == 1 && args[0].equals("--crash")) {
+                w.barrier();
+                System.out.println("rank " + w.rank() + " crashes");
+                System.out.flush();
+                Runtime.getRuntime().halt(3); // no close, no shutdown hook: as a killed process
+            }
             if (args.length == 2 && args[0].equals("--idle")) {
                 idle(w, Long.parseLong(args[1]));
                 return;

@@ -93,6 +93,25 @@ class SlurmIT {
     }
 
     @Test
+    void aCrashedJobsDirectoriesAreSweptByTheNextJob() throws Exception {
+        List<String> crash = new ArrayList<>(List.of("env", "TUTTI_RAILS=eth0", "srun", "--mpi=pmi2", "-N", "3",
+                "-n", "6"));
+        crash.addAll(java("LauncherCheck", "--crash"));
+        Cluster.Result crashed = slurm.exec(0, JOB_TIMEOUT, crash.toArray(String[]::new));
+        assertTrue(crashed.exitCode() != 0 && crashed.stdout().contains("rank 5 crashes"), crashed::toString);
+        for (int h = 0; h < 3; h++) {
+            Cluster.Result ls = slurm.cluster().exec(h, "sh", "-c", "ls /dev/shm");
+            assertTrue(ls.stdout().contains("tutti-slurm-"), () -> "the crash left nothing to sweep: " + ls);
+        }
+        List<String> next = new ArrayList<>(List.of("env", "TUTTI_RAILS=eth0", "srun", "--mpi=pmi2", "-N", "3", "-n",
+                "6"));
+        next.addAll(java("LauncherCheck"));
+        Cluster.Result r = slurm.exec(0, JOB_TIMEOUT, next.toArray(String[]::new));
+        assertEquals(0, r.exitCode(), () -> r + slurm.logs());
+        assertNoJobDirectories();
+    }
+
+    @Test
     void aRankThatKnowsTheJobIdButNotTheSecretIsRejected() throws Exception {
         // ranks 0-3 on the first two hosts idle; rank 4, alone on the third, is the intruder
         Path programs = slurm.dir().resolve("programs.conf");
