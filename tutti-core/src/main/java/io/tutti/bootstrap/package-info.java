@@ -1,6 +1,7 @@
 /**
  * Joining a job: who started it and who this rank is ({@link io.tutti.bootstrap.Bootstrap},
- * {@link io.tutti.bootstrap.JobInfo}), the rendezvous store, the job's shared-memory directory, and
+ * {@link io.tutti.bootstrap.JobInfo}), the rendezvous store (a shared directory, or a PMI-2 launcher's
+ * key-value space: {@link io.tutti.bootstrap.PmiJob}), the job's shared-memory directory, and
  * the only reads of the environment and of system properties ({@link io.tutti.bootstrap.LaunchEnvironment}).
  *
  * <p>May import: {@code io.tutti}, {@code io.tutti.os}, {@code io.tutti.idle}, {@code io.tutti.transport}.
