@@ -59,9 +59,10 @@ public final class Bootstrap {
         String kvs = env.get(LaunchEnvironment.KVS_DIR);
         boolean pmi = kvs == null && env.containsKey("PMI_FD") && env.containsKey("PMI_RANK")
                 && env.containsKey("PMI_SIZE");
+        PmiJob joined = null;
         if (pmi) {
             // the launcher's PMI-2 key-value space is the rendezvous, and carries the job secret
-            PmiJob joined = PmiJob.join(env, rank, size);
+            joined = PmiJob.join(env, rank, size);
             if (launcher == JobInfo.Launcher.MPICH && !env.containsKey("PMI_KVSNAME")) {
                 job = "mpich-" + joined.jobId(); // Hydra names its job only through PMI
             }
@@ -74,8 +75,12 @@ public final class Bootstrap {
         String safeJob = PmiJob.safe(job);
         Path jobDir = ShmFiles.defaultRoot().resolve("tutti-" + safeJob);
         Path kvsDir = kvs == null ? jobDir.resolve("kvs") : Path.of(kvs);
-        return checked(new JobInfo(launcher, safeJob, rank, size, localRank, localSize < 0 ? size : localSize, nodeId,
-                jobDir, kvsDir, null, -1, false));
+        JobInfo info = checked(new JobInfo(launcher, safeJob, rank, size, localRank,
+                localSize < 0 ? size : localSize, nodeId, jobDir, kvsDir, null, -1, false));
+        if (joined != null) {
+            joined.bind(safeJob);
+        }
+        return info;
     }
 
     /**

@@ -280,11 +280,12 @@ public final class Node implements Fabric {
             if (job.launcher() == JobInfo.Launcher.SINGLETON) {
                 ShmFiles.deleteTree(job.jobDir());
             }
+        } catch (IOException ignored) {
+            // the launcher removes the whole job directory at the end anyway
+        } finally {
             if (lease != null) {
                 lease.release();
             }
-        } catch (IOException ignored) {
-            // the launcher removes the whole job directory at the end anyway
         }
     }
 }

@@ -6,7 +6,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The client end of PMI-2's wire protocol on the socket a launcher hands every rank as
@@ -26,6 +28,8 @@ final class Pmi2Client {
     private final int rank;
     private final int size;
     private final String jobId;
+    /** One command at a time on the socket; the exit hook gives up on it rather than wait for a fence. */
+    private final ReentrantLock lock = new ReentrantLock();
     private byte[] pending = new byte[0];
     private boolean finished;
 
@@ -99,31 +103,55 @@ final class Pmi2Client {
     }
 
     /** Publishes {@code value} (no {@code ;}, at most {@link #MAX_VALUE} bytes) under {@code key}. */
-    synchronized void put(String key, String value, long timeoutMillis) throws TimeoutException {
+    void put(String key, String value, long timeoutMillis) throws TimeoutException {
         call("kvs-put", timeoutMillis, "key", key, "value", value);
     }
 
     /** Waits until every rank of the job has fenced as often as this one; puts before it are then visible. */
-    synchronized void fence(long timeoutMillis) throws TimeoutException {
+    void fence(long timeoutMillis) throws TimeoutException {
         call("kvs-fence", timeoutMillis);
     }
 
     /** The value some rank put under {@code key} before the last fence, or null if none did. */
-    synchronized String get(String key, long timeoutMillis) throws TimeoutException {
+    String get(String key, long timeoutMillis) throws TimeoutException {
         Map<String, String> r = call("kvs-get", timeoutMillis, "jobid", jobId, "srcid", "-1", "key", key);
         return "TRUE".equalsIgnoreCase(r.get("found")) ? r.getOrDefault("value", "") : null;
     }
 
-    /** Tells the server this rank is done (a launcher may take a rank that ends without it for a crash). */
-    synchronized void finish(long timeoutMillis) throws TimeoutException {
-        if (!finished) {
-            finished = true;
-            call("finalize", timeoutMillis);
+    /**
+     * Tells the server this rank is done (a launcher may take a rank that ends without it for a
+     * crash); gives up when another command holds the socket longer than {@code timeoutMillis}.
+     */
+    void finish(long timeoutMillis) throws TimeoutException {
+        try {
+            if (!lock.tryLock(timeoutMillis, TimeUnit.MILLISECONDS)) {
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        try {
+            if (!finished) {
+                finished = true;
+                call("finalize", timeoutMillis);
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
     /** Sends command {@code cmd} with {@code args} (name, value, ...) and returns the checked answer. */
-    synchronized Map<String, String> call(String cmd, long timeoutMillis, String... args) throws TimeoutException {
+    Map<String, String> call(String cmd, long timeoutMillis, String... args) throws TimeoutException {
+        lock.lock();
+        try {
+            return exchange(cmd, timeoutMillis, args);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Map<String, String> exchange(String cmd, long timeoutMillis, String... args) throws TimeoutException {
         StringBuilder b = new StringBuilder("cmd=").append(cmd).append(';');
         for (int i = 0; i < args.length; i += 2) {
             b.append(args[i]).append('=').append(args[i + 1].replace(";", ";;")).append(';');

@@ -22,6 +22,8 @@ public final class PmiJob {
     private final Pmi2Client client;
     private final int fd;
     private byte[] secret;
+    /** The id of the JobInfo Bootstrap made from this membership. */
+    private String boundJob;
 
     private PmiJob(Pmi2Client client, int fd, byte[] secret) {
         this.client = client;
@@ -73,10 +75,20 @@ public final class PmiJob {
         return job;
     }
 
+    /** Records that Bootstrap made the job {@code jobId} from this membership. */
+    synchronized void bind(String jobId) {
+        boundJob = jobId;
+    }
+
     /** The PMI membership that made {@code job}, or null when it came from elsewhere. */
     static synchronized PmiJob of(JobInfo job) {
-        return current != null && job.launcher() != JobInfo.Launcher.TUTTI && job.rank() == current.client.rank()
-                && job.jobId().endsWith(safe(current.client.jobId())) ? current : null;
+        PmiJob c = current;
+        if (c == null || job.launcher() == JobInfo.Launcher.TUTTI || job.rank() != c.client.rank()) {
+            return null;
+        }
+        synchronized (c) {
+            return job.jobId().equals(c.boundJob) ? c : null;
+        }
     }
 
     /** The launcher's job id, as PMI names it. */
@@ -108,7 +120,7 @@ public final class PmiJob {
 
     private void finish() {
         try {
-            client.finish(10_000);
+            client.finish(3_000);
         } catch (TimeoutException | RuntimeException e) {
             // the JVM is ending: the launcher notices the closed socket
         }

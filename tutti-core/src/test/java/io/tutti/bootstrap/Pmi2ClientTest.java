@@ -156,6 +156,25 @@ class Pmi2ClientTest {
     }
 
     @Test
+    void bootstrapJoinsThroughPmiAndRankZeroPublishesTheSecretBeforeAnyFence() throws Exception {
+        serve(cmd -> null);
+        JobInfo job = Bootstrap.detect(Map.of("PMI_FD", Integer.toString(client), "PMI_RANK", "0", "PMI_SIZE", "3"));
+        client = -1; // the process's PMI membership keeps it (and finalizes on it at exit)
+        assertEquals(JobInfo.Launcher.MPICH, job.launcher());
+        assertEquals("mpich-kvs_7", job.jobId(), "Hydra names its job only through PMI");
+        PmiJob pmi = PmiJob.of(job);
+        assertTrue(pmi != null, "Node finds the membership that made the job");
+        Map<String, String> put = seen.stream().filter(m -> "kvs-put".equals(m.get("cmd"))).findFirst().orElseThrow();
+        assertEquals(PmiJob.SECRET_KEY, put.get("key"));
+        assertTrue(put.get("value").matches("[0-9a-f]{64}"), put.get("value"));
+        assertTrue(seen.stream().noneMatch(m -> "kvs-fence".equals(m.get("cmd"))), "put before the first fence");
+        assertArrayEquals(java.util.HexFormat.of().parseHex(put.get("value")), pmi.secret(Duration.ofSeconds(10)));
+        JobInfo other = new JobInfo(JobInfo.Launcher.MPICH, "mpich-other", 0, 3, 0, 3, 0, job.jobDir(), job.kvsDir(),
+                null, -1, false);
+        assertNull(PmiJob.of(other), "a job Bootstrap did not make from it");
+    }
+
+    @Test
     void aMissingKeyAndATooLongValueAreClearErrors() throws Exception {
         serve(cmd -> null);
         PmiKeyValueStore store = new PmiKeyValueStore(Pmi2Client.connect(client, 1, 10_000), Duration.ofSeconds(10));
