@@ -26,18 +26,17 @@ final class Pmi2Client {
 
     private final int fd;
     private final int rank;
-    private final int size;
-    private final String jobId;
+    /** Learnt at connect. */
+    private int size;
+    private String jobId;
     /** One command at a time on the socket; the exit hook gives up on it rather than wait for a fence. */
     private final ReentrantLock lock = new ReentrantLock();
     private byte[] pending = new byte[0];
     private boolean finished;
 
-    private Pmi2Client(int fd, int rank, int size, String jobId) {
+    private Pmi2Client(int fd, int rank) {
         this.fd = fd;
         this.rank = rank;
-        this.size = size;
-        this.jobId = jobId;
     }
 
     /** As {@link #connect(int, String, int, long)} without a launcher's job id. */
@@ -53,7 +52,7 @@ final class Pmi2Client {
         try {
             RawFd.write(fd, "cmd=init pmi_version=2 pmi_subversion=0\n".getBytes(StandardCharsets.US_ASCII),
                     timeoutMillis);
-            Pmi2Client c = new Pmi2Client(fd, rank, -1, null);
+            Pmi2Client c = new Pmi2Client(fd, rank);
             String line = c.readLine(timeoutMillis);
             Map<String, String> init = parseLine(line);
             if (!"response_to_init".equals(init.get("cmd")) || !"0".equals(init.get("rc"))
@@ -65,28 +64,23 @@ final class Pmi2Client {
                     ? c.call("fullinit", timeoutMillis, "pmirank", Integer.toString(rank), "threaded", "FALSE")
                     : c.call("fullinit", timeoutMillis, "pmijobid", pmiJobId, "pmirank", Integer.toString(rank),
                             "threaded", "FALSE");
-            int size = Integer.parseInt(full.getOrDefault("size", "-1"));
+            c.size = Integer.parseInt(full.getOrDefault("size", "-1"));
             int given = Integer.parseInt(full.getOrDefault("rank", Integer.toString(rank)));
-            if (given != rank || size < 1) {
-                throw new IllegalStateException("the PMI server says this is rank " + given + " of " + size
+            if (given != rank || c.size < 1) {
+                throw new IllegalStateException("the PMI server says this is rank " + given + " of " + c.size
                         + ", but PMI_RANK is " + rank);
             }
-            String job = c.call("job-getid", timeoutMillis).get("jobid");
-            if (job == null || job.isEmpty()) {
+            c.jobId = c.call("job-getid", timeoutMillis).get("jobid");
+            if (c.jobId == null || c.jobId.isEmpty()) {
                 throw new IllegalStateException("the PMI server gave no job id");
             }
-            return new Pmi2Client(fd, rank, size, job).adopt(c.pending);
+            return c;
         } catch (IOException e) {
             throw new UncheckedIOException("talking PMI-2 on PMI_FD=" + fd + " failed: " + e.getMessage(), e);
         } catch (NumberFormatException e) {
             throw new IllegalStateException("the PMI server's answer to fullinit has a malformed number: "
                     + e.getMessage(), e);
         }
-    }
-
-    private Pmi2Client adopt(byte[] rest) {
-        this.pending = rest;
-        return this;
     }
 
     int rank() {

@@ -51,7 +51,7 @@ public final class RawFd {
             MemorySegment state = arena.allocate(CAPTURE);
             long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
             while (true) {
-                await(fd, POLLIN, deadline, arena, "read from");
+                await(fd, POLLIN, deadline, arena);
                 long n = (long) READ.invokeExact(state, fd, buf, (long) len);
                 if (n >= 0) {
                     MemorySegment.copy(buf, ValueLayout.JAVA_BYTE, 0, into, off, (int) n);
@@ -86,7 +86,7 @@ public final class RawFd {
                 }
                 int errno = (int) ERRNO.get(state, 0L);
                 if (errno == EAGAIN) {
-                    await(fd, POLLOUT, deadline, arena, "write to");
+                    await(fd, POLLOUT, deadline, arena);
                 } else if (errno != EINTR) {
                     throw new IOException("write(2) to file descriptor " + fd + " failed with errno " + errno);
                 }
@@ -99,14 +99,14 @@ public final class RawFd {
     }
 
     /** Waits until {@code fd} is ready for {@code events} (or has hung up), in slices of at most 100 ms. */
-    private static void await(int fd, short events, long deadline, Arena arena, String what) throws Throwable {
+    private static void await(int fd, short events, long deadline, Arena arena) throws Throwable {
+        String what = events == POLLIN ? "read" : "write";
         MemorySegment pfd = arena.allocate(8, 4);
         MemorySegment state = arena.allocate(CAPTURE);
         while (true) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                throw new TimeoutException("nothing to " + what.replace(" from", "").replace(" to", "")
-                        + " on file descriptor " + fd + " in time");
+                throw new TimeoutException("file descriptor " + fd + " was not ready to " + what + " in time");
             }
             pfd.set(ValueLayout.JAVA_INT, 0, fd);
             pfd.set(ValueLayout.JAVA_SHORT, 4, events);
@@ -118,8 +118,7 @@ public final class RawFd {
             if (n < 0) {
                 int errno = (int) ERRNO.get(state, 0L);
                 if (errno != EINTR) {
-                    throw new IOException("poll(2) to " + what + " file descriptor " + fd + " failed with errno "
-                            + errno);
+                    throw new IOException("poll(2) of file descriptor " + fd + " failed with errno " + errno);
                 }
             }
         }
