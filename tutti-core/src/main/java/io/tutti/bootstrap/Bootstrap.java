@@ -9,8 +9,10 @@ import java.util.Map;
 /**
  * Finds out who this rank is: from {@code tutti run}, Slurm, Open MPI or MPICH/Hydra, or alone
  * (a singleton of size 1). {@code tutti run} serves the rendezvous itself ({@code TUTTI_RENDEZVOUS},
- * with the job secret in {@code TUTTI_SECRET} or on standard input); other launchers do not, so for
- * those the ranks meet in a shared directory named by {@code TUTTI_KVS_DIR}.
+ * with the job secret in {@code TUTTI_SECRET} or on standard input). Where a launcher hands over a
+ * PMI-2 socket ({@code PMI_FD}: {@code srun --mpi=pmi2}, MPICH's {@code mpiexec}) the ranks meet in
+ * its key-value space ({@link PmiJob}); other launchers give no rendezvous, so there the ranks meet
+ * in a shared directory named by {@code TUTTI_KVS_DIR}, which also wins when set.
  */
 public final class Bootstrap {
     private Bootstrap() {
@@ -92,16 +94,30 @@ public final class Bootstrap {
     private static JobInfo foreign(JobInfo.Launcher launcher, Map<String, String> env, String job, int rank, int size,
                                    int localRank, int localSize, int nodeId) {
         String kvs = env.get(LaunchEnvironment.KVS_DIR);
-        if (kvs == null && size > 1) {
+        boolean pmi = kvs == null && env.containsKey("PMI_FD") && env.containsKey("PMI_RANK")
+                && env.containsKey("PMI_SIZE");
+        PmiJob joined = null;
+        if (pmi) {
+            // the launcher's PMI-2 key-value space is the rendezvous, and carries the job secret
+            joined = PmiJob.join(env, rank, size);
+            if (launcher == JobInfo.Launcher.MPICH && !env.containsKey("PMI_KVSNAME")) {
+                job = "mpich-" + joined.jobId(); // Hydra names its job only through PMI
+            }
+        } else if (kvs == null && size > 1) {
             throw new IllegalStateException("this job was started by " + launcher + " with " + size
                     + " ranks, which gives Tutti no rendezvous: set " + LaunchEnvironment.KVS_DIR
-                    + " to an empty directory that every rank can reach (or start the job with 'tutti run')");
+                    + " to an empty directory that every rank can reach (or start the job with 'tutti run',"
+                    + " 'srun --mpi=pmi2' or MPICH's mpiexec)");
         }
         String safeJob = safe(job);
         Path jobDir = ShmFiles.defaultRoot().resolve("tutti-" + safeJob);
         Path kvsDir = kvs == null ? jobDir.resolve("kvs") : Path.of(kvs);
-        return checked(new JobInfo(launcher, safeJob, rank, size, localRank, localSize < 0 ? size : localSize, nodeId,
-                jobDir, kvsDir, null, -1, false));
+        JobInfo info = checked(new JobInfo(launcher, safeJob, rank, size, localRank,
+                localSize < 0 ? size : localSize, nodeId, jobDir, kvsDir, null, -1, false));
+        if (joined != null) {
+            joined.bind(safeJob);
+        }
+        return info;
     }
 
     /**

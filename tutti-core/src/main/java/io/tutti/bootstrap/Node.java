@@ -43,6 +43,9 @@ public final class Node implements Fabric {
     /** What tells ranks on one node from the others: boot id, job directory's device and inode, host name. */
     private final String nodeKey;
     private int localSize;
+    /** The PMI-2 job this rank joined through its launcher, or null. */
+    private final PmiJob pmi;
+    private final Duration rendezvous;
     /** Files created through this node, removed at close. */
     private final List<String> created = new ArrayList<>();
     private int[] pids;
@@ -61,14 +64,24 @@ public final class Node implements Fabric {
         this.settings = settings;
         this.host = hostName();
         this.localSize = job.localSize();
-        if (job.threads() || job.rendezvous().isEmpty()) {
+        this.rendezvous = rendezvous;
+        // Ranks record themselves in their host's job directory, and the last one removes it: under
+        // tutti run's rendezvous and under foreign launchers; a thread job's launcher or a singleton owns it.
+        boolean owned = job.threads() || job.launcher() == JobInfo.Launcher.SINGLETON
+                || (job.launcher() == JobInfo.Launcher.TUTTI && job.rendezvous().isEmpty());
+        if (owned) {
             ShmFiles.createJobDirectory(job.jobDir());
             this.here = null;
         } else {
             this.here = HostJobDirectory.join(job.jobDir(), job.rank());
+            // a foreign launcher's rank may end without closing Tutti: its record goes with the JVM
+            Runtime.getRuntime().addShutdownHook(new Thread(here::leave, "tutti-job-directory"));
         }
         this.nodeKey = nodeKey(job.jobDir(), host);
-        if (job.rendezvous().isEmpty()) {
+        this.pmi = job.rendezvous().isEmpty() ? PmiJob.of(job) : null;
+        if (pmi != null) {
+            this.kvs = pmi.store(rendezvous);
+        } else if (job.rendezvous().isEmpty()) {
             this.kvs = new FileKeyValueStore(job.kvsDir(), job.rank(), job.size(), rendezvous,
                     () -> JobControl.abortReason() != null);
         } else {
@@ -311,6 +324,13 @@ public final class Node implements Fabric {
     private byte[] secret() {
         if (job.secret() != null) {
             return job.secret().clone();
+        }
+        if (job.secretFile() == null && pmi != null) {
+            try {
+                return pmi.secret(rendezvous);
+            } catch (TimeoutException e) {
+                throw new TuttiException.Startup("the job secret did not arrive through PMI: " + e.getMessage(), e);
+            }
         }
         if (job.secretFile() == null) {
             return new byte[0];

@@ -1,0 +1,151 @@
+package io.tutti.systest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Tutti under a real Slurm (slurmctld and a slurmd per host of a {@link SlurmCluster}): {@code srun
+ * --mpi=pmi2} across three hosts and an {@code sbatch} script need no TUTTI_KVS_DIR, the ranks meet
+ * and get their secret through PMI-2, and no job directory is left in any host's /dev/shm.
+ */
+@Timeout(600)
+class SlurmIT {
+    private static final Duration JOB_TIMEOUT = Duration.ofSeconds(180);
+    private static SlurmCluster slurm;
+
+    @BeforeAll
+    static void start() throws Exception {
+        SlurmCluster.assumeAvailable();
+        slurm = SlurmCluster.start(3);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (slurm != null) {
+            slurm.close();
+        }
+    }
+
+    /** The command line of {@code java} running {@code main} with the assembly and the test classes. */
+    static List<String> java(String main, String... args) {
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        String cp = Launch.lib().toAbsolutePath() + File.separator + "*" + File.pathSeparator + Launch.testClasses();
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp", cp,
+                "io.tutti.systest." + main));
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
+    @Test
+    void srunWithPmi2RunsSixRanksOnThreeHostsWithoutAKvsDirectory() throws Exception {
+        // srun passes its environment on: the rails are the hosts' cluster interface
+        List<String> cmd = new ArrayList<>(List.of("env", "TUTTI_RAILS=eth0", "srun", "--mpi=pmi2", "-N", "3", "-n",
+                "6"));
+        cmd.addAll(java("LauncherCheck"));
+        Cluster.Result r = slurm.exec(0, JOB_TIMEOUT, cmd.toArray(String[]::new));
+        assertEquals(0, r.exitCode(), () -> r + slurm.logs());
+        assertFalse(r.stdout().contains("TUTTI_KVS_DIR") || r.stderr().contains("TUTTI_KVS_DIR"), r::toString);
+        for (int rank = 0; rank < 6; rank++) {
+            String host = slurm.cluster().host(rank / 2);
+            assertTrue(r.stdout().contains("rank " + rank + " of 6 on " + host + ": launcher SLURM, 4 over the network,"
+                    + " checks ok\n"), r::toString);
+        }
+        assertNoJobDirectories();
+    }
+
+    @Test
+    void anSbatchScriptThatRunsSrunWorks() throws Exception {
+        Path out = slurm.dir().resolve("batch-out.txt");
+        Path script = slurm.dir().resolve("batch.sh");
+        Files.writeString(script, "#!/bin/sh\n#SBATCH -N 3\n#SBATCH -n 6\n#SBATCH -o " + out + "\n"
+                + "export TUTTI_RAILS=eth0\nexec srun --mpi=pmi2 " + String.join(" ", java("LauncherCheck")).replace("*", "\\*") + "\n");
+        Cluster.Result submitted = slurm.exec(0, Duration.ofSeconds(30), "sbatch", "--parsable", script.toString());
+        assertEquals(0, submitted.exitCode(), () -> submitted + slurm.logs());
+        String job = submitted.stdout().strip().split(";")[0];
+        long end = System.nanoTime() + JOB_TIMEOUT.toNanos();
+        Cluster.Result q;
+        do {
+            Thread.sleep(250);
+            q = slurm.exec(0, Duration.ofSeconds(30), "squeue", "-h", "-j", job, "-o", "%T");
+        } while (System.nanoTime() < end && q.exitCode() == 0 && !q.stdout().isBlank());
+        Cluster.Result last = q;
+        assertTrue(last.stdout().isBlank(), () -> "job " + job + " did not end within " + JOB_TIMEOUT.toSeconds()
+                + " s: " + last + slurm.logs());
+        String text = Files.exists(out) ? Files.readString(out) : "(no output file " + out + ")";
+        for (int rank = 0; rank < 6; rank++) {
+            assertTrue(text.contains("rank " + rank + " of 6 on "), text);
+        }
+        assertEquals(6, text.lines().filter(l -> l.endsWith("launcher SLURM, 4 over the network, checks ok")).count(),
+                text);
+        assertNoJobDirectories();
+    }
+
+    @Test
+    void aCrashedJobsDirectoriesAreSweptByTheNextJob() throws Exception {
+        List<String> crash = new ArrayList<>(List.of("env", "TUTTI_RAILS=eth0", "srun", "--mpi=pmi2", "-N", "3",
+                "-n", "6"));
+        crash.addAll(java("LauncherCheck", "--crash"));
+        Cluster.Result crashed = slurm.exec(0, JOB_TIMEOUT, crash.toArray(String[]::new));
+        assertTrue(crashed.exitCode() != 0 && crashed.stdout().contains("rank 5 crashes"), crashed::toString);
+        for (int h = 0; h < 3; h++) {
+            Cluster.Result ls = slurm.cluster().exec(h, "sh", "-c", "ls /dev/shm");
+            assertTrue(ls.stdout().contains("tutti-slurm-"), () -> "the crash left nothing to sweep: " + ls);
+        }
+        List<String> next = new ArrayList<>(List.of("env", "TUTTI_RAILS=eth0", "srun", "--mpi=pmi2", "-N", "3", "-n",
+                "6"));
+        next.addAll(java("LauncherCheck"));
+        Cluster.Result r = slurm.exec(0, JOB_TIMEOUT, next.toArray(String[]::new));
+        assertEquals(0, r.exitCode(), () -> r + slurm.logs());
+        assertNoJobDirectories();
+    }
+
+    @Test
+    void aRankThatKnowsTheJobIdButNotTheSecretIsRejected() throws Exception {
+        // ranks 0-3 on the first two hosts idle; rank 4, alone on the third, is the intruder
+        Path programs = slurm.dir().resolve("programs.conf");
+        Files.writeString(programs, "0-3 " + String.join(" ", java("LauncherCheck", "--idle", "6")) + "\n"
+                + "4 " + String.join(" ", java("Intruder", "4")) + "\n");
+        Cluster.Result r = slurm.exec(0, JOB_TIMEOUT, "env", "TUTTI_RAILS=eth0", "TUTTI_NET_STATS=1", "srun",
+                "--mpi=pmi2", "-N", "3", "-n", "5", "--multi-prog", programs.toString());
+        assertEquals(0, r.exitCode(), () -> r + slurm.logs());
+        assertTrue(r.stdout().contains("intruder rank 4 of slurm-"), r::toString);
+        assertTrue(r.stdout().contains(": received 0 records"), r::toString);
+        for (int rank = 0; rank < 4; rank++) {
+            assertTrue(r.stdout().contains("rank " + rank + " idled"), r::toString);
+        }
+        // the ranks' rails counters, printed at close: the intruder's answers failed the secret's check
+        assertTrue(r.stderr().lines().filter(l -> l.startsWith("tutti-net rank ") && l.contains(" bad_mac="))
+                .count() >= 1, r::toString);
+        assertNoJobDirectories();
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? "\n--- " + file.getFileName() + ":\n" + Files.readString(file) : "";
+        } catch (java.io.IOException e) {
+            return "\n--- " + file.getFileName() + " unreadable: " + e.getMessage();
+        }
+    }
+
+    /** No host's /dev/shm holds a job directory once the job ended. */
+    private static void assertNoJobDirectories() throws Exception {
+        for (int h = 0; h < 3; h++) {
+            Cluster.Result ls = slurm.cluster().exec(h, "sh", "-c", "ls -a /dev/shm");
+            assertEquals(0, ls.exitCode(), ls::toString);
+            String host = slurm.cluster().host(h);
+            assertFalse(ls.stdout().contains("tutti-"), () -> host + " keeps " + ls.stdout());
+        }
+    }
+}
