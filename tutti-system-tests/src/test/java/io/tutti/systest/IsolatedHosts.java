@@ -42,15 +42,17 @@ final class IsolatedHosts implements AutoCloseable {
                 Files.writeString(h.dir.resolve(host + ".pid"), pid + "\n");
             }
             Path shell = h.dir.resolve("hostsh");
+            // The command's standard error goes to HOST.stderr, which outlives a killed launcher's pipes.
             Files.writeString(shell, "#!/bin/sh\n"
                     + "# hostsh HOST WORDS...: the words, joined and parsed anew by a shell, on HOST, as ssh does\n"
                     + "pid=$(cat \"" + h.dir + "/$1.pid\") || exit 255\n"
+                    + "log=\"" + h.dir + "/$1.stderr\"\n"
                     + "shift\n"
                     + "exec nsenter -t \"$pid\" -m -p -n -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root"
-                    + " sh -c \"$*\"\n");
+                    + " sh -c \"$* 2>>'$log'\"\n");
             Files.setPosixFilePermissions(shell, PosixFilePermissions.fromString("rwx------"));
             Path lingering = h.dir.resolve("hostsh-linger");
-            Files.writeString(lingering, Files.readString(shell).replace("sh -c \"$*\"", "sh -c \"$*; sleep 60\""));
+            Files.writeString(lingering, Files.readString(shell).replace("'$log'\"", "'$log'; sleep 60\""));
             Files.setPosixFilePermissions(lingering, PosixFilePermissions.fromString("rwx------"));
             return h;
         } catch (IOException | InterruptedException | RuntimeException e) {
@@ -100,6 +102,17 @@ final class IsolatedHosts implements AutoCloseable {
             throw new IOException("'" + script + "' on host " + h + " did not end within 20 s");
         }
         return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+
+    /** What the ranks started through {@link #shell()} on every host wrote to standard error. */
+    String rankErrors() throws IOException {
+        StringBuilder all = new StringBuilder();
+        try (var logs = Files.newDirectoryStream(dir, "*.stderr")) {
+            for (Path log : logs) {
+                all.append(Files.readString(log));
+            }
+        }
+        return all.toString();
     }
 
     /** The job directories in host {@code h}'s own /dev/shm. */

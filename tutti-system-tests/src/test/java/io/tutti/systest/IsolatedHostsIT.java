@@ -143,7 +143,8 @@ class IsolatedHostsIT {
                             + Files.readString(job.stderr()));
                 }
             }
-            String stderr = Files.readString(job.stderr());
+            // the ranks' own words: the launcher that relayed their standard error is dead
+            String stderr = hosts.rankErrors();
             assertEquals(4, stderr.lines().filter(l -> l.contains("stops: its launcher has died")).count(), stderr);
             for (int h = 1; h <= 2; h++) {
                 assertEquals(List.of(), hosts.jobDirectories(h), "host " + h + " kept a job directory");
