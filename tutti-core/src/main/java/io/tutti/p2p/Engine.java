@@ -518,12 +518,24 @@ public final class Engine implements AutoCloseable {
      * it. Without this, waiting for one collective could starve another that a peer waits for.
      */
     public void track(Task task) {
-        locked(() -> progress.track(task));
+        // no capturing lambda here: once per start, it allocated until C2 compiled it away, which a
+        // loaded machine delays (OffloadedCollectivesTest.backToBackStartsAllocateNothing)
+        enter();
+        try {
+            progress.track(task);
+        } finally {
+            leave();
+        }
     }
 
     /** Stops polling a task that has finished (its owner is about to reuse it). */
     public void untrack(Task task) {
-        locked(() -> progress.untrack(task));
+        enter();
+        try {
+            progress.untrack(task);
+        } finally {
+            leave();
+        }
     }
 
     /** One progress pass and one poll of {@code task}, for a test of it; true when it has finished. */
