@@ -228,6 +228,8 @@ public final class Launcher {
         final Process[] ranks;
         final List<Thread> pumps = new ArrayList<>();
         final RemoteStarts remote = new RemoteStarts();
+        /** The job's rendezvous, once it listens: a rank that joined it did start. */
+        volatile RendezvousServer server;
         boolean shuttingDown;
 
         Processes(int n) {
@@ -283,6 +285,7 @@ public final class Launcher {
             List<String> hostNames = prefixed ? layout.hosts().stream().filter(h -> h != null && !Placement.isOwnHost(h))
                     .toList() : null;
             server = rendezvous(job, n, hostNames);
+            procs.server = server;
             String rendezvous = String.join(",", rendezvousAddresses(server, hostNames));
             if (o.verbose()) {
                 say("rendezvous at " + rendezvous);
@@ -470,8 +473,15 @@ public final class Launcher {
                 if (code != 0) {
                     if (!quiet(procs)) {
                         long others = procs.started().stream().filter(Process::isAlive).count();
-                        String notStarted = procs.remote.explain(r, code);
-                        say((notStarted != null ? notStarted
+                        // a remote shell's 255 is also a remote rank killed by a signal (ssh's exit-signal)
+                        RendezvousServer joinedAt = procs.server;
+                        String notStarted = joinedAt != null && joinedAt.joined(r) ? null
+                                : procs.remote.explain(r, code);
+                        String remote = procs.remote.where(r);
+                        say((notStarted != null ? notStarted : remote != null
+                                ? remote + " " + RankProcesses.describeExit(code)
+                                        + (code == 255 ? " (a remote shell's code for a rank killed by a signal, or"
+                                        + " for its lost connection)" : "")
                                 : "rank " + r + " (pid " + p.pid() + ") " + RankProcesses.describeExit(code))
                                 + (others == 0 ? "" : others == 1 ? "; stopping the other rank"
                                 : "; stopping the other " + others + " ranks"));

@@ -38,6 +38,12 @@ final class RemoteStarts {
         return tail;
     }
 
+    /** How a rank started through a remote shell is named in messages ({@code rank 5 on host h2}), or null. */
+    String where(int rank) {
+        Started s = ranks.get(rank);
+        return s == null ? null : "rank " + rank + " on host " + s.host + " (through '" + s.shell + "')";
+    }
+
     /** One line on why {@code rank} ended with {@code code} without running, or null when that is not known. */
     String explain(int rank, int code) {
         Started s = ranks.get(rank);

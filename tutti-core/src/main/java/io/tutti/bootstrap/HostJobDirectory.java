@@ -70,12 +70,14 @@ public final class HostJobDirectory {
         }
     }
 
-    /** Removes this rank's record, and the directory when no rank and no live launcher is left in it. */
+    /** Removes this rank's record, and the directory when no live rank and no live launcher is left in it. */
     public void leave() {
         try (FileChannel lock = FileChannel.open(dir.resolve(LOCK), StandardOpenOption.WRITE);
              FileLock held = lock.lock()) {
             Files.deleteIfExists(pidFile);
-            if (rankPids(dir).isEmpty() && !launcherAlive(dir, HostJobDirectory::alive)) {
+            // the records of ranks killed before they could leave do not keep the directory
+            if (!anyAlive(rankPids(dir), bootId(), HostJobDirectory::alive)
+                    && !launcherAlive(dir, HostJobDirectory::alive)) {
                 ShmFiles.deleteTree(dir);
             }
         } catch (IOException | RuntimeException e) {
@@ -101,14 +103,7 @@ public final class HostJobDirectory {
                     if (ranks.isEmpty() || launcherAlive(d, alive)) {
                         continue;
                     }
-                    boolean dead = true;
-                    for (String[] r : ranks) {
-                        boolean sameBoot = r.length < 2 || r[1].equals(boot);
-                        if (sameBoot && alive.test(Long.parseLong(r[0]))) {
-                            dead = false;
-                        }
-                    }
-                    if (dead) {
+                    if (!anyAlive(ranks, boot, alive)) {
                         ShmFiles.deleteTree(d);
                         removed.add(d);
                     }
@@ -120,6 +115,17 @@ public final class HostJobDirectory {
             // no root: nothing to sweep
         }
         return removed;
+    }
+
+    /** Whether a recorded rank ("pid boot-id") is a live process of this boot. */
+    private static boolean anyAlive(List<String[]> ranks, String boot, LongPredicate alive) {
+        for (String[] r : ranks) {
+            boolean sameBoot = r.length < 2 || r[1].equals(boot);
+            if (sameBoot && alive.test(Long.parseLong(r[0]))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static List<String[]> rankPids(Path dir) throws IOException {

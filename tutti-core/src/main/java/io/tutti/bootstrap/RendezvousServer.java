@@ -50,6 +50,8 @@ public final class RendezvousServer implements AutoCloseable {
     private final Map<String, List<Waiter>> gets = new HashMap<>();
     private final Map<Integer, List<Waiter>> fences = new HashMap<>();
     private final Map<Integer, Connection> ranks = new HashMap<>();
+    /** The ranks that ever joined: a rank that did was started, whatever its exit code says. */
+    private final java.util.Set<Integer> joined = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final List<Connection> connections = new ArrayList<>();
     private volatile IntConsumer onRankLost = r -> { };
     private volatile Consumer<String> onRejected = m -> { };
@@ -121,6 +123,11 @@ public final class RendezvousServer implements AutoCloseable {
             }
         }
         return -1;
+    }
+
+    /** Whether rank {@code r} has ever joined (proved it holds the secret). */
+    public boolean joined(int r) {
+        return joined.contains(r);
     }
 
     /** Called once per rank whose connection ends without a goodbye (from a connection's thread). */
@@ -293,6 +300,7 @@ public final class RendezvousServer implements AutoCloseable {
                     }
                     rank = r;
                     ranks.put(r, this);
+                    joined.add(r);
                     heard = System.nanoTime();
                     authenticated = true;
                 }

@@ -1,6 +1,7 @@
 package io.tutti.systest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -37,24 +38,150 @@ class ClusterRunIT {
     @Test
     void fourHostsOfTwoRanksOverSsh() throws Exception {
         try (Cluster c = Cluster.start(4)) {
-            Path hostfile = c.dir().resolve("hostfile");
-            StringBuilder lines = new StringBuilder("# the test cluster\n");
-            for (String h : c.hosts()) {
-                lines.append(h).append(" slots=2\n");
-            }
-            Files.writeString(hostfile, lines);
-            List<String> cmd = new ArrayList<>(List.of("env", "TUTTI_JVM_OPTS=-Xmx128m -XX:TieredStopAtLevel=1"));
-            cmd.addAll(tutti("run", "--hostfile", hostfile.toString(), "--launch-agent", "ssh -F " + c.sshConfig(),
-                    "--timeout", "200s", "--verbose", "--cp", Launch.testClasses(), "io.tutti.systest.EveryCollective"));
+            List<String> cmd = runOver(c, "200s", "io.tutti.systest.EveryCollective");
             Cluster.Result r = c.exec(0, Duration.ofSeconds(240), cmd.toArray(String[]::new));
             assertEquals(0, r.exitCode(), r::toString);
             // 8 ranks: each shares memory with the other rank of its host and reaches six over the rails
             assertEquals(8, r.stdout().lines().filter(l -> l.endsWith("(6 over the network): every collective ok"))
                     .count(), r::toString);
-            for (int h = 0; h < 4; h++) {
+            assertNoJobDirectories(c, 4);
+        }
+    }
+
+    /** A hostfile of every host of {@code c}, two slots each, in the cluster's shared directory. */
+    private static Path hostfile(Cluster c) throws java.io.IOException {
+        Path hostfile = c.dir().resolve("hostfile");
+        StringBuilder lines = new StringBuilder("# the test cluster\n");
+        for (String h : c.hosts()) {
+            lines.append(h).append(" slots=2\n");
+        }
+        return Files.writeString(hostfile, lines);
+    }
+
+    /** {@code tutti run --hostfile} of {@code program} on host 0, over ssh, as a command line for that host. */
+    private static List<String> runOver(Cluster c, String timeout, String... program) throws java.io.IOException {
+        List<String> cmd = new ArrayList<>(List.of("env", "TUTTI_JVM_OPTS=-Xmx128m -XX:TieredStopAtLevel=1"));
+        cmd.addAll(tutti("run", "--hostfile", hostfile(c).toString(), "--launch-agent", "ssh -F " + c.sshConfig(),
+                "--timeout", timeout, "--verbose", "--cp", Launch.testClasses()));
+        cmd.addAll(List.of(program));
+        return cmd;
+    }
+
+    /** Waits for {@code rank-R.ready} of ranks 0 to n - 1 in {@code dir}; false after {@code limit}. */
+    private static boolean ready(Path dir, int n, Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        for (int r = 0; r < n; r++) {
+            while (!Files.exists(dir.resolve("rank-" + r + ".ready"))) {
+                if (System.nanoTime() > deadline) {
+                    return false;
+                }
+                Thread.sleep(50);
+            }
+        }
+        return true;
+    }
+
+    /** A host whose sshd is down: the launcher names it and its rank within ssh's connect timeout. */
+    @Test
+    void aHostWhoseSshdIsDownIsNamedWithinTheConnectTimeout() throws Exception {
+        try (Cluster c = Cluster.start(3)) {
+            c.stopSshd(2);
+            Cluster.Result r = c.exec(0, Duration.ofSeconds(120), runOver(c, "100s", "io.tutti.systest.Hello")
+                    .toArray(String[]::new));
+            assertEquals(255, r.exitCode(), r::toString);
+            assertTrue(r.stderr().contains("cannot reach host " + c.host(2) + " through 'ssh"), r::toString);
+            assertEquals(1, r.stderr().lines().filter(l -> l.contains("cannot reach host")).count(), r::toString);
+            // ssh gives up after its ConnectTimeout; the slack is for a loaded machine
+            assertTrue(r.elapsed().compareTo(Cluster.CONNECT_TIMEOUT.plusSeconds(40)) < 0, r::toString);
+            assertNoJobDirectories(c, 3);
+        }
+    }
+
+    /**
+     * A rank on another host is killed: every survivor gets the error naming it, and the launcher
+     * exits non-zero naming the rank and its host.
+     */
+    @Test
+    void aRankKilledOnAnotherHostIsNamedToEverySurvivorAndByTheLauncher() throws Exception {
+        try (Cluster c = Cluster.start(3)) {
+            Path dir = Files.createDirectories(c.dir().resolve("marks"));
+            List<String> cmd = c.command(0, runOver(c, "100s", "io.tutti.systest.AwaitDeadPeer", dir.toString(), "5")
+                    .toArray(String[]::new));
+            Path out = c.dir().resolve("launcher.out");
+            Path err = c.dir().resolve("launcher.err");
+            Process launcher = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            try {
+                assertTrue(ready(dir, 6, Duration.ofSeconds(120)), () -> "the ranks did not get ready:\n" + read(err));
+                Thread.sleep(300); // the others are blocked in their receive by now, or about to be
+                String pid = Files.readString(dir.resolve("rank-5.pid")).strip();
+                assertEquals(0, c.exec(2, "kill", "-9", pid).exitCode());
+                assertTrue(launcher.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), () -> read(err));
+                assertTrue(launcher.exitValue() != 0, () -> read(err));
+                String said = read(err);
+                assertTrue(said.contains("rank 5 on host " + c.host(2) + " (through 'ssh"), said);
+                assertFalse(said.contains("cannot reach"), said);
+                String printed = read(out);
+                for (int rank = 0; rank < 5; rank++) {
+                    assertTrue(printed.contains("rank " + rank + " caught at "), "rank " + rank + ":\n" + printed
+                            + "\n" + said);
+                }
+                assertTrue(printed.lines().filter(l -> l.contains(" caught at ")).allMatch(l -> l.contains("rank 5")),
+                        printed);
+            } finally {
+                launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+                launcher.destroyForcibly();
+            }
+            assertNoJobDirectories(c, 3);
+        }
+    }
+
+    /** The launcher is killed: the ranks on every host stop by themselves and leave no files behind. */
+    @Test
+    void theLauncherKilledEndsTheRanksOnEveryHost() throws Exception {
+        try (Cluster c = Cluster.start(3)) {
+            Path dir = Files.createDirectories(c.dir().resolve("marks"));
+            List<String> cmd = c.command(0, runOver(c, "100s", "io.tutti.systest.AwaitDeadPeer", dir.toString(), "5")
+                    .toArray(String[]::new));
+            Path err = c.dir().resolve("launcher.err");
+            Process launcher = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(err.toFile()).start();
+            try {
+                assertTrue(ready(dir, 6, Duration.ofSeconds(120)), () -> "the ranks did not get ready:\n" + read(err));
+                ProcessHandle java = launcher.descendants().filter(p -> p.info().command().map(x -> x.endsWith("/java"))
+                        .orElse(false)).findFirst().orElseThrow();
+                java.destroyForcibly();
+                // the ranks see the launcher's connection close at once; 30 s is slack for a loaded machine
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                for (int h = 0; h < 3; h++) {
+                    while (!c.exec(h, "sh", "-c", "pgrep -f 'systest[.]AwaitDeadPeer' || true").stdout().isBlank()) {
+                        assertTrue(System.nanoTime() < deadline, "ranks still run on host " + c.host(h));
+                        Thread.sleep(200);
+                    }
+                }
+            } finally {
+                launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+                launcher.destroyForcibly();
+            }
+            // the killed launcher's own directory on host 0 is the next job's to sweep; the others are gone
+            for (int h = 1; h < 3; h++) {
                 Cluster.Result left = c.exec(h, "sh", "-c", "ls -d /dev/shm/tutti-* 2>/dev/null || true");
                 assertTrue(left.stdout().isBlank(), "host " + c.host(h) + " keeps " + left.stdout());
             }
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (java.io.IOException e) {
+            return e.toString();
+        }
+    }
+
+    private static void assertNoJobDirectories(Cluster c, int hosts) throws Exception {
+        for (int h = 0; h < hosts; h++) {
+            Cluster.Result left = c.exec(h, "sh", "-c", "ls -d /dev/shm/tutti-* 2>/dev/null || true");
+            assertTrue(left.stdout().isBlank(), "host " + c.host(h) + " keeps " + left.stdout());
         }
     }
 }
