@@ -350,12 +350,28 @@ final class Cluster implements AutoCloseable {
     /** Starts host {@code h}'s holder, waits until its namespaces are set up, plugs it into the switch, starts sshd. */
     private void startHost(int h) throws IOException, InterruptedException {
         String name = names.get(h);
-        String setup = String.join("\n",
-                "set -e",
-                "echo " + name + " > /proc/sys/kernel/hostname",
+        // The build (a checkout in /tmp, say) stays visible on the host at its path, though /tmp, /run
+        // and /dev/shm become the host's own: kept aside before they are covered, put back after.
+        List<String> keep = new ArrayList<>();
+        List<String> putBack = new ArrayList<>();
+        List<Path> build = List.of(Path.of("").toAbsolutePath().getParent(), Path.of(System.getProperty("java.home")));
+        for (int i = 0; i < build.size(); i++) {
+            Path b = build.get(i).toRealPath();
+            if (b.startsWith("/tmp") || b.startsWith("/run") || b.startsWith("/dev/shm")) {
+                Path aside = dir.resolve("keep-" + h + "-" + i);
+                Files.createDirectories(aside);
+                keep.add("mount --bind '" + b + "' '" + aside + "'");
+                putBack.add("mkdir -p '" + b + "' && mount --bind '" + aside + "' '" + b + "'");
+            }
+        }
+        List<String> lines = new ArrayList<>(List.of("set -e", "echo " + name + " > /proc/sys/kernel/hostname"));
+        lines.addAll(keep);
+        lines.addAll(List.of(
                 "mount -t tmpfs -o mode=1777 tmpfs /dev/shm",
                 "mount -t tmpfs -o mode=1777 tmpfs /tmp",
-                "mount -t tmpfs -o mode=755 tmpfs /run",
+                "mount -t tmpfs -o mode=755 tmpfs /run"));
+        lines.addAll(putBack);
+        String setup = String.join("\n", lines) + "\n" + String.join("\n",
                 "mkdir -m 755 /run/sshd",
                 "mount --bind " + dir.resolve("hosts") + " /etc/hosts",
                 "mount --bind " + dir.resolve("boot_id-" + h) + " /proc/sys/kernel/random/boot_id",
