@@ -53,12 +53,19 @@ public final class LaunchBenchmark {
     }
 
     private static List<String> tuttiRun(Cluster c, Path hostfile, int n) {
-        // the launcher as ./tutti starts it, the ranks with tutti run's own JVM options
-        return new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        // the launcher as ./tutti starts it, the ranks with tutti run's own JVM options; TUTTI_NET_TIMEOUT_MS
+        // from the benchmark's environment, since 32 ranks starting on 2 cores outlast the default 1.5 s
+        List<String> env = new ArrayList<>(List.of("env"));
+        String timeout = System.getenv("TUTTI_NET_TIMEOUT_MS");
+        if (timeout != null) {
+            env.add("TUTTI_NET_TIMEOUT_MS=" + timeout);
+        }
+        env.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-cp", Launch.lib().toAbsolutePath() + "/*",
                 "io.tutti.cli.Main", "run", "-n", Integer.toString(n), "--hostfile", hostfile.toString(),
                 "--launch-agent", "ssh -F " + c.sshConfig(), "--timeout", "300s", "--cp", Launch.testClasses(),
                 "io.tutti.systest.FirstBarrier"));
+        return env;
     }
 
     private static List<String> mpirun(Cluster c, Path hostfile, int n, Path binary) {
