@@ -153,6 +153,27 @@ public final class Node implements Fabric {
         }
     }
 
+    /**
+     * This host's address toward the job's other hosts, the rails' default: under tutti run the one
+     * its rendezvous found; under srun, mpiexec or mpirun the address this host's name resolves to,
+     * as cluster host names do, when it is one of this host's own and not a loopback; else null.
+     */
+    private String facing() {
+        if (kvs instanceof RendezvousClient c) {
+            return c.networkAddress();
+        }
+        if (job.launcher() == JobInfo.Launcher.TUTTI || job.launcher() == JobInfo.Launcher.SINGLETON) {
+            return null;
+        }
+        try {
+            InetAddress a = InetAddress.getByName(host);
+            boolean own = java.net.NetworkInterface.getByInetAddress(a) != null;
+            return own && !a.isLoopbackAddress() && !a.isAnyLocalAddress() ? a.getHostAddress() : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
     /** What the launcher said about this job. */
     public JobInfo job() {
         return job;
@@ -311,7 +332,7 @@ public final class Node implements Fabric {
             if (provider.isEmpty() || provider.equals(p.name())) {
                 return p.open(new RemoteTransportProvider.Context(job.rank(), job.size(), remote.clone(),
                         job.wireJobId(), secret(), host, kvs, settings.asMap(), job.jobDir(),
-                        kvs instanceof RendezvousClient c ? c.networkAddress() : null));
+                        facing()));
             }
         }
         throw new TuttiException.Startup(found.isEmpty()

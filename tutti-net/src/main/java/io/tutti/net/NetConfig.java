@@ -27,7 +27,7 @@ import java.util.Map;
  * @param rails         interface names, one rail each, at most {@link DatagramDescriptor#MAX_RAILS}; a
  *                      name may repeat (two sockets on one interface) and an IPv4 literal is taken as
  *                      the address; none: one rail on the address the start-up found toward the other
- *                      hosts (tutti run's rendezvous), else on 127.0.0.1
+ *                      hosts (tutti run's rendezvous, or the host name's address), else on 127.0.0.1
  * @param mtu           frame size in bytes, header included; 0: 65000 on loopback and on TCP, else 1472
  * @param maxRecord     largest record (engine header included) that one send takes; at least 128
  * @param windowBytes   unacknowledged bytes per peer before {@code canSend} says no; at least two
