@@ -1,6 +1,6 @@
 package io.tutti.bench;
 
-import io.tutti.plot.Charts;
+import io.tutti.report.Charts;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

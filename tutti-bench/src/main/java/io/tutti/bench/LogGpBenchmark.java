@@ -3,6 +3,7 @@ package io.tutti.bench;
 import io.tutti.Communicator;
 import io.tutti.Status;
 import io.tutti.Tutti;
+import io.tutti.report.JsonLine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;

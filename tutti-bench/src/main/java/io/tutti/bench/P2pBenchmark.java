@@ -4,6 +4,7 @@ import io.tutti.Communicator;
 import io.tutti.Request;
 import io.tutti.Status;
 import io.tutti.Tutti;
+import io.tutti.report.JsonLine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;

@@ -1,6 +1,7 @@
 package io.tutti.sim;
 
 import io.tutti.coll.schedule.CollectiveCall.Kind;
+import io.tutti.report.JsonLine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

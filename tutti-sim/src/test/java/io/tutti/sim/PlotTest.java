@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tutti.plot.Charts;
+import io.tutti.report.Charts;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -45,7 +45,7 @@ class LayerRulesTest {
         // every module's main classes, or the rules below would pass by seeing nothing
         for (String module : new String[] {"io.tutti.p2p.Engine", "io.tutti.net.RailsTransport",
             "io.tutti.sw.AggregationSwitch", "io.tutti.sim.EventLoop", "io.tutti.cli.Main", "io.tutti.bench.P2pBenchmark",
-            "io.tutti.plot.Charts"}) {
+            "io.tutti.report.Charts"}) {
             assertTrue(classes.contain(module), module + " was not imported: the rules would check nothing");
         }
     }
@@ -84,13 +84,13 @@ class LayerRulesTest {
     void theCoreNeverImportsTheOtherModules() {
         check(noClasses().that().resideInAnyPackage(CORE).should().dependOnClassesThat().resideInAnyPackage(
                 "io.tutti.net..", "io.tutti.sim..", "io.tutti.sw..", "io.tutti.cli..", "io.tutti.bench..",
-                "io.tutti.samples..", "io.tutti.plot.."));
+                "io.tutti.samples..", "io.tutti.report.."));
     }
 
     @Test
-    void thePlotConventionsImportNothingOfTutti() {
-        check(noClasses().that().resideInAPackage("io.tutti.plot..").should().dependOnClassesThat(
-                resideInAPackage("io.tutti..").and(not(resideInAPackage("io.tutti.plot..")))));
+    void theReportFormatsImportNothingOfTutti() {
+        check(noClasses().that().resideInAPackage("io.tutti.report..").should().dependOnClassesThat(
+                resideInAPackage("io.tutti..").and(not(resideInAPackage("io.tutti.report..")))));
     }
 
     @Test

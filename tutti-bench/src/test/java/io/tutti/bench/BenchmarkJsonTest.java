@@ -14,7 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class JsonLineTest {
+/** The benchmarks' --json rows and options: their fields and format, read back by jackson-core. */
+class BenchmarkJsonTest {
     /** The fields of a flat JSON object, parsed by jackson-core: a line that is not valid JSON fails here. */
     static Map<String, String> parse(String line) throws IOException {
         Map<String, String> fields = new LinkedHashMap<>();
@@ -29,28 +30,6 @@ class JsonLineTest {
             assertEquals(null, p.nextToken(), "nothing after the object");
         }
         return fields;
-    }
-
-    @Test
-    void quotesBackslashesAndControlCharactersAreEscaped() throws IOException {
-        String nasty = "a \"quoted\" path\\with\\backslashes,\ttab\nnewline\r\u0001\u001f and ünïcode";
-        String line = JsonLine.object().text("path", nasty).text("key \"x\"", "v").end();
-        assertFalse(line.contains("\n") || line.contains("\r") || line.contains("\t") || line.contains("\u0001"), line);
-        assertTrue(line.contains("\\\"quoted\\\"") && line.contains("\\\\with") && line.contains("\\n")
-                && line.contains("\\u0001"), line);
-        Map<String, String> back = parse(line);
-        assertEquals(nasty, back.get("path"));
-        assertEquals("v", back.get("key \"x\""));
-    }
-
-    @Test
-    void numbersKeepTheirFixedPlacesAndNonFiniteIsNull() throws IOException {
-        String line = JsonLine.object().text("benchmark", "bcast").integer("size", 1024).fixed("avg_us", 2.5, 3)
-                .fixed("mb_per_s", 1234.56, 1).fixed("bound", Double.NaN, 1).fixed("inf", Double.POSITIVE_INFINITY, 2)
-                .end();
-        assertEquals("{\"benchmark\":\"bcast\",\"size\":1024,\"avg_us\":2.500,\"mb_per_s\":1234.6,\"bound\":null,"
-                + "\"inf\":null}", line);
-        assertEquals("2.500", parse(line).get("avg_us"));
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.tutti.plot;
+package io.tutti.report;
 
 import java.io.IOException;
 import java.io.OutputStream;

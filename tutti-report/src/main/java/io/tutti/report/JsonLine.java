@@ -1,4 +1,4 @@
-package io.tutti.sim;
+package io.tutti.report;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -8,11 +8,11 @@ import java.io.UncheckedIOException;
 import java.util.Locale;
 
 /**
- * One JSON object on one line, the {@code --json} rows of {@code tutti sim}: written by jackson-core's
+ * One JSON object on one line, the {@code --json} rows of {@code tutti bench} and {@code tutti sim}: written by jackson-core's
  * streaming generator, so that every string is escaped, with decimals printed to a fixed number of
  * places as the tables print them (and {@code null} where a figure is not a finite number).
  */
-final class JsonLine {
+public final class JsonLine {
     private static final JsonFactory FACTORY = new JsonFactory();
 
     private final StringWriter text = new StringWriter(256);
@@ -28,11 +28,11 @@ final class JsonLine {
     }
 
     /** A new object; add its fields in order, then {@link #end()}. */
-    static JsonLine object() {
+    public static JsonLine object() {
         return new JsonLine();
     }
 
-    JsonLine text(String name, String value) {
+    public JsonLine text(String name, String value) {
         try {
             g.writeStringField(name, value);
         } catch (IOException e) {
@@ -41,7 +41,7 @@ final class JsonLine {
         return this;
     }
 
-    JsonLine integer(String name, long value) {
+    public JsonLine integer(String name, long value) {
         try {
             g.writeNumberField(name, value);
         } catch (IOException e) {
@@ -50,7 +50,7 @@ final class JsonLine {
         return this;
     }
 
-    JsonLine bool(String name, boolean value) {
+    public JsonLine bool(String name, boolean value) {
         try {
             g.writeBooleanField(name, value);
         } catch (IOException e) {
@@ -60,7 +60,7 @@ final class JsonLine {
     }
 
     /** {@code value} with {@code places} decimals ({@code %.Nf}), or {@code null} when it is NaN or infinite. */
-    JsonLine fixed(String name, double value, int places) {
+    public JsonLine fixed(String name, double value, int places) {
         try {
             g.writeFieldName(name);
             if (Double.isFinite(value)) {
@@ -75,7 +75,7 @@ final class JsonLine {
     }
 
     /** The object's text, without a line end. */
-    String end() {
+    public String end() {
         try {
             g.writeEndObject();
             g.close();

@@ -1,4 +1,4 @@
-package io.tutti.plot;
+package io.tutti.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
