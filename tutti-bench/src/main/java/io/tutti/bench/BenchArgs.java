@@ -2,6 +2,7 @@ package io.tutti.bench;
 
 import java.util.List;
 import picocli.CommandLine;
+import picocli.CommandLine.Option;
 
 /**
  * Reads the arguments of a rank-side benchmark main with picocli into its annotated options object;
@@ -10,6 +11,24 @@ import picocli.CommandLine;
  */
 final class BenchArgs {
     private BenchArgs() {
+    }
+
+    /** The options every rank-side benchmark main takes (a picocli mixin); each main checks them. */
+    static final class Common {
+        @Option(names = "--sizes", split = ",", converter = Sizes.class)
+        long[] sizes;
+        @Option(names = "--iters")
+        Integer iters;
+        @Option(names = "--warmup")
+        Integer warmup;
+        @Option(names = "--json")
+        boolean json;
+        @Option(names = "--format")
+        String format;
+        @Option(names = "--full")
+        boolean full;
+        @Option(names = "--buffer")
+        String buffer = "segment";
     }
 
     /** Fills {@code options} (a picocli {@code @Command} object) from {@code args} and returns it. */

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -88,20 +89,8 @@ public final class CollectiveBenchmark {
         static final class Args {
             @Parameters(index = "0", arity = "0..1")
             String op;
-            @Option(names = "--sizes", split = ",", converter = Sizes.class)
-            long[] sizes;
-            @Option(names = "--iters")
-            Integer iters;
-            @Option(names = "--warmup")
-            Integer warmup;
-            @Option(names = "--json")
-            boolean json;
-            @Option(names = "--format")
-            String format;
-            @Option(names = "--full")
-            boolean full;
-            @Option(names = "--buffer")
-            String buffer = "segment";
+            @Mixin
+            BenchArgs.Common common = new BenchArgs.Common();
             @Option(names = "--bcl3")
             boolean bcl3;
             @Option(names = "--link-bw")
@@ -132,13 +121,13 @@ public final class CollectiveBenchmark {
                 throw new IllegalArgumentException("unknown collective '" + op + "': use one of "
                         + String.join(", ", CollectiveOp.NAMES));
             }
-            long[] sizes = a.sizes == null ? null : BenchArgs.checkSizes(a.sizes);
-            int iters = a.iters == null ? -1 : atLeast(a.iters, "--iters", 1);
-            int warmup = a.warmup == null ? -1 : atLeast(a.warmup, "--warmup", 0);
-            String format = BenchArgs.format(a.format, a.json);
+            long[] sizes = a.common.sizes == null ? null : BenchArgs.checkSizes(a.common.sizes);
+            int iters = a.common.iters == null ? -1 : atLeast(a.common.iters, "--iters", 1);
+            int warmup = a.common.warmup == null ? -1 : atLeast(a.common.warmup, "--warmup", 0);
+            String format = BenchArgs.format(a.common.format, a.common.json);
             boolean json = format.equals("json");
             boolean osu = format.equals("osu");
-            boolean segment = BenchArgs.segment(a.buffer);
+            boolean segment = BenchArgs.segment(a.common.buffer);
             boolean bcl3 = a.bcl3;
             double link = Double.NaN;
             if (a.linkBw != null) {
@@ -183,7 +172,7 @@ public final class CollectiveBenchmark {
             if (algorithm != null && CollectiveOp.algorithmOperation(op) == null) {
                 throw new IllegalArgumentException(op + " is point-to-point: it has no algorithm to choose");
             }
-            checkOsu(op, osu, a.full, bcl3, offload, nonblocking);
+            checkOsu(op, osu, a.common.full, bcl3, offload, nonblocking);
             if (sizes == null && osu) {
                 sizes = OsuFormat.defaultSizes(false);
             }
@@ -199,7 +188,7 @@ public final class CollectiveBenchmark {
                 Charts.format(plot);
             }
             return new Options(op, sizes, iters, warmup, json, segment, bcl3, link, plot, nonblocking, testCalls,
-                    algorithm, blocking, offload, pairs, osu, a.full);
+                    algorithm, blocking, offload, pairs, osu, a.common.full);
         }
 
         /** What {@code --format osu} and {@code --full} cannot go with: what OSU has no counterpart for. */

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -43,20 +43,8 @@ public final class P2pBenchmark {
         static final class Args {
             @Parameters(index = "0", arity = "0..1")
             String mode;
-            @Option(names = "--sizes", split = ",", converter = Sizes.class)
-            long[] sizes;
-            @Option(names = "--iters")
-            int iters = -1;
-            @Option(names = "--warmup")
-            int warmup = -1;
-            @Option(names = "--json")
-            boolean json;
-            @Option(names = "--format")
-            String format;
-            @Option(names = "--full")
-            boolean full;
-            @Option(names = "--buffer")
-            String buffer = "segment";
+            @Mixin
+            BenchArgs.Common common = new BenchArgs.Common();
         }
 
         static Options parse(String[] args) {
@@ -67,13 +55,13 @@ public final class P2pBenchmark {
             if (!List.of("latency", "bw", "bibw").contains(a.mode)) {
                 throw new IllegalArgumentException("unknown benchmark '" + a.mode + "': use latency, bw or bibw");
             }
-            boolean segment = BenchArgs.segment(a.buffer);
-            String format = BenchArgs.format(a.format, a.json);
-            if (a.full) {
+            boolean segment = BenchArgs.segment(a.common.buffer);
+            String format = BenchArgs.format(a.common.format, a.common.json);
+            if (a.common.full) {
                 throw new IllegalArgumentException("--full is OSU's -f of the collectives; OSU's " + a.mode
                         + " has no full format: drop --full");
             }
-            long[] sizes = a.sizes;
+            long[] sizes = a.common.sizes;
             if (sizes == null && format.equals("osu")) {
                 sizes = OsuFormat.defaultSizes(true);
             } else if (sizes == null) {
@@ -81,7 +69,8 @@ public final class P2pBenchmark {
                         ? new long[] {0, 1, 8, 64, 512, 1024, 4096, 16384, 65536, 262144, 1048576}
                         : new long[] {8, 1024, 16384, 65536, 262144, 1048576, 4194304};
             }
-            return new Options(a.mode, BenchArgs.checkSizes(sizes), a.iters, a.warmup, format.equals("json"),
+            return new Options(a.mode, BenchArgs.checkSizes(sizes), a.common.iters == null ? -1 : a.common.iters,
+                    a.common.warmup == null ? -1 : a.common.warmup, format.equals("json"),
                     segment, format.equals("osu"));
         }
 
