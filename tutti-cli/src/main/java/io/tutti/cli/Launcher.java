@@ -296,7 +296,10 @@ public final class Launcher {
             List<String> shellCommand = RankProcesses.command(o, target, true);
             for (int r = 0; r < n; r++) {
                 String host = layout.host(r);
-                boolean remoteShell = place.remoteShell(host) != null;
+                // Through a remote shell: the secret on stdin, and its standard error read here too (it
+                // says why a start failed).
+                String shell = place.remoteShell(host);
+                boolean remoteShell = shell != null;
                 List<String> command = remoteShell ? shellCommand : directCommand;
                 ProcessBuilder pb = new ProcessBuilder();
                 RankProcesses.environment(pb.environment(), job, r, n, rendezvous, remoteShell);
@@ -311,8 +314,6 @@ public final class Launcher {
                     pb.environment().put(LaunchEnvironment.LOCAL_RANK, Integer.toString(layout.localRank(r)));
                     pb.environment().put(LaunchEnvironment.LOCAL_SIZE, Integer.toString(layout.localSize(r)));
                 }
-                // Through a remote shell, its standard error is read here too: it says why a start failed.
-                String shell = place.remoteShell(host);
                 boolean pipeErr = o.tagOutput() || remoteShell;
                 pb.command(place.command(host, command, pb.environment()));
                 // Like mpirun: only rank 0 reads the terminal; the others see end of input. Through a
