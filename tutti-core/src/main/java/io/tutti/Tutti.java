@@ -4,8 +4,8 @@ import java.util.ServiceLoader;
 
 /**
  * Entry point: {@code Tutti.init(args)} joins the job the process (or thread) was started in, and
- * {@link #close()} leaves it (MPI_Init and MPI_Finalize). Works under {@code tutti run}, Slurm,
- * Open MPI's and MPICH's launchers (with {@code TUTTI_KVS_DIR}), or alone as a job of one rank.
+ * {@link #close()} leaves it (MPI_Init and MPI_Finalize). Works under {@code tutti run}, Slurm's
+ * {@code srun}, Open MPI's {@code mpirun} and MPICH's {@code mpiexec}, or alone as a job of one rank.
  *
  * <pre>{@code
  * try (Tutti tutti = Tutti.init(args)) {

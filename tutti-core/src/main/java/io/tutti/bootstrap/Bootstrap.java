@@ -10,9 +10,10 @@ import java.util.Map;
  * Finds out who this rank is: from {@code tutti run}, Slurm, Open MPI or MPICH/Hydra, or alone
  * (a singleton of size 1). {@code tutti run} serves the rendezvous itself ({@code TUTTI_RENDEZVOUS},
  * with the job secret in {@code TUTTI_SECRET} or on standard input). Where a launcher hands over a
- * PMI-2 socket ({@code PMI_FD}: {@code srun --mpi=pmi2}, MPICH's {@code mpiexec}) the ranks meet in
- * its key-value space ({@link PmiJob}); other launchers give no rendezvous, so there the ranks meet
- * in a shared directory named by {@code TUTTI_KVS_DIR}, which also wins when set.
+ * PMI-2 socket ({@code PMI_FD}: {@code srun --mpi=pmi2}, MPICH's {@code mpiexec}) or a PMIx server
+ * (Open MPI's {@code mpirun}, {@code srun --mpi=pmix}) the ranks meet in its key-value space
+ * ({@link PmiJob}); other launchers give no rendezvous, so there the ranks meet in a shared
+ * directory named by {@code TUTTI_KVS_DIR}, which also wins when set.
  */
 public final class Bootstrap {
     private Bootstrap() {
@@ -94,11 +95,10 @@ public final class Bootstrap {
     private static JobInfo foreign(JobInfo.Launcher launcher, Map<String, String> env, String job, int rank, int size,
                                    int localRank, int localSize, int nodeId) {
         String kvs = env.get(LaunchEnvironment.KVS_DIR);
-        boolean pmi = kvs == null && env.containsKey("PMI_FD") && env.containsKey("PMI_RANK")
-                && env.containsKey("PMI_SIZE");
+        boolean pmi = kvs == null && PmiJob.offered(env);
         PmiJob joined = null;
         if (pmi) {
-            // the launcher's PMI-2 key-value space is the rendezvous, and carries the job secret
+            // the launcher's PMI-2 or PMIx key-value space is the rendezvous, and carries the job secret
             joined = PmiJob.join(env, rank, size);
             if (launcher == JobInfo.Launcher.MPICH && !env.containsKey("PMI_KVSNAME")) {
                 job = "mpich-" + joined.jobId(); // Hydra names its job only through PMI
@@ -107,7 +107,7 @@ public final class Bootstrap {
             throw new IllegalStateException("this job was started by " + launcher + " with " + size
                     + " ranks, which gives Tutti no rendezvous: set " + LaunchEnvironment.KVS_DIR
                     + " to an empty directory that every rank can reach (or start the job with 'tutti run',"
-                    + " 'srun --mpi=pmi2' or MPICH's mpiexec)");
+                    + " 'srun --mpi=pmi2', MPICH's mpiexec or Open MPI's mpirun)");
         }
         String safeJob = safe(job);
         Path jobDir = ShmFiles.defaultRoot().resolve("tutti-" + safeJob);

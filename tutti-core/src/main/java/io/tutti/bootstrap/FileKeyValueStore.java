@@ -17,7 +17,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Rendezvous key-value store in a directory every rank can reach: a put is a file written aside and
- * renamed into place (atomic), a get waits for the file, a fence waits for every rank's mark.
+ * renamed into place (atomic), a get waits for the file, a fence waits for every rank's mark. Rank
+ * {@code r}'s key {@code k} is the file {@code k-r}.
  * Used by {@code tutti run} (the job directory) and by foreign launchers ({@code TUTTI_KVS_DIR}).
  */
 public final class FileKeyValueStore implements KeyValueStore {
@@ -46,7 +47,7 @@ public final class FileKeyValueStore implements KeyValueStore {
     @Override
     public void put(String key, String value) {
         checkKey(key);
-        Path target = dir.resolve(key);
+        Path target = dir.resolve(key + "-" + rank);
         Path tmp = dir.resolve("." + key + ".tmp-" + rank + "-" + ProcessHandle.current().pid() + "-"
                 + Thread.currentThread().threadId());
         try {
@@ -67,9 +68,9 @@ public final class FileKeyValueStore implements KeyValueStore {
     }
 
     @Override
-    public String get(String key) throws TimeoutException {
+    public String get(int owner, String key) throws TimeoutException {
         checkKey(key);
-        Path target = dir.resolve(key);
+        Path target = dir.resolve(key + "-" + owner);
         long deadline = System.nanoTime() + timeout.toNanos();
         int round = 0;
         while (true) {
@@ -84,7 +85,7 @@ public final class FileKeyValueStore implements KeyValueStore {
                 throw new TimeoutException("rendezvous for '" + key + "' abandoned: the job is ending");
             }
             if (System.nanoTime() > deadline) {
-                throw new TimeoutException("no rank published '" + key + "' in " + dir + " within "
+                throw new TimeoutException("rank " + owner + " did not publish '" + key + "' in " + dir + " within "
                         + timeout.toMillis() + " ms; did every rank start?");
             }
             round = IDLE.idle(round);
@@ -94,9 +95,9 @@ public final class FileKeyValueStore implements KeyValueStore {
     @Override
     public void fence() throws TimeoutException {
         int epoch = fenceEpoch++;
-        put("fence-" + epoch + "-" + rank, "");
+        put("fence-" + epoch, "");
         for (int r = 0; r < size; r++) {
-            get("fence-" + epoch + "-" + r);
+            get(r, "fence-" + epoch);
         }
     }
 

@@ -48,6 +48,8 @@ public final class LaunchEnvironment {
     public static final String HOST = "TUTTI_HOST";
     /** Set by the launcher when ranks run as threads of its JVM. */
     public static final String THREADS = "TUTTI_THREADS";
+    /** The PMIx client library to load under a PMIx launcher (Open MPI's mpirun), when not {@code libpmix.so.2}. */
+    public static final String PMIX_LIBRARY = "TUTTI_PMIX_LIBRARY";
     /** Read by the launcher: options for every rank JVM, split on spaces, before its {@code --jvm-opt}s. */
     public static final String JVM_OPTS = "TUTTI_JVM_OPTS";
 

@@ -263,7 +263,7 @@ public final class Node implements Fabric {
     @Override
     public void join() throws TimeoutException {
         int size = job.size();
-        kvs.put("rank-" + job.rank(), ProcessHandle.current().pid() + " " + CpuTopology.currentPackage() + " "
+        kvs.put("rank", ProcessHandle.current().pid() + " " + CpuTopology.currentPackage() + " "
                 + nodeKey);
         kvs.fence();
         int[] p = new int[size];
@@ -274,7 +274,7 @@ public final class Node implements Fabric {
         Map<String, Integer> keys = new HashMap<>();
         int local = 0;
         for (int r = 0; r < size; r++) {
-            String[] info = kvs.get("rank-" + r).split(" ", 3);
+            String[] info = kvs.get(r, "rank").split(" ", 3);
             p[r] = Integer.parseInt(info[0]);
             pkg[r] = Integer.parseInt(info[1]);
             n[r] = keys.computeIfAbsent(info[2], h -> keys.size());

@@ -16,9 +16,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * first, then commands of {@code key=value;} pairs framed by their length in 6 decimal characters,
  * each answered by {@code cmd=<name>-response;...;rc=0;}. A literal {@code ;} in a value is written
  * {@code ;;} by the standard, but not every server undoes that: values are percent-encoded by
- * {@link PmiKeyValueStore} and never contain one. One command at a time (the socket is shared).
+ * {@link PmiKeyValueStore} and never contain one. PMI-2's space is flat: rank {@code r}'s key
+ * {@code k} is stored as {@code k-r}. One command at a time (the socket is shared).
  */
-final class Pmi2Client {
+final class Pmi2Client implements PmiConnection {
     /** Longest key and value PMI-2 servers take (PMI2_MAX_KEYLEN, PMI2_MAX_VALLEN). */
     static final int MAX_KEY = 64;
     static final int MAX_VALUE = 1024;
@@ -83,32 +84,53 @@ final class Pmi2Client {
         }
     }
 
-    int rank() {
+    @Override
+    public String name() {
+        return "PMI-2";
+    }
+
+    @Override
+    public int rank() {
         return rank;
     }
 
-    int size() {
+    @Override
+    public int size() {
         return size;
     }
 
     /** The launcher's name for this job (Slurm: job.step; Hydra: its KVS name). */
-    String jobId() {
+    @Override
+    public String jobId() {
         return jobId;
     }
 
+    /** Room for the owner's rank, which the stored key carries. */
+    @Override
+    public int maxKey() {
+        return MAX_KEY - 1 - Integer.toString(Math.max(0, size - 1)).length();
+    }
+
+    @Override
+    public int maxValue() {
+        return MAX_VALUE;
+    }
+
     /** Publishes {@code value} (no {@code ;}, at most {@link #MAX_VALUE} bytes) under {@code key}. */
-    void put(String key, String value, long timeoutMillis) throws TimeoutException {
-        call("kvs-put", timeoutMillis, "key", key, "value", value);
+    @Override
+    public void put(String key, String value, long timeoutMillis) throws TimeoutException {
+        call("kvs-put", timeoutMillis, "key", key + "-" + rank, "value", value);
     }
 
     /** Waits until every rank of the job has fenced as often as this one; puts before it are then visible. */
-    void fence(long timeoutMillis) throws TimeoutException {
+    @Override
+    public void fence(long timeoutMillis) throws TimeoutException {
         call("kvs-fence", timeoutMillis);
     }
 
-    /** The value some rank put under {@code key} before the last fence, or null if none did. */
-    String get(String key, long timeoutMillis) throws TimeoutException {
-        Map<String, String> r = call("kvs-get", timeoutMillis, "jobid", jobId, "srcid", "-1", "key", key);
+    @Override
+    public String get(int owner, String key, long timeoutMillis) throws TimeoutException {
+        Map<String, String> r = call("kvs-get", timeoutMillis, "jobid", jobId, "srcid", "-1", "key", key + "-" + owner);
         return "TRUE".equalsIgnoreCase(r.get("found")) ? r.getOrDefault("value", "") : null;
     }
 
@@ -116,7 +138,8 @@ final class Pmi2Client {
      * Tells the server this rank is done (a launcher may take a rank that ends without it for a
      * crash); gives up when another command holds the socket longer than {@code timeoutMillis}.
      */
-    void finish(long timeoutMillis) throws TimeoutException {
+    @Override
+    public void finish(long timeoutMillis) throws TimeoutException {
         try {
             if (!lock.tryLock(timeoutMillis, TimeUnit.MILLISECONDS)) {
                 return;

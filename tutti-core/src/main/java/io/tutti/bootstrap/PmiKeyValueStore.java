@@ -7,17 +7,17 @@ import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The rendezvous store on a PMI-2 launcher's key-value space: a put is {@code kvs-put}, a fence
- * {@code kvs-fence}, a get {@code kvs-get}, which sees what every rank put before the last fence
- * (so a get of a key no rank put by then fails at once instead of waiting). Values are
- * percent-encoded (no {@code ;}, {@code =}, {@code %}, blank or control character reaches the
- * wire) and must stay within PMI's {@value Pmi2Client#MAX_VALUE} bytes encoded.
+ * The rendezvous store on a launcher's PMI-2 or PMIx key-value space ({@link PmiConnection}): a get
+ * sees what the named rank put before the last fence (so a get of a key that rank had not put by
+ * then fails at once instead of waiting). Values are percent-encoded (no {@code ;}, {@code =},
+ * {@code %}, blank or control character reaches the launcher: PMI-2's wire needs it) and must stay
+ * within the launcher's longest value ({@value Pmi2Client#MAX_VALUE} bytes under PMI-2) encoded.
  */
 final class PmiKeyValueStore implements KeyValueStore {
-    private final Pmi2Client client;
+    private final PmiConnection client;
     private final long timeoutMillis;
 
-    PmiKeyValueStore(Pmi2Client client, Duration timeout) {
+    PmiKeyValueStore(PmiConnection client, Duration timeout) {
         this.client = client;
         this.timeoutMillis = Math.max(1, timeout.toMillis());
     }
@@ -26,26 +26,26 @@ final class PmiKeyValueStore implements KeyValueStore {
     public void put(String key, String value) {
         checkKey(key);
         String encoded = encode(value);
-        if (encoded.length() > Pmi2Client.MAX_VALUE) {
+        if (encoded.length() > client.maxValue()) {
             throw new IllegalArgumentException("the rendezvous value for '" + key + "' is " + encoded.length()
-                    + " bytes encoded, more than the " + Pmi2Client.MAX_VALUE + " a PMI launcher takes;"
+                    + " bytes encoded, more than the " + client.maxValue() + " a " + client.name() + " launcher takes;"
                     + " use fewer rails or addresses, or start the job with 'tutti run'");
         }
         try {
             client.put(key, encoded, timeoutMillis);
         } catch (TimeoutException e) {
-            throw new IllegalStateException("the PMI server did not take '" + key + "' within " + timeoutMillis
-                    + " ms");
+            throw new IllegalStateException("the " + client.name() + " server did not take '" + key + "' within "
+                    + timeoutMillis + " ms");
         }
     }
 
     @Override
-    public String get(String key) throws TimeoutException {
+    public String get(int owner, String key) throws TimeoutException {
         checkKey(key);
-        String v = client.get(key, timeoutMillis);
+        String v = client.get(owner, key, timeoutMillis);
         if (v == null) {
-            throw new IllegalStateException("no rank put '" + key + "' in the PMI key-value space before the last"
-                    + " fence; did every rank start the same program?");
+            throw new IllegalStateException("rank " + owner + " put no '" + key + "' in the " + client.name()
+                    + " key-value space before the last fence; did every rank start the same program?");
         }
         return decode(v);
     }
@@ -55,15 +55,15 @@ final class PmiKeyValueStore implements KeyValueStore {
         try {
             client.fence(timeoutMillis);
         } catch (TimeoutException e) {
-            throw new TimeoutException("not every rank reached the PMI fence within " + timeoutMillis
+            throw new TimeoutException("not every rank reached the " + client.name() + " fence within " + timeoutMillis
                     + " ms; did every rank start?");
         }
     }
 
-    private static void checkKey(String key) {
-        if (key.isEmpty() || key.length() > Pmi2Client.MAX_KEY || !key.matches("[A-Za-z0-9._:-]+")) {
-            throw new IllegalArgumentException("bad PMI rendezvous key '" + key + "' (1 to " + Pmi2Client.MAX_KEY
-                    + " letters, digits and . _ : -)");
+    private void checkKey(String key) {
+        if (key.isEmpty() || key.length() > client.maxKey() || !key.matches("[A-Za-z0-9._:-]+")) {
+            throw new IllegalArgumentException("bad " + client.name() + " rendezvous key '" + key + "' (1 to "
+                    + client.maxKey() + " letters, digits and . _ : -)");
         }
     }
 

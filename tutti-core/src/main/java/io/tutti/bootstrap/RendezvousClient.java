@@ -35,6 +35,7 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
 
     private final SocketChannel ch;
     private final String address;
+    private final int rank;
     private final Duration timeout;
     private volatile String networkAddress;
     private final Map<Integer, CompletableFuture<String>> pending = new ConcurrentHashMap<>();
@@ -45,9 +46,10 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     private volatile boolean ending;
     private boolean saidGoodbye;
 
-    private RendezvousClient(SocketChannel ch, String address, Duration timeout, Consumer<String> onLost) {
+    private RendezvousClient(SocketChannel ch, String address, int rank, Duration timeout, Consumer<String> onLost) {
         this.ch = ch;
         this.address = address;
+        this.rank = rank;
         this.timeout = timeout;
         this.onLost = onLost;
     }
@@ -75,7 +77,7 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
                 failures.add(a + ": " + e.getMessage());
                 continue;
             }
-            RendezvousClient c = new RendezvousClient(ch, a, timeout, onLost);
+            RendezvousClient c = new RendezvousClient(ch, a, rank, timeout, onLost);
             try {
                 c.authenticate(jobId, rank, secret);
                 c.networkAddress = networkAddress(ch, addresses);
@@ -262,15 +264,18 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     @Override
     public void put(String key, String value) {
         try {
-            request(RendezvousWire.PUT, timeout.toNanos(), "put of '" + key + "'", utf8(key), utf8(value));
+            // the launcher's store is flat: a key is stored with its owner's rank
+            request(RendezvousWire.PUT, timeout.toNanos(), "put of '" + key + "'", utf8(key + "-" + rank),
+                    utf8(value));
         } catch (TimeoutException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }
     }
 
     @Override
-    public String get(String key) throws TimeoutException {
-        return request(RendezvousWire.GET, timeout.toNanos(), "get of '" + key + "'", utf8(key));
+    public String get(int owner, String key) throws TimeoutException {
+        return request(RendezvousWire.GET, timeout.toNanos(), "get of rank " + owner + "'s '" + key + "'",
+                utf8(key + "-" + owner));
     }
 
     @Override

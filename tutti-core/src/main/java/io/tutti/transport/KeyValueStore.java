@@ -2,13 +2,17 @@ package io.tutti.transport;
 
 import java.util.concurrent.TimeoutException;
 
-/** The rendezvous through which ranks exchange endpoint information at start-up. */
+/**
+ * The rendezvous through which ranks exchange endpoint information at start-up. A key belongs to
+ * the rank that put it, as in PMI and PMIx, whose key-value spaces are read per source rank: a rank
+ * puts its own keys and reads another's by naming that rank.
+ */
 public interface KeyValueStore {
-    /** Publishes a value; a key is written once. */
+    /** Publishes this rank's value under {@code key}; a rank writes a key once. */
     void put(String key, String value);
 
-    /** Waits for a key to be published and returns its value. */
-    String get(String key) throws TimeoutException;
+    /** Waits for the value {@code rank} published under {@code key} and returns it. */
+    String get(int rank, String key) throws TimeoutException;
 
     /** Returns once every rank has called fence as many times as this one. */
     void fence() throws TimeoutException;

@@ -46,12 +46,12 @@ public interface RemoteTransportProvider {
          * Publishes a value under a key of this rank and transport; read with {@link #get}.
          */
         public void put(String name, String value) {
-            kvs.put("transport-" + name + "-" + rank, value);
+            kvs.put("transport-" + name, value);
         }
 
         /** Reads what rank {@code r} published under {@code name}. */
         public String get(String name, int r) throws java.util.concurrent.TimeoutException {
-            return kvs.get("transport-" + name + "-" + r);
+            return kvs.get(r, "transport-" + name);
         }
     }
 }

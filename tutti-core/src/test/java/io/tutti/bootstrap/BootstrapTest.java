@@ -181,6 +181,22 @@ class BootstrapTest {
     }
 
     @Test
+    void underAPmixLauncherTheRanksMeetThroughItsLibraryOrSayWhatToDo() {
+        Map<String, String> env = new HashMap<>(Map.of("OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2",
+                "OMPI_MCA_ess_base_jobid", "4242", "PMIX_NAMESPACE", "4242", "PMIX_RANK", "1"));
+        env.put(LaunchEnvironment.PMIX_LIBRARY, tmp.resolve("no-such-libpmix.so").toString());
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Bootstrap.detect(env));
+        assertTrue(e.getMessage().contains("offers PMIx") && e.getMessage().contains("no-such-libpmix.so")
+                && e.getMessage().contains(LaunchEnvironment.PMIX_LIBRARY), e.getMessage());
+        // a rendezvous directory still wins over the launcher's PMIx
+        env.put(LaunchEnvironment.KVS_DIR, tmp.toString());
+        JobInfo j = Bootstrap.detect(env);
+        assertEquals(JobInfo.Launcher.OPEN_MPI, j.launcher());
+        assertEquals("ompi-4242", j.jobId());
+        assertEquals(tmp, j.kvsDir());
+    }
+
+    @Test
     void singleton() {
         JobInfo j = Bootstrap.detect(Map.of("PATH", "/usr/bin", "HOME", "/root"));
         assertEquals(JobInfo.Launcher.SINGLETON, j.launcher());
@@ -256,16 +272,16 @@ class BootstrapTest {
                     // a store that does not wait: what a fence promises must be there already
                     FileKeyValueStore now = new FileKeyValueStore(dir, rank, n, Duration.ZERO, () -> false);
                     for (int e = 0; e < fences; e++) {
-                        kvs.put("k-" + e + "-" + rank, "value " + e + " of rank " + rank + " \u00e9\u4e2d");
+                        kvs.put("k-" + e, "value " + e + " of rank " + rank + " \u00e9\u4e2d");
                         kvs.fence();
                         for (int o = 0; o < n; o++) {
-                            assertEquals("value " + e + " of rank " + o + " \u00e9\u4e2d", now.get("k-" + e + "-" + o),
+                            assertEquals("value " + e + " of rank " + o + " \u00e9\u4e2d", now.get(o, "k-" + e),
                                     "after fence " + e + ", rank " + o + "'s put is visible to rank " + rank);
                         }
                     }
                     // a get waits for a put that comes later
                     if (rank == 0) {
-                        String v = kvs.get("late");
+                        String v = kvs.get(n - 1, "late");
                         assertEquals("here", v);
                     } else if (rank == n - 1) {
                         Thread.sleep(50);
@@ -293,23 +309,24 @@ class BootstrapTest {
     @Test
     void getTimesOutNamingTheKey() {
         FileKeyValueStore kvs = new FileKeyValueStore(tmp.resolve("kvs"), 0, 2, Duration.ofMillis(150), () -> false);
-        TimeoutException e = assertThrows(TimeoutException.class, () -> kvs.get("rank-1-endpoint"));
-        assertTrue(e.getMessage().contains("rank-1-endpoint"), e.getMessage());
+        TimeoutException e = assertThrows(TimeoutException.class, () -> kvs.get(1, "endpoint"));
+        assertTrue(e.getMessage().contains("rank 1 did not publish 'endpoint'"), e.getMessage());
         TimeoutException f = assertThrows(TimeoutException.class, kvs::fence);
-        assertTrue(f.getMessage().contains("fence-0-1"), "names the missing rank's mark: " + f.getMessage());
+        assertTrue(f.getMessage().contains("rank 1 did not publish 'fence-0'"), "names the missing rank's mark: "
+                + f.getMessage());
     }
 
     @Test
     void theTimeoutMessageStatesASubSecondTimeoutCorrectly() {
         FileKeyValueStore kvs = new FileKeyValueStore(tmp.resolve("kvs"), 0, 1, Duration.ofMillis(150), () -> false);
-        TimeoutException e = assertThrows(TimeoutException.class, () -> kvs.get("missing"));
+        TimeoutException e = assertThrows(TimeoutException.class, () -> kvs.get(0, "missing"));
         assertFalse(e.getMessage().contains("within 0 s"), e.getMessage());
     }
 
     @Test
     void getEndsWhenTheJobIsAborted() {
         FileKeyValueStore kvs = new FileKeyValueStore(tmp.resolve("kvs"), 0, 2, Duration.ofSeconds(30), () -> true);
-        TimeoutException e = assertThrows(TimeoutException.class, () -> kvs.get("never"));
+        TimeoutException e = assertThrows(TimeoutException.class, () -> kvs.get(1, "never"));
         assertTrue(e.getMessage().contains("never") && e.getMessage().contains("abandoned"), e.getMessage());
     }
 
@@ -318,10 +335,10 @@ class BootstrapTest {
         FileKeyValueStore kvs = new FileKeyValueStore(tmp.resolve("kvs"), 0, 1, Duration.ofMillis(10), () -> false);
         for (String key : new String[] {"", "a/b", ".hidden", "../up"}) {
             assertThrows(IllegalArgumentException.class, () -> kvs.put(key, "v"), key);
-            assertThrows(IllegalArgumentException.class, () -> kvs.get(key), key);
+            assertThrows(IllegalArgumentException.class, () -> kvs.get(0, key), key);
         }
         kvs.put("ok", "first");
         kvs.put("ok", "second");
-        assertDoesNotThrow(() -> assertEquals("second", kvs.get("ok")));
+        assertDoesNotThrow(() -> assertEquals("second", kvs.get(0, "ok")));
     }
 }

@@ -143,9 +143,9 @@ class Pmi2ClientTest {
 
         PmiKeyValueStore store = new PmiKeyValueStore(c, Duration.ofSeconds(10));
         String odd = "a;b=c d%e\nf ü";
-        store.put("rank-1", odd);
+        store.put("rank", odd);
         store.fence();
-        assertEquals(odd, store.get("rank-1"), "values with ; = % blanks and non-ASCII survive");
+        assertEquals(odd, store.get(1, "rank"), "values with ; = % blanks and non-ASCII survive");
         String wire = seen.stream().filter(m -> "kvs-put".equals(m.get("cmd"))).findFirst().orElseThrow().get("value");
         assertTrue(!wire.contains(";") && !wire.contains("=") && !wire.contains(" "), wire);
         Map<String, String> get = seen.get(seen.size() - 1);
@@ -165,7 +165,7 @@ class Pmi2ClientTest {
         PmiJob pmi = PmiJob.of(job);
         assertTrue(pmi != null, "Node finds the membership that made the job");
         Map<String, String> put = seen.stream().filter(m -> "kvs-put".equals(m.get("cmd"))).findFirst().orElseThrow();
-        assertEquals(PmiJob.SECRET_KEY, put.get("key"));
+        assertEquals(PmiJob.SECRET_KEY + "-0", put.get("key"), "rank 0's key");
         assertTrue(put.get("value").matches("[0-9a-f]{64}"), put.get("value"));
         assertTrue(seen.stream().noneMatch(m -> "kvs-fence".equals(m.get("cmd"))), "put before the first fence");
         assertArrayEquals(java.util.HexFormat.of().parseHex(put.get("value")), pmi.secret(Duration.ofSeconds(10)));
@@ -179,14 +179,14 @@ class Pmi2ClientTest {
         serve(cmd -> null);
         PmiKeyValueStore store = new PmiKeyValueStore(Pmi2Client.connect(client, 1, 10_000), Duration.ofSeconds(10));
         store.fence();
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> store.get("rank-0"));
-        assertTrue(e.getMessage().contains("no rank put 'rank-0'"), e.getMessage());
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> store.get(0, "rank"));
+        assertTrue(e.getMessage().contains("rank 0 put no 'rank'"), e.getMessage());
 
         store.put("big", "x".repeat(Pmi2Client.MAX_VALUE));
         IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
                 () -> store.put("big2", "x".repeat(Pmi2Client.MAX_VALUE - 2) + ";"));
         assertTrue(tooLong.getMessage().contains("more than the 1024"), tooLong.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> store.put("k".repeat(Pmi2Client.MAX_KEY + 1), "v"));
+        assertThrows(IllegalArgumentException.class, () -> store.put("k".repeat(Pmi2Client.MAX_KEY - 1), "v"));
         assertThrows(IllegalArgumentException.class, () -> store.put("a b", "v"));
     }
 

@@ -60,7 +60,7 @@ class RendezvousTest {
             RendezvousClient c = client(tcp(s), 2, SECRET, lost);
             CompletableFuture<String> early = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return b.get("k0");
+                    return b.get(0, "k0");
                 } catch (TimeoutException e) {
                     throw new RuntimeException(e);
                 }
@@ -82,7 +82,7 @@ class RendezvousTest {
             for (CompletableFuture<Void> f : fences) {
                 f.get(20, TimeUnit.SECONDS);
             }
-            assertEquals("value of 0 with spaces and ünïcode", c.get("k0"));
+            assertEquals("value of 0 with spaces and ünïcode", c.get(0, "k0"));
             for (RendezvousClient x : List.of(a, b, c)) {
                 x.close();
             }
@@ -96,10 +96,10 @@ class RendezvousTest {
         try (RendezvousServer s = server(1);
              RendezvousClient a = RendezvousClient.connect(List.of(tcp(s)), "job1", 0, SECRET,
                      Duration.ofMillis(300), w -> { })) {
-            TimeoutException e = assertThrows(TimeoutException.class, () -> a.get("never"));
+            TimeoutException e = assertThrows(TimeoutException.class, () -> a.get(0, "never"));
             assertTrue(e.getMessage().contains("did every rank start"), e.getMessage());
             a.put("later", "x");
-            assertEquals("x", a.get("later"));
+            assertEquals("x", a.get(0, "later"));
         }
     }
 
@@ -122,7 +122,7 @@ class RendezvousTest {
                 assertThrows(IOException.class, () -> client(tcp(s), 0, SECRET, new ArrayList<>()));
                 assertEquals(3, s.rejected());
                 ok.put("still", "served");
-                assertEquals("served", ok.get("still"));
+                assertEquals("served", ok.get(0, "still"));
             }
         }
     }
@@ -163,7 +163,7 @@ class RendezvousTest {
             }
             try (RendezvousClient a = client(tcp(s), 0, SECRET, new ArrayList<>())) {
                 a.put("k", "v");
-                assertEquals("v", a.get("k"));
+                assertEquals("v", a.get(0, "k"));
             }
         }
     }
@@ -248,7 +248,7 @@ class RendezvousTest {
             RendezvousClient a = RendezvousClient.connect(List.of("tcp:127.0.0.1:" + port), "job1", 0, SECRET, WAIT,
                     lost::add);
             long start = System.nanoTime();
-            Exception e = assertThrows(IllegalStateException.class, () -> a.get("k"));
+            Exception e = assertThrows(IllegalStateException.class, () -> a.get(0, "k"));
             assertTrue(e.getMessage().contains("launcher"), e.getMessage());
             String why = lost.poll(5, TimeUnit.SECONDS);
             assertNotNull(why, "the rank was not told that its launcher died");

@@ -17,26 +17,30 @@ final class Fixture implements AutoCloseable {
     static final int JOB = 0x7a11;
     static final byte[] SECRET = "the job secret".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-    /** A start-up store in memory: ranks are threads or one thread. */
-    static final class MemoryStore implements KeyValueStore {
+    /** A start-up store in memory shared by the ranks of one JVM: {@link #of} is one rank's view. */
+    static final class MemoryStore {
         private final Map<String, String> map = new ConcurrentHashMap<>();
 
-        @Override
-        public void put(String key, String value) {
-            map.put(key, value);
-        }
+        KeyValueStore of(int rank) {
+            return new KeyValueStore() {
+                @Override
+                public void put(String key, String value) {
+                    map.put(key + "-" + rank, value);
+                }
 
-        @Override
-        public String get(String key) throws TimeoutException {
-            String v = map.get(key);
-            if (v == null) {
-                throw new TimeoutException("no key " + key);
-            }
-            return v;
-        }
+                @Override
+                public String get(int owner, String key) throws TimeoutException {
+                    String v = map.get(key + "-" + owner);
+                    if (v == null) {
+                        throw new TimeoutException("rank " + owner + " put no key " + key);
+                    }
+                    return v;
+                }
 
-        @Override
-        public void fence() {
+                @Override
+                public void fence() {
+                }
+            };
         }
     }
 
@@ -70,7 +74,7 @@ final class Fixture implements AutoCloseable {
         for (int r = 0; r < n; r++) {
             boolean[] mine = remote.clone();
             mine[r] = false;
-            t[r] = new RailsTransport(new RemoteTransportProvider.Context(r, n, mine, job, secret, hosts[r], kvs,
+            t[r] = new RailsTransport(new RemoteTransportProvider.Context(r, n, mine, job, secret, hosts[r], kvs.of(r),
                     new HashMap<>(settings), jobDir(settings)));
         }
         for (RailsTransport x : t) {
@@ -165,9 +169,9 @@ final class Fixture implements AutoCloseable {
     static RailsTransport[] withDifferentSecrets(Map<String, String> settings) throws TimeoutException {
         MemoryStore kvs = new MemoryStore();
         RailsTransport a = new RailsTransport(new RemoteTransportProvider.Context(0, 2, new boolean[] {false, true}, JOB,
-                "secret one".getBytes(), "h", kvs, settings, jobDir(settings)));
+                "secret one".getBytes(), "h", kvs.of(0), settings, jobDir(settings)));
         RailsTransport b = new RailsTransport(new RemoteTransportProvider.Context(1, 2, new boolean[] {true, false}, JOB,
-                "secret two".getBytes(), "h", kvs, settings, jobDir(settings)));
+                "secret two".getBytes(), "h", kvs.of(1), settings, jobDir(settings)));
         try {
             a.connect();
             b.connect();

@@ -146,17 +146,15 @@ class SourceProgramIT {
         }
     }
 
-    /** {@code mpirun -np 2 COMMAND} with a fresh TUTTI_KVS_DIR: its stdout and stderr. */
+    /** {@code mpirun -np 2 COMMAND}, whose ranks meet through PMIx: its stdout and stderr. */
     private String[] run(Path mpirun, String... command) throws IOException, InterruptedException {
-        Path kvs = Files.createTempDirectory(work, "kvs");
-        List<String> cmd = new ArrayList<>(List.of(mpirun.toString(), "--oversubscribe", "-np", "2",
-                "-x", "TUTTI_KVS_DIR"));
+        List<String> cmd = new ArrayList<>(List.of(mpirun.toString(), "--oversubscribe", "-np", "2"));
         cmd.addAll(List.of(command));
         Path out = Files.createTempFile(work, "out", ".txt");
         Path err = Files.createTempFile(work, "err", ".txt");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        pb.environment().put("TUTTI_KVS_DIR", kvs.toString());
+        pb.environment().remove("TUTTI_KVS_DIR");
         // Open MPI refuses root without these (containers, CI).
         pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT", "1");
         pb.environment().put("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
