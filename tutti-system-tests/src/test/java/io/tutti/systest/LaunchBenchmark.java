@@ -11,10 +11,13 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Start-up to the first completed barrier on the test cluster ({@link Cluster}, 4 hosts over ssh):
- * {@code tutti run --hostfile} of {@link FirstBarrier} against Open MPI's {@code mpirun --hostfile}
- * of the same program in C, by turns. A benchmark, not a test: run its main as root on a quiet
- * machine (the command is in docs/perf/launch.md). Arguments: rounds, then rank counts.
+ * Start-up to the first completed barrier on the test cluster (4 hosts over ssh): {@code tutti run
+ * --hostfile} of {@link FirstBarrier} against Open MPI's {@code mpirun --hostfile} of the same
+ * program in C, by turns. With {@code --srun} the cluster also runs Slurm ({@link SlurmCluster}),
+ * and Tutti's side is {@code srun --mpi=pmi2} of the rank JVMs instead; mpirun still starts its
+ * ranks over the same hosts' sshd. A benchmark, not a test: run its main as root on a quiet machine
+ * (the commands are in docs/perf/launch.md). Arguments: rounds, then {@code --srun} or not, then
+ * rank counts.
  */
 public final class LaunchBenchmark {
     private static final Duration JOB_LIMIT = Duration.ofSeconds(300);
@@ -24,13 +27,17 @@ public final class LaunchBenchmark {
 
     public static void main(String[] args) throws Exception {
         int rounds = Integer.parseInt(args[0]);
-        int[] counts = Arrays.stream(args, 1, args.length).mapToInt(Integer::parseInt).toArray();
-        try (Cluster c = Cluster.start(4)) {
+        boolean srun = args.length > 1 && args[1].equals("--srun");
+        int[] counts = Arrays.stream(args, srun ? 2 : 1, args.length).mapToInt(Integer::parseInt).toArray();
+        // a SlurmCluster is a Cluster with Slurm's daemons added: closing the cluster stops them too
+        SlurmCluster slurm = srun ? SlurmCluster.start(4) : null;
+        try (Cluster c = srun ? slurm.cluster() : Cluster.start(4)) {
             Path binary = ClusterBenchmarks.mpicc(c, "first_barrier.c");
-            String side = "tutti run";
+            String side = srun ? "srun" : "tutti run";
             for (int n : counts) {
                 Path hostfile = hostfile(c, n);
-                List<String> tutti = c.command(0, tuttiRun(c, hostfile, n).toArray(String[]::new));
+                List<String> tutti = srun ? slurm.command(0, srun(n).toArray(String[]::new))
+                        : c.command(0, tuttiRun(c, hostfile, n).toArray(String[]::new));
                 List<String> ompi = c.command(0, ClusterBenchmarks.mpirun(c, List.of("-np", Integer.toString(n),
                         "--hostfile", hostfile.toString(), "--oversubscribe"), "self,vader,tcp", binary.toString())
                         .toArray(String[]::new));
@@ -63,6 +70,17 @@ public final class LaunchBenchmark {
         return ClusterBenchmarks.tutti("run", "-n", Integer.toString(n), "--hostfile", hostfile.toString(),
                 "--launch-agent", "ssh -F " + c.sshConfig(), "--timeout", "300s", "--cp", Launch.testClasses(),
                 "io.tutti.systest.FirstBarrier");
+    }
+
+    /** srun of n rank JVMs on the 4 hosts, block by block as the hostfile's slots; each host has only 2 CPUs. */
+    private static List<String> srun(int n) {
+        List<String> cmd = ClusterBenchmarks.env();
+        cmd.addAll(List.of("srun", "--mpi=pmi2", "--overcommit", "-N", "4", "-n", Integer.toString(n)));
+        List<String> java = SlurmIT.java("FirstBarrier");
+        // the JVM options tutti run gives its ranks, so that only the launcher differs
+        java.add(1, "-XX:+UseSerialGC");
+        cmd.addAll(java);
+        return cmd;
     }
 
     /** Milliseconds from starting {@code hostCommand} to the barrier-done time it prints. */
