@@ -9,10 +9,10 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * What the benchmarks on a {@link Cluster} share ({@link LaunchBenchmark}): the command lines of
- * Tutti's launcher and of Open MPI's {@code mpirun}, a C program built with {@code mpicc} into the
- * cluster's directory, a command run on a host that must succeed, medians, and command lines
- * printed so that they can be pasted into a shell.
+ * What the benchmarks on a {@link Cluster} share ({@link LaunchBenchmark}, {@link InterHostBenchmark}):
+ * the command lines of Tutti's launcher and of Open MPI's {@code mpirun}, a C program built with
+ * {@code mpicc} into the cluster's directory, a command run on a host that must succeed, medians,
+ * and command lines printed so that they can be pasted into a shell.
  */
 final class ClusterBenchmarks {
     private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9_./:=,@%+-]+");
