@@ -1,5 +1,8 @@
 package io.tutti.systest;
 
+import static io.tutti.systest.ClusterBenchmarks.median;
+import static io.tutti.systest.ClusterBenchmarks.shell;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -8,87 +11,84 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Start-up to the first completed barrier on the test cluster ({@link Cluster}, 4 hosts over ssh):
- * {@code tutti run --hostfile} of {@link FirstBarrier} against Open MPI's {@code mpirun --hostfile}
- * of the same program in C, by turns. A benchmark, not a test: run its main as root on a quiet
- * machine (the command is in docs/perf/launch.md). Arguments: rounds, then rank counts.
+ * Start-up to the first completed barrier on the test cluster (4 hosts over ssh): {@code tutti run
+ * --hostfile} of {@link FirstBarrier} against Open MPI's {@code mpirun --hostfile} of the same
+ * program in C, by turns. With {@code --srun} the cluster also runs Slurm ({@link SlurmCluster}),
+ * and Tutti's side is {@code srun --mpi=pmi2} of the rank JVMs instead; mpirun still starts its
+ * ranks over the same hosts' sshd. A benchmark, not a test: run its main as root on a quiet machine
+ * (the commands are in docs/perf/launch.md). Arguments: rounds, then {@code --srun} or not, then
+ * rank counts.
  */
 public final class LaunchBenchmark {
+    private static final Duration JOB_LIMIT = Duration.ofSeconds(300);
+
     private LaunchBenchmark() {
     }
 
     public static void main(String[] args) throws Exception {
         int rounds = Integer.parseInt(args[0]);
-        int[] counts = Arrays.stream(args, 1, args.length).mapToInt(Integer::parseInt).toArray();
-        try (Cluster c = Cluster.start(4)) {
-            Path dir = c.dir();
-            Path source = dir.resolve("first_barrier.c");
-            try (var in = LaunchBenchmark.class.getResourceAsStream("/first_barrier.c")) {
-                Files.copy(in, source);
-            }
-            Path binary = dir.resolve("first_barrier");
-            Process cc = new ProcessBuilder("mpicc", "-O2", "-o", binary.toString(), source.toString()).inheritIO()
-                    .start();
-            if (cc.waitFor() != 0) {
-                throw new IllegalStateException("mpicc failed");
-            }
+        boolean srun = args.length > 1 && args[1].equals("--srun");
+        int[] counts = Arrays.stream(args, srun ? 2 : 1, args.length).mapToInt(Integer::parseInt).toArray();
+        // a SlurmCluster is a Cluster with Slurm's daemons added: closing the cluster stops them too
+        SlurmCluster slurm = srun ? SlurmCluster.start(4) : null;
+        try (Cluster c = srun ? slurm.cluster() : Cluster.start(4)) {
+            Path binary = ClusterBenchmarks.mpicc(c, "first_barrier.c");
+            String side = srun ? "srun" : "tutti run";
             for (int n : counts) {
-                int slots = (n + 3) / 4;
-                Path hostfile = dir.resolve("hostfile-" + n);
-                StringBuilder lines = new StringBuilder();
-                for (String h : c.hosts()) {
-                    lines.append(h).append(" slots=").append(slots).append('\n');
-                }
-                Files.writeString(hostfile, lines);
-                List<Long> tutti = new ArrayList<>();
-                List<Long> ompi = new ArrayList<>();
+                Path hostfile = hostfile(c, n);
+                List<String> tutti = srun ? slurm.command(0, srun(n).toArray(String[]::new))
+                        : c.command(0, tuttiRun(c, hostfile, n).toArray(String[]::new));
+                List<String> ompi = c.command(0, ClusterBenchmarks.mpirun(c, List.of("-np", Integer.toString(n),
+                        "--hostfile", hostfile.toString(), "--oversubscribe"), "self,vader,tcp", binary.toString())
+                        .toArray(String[]::new));
+                System.out.println("# " + side + ": " + shell(tutti));
+                System.out.println("# mpirun: " + shell(ompi));
+                List<Long> tuttiMs = new ArrayList<>();
+                List<Long> ompiMs = new ArrayList<>();
                 for (int round = 0; round < rounds; round++) {
-                    tutti.add(time(c, tuttiRun(c, hostfile, n)));
-                    ompi.add(time(c, mpirun(c, hostfile, n, binary)));
+                    tuttiMs.add(time(tutti));
+                    ompiMs.add(time(ompi));
                 }
-                System.out.printf("%d ranks: tutti run %s ms (median %d), mpirun %s ms (median %d), ratio %.2f%n", n,
-                        tutti, median(tutti), ompi, median(ompi), (double) median(tutti) / median(ompi));
+                System.out.printf("%d ranks: %s %s ms (median %d), mpirun %s ms (median %d), ratio %.2f%n", n, side,
+                        tuttiMs, median(tuttiMs), ompiMs, median(ompiMs),
+                        (double) median(tuttiMs) / median(ompiMs));
             }
         }
     }
 
-    private static List<String> tuttiRun(Cluster c, Path hostfile, int n) {
-        // the launcher as ./tutti starts it, the ranks with tutti run's own JVM options; TUTTI_NET_TIMEOUT_MS
-        // from the benchmark's environment, since 32 ranks starting on 2 cores outlast the default 1.5 s
-        List<String> env = new ArrayList<>(List.of("env"));
-        String timeout = System.getenv("TUTTI_NET_TIMEOUT_MS");
-        if (timeout != null) {
-            env.add("TUTTI_NET_TIMEOUT_MS=" + timeout);
+    /** A hostfile of the cluster's 4 hosts with n/4 slots each (rounded up), in the cluster's directory. */
+    private static Path hostfile(Cluster c, int n) throws Exception {
+        StringBuilder lines = new StringBuilder();
+        for (String h : c.hosts()) {
+            lines.append(h).append(" slots=").append((n + 3) / 4).append('\n');
         }
-        env.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", Launch.lib().toAbsolutePath() + "/*",
-                "io.tutti.cli.Main", "run", "-n", Integer.toString(n), "--hostfile", hostfile.toString(),
+        return Files.writeString(c.dir().resolve("hostfile-" + n), lines);
+    }
+
+    /** The launcher as ./tutti starts it; the ranks get tutti run's own JVM options. */
+    private static List<String> tuttiRun(Cluster c, Path hostfile, int n) {
+        return ClusterBenchmarks.tutti("run", "-n", Integer.toString(n), "--hostfile", hostfile.toString(),
                 "--launch-agent", "ssh -F " + c.sshConfig(), "--timeout", "300s", "--cp", Launch.testClasses(),
-                "io.tutti.systest.FirstBarrier"));
-        return env;
+                "io.tutti.systest.FirstBarrier");
     }
 
-    private static List<String> mpirun(Cluster c, Path hostfile, int n, Path binary) {
-        return new ArrayList<>(List.of("/usr/bin/mpirun.openmpi", "--allow-run-as-root", "-np", Integer.toString(n),
-                "--hostfile", hostfile.toString(), "--oversubscribe", "--mca", "plm_rsh_agent", "ssh -F " + c.sshConfig(),
-                "--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "eth0", "--mca", "oob_tcp_if_include",
-                "eth0", binary.toString()));
+    /** srun of n rank JVMs on the 4 hosts, block by block as the hostfile's slots; each host has only 2 CPUs. */
+    private static List<String> srun(int n) {
+        List<String> cmd = ClusterBenchmarks.env();
+        cmd.addAll(List.of("srun", "--mpi=pmi2", "--overcommit", "-N", "4", "-n", Integer.toString(n)));
+        List<String> java = SlurmIT.java("FirstBarrier");
+        // the JVM options tutti run gives its ranks, so that only the launcher differs
+        java.add(1, "-XX:+UseSerialGC");
+        cmd.addAll(java);
+        return cmd;
     }
 
-    /** Milliseconds from starting {@code cmd} on host 0 to the barrier-done time it prints. */
-    private static long time(Cluster c, List<String> cmd) throws Exception {
+    /** Milliseconds from starting {@code hostCommand} to the barrier-done time it prints. */
+    private static long time(List<String> hostCommand) throws Exception {
         long start = System.currentTimeMillis();
-        Cluster.Result r = c.exec(0, Duration.ofSeconds(300), cmd.toArray(String[]::new));
+        Cluster.Result r = ClusterBenchmarks.succeed(hostCommand, JOB_LIMIT);
         String done = r.stdout().lines().filter(l -> l.startsWith("barrier-done ")).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no barrier-done line: " + r));
-        if (r.exitCode() != 0) {
-            throw new IllegalStateException(r.toString());
-        }
         return Long.parseLong(done.substring("barrier-done ".length())) - start;
-    }
-
-    private static long median(List<Long> values) {
-        List<Long> sorted = values.stream().sorted().toList();
-        return sorted.get(sorted.size() / 2);
     }
 }
