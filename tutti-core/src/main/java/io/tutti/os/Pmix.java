@@ -204,7 +204,8 @@ public final class Pmix {
     }
 
     private static String text(MemorySegment cString) {
-        return cString.equals(MemorySegment.NULL) ? "" : cString.reinterpret(Integer.MAX_VALUE).getString(0, StandardCharsets.UTF_8);
+        return cString.equals(MemorySegment.NULL) ? ""
+                : cString.reinterpret(Integer.MAX_VALUE).getString(0, StandardCharsets.UTF_8);
     }
 
     private static MethodHandle handle(SymbolLookup lib, String library, String name, FunctionDescriptor fd) {
