@@ -13,9 +13,10 @@ import java.util.TreeMap;
  * Where ranks run and how they are started there. Ranks fill the hosts' slots host by host (Open
  * MPI's {@code --map-by slot}), so each host's ranks are consecutive; with {@code oversubscribe},
  * ranks beyond the slots go round the hosts up to their {@code max_slots}. A rank is started
- * through {@code execPrefix} with {@code {host}} replaced (e.g. {@code ip netns exec {host}}), else
- * on another host through {@code launchAgent} ({@code ssh}), else directly. Ranks with the same
- * host share memory; the others talk over the network rails.
+ * through {@code execPrefix} with {@code {host}} replaced (e.g. {@code ip netns exec {host}}, or
+ * {@code srun} inside a Slurm allocation), else on another host through {@code launchAgent}
+ * ({@code ssh}), else directly. Ranks with the same host share memory; the others talk over the
+ * network rails.
  *
  * @param hosts         the hosts and their slots; empty for this machine only
  * @param oversubscribe whether more ranks than slots may run
@@ -199,13 +200,17 @@ public record Placement(List<Hosts.Host> hosts, boolean oversubscribe, String ex
 
     /**
      * The remote shell a rank on {@code host} starts through, as the user named it ({@code ssh}, or the
-     * template's words before {@code {host}}), or null when it starts here directly or through
-     * {@code ip netns exec}: where a failure to start shows as the remote shell's exit code.
+     * template's words before {@code {host}}; {@code srun}), or null when it starts here directly or
+     * through {@code ip netns exec}: a rank started through one gets the job secret on its standard
+     * input, and a failure to start shows as the remote shell's exit code.
      */
     String remoteShell(String host) {
         String template = template(host);
-        if (template == null || inheritsEnvironment(template)) {
+        if (template == null || isNamespace(template)) {
             return null;
+        }
+        if (isSrun(template)) {
+            return "srun";
         }
         if (execPrefix == null) {
             return launchAgent;
@@ -215,15 +220,21 @@ public record Placement(List<Hosts.Host> hosts, boolean oversubscribe, String ex
         return before.isBlank() ? execPrefix.strip() : before.strip();
     }
 
-    /**
-     * Whether a rank started through {@code template} inherits the launcher's environment: with
-     * {@code ip netns exec}, which starts the command itself. Any other template (ssh, ...) is
-     * taken to start a remote shell that joins its words and parses them anew, with an
-     * environment of its own.
-     */
-    private static boolean inheritsEnvironment(String template) {
+    /** Whether {@code template} is {@code ip netns exec}, which starts the command with the launcher's environment. */
+    private static boolean isNamespace(String template) {
         String[] w = template.trim().split("\\s+");
         return w.length >= 3 && w[0].equals("ip") && w[1].equals("netns") && w[2].equals("exec");
+    }
+
+    /**
+     * Whether {@code template} is Slurm's {@code srun}, which runs the command's words as they are
+     * and passes the environment on, though on another host. Any other template but
+     * {@code ip netns exec} (ssh, ...) is taken to start a remote shell that joins the words and
+     * parses them anew, with an environment of its own.
+     */
+    private static boolean isSrun(String template) {
+        String first = template.trim().split("\\s+")[0];
+        return first.equals("srun") || first.endsWith("/srun");
     }
 
     /**
@@ -235,7 +246,7 @@ public record Placement(List<Hosts.Host> hosts, boolean oversubscribe, String ex
     List<String> command(String host, List<String> command, Map<String, String> rankEnv) {
         List<String> full = new ArrayList<>(prefix(host));
         String template = template(host);
-        if (template == null || inheritsEnvironment(template)) {
+        if (template == null || isNamespace(template) || isSrun(template)) {
             full.addAll(command);
             return full;
         }

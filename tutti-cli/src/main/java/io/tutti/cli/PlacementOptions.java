@@ -64,11 +64,23 @@ public final class PlacementOptions {
         return hostfile != null || !hostList.isEmpty() || !hosts.isEmpty();
     }
 
+    /** Whether the options say where or how ranks start: then a Slurm allocation around the launcher is not used. */
+    boolean choosesHosts() {
+        return namesHosts() || launchAgent != null || execPrefix != null;
+    }
+
+    /** The placement without a Slurm allocation; see {@link #placement(Integer, SlurmAllocation)}. */
+    Placement placement(Integer ranks) {
+        return placement(ranks, null);
+    }
+
     /**
      * The placement, after checking the values; {@code ranks} is {@code -n}, or null when it was not
-     * given (then the hosts' slots decide it). A job of {@code ranks} that does not fit is an error here.
+     * given (then the hosts' slots decide it). Without hosts named, {@code allocation} (null: none)
+     * gives its nodes and slots and starts each rank through srun. A job of {@code ranks} that does
+     * not fit is an error here.
      */
-    Placement placement(Integer ranks) {
+    Placement placement(Integer ranks, SlurmAllocation allocation) {
         int ways = (hostfile != null ? 1 : 0) + (hostList.isEmpty() ? 0 : 1) + (hosts.isEmpty() ? 0 : 1);
         if (ways > 1) {
             throw new IllegalArgumentException("give the hosts one way: --hostfile FILE, --host a:4,b:4 or --hosts"
@@ -104,18 +116,24 @@ public final class PlacementOptions {
         }
         List<Hosts.Host> slots;
         String agent = null;
+        String prefix = execPrefix;
+        boolean slurm = allocation != null && !choosesHosts();
         if (hostfile != null || !hostList.isEmpty()) {
             slots = hostfile != null ? Hosts.readHostfile(hostfile) : Hosts.parseHostList(hostList);
             agent = execPrefix != null ? null : launchAgent != null ? launchAgent.strip() : DEFAULT_AGENT;
+        } else if (slurm) {
+            slots = allocation.hosts();
+            prefix = allocation.template();
         } else {
             slots = hostsWithPpn(ranks);
         }
-        Placement placement = new Placement(slots, oversubscribe, execPrefix, agent, env);
+        Placement placement = new Placement(slots, oversubscribe, prefix, agent, env);
         if (ranks != null && ranks > 0) {
             try {
                 placement.counts(ranks);
             } catch (Launcher.UsageException e) {
-                throw new IllegalArgumentException(e.getMessage());
+                throw new IllegalArgumentException((slurm ? "Slurm job " + allocation.jobId() + ": " : "")
+                        + e.getMessage());
             }
         }
         return placement;

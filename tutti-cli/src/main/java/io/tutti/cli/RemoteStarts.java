@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
  * the remote command exits 127 when the host has no {@code java} at the rank's path. Those get
  * one line naming the host and the rank instead of a bare exit code. A program that itself exits
  * 255 or 127 through a remote shell is read the same way; ssh leaves no other way to tell them apart.
+ * srun passes on the task's own code and prints its own errors: a rank started through it is only named.
  */
 final class RemoteStarts {
     /** How long to wait, after the shell exited, for the rest of its standard error. */
@@ -47,7 +48,7 @@ final class RemoteStarts {
     /** One line on why {@code rank} ended with {@code code} without running, or null when that is not known. */
     String explain(int rank, int code) {
         Started s = ranks.get(rank);
-        if (s == null || (code != 255 && code != 127)) {
+        if (s == null || s.shell.equals("srun") || (code != 255 && code != 127)) {
             return null;
         }
         if (code == 127) {

@@ -1,8 +1,10 @@
 package io.tutti.cli;
 
+import io.tutti.bootstrap.LaunchEnvironment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -12,8 +14,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "run", mixinStandardHelpOptions = true, usageHelpAutoWidth = true, versionProvider = Main.Version.class,
         sortOptions = false,
         description = {
-            "Runs N ranks of a Java program that uses Tutti, on this machine or on the hosts of --hostfile,"
-                + " --host or --hosts.",
+            "Runs N ranks of a Java program that uses Tutti, on this machine, on the hosts of --hostfile,"
+                + " --host or --hosts, or inside a Slurm allocation on its nodes.",
             "",
             "Options end at the program: everything after it is passed to the program unchanged.",
         },
@@ -42,7 +44,11 @@ import picocli.CommandLine.Parameters;
                 + " More ranks than slots is an error unless --oversubscribe. Ranks on other hosts of --hostfile or"
                 + " --host start through the launch agent (ssh, which must log in without a password); the JDK,"
                 + " the Tutti jars and the program must be at the same paths there. A host the agent cannot reach"
-                + " (exit 255), or with no java at this JDK's path (exit 127), is named with the rank in one line.",
+                + " (exit 255), or with no java at this JDK's path (exit 127), is named with the rank in one line."
+                + " Inside a Slurm allocation (salloc, sbatch: SLURM_JOB_ID set), and unless --hostfile, --host,"
+                + " --hosts, --launch-agent, --exec-prefix or --threads is given, the hosts are the allocation's"
+                + " nodes with their tasks as slots (SLURM_TASKS_PER_NODE), and each rank starts through 'srun"
+                + " --nodes=1 --ntasks=1 --nodelist=HOST --overlap --mpi=none'.",
             "",
             "Exit codes: 0 every rank succeeded; 124 timed out; 2 bad request; 1 the program did not compile,"
                 + " the job could not be set up or a rank thread threw (--threads); otherwise the code of the"
@@ -58,12 +64,13 @@ import picocli.CommandLine.Parameters;
             "  tutti run -n 2 --timeout 30s --tag-output app.jar",
             "  tutti run --hostfile hosts --launch-agent 'ssh -o BatchMode=yes' app.jar",
             "  tutti run -n 8 --host node1:4,node2:4 app.jar",
+            "  sbatch -N 2 --ntasks-per-node=4 --wrap 'tutti run app.jar'",
             "  tutti run -n 4 --hosts h0,h1 --ppn 2 --exec-prefix 'ip netns exec {host}' \\",
             "      --rails r0,r1 app.jar",
         })
 public final class RunCommand implements Callable<Integer> {
     @Option(names = "-n", paramLabel = "N", description = "Number of ranks to start, at least 1 (required, except"
-            + " with --hostfile, --host or --hosts --ppn: then every slot).")
+            + " with --hostfile, --host or --hosts --ppn, or in a Slurm allocation: then every slot).")
     Integer ranks;
 
     @Option(names = "--threads", description = "Run the ranks as threads of this JVM instead of as"
@@ -105,16 +112,27 @@ public final class RunCommand implements Callable<Integer> {
     @Parameters(index = "1..*", paramLabel = "ARGS", description = "Arguments for the program.")
     List<String> args = new ArrayList<>();
 
+    /** The environment tutti run looks for a Slurm allocation in (a test sets its own). */
+    Map<String, String> environment = LaunchEnvironment.current();
+
     @Override
     public Integer call() {
-        if (ranks == null && !placement.namesHosts()) {
+        Placement where;
+        SlurmAllocation slurm;
+        try {
+            // --threads and hosts or a launcher on the command line keep the ranks off the allocation
+            slurm = threads || placement.choosesHosts() ? null : SlurmAllocation.find(environment);
+        } catch (IllegalArgumentException e) {
+            System.err.println("tutti run: " + e.getMessage());
+            return Launcher.EXIT_USAGE;
+        }
+        if (ranks == null && !placement.namesHosts() && slurm == null) {
             System.err.println("tutti run: give the number of ranks with -n N, e.g. tutti run -n 4 "
                     + (target == null ? "com.example.Main" : target) + "; see 'tutti run --help'");
             return Launcher.EXIT_USAGE;
         }
-        Placement where;
         try {
-            where = placement.placement(ranks);
+            where = placement.placement(ranks, slurm);
             if (threads && !where.hosts().isEmpty()) {
                 throw new IllegalArgumentException("--hostfile, --host and --hosts start processes: leave out"
                         + " --threads");
@@ -122,6 +140,10 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             System.err.println("tutti run: " + e.getMessage());
             return Launcher.EXIT_USAGE;
+        }
+        if (slurm != null && slurm.here() == null) {
+            System.err.println("tutti run: this host is not one of Slurm job " + slurm.jobId() + "'s nodes ("
+                    + slurm.nodeList() + "): its ranks start there through srun and connect back here over TCP");
         }
         // Without -n, every slot of the hosts gets a rank, as with mpirun.
         Launcher.Options options = new Launcher.Options(ranks != null ? ranks : where.slots(), threads, timeout, tagOutput, classpath, jvmOptions,

@@ -143,21 +143,41 @@ public final class Bootstrap {
     }
 
     private static int nodeCount(String list, int node) {
-        int seen = 0;
-        for (String item : list.split(",")) {
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(?:\\(x(\\d+)\\))?").matcher(item.trim());
-            if (!m.matches()) {
-                return -1;
-            }
-            int tasks = Integer.parseInt(m.group(1));
-            int repeat = m.group(2) == null ? 1 : Integer.parseInt(m.group(2));
-            if (node < seen + repeat) {
-                return tasks;
-            }
-            seen += repeat;
+        try {
+            List<Integer> counts = slurmPerNode(list);
+            return node < counts.size() ? counts.get(node) : -1;
+        } catch (IllegalArgumentException e) {
+            return -1;
         }
-        return -1;
     }
+
+    /**
+     * Slurm's per-node counts written out, one per node: the compressed form of
+     * SLURM_TASKS_PER_NODE and its kin, {@code 4(x2),3} (two nodes with 4, then one with 3), becomes
+     * [4, 4, 3]. Anything else, or more than a million nodes, is an IllegalArgumentException.
+     */
+    public static List<Integer> slurmPerNode(String compressed) {
+        List<Integer> counts = new ArrayList<>();
+        for (String item : compressed.strip().split(",", -1)) {
+            java.util.regex.Matcher m = SLURM_COUNT.matcher(item.strip());
+            if (!m.matches()) {
+                throw new IllegalArgumentException("'" + compressed + "' is not a list of per-node counts such as"
+                        + " 2(x3),1");
+            }
+            int count = Integer.parseInt(m.group(1));
+            int repeat = m.group(2) == null ? 1 : Integer.parseInt(m.group(2));
+            if (counts.size() + (long) repeat > MAX_NODES) {
+                throw new IllegalArgumentException("'" + compressed + "' counts more than " + MAX_NODES + " nodes");
+            }
+            counts.addAll(java.util.Collections.nCopies(repeat, count));
+        }
+        return counts;
+    }
+
+    /** One item of a compressed count list: a count, and how many nodes have it when more than one. */
+    private static final java.util.regex.Pattern SLURM_COUNT = java.util.regex.Pattern.compile(
+            "(\\d{1,9})(?:\\(x(\\d{1,9})\\))?");
+    private static final int MAX_NODES = 1_000_000;
 
     private static JobInfo checked(JobInfo info) {
         if (info.size() < 1 || info.rank() < 0 || info.rank() >= info.size()) {

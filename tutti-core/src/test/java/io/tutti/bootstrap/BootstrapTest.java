@@ -137,6 +137,16 @@ class BootstrapTest {
     }
 
     @Test
+    void slurmsCompressedCountsAreWrittenOutOnePerNode() {
+        assertEquals(List.of(2, 2, 2, 1), Bootstrap.slurmPerNode("2(x3),1"));
+        assertEquals(List.of(4), Bootstrap.slurmPerNode(" 4 "));
+        assertEquals(List.of(1, 3, 3), Bootstrap.slurmPerNode("1,3(x2)"));
+        for (String bad : List.of("", "2(x3", "2x3", "a", "2,,1", "(x2)", "2(x1000001)")) {
+            assertThrows(IllegalArgumentException.class, () -> Bootstrap.slurmPerNode(bad), bad);
+        }
+    }
+
+    @Test
     void openMpi() {
         Map<String, String> env = new HashMap<>();
         env.put("OMPI_COMM_WORLD_RANK", "2");

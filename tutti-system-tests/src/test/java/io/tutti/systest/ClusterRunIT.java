@@ -26,15 +26,6 @@ class ClusterRunIT {
         Cluster.assumeAvailable();
     }
 
-    /** The launcher's command line on a host: the assembly's java, as {@link Launch} starts it. */
-    private static List<String> tutti(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", Launch.lib().toAbsolutePath() + "/*",
-                "io.tutti.cli.Main"));
-        cmd.addAll(List.of(args));
-        return cmd;
-    }
-
     @Test
     void fourHostsOfTwoRanksOverSsh() throws Exception {
         try (Cluster c = Cluster.start(4)) {
@@ -61,7 +52,7 @@ class ClusterRunIT {
     /** {@code tutti run --hostfile} of {@code program} on host 0, over ssh, as a command line for that host. */
     private static List<String> runOver(Cluster c, String timeout, String... program) throws java.io.IOException {
         List<String> cmd = new ArrayList<>(List.of("env", "TUTTI_JVM_OPTS=-Xmx128m -XX:TieredStopAtLevel=1"));
-        cmd.addAll(tutti("run", "--hostfile", hostfile(c).toString(), "--launch-agent", "ssh -F " + c.sshConfig(),
+        cmd.addAll(Launch.tutti("run", "--hostfile", hostfile(c).toString(), "--launch-agent", "ssh -F " + c.sshConfig(),
                 "--timeout", timeout, "--verbose", "--cp", Launch.testClasses()));
         cmd.addAll(List.of(program));
         return cmd;

@@ -103,11 +103,18 @@ final class Launch {
         return start(work, java.util.Map.of(), args);
     }
 
+    /** The command line of {@code tutti ARGS}: this JDK's java with the assembly's jars, at absolute paths. */
+    static List<String> tutti(String... args) {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", lib().toAbsolutePath() + "/*",
+                "io.tutti.cli.Main"));
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
     /** Starts {@code tutti ARGS} in the background with {@code env} added to the launcher's environment. */
     static Running start(Path work, java.util.Map<String, String> env, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", lib() + "/*", "io.tutti.cli.Main"));
-        cmd.addAll(List.of(args));
+        List<String> cmd = tutti(args);
         Path out = Files.createTempFile(work, "stdout", ".txt");
         Path err = Files.createTempFile(work, "stderr", ".txt");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())

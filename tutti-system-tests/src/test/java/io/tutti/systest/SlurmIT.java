@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,11 +19,15 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Tutti under a real Slurm (slurmctld and a slurmd per host of a {@link SlurmCluster}): {@code srun
  * --mpi=pmi2} across three hosts and an {@code sbatch} script need no TUTTI_KVS_DIR, the ranks meet
- * and get their secret through PMI-2, and no job directory is left in any host's /dev/shm.
+ * and get their secret through PMI-2, and no job directory is left in any host's /dev/shm. Inside
+ * {@code sbatch} and {@code salloc}, {@code tutti run} without host options places its ranks on the
+ * allocation's nodes and starts each through srun, or says why it cannot.
  */
 @Timeout(600)
 class SlurmIT {
     private static final Duration JOB_TIMEOUT = Duration.ofSeconds(180);
+    /** Rank JVMs small enough for six on two cores. */
+    private static final String SMALL_RANKS = "-Xmx128m -XX:TieredStopAtLevel=1";
     private static SlurmCluster slurm;
 
     @BeforeAll
@@ -67,28 +72,70 @@ class SlurmIT {
 
     @Test
     void anSbatchScriptThatRunsSrunWorks() throws Exception {
-        Path out = slurm.dir().resolve("batch-out.txt");
-        Path script = slurm.dir().resolve("batch.sh");
-        Files.writeString(script, "#!/bin/sh\n#SBATCH -N 3\n#SBATCH -n 6\n#SBATCH -o " + out + "\n"
-                + "export TUTTI_RAILS=eth0\nexec srun --mpi=pmi2 " + String.join(" ", java("LauncherCheck")).replace("*", "\\*") + "\n");
-        Cluster.Result submitted = slurm.exec(0, Duration.ofSeconds(30), "sbatch", "--parsable", script.toString());
-        assertEquals(0, submitted.exitCode(), () -> submitted + slurm.logs());
-        String job = submitted.stdout().strip().split(";")[0];
-        long end = System.nanoTime() + JOB_TIMEOUT.toNanos();
-        Cluster.Result q;
-        do {
-            Thread.sleep(250);
-            q = slurm.exec(0, Duration.ofSeconds(30), "squeue", "-h", "-j", job, "-o", "%T");
-        } while (System.nanoTime() < end && q.exitCode() == 0 && !q.stdout().isBlank());
-        Cluster.Result last = q;
-        assertTrue(last.stdout().isBlank(), () -> "job " + job + " did not end within " + JOB_TIMEOUT.toSeconds()
-                + " s: " + last + slurm.logs());
-        String text = Files.exists(out) ? Files.readString(out) : "(no output file " + out + ")";
+        String text = batch("srun", "#SBATCH -N 3\n#SBATCH -n 6\nexport TUTTI_RAILS=eth0\nexec srun --mpi=pmi2 "
+                + shellWords(java("LauncherCheck")) + "\n");
         for (int rank = 0; rank < 6; rank++) {
             assertTrue(text.contains("rank " + rank + " of 6 on "), text);
         }
         assertEquals(6, text.lines().filter(l -> l.endsWith("launcher SLURM, 4 over the network, checks ok")).count(),
                 text);
+        assertNoJobDirectories();
+    }
+
+    /**
+     * An sbatch script calls {@code tutti run -n 6} with no host options: two ranks on each of the
+     * three nodes, each started through srun, meet at tutti run's rendezvous and take their rails on
+     * their address toward it (no TUTTI_RAILS).
+     */
+    @Test
+    void anSbatchScriptThatCallsTuttiRunStartsTheRanksOnTheAllocationsNodes() throws Exception {
+        String text = batch("tutti-run", "#SBATCH -N 3\n#SBATCH --ntasks-per-node=2\nexport TUTTI_JVM_OPTS='"
+                + SMALL_RANKS + "'\n" + shellWords(Launch.tutti("run", "-n", "6", "--timeout", "150s", "--cp",
+                Launch.testClasses(), "io.tutti.systest.LauncherCheck")) + "\necho \"tutti run exit $?\"\n");
+        for (int rank = 0; rank < 6; rank++) {
+            String host = slurm.cluster().host(rank / 2);
+            assertTrue(text.contains("rank " + rank + " of 6 on " + host + ": launcher TUTTI, 4 over the network,"
+                    + " checks ok\n"), text);
+        }
+        assertTrue(text.contains("tutti run exit 0\n"), text);
+        assertNoJobDirectories();
+    }
+
+    /** In an allocation of 4 slots, {@code tutti run -n 8} is refused at once, as for a hostfile. */
+    @Test
+    void moreRanksThanTheAllocationsSlotsAreRefusedBeforeAnyStarts() throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("salloc", "-N", "2", "--ntasks-per-node=2", "-w",
+                slurm.cluster().host(0) + "," + slurm.cluster().host(1)));
+        cmd.addAll(Launch.tutti("run", "-n", "8", "--cp", Launch.testClasses(), "io.tutti.systest.LauncherCheck"));
+        Cluster.Result r = slurm.exec(0, JOB_TIMEOUT, cmd.toArray(String[]::new));
+        assertEquals(2, r.exitCode(), () -> r + slurm.logs());
+        assertTrue(r.stderr().matches("(?s).*tutti run: Slurm job \\d+: -n 8 is more than the 4 slots of the hosts \\("
+                + slurm.cluster().host(0) + ":2, " + slurm.cluster().host(1) + ":2\\): give -n 4 or less, more slots,"
+                + " or --oversubscribe to run more ranks than slots\n.*"), r::toString);
+        assertFalse(r.stdout().contains("rank "), r::toString);
+        // nothing starts: the refusal takes a JVM's start-up, the slack is for a loaded machine
+        assertTrue(r.elapsed().compareTo(Duration.ofSeconds(60)) < 0, r::toString);
+    }
+
+    /**
+     * {@code tutti run} on a host outside its allocation (salloc's shell on a login node) says so,
+     * and without -n gives every slot a rank, which connects back to it over TCP.
+     */
+    @Test
+    void aLauncherOutsideTheAllocationSaysSoAndItsRanksConnectBack() throws Exception {
+        String node = slurm.cluster().host(2);
+        List<String> cmd = new ArrayList<>(List.of("env", "TUTTI_JVM_OPTS=" + SMALL_RANKS, "salloc", "-N", "1",
+                "--ntasks-per-node=2", "-w", node));
+        cmd.addAll(Launch.tutti("run", "--timeout", "150s", "--cp", Launch.testClasses(),
+                "io.tutti.systest.LauncherCheck"));
+        Cluster.Result r = slurm.exec(0, JOB_TIMEOUT, cmd.toArray(String[]::new));
+        assertEquals(0, r.exitCode(), () -> r + slurm.logs());
+        assertTrue(r.stderr().matches("(?s).*tutti run: this host is not one of Slurm job \\d+'s nodes \\(" + node
+                + "\\): its ranks start there through srun and connect back here over TCP\n.*"), r::toString);
+        for (int rank = 0; rank < 2; rank++) {
+            assertTrue(r.stdout().contains("rank " + rank + " of 2 on " + node + ": launcher TUTTI, 0 over the"
+                    + " network, checks ok\n"), r::toString);
+        }
         assertNoJobDirectories();
     }
 
@@ -131,12 +178,33 @@ class SlurmIT {
         assertNoJobDirectories();
     }
 
-    private static String read(Path file) {
-        try {
-            return Files.exists(file) ? "\n--- " + file.getFileName() + ":\n" + Files.readString(file) : "";
-        } catch (java.io.IOException e) {
-            return "\n--- " + file.getFileName() + " unreadable: " + e.getMessage();
-        }
+    /**
+     * Submits a batch script of {@code body} (its #SBATCH lines first) and waits, at most
+     * {@link #JOB_TIMEOUT}, for its job to end; returns what the job printed.
+     */
+    private static String batch(String name, String body) throws Exception {
+        Path out = slurm.dir().resolve(name + "-out.txt");
+        Path script = slurm.dir().resolve(name + ".sh");
+        Files.writeString(script, "#!/bin/sh\n#SBATCH -o " + out + "\n" + body);
+        Cluster.Result submitted = slurm.exec(0, Duration.ofSeconds(30), "sbatch", "--parsable", script.toString());
+        assertEquals(0, submitted.exitCode(), () -> submitted + slurm.logs());
+        String job = submitted.stdout().strip().split(";")[0];
+        long end = System.nanoTime() + JOB_TIMEOUT.toNanos();
+        Cluster.Result q;
+        do {
+            Thread.sleep(250);
+            q = slurm.exec(0, Duration.ofSeconds(30), "squeue", "-h", "-j", job, "-o", "%T");
+        } while (System.nanoTime() < end && q.exitCode() == 0 && !q.stdout().isBlank());
+        Cluster.Result last = q;
+        String text = Files.exists(out) ? Files.readString(out) : "(no output file " + out + ")";
+        assertTrue(last.stdout().isBlank(), () -> "job " + job + " did not end within " + JOB_TIMEOUT.toSeconds()
+                + " s: " + last + "\n--- its output:\n" + text + slurm.logs());
+        return text;
+    }
+
+    /** {@code words} as one line for sh, each word in single quotes (the class path's * stays a *). */
+    private static String shellWords(List<String> words) {
+        return words.stream().map(w -> "'" + w.replace("'", "'\\''") + "'").collect(Collectors.joining(" "));
     }
 
     /** No host's /dev/shm holds a job directory once the job ended. */
