@@ -15,6 +15,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Tutti under a real Slurm (slurmctld and a slurmd per host of a {@link SlurmCluster}): {@code srun
@@ -53,10 +55,12 @@ class SlurmIT {
         return cmd;
     }
 
-    @Test
-    void srunWithPmi2RunsSixRanksOnThreeHostsWithoutAKvsDirectory() throws Exception {
+    /** PMI-2 is spoken on PMI_FD; PMIx through Slurm's pmix plugin and the ranks' libpmix.so.2. */
+    @ParameterizedTest
+    @ValueSource(strings = {"pmi2", "pmix"})
+    void srunRunsSixRanksOnThreeHostsWithoutAKvsDirectory(String mpi) throws Exception {
         // no TUTTI_RAILS: the rails take the address each host's name resolves to
-        List<String> cmd = new ArrayList<>(List.of("env", "srun", "--mpi=pmi2", "-N", "3", "-n",
+        List<String> cmd = new ArrayList<>(List.of("env", "srun", "--mpi=" + mpi, "-N", "3", "-n",
                 "6"));
         cmd.addAll(java("LauncherCheck"));
         Cluster.Result r = slurm.exec(0, JOB_TIMEOUT, cmd.toArray(String[]::new));
