@@ -19,7 +19,8 @@ import org.junit.jupiter.api.BeforeEach;
 
 /**
  * The switch logic in process, for tests: a spine, two ToRs and four leaders (two per ToR) joined
- * by an in-memory fabric that can lose chosen packets.
+ * by an in-memory fabric that can lose chosen packets, with a wall clock the tests set. Leaders
+ * tag their control packets with {@link #leaderKey} where it is set.
  */
 abstract class SwitchFabric {
     static final int JOB = 77;
@@ -39,6 +40,10 @@ abstract class SwitchFabric {
     Predicate<Packet> lose = p -> false;
     boolean loseOnce = true;
     int lost;
+    /** The wall clock of switches and leaders, ms. */
+    long clock = 1_800_000_000_000L;
+    /** What the leaders tag their control packets with; null: untagged. */
+    IncKey leaderKey;
 
     static InetSocketAddress addr(int host) {
         return new InetSocketAddress("10.9.0." + host, 7000);
@@ -67,7 +72,7 @@ abstract class SwitchFabric {
             ByteBuffer copy = ByteBuffer.allocate(packet.remaining()).order(ByteOrder.LITTLE_ENDIAN);
             copy.put(packet.duplicate()).flip();
             wire.add(new Packet(at, to, copy));
-        });
+        }, () -> clock);
         switches.put(at, sw);
         return sw;
     }
@@ -96,9 +101,15 @@ abstract class SwitchFabric {
         return leader < 2 ? TOR1 : TOR2;
     }
 
+    /** The group token of {@code leader}: what its notify installs and its data packets carry. */
+    static long tokenOf(int leader) {
+        return 1000 + leader;
+    }
+
     ByteBuffer control(byte kind, int leader, int group) {
         ByteBuffer b = ByteBuffer.allocate(MAX_PACKET).order(ByteOrder.LITTLE_ENDIAN);
-        writeHeader(b, MessageType.INC_CTRL, (short) 0, JOB, leader, group, 0, 0, 0, 0, leader % 2, CONTROL_LENGTH);
+        writeHeader(b, MessageType.INC_CTRL, (short) 0, JOB, leader, group, tokenOf(leader), 0, 0, 0, 0, leader % 2,
+                CONTROL_LENGTH);
         b.put(ctrl(C_KIND), kind);
         b.put(ctrl(C_COMM_TYPE), COMM_ALLREDUCE);
         ctrlShort(b, C_OPS, 0xFFFF);
@@ -113,8 +124,17 @@ abstract class SwitchFabric {
         return b;
     }
 
+    /** Sends {@code b} from {@code leader} to its ToR; a control packet tagged with {@link #leaderKey}, if set. */
     void send(int leader, ByteBuffer b) {
+        if (leaderKey != null && type(b) == MessageType.INC_CTRL) {
+            seal(b, leaderKey);
+        }
         wire.add(new Packet(LEADER[leader], torOf(leader), b.position(0)));
+    }
+
+    /** Tags {@code b} with {@code key} at the fabric's time. */
+    void seal(ByteBuffer b, IncKey key) {
+        new ControlAuth(key, () -> clock).seal(b);
     }
 
     List<ByteBuffer> replies(int leader, byte type) {
@@ -148,8 +168,8 @@ abstract class SwitchFabric {
 
     ByteBuffer data(int leader, int req, int[] values, short flags) {
         ByteBuffer b = ByteBuffer.allocate(MAX_PACKET).order(ByteOrder.LITTLE_ENDIAN);
-        writeHeader(b, MessageType.INC_DATA, flags, JOB, leader, GROUP, ReduceOp.SUM.ordinal(), Datatype.INT.ordinal(),
-                values.length, req, leader % 2, values.length * 4);
+        writeHeader(b, MessageType.INC_DATA, flags, JOB, leader, GROUP, tokenOf(leader), ReduceOp.SUM.ordinal(),
+                Datatype.INT.ordinal(), values.length, req, leader % 2, values.length * 4);
         for (int i = 0; i < values.length; i++) {
             b.putInt(HEADER_LENGTH + 4 * i, values[i]);
         }
