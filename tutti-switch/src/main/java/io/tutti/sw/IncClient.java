@@ -25,8 +25,9 @@ import java.util.Map;
  * transfers (a window of packets in flight, each sent again when its result is late).
  *
  * <p>With a key, every control request is tagged ({@link ControlAuth}); the replies are not checked,
- * since a forged one can only make a set-up fail, as a lost one does. Each group gets a random token
- * that the notify installs and the data packets carry: a result without it is dropped.
+ * since a forged one can make the set-up or the transfers fail, as lost packets can, but not alter a
+ * result: each group gets a random token that the notify installs and the data packets carry, and a
+ * result without it is dropped.
  *
  * <p>Settings: {@link IncConfig}.
  *
