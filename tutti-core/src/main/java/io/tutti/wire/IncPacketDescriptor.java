@@ -9,7 +9,9 @@ import java.nio.ByteOrder;
  * {@link MessageType#INC_DATA} packet (a contribution going up, a result coming down). The header
  * carries the fields of the MPI header of the in-network allreduce paper (its table 1) plus the job
  * id and what loss recovery needs (a 32-bit request id, whose low bits pick the switch slot, the
- * sender's child index in the aggregation tree, and the RESULT and RETRANSMIT flags).
+ * sender's child index in the aggregation tree, and the RESULT and RETRANSMIT flags), and the
+ * group token: a random number the sender's notify installed, which every data packet between two
+ * members of a group carries (a packet without it is not the group's).
  *
  * <pre>
  *   0                   1                   2                   3
@@ -31,7 +33,10 @@ import java.nio.ByteOrder;
  *  +-------------------------------+-------------------------------+
  *  |   child index (in the tree)   |   payload length (bytes)      | 28
  *  +-------------------------------+-------------------------------+
- *  |   payload: control fields (CTRL) or elements (DATA), ≤ 256 B  | 32
+ *  |        group token (64 bits: the sender's, toward the         | 32
+ *  |        switch; the receiver's, from the switch)               |
+ *  +---------------------------------------------------------------+
+ *  |   payload: control fields (CTRL) or elements (DATA), ≤ 256 B  | 40
  *  +---------------------------------------------------------------+
  * </pre>
  *
@@ -68,7 +73,17 @@ import java.nio.ByteOrder;
  *  +-------------------------------+-------------------------------+
  *  |  origin port                  |  ToR ava groups               | 44
  *  +-------------------------------+-------------------------------+
+ *  |        time: sender's clock, ms since the epoch (64 bits)     | 48
+ *  +---------------------------------------------------------------+
+ *  |        nonce: random, once per packet sent (64 bits)          | 56
+ *  +---------------------------------------------------------------+
+ *  |        tag: HMAC-SHA256 over bytes 0 to 63 of the payload     | 64
+ *  |        and the header before them, first 16 bytes             |
+ *  +---------------------------------------------------------------+
  * </pre>
+ *
+ * The last three fields authenticate a control packet where the switch has a key (and are
+ * ignored where it has none): see {@code io.tutti.sw.ControlAuth}.
  *
  * All fields little-endian. Decoders check the mark, version, type and lengths before anything
  * else and drop (counting) what does not fit.
@@ -76,7 +91,7 @@ import java.nio.ByteOrder;
 public final class IncPacketDescriptor {
     /** 'TINC' read little-endian. */
     public static final int MARK = 0x434E4954;
-    public static final byte VERSION = 1;
+    public static final byte VERSION = 2;
 
     public static final int TAG_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -91,7 +106,8 @@ public final class IncPacketDescriptor {
     public static final int REQ_OFFSET = 24;
     public static final int CHILD_OFFSET = 28;
     public static final int PAYLOAD_LENGTH_OFFSET = 30;
-    public static final int HEADER_LENGTH = 32;
+    public static final int TOKEN_OFFSET = 32;
+    public static final int HEADER_LENGTH = 40;
 
     /** DATA flag: a result travelling down (else a contribution travelling up). */
     public static final short FLAG_RESULT = 1;
@@ -124,7 +140,15 @@ public final class IncPacketDescriptor {
     public static final int C_ORIGIN_IP = 40;
     public static final int C_ORIGIN_PORT = 44;
     public static final int C_TOR_FREE = 46;
-    public static final int CONTROL_LENGTH = 48;
+    public static final int C_TIME = 48;
+    public static final int C_NONCE = 56;
+    public static final int C_TAG = 64;
+    /** Bytes of the truncated HMAC-SHA256 tag: 128 bits, as IPsec's HMAC-SHA-256-128 (RFC 4868). */
+    public static final int TAG_LENGTH = 16;
+    public static final int CONTROL_LENGTH = C_TAG + TAG_LENGTH;
+
+    /** A tagged control packet is fresh while its time is within this of the receiver's clock. */
+    public static final long AUTH_WINDOW_MILLIS = 30_000;
 
     /** Control kinds. */
     public static final byte QUERY = 1;
@@ -140,6 +164,10 @@ public final class IncPacketDescriptor {
     public static final short FAIL_UNSUPPORTED = 2;
     public static final short FAIL_MISMATCH = 3;
     public static final short FAIL_NO_SPINE = 4;
+    /** The switch has a key and the packet no valid tag made with it. */
+    public static final short FAIL_AUTH = 5;
+    /** The packet's time is outside {@link #AUTH_WINDOW_MILLIS} of the switch's clock. */
+    public static final short FAIL_STALE = 6;
 
     /** Supported collective kinds (sup comm type). */
     public static final byte COMM_ALLREDUCE = 1;
@@ -148,8 +176,8 @@ public final class IncPacketDescriptor {
     }
 
     /** Writes a header at position 0 of {@code b} (little-endian) and sets its limit to header + payload. */
-    public static void writeHeader(ByteBuffer b, byte type, short flags, int job, int srcRank, int group, int op,
-                                   int datatype, int count, int req, int child, int payloadLength) {
+    public static void writeHeader(ByteBuffer b, byte type, short flags, int job, int srcRank, int group, long token,
+                                   int op, int datatype, int count, int req, int child, int payloadLength) {
         b.order(ByteOrder.LITTLE_ENDIAN);
         b.clear();
         b.putInt(TAG_OFFSET, MARK);
@@ -165,6 +193,7 @@ public final class IncPacketDescriptor {
         b.putInt(REQ_OFFSET, req);
         b.putShort(CHILD_OFFSET, (short) child);
         b.putShort(PAYLOAD_LENGTH_OFFSET, (short) payloadLength);
+        b.putLong(TOKEN_OFFSET, token);
         b.limit(HEADER_LENGTH + payloadLength);
     }
 
@@ -238,6 +267,14 @@ public final class IncPacketDescriptor {
         return Short.toUnsignedInt(b.getShort(PAYLOAD_LENGTH_OFFSET));
     }
 
+    public static long token(ByteBuffer b) {
+        return b.getLong(TOKEN_OFFSET);
+    }
+
+    public static void token(ByteBuffer b, long token) {
+        b.putLong(TOKEN_OFFSET, token);
+    }
+
     /** Absolute index of control field {@code field} in the packet. */
     public static int ctrl(int field) {
         return HEADER_LENGTH + field;
@@ -285,6 +322,10 @@ public final class IncPacketDescriptor {
             case FAIL_UNSUPPORTED -> "unsupported";
             case FAIL_MISMATCH -> "group set up differently";
             case FAIL_NO_SPINE -> "spine not reachable from this ToR";
+            case FAIL_AUTH -> "not authenticated: the switch takes groups only from leaders with its key,"
+                    + " so TUTTI_INC_KEY_FILE must name the switch's key file";
+            case FAIL_STALE -> "request outside the " + AUTH_WINDOW_MILLIS / 1000 + " s the switch allows between"
+                    + " its clock and the leader's: synchronise the clocks";
             default -> "cause " + cause;
         };
     }

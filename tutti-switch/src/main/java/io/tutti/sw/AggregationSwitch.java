@@ -18,23 +18,28 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * The packet processing of one programmable switch, without sockets: what the seed's FPGA does
  * behind the arbiter. Ordinary packets are forwarded; INC packets go to the control plane (query,
- * notify, release) or the data plane (aggregation per slot).
+ * notify, release) or the data plane. Single-threaded: the switch's loop (or a test) calls it.
  *
- * <p><b>Data plane.</b> A group has {@code slots} aggregation slots; request id {@code r} uses slot
- * {@code r mod slots}. A slot aggregates the contributions of its children for one request (a
- * bitmap says who contributed), then sends the aggregate up (ToR under a spine) or, at the root,
- * sends the result down to every child; a ToR passes a result from its spine down likewise. Loss
- * recovery after SwitchML: a slot keeps its last result, and a shadow copy of the one before, so a
- * contribution sent again is recognised — ignored while the slot still aggregates, answered with
- * the result (to that child only) once it is known, or sent up again while the ToR waits for its
- * spine (whose reply to a repeated contribution is the result). A leader sends request
- * {@code r + slots} only after it has the result of {@code r}, which is why two copies suffice.
+ * <p><b>Data plane.</b> Request id {@code r} uses slot {@code r mod slots} of its group, which
+ * aggregates its children's contributions (a bitmap says who contributed), then sends the aggregate
+ * up (ToR under a spine) or, at the root, the result down to every child. Loss recovery after
+ * SwitchML: a slot keeps its last result and a shadow copy of the one before, so a contribution
+ * sent again is ignored while the slot aggregates, else answered with the result or sent up again.
+ * A leader sends request {@code r + slots} only after it has the result of {@code r}, so two suffice.
  *
- * <p>Single-threaded: the switch process's loop (or a test) calls {@link #receive}.
+ * <p><b>Trust.</b> Without a key ({@link SwitchConfig#key()}) anyone who reaches the switch may set
+ * up, join and release groups. With one, a notify, a release and a reply a ToR relays count only
+ * with a valid, fresh tag ({@link ControlAuth}); others are counted and refused (a query, which
+ * changes nothing, is answered for anyone). A member's notify installs its random 64-bit token,
+ * which its contributions must carry and its results carry, so, key or no key, no host off the path
+ * can add to or overwrite a result (wrong tokens are counted and dropped). Not covered: a host that
+ * sees the traffic (it learns the tokens and reads the data: nothing is encrypted), a leader that
+ * has the key (the job's ranks are trusted), and flooding.
  */
 public final class AggregationSwitch {
     /** Where the switch's packets go. */
@@ -66,6 +71,8 @@ public final class AggregationSwitch {
     private Group lastGroup;
     private long lastKey;
     private final Counters counters = new Counters();
+    /** Checks and tags control packets; null without a key. */
+    private final ControlAuth auth;
 
     /** What the switch counted since it started. */
     public static final class Counters {
@@ -81,6 +88,10 @@ public final class AggregationSwitch {
         public long forwarded;
         public long dropped;
         public long leasesExpired;
+        /** Control packets refused by the key check: no valid tag, stale or replayed. */
+        public long refused;
+        /** Data packets whose group token is not the group's: sent by a non-member, or corrupted. */
+        public long wrongToken;
     }
 
     private static final class Slot {
@@ -103,7 +114,11 @@ public final class AggregationSwitch {
         final int id;
         final int children;
         final InetSocketAddress[] child;
+        /** Each child's token, which its contributions carry and its results get. */
+        final long[] token;
         final InetSocketAddress parent;
+        /** This switch's token toward its parent (0 at the root). */
+        final long upToken;
         final int spineId;
         final int indexAtParent;
         final Slot[] slots;
@@ -115,7 +130,9 @@ public final class AggregationSwitch {
             this.id = id;
             this.children = children;
             this.child = new InetSocketAddress[children];
+            this.token = new long[children];
             this.parent = parent;
+            this.upToken = parent == null ? 0 : ControlAuth.random();
             this.spineId = spineId;
             this.indexAtParent = indexAtParent;
             this.slots = new Slot[slots];
@@ -131,9 +148,19 @@ public final class AggregationSwitch {
 
     /** @param spineIds a ToR's spines by id, in the order of {@link SwitchConfig#uplinks()} */
     public AggregationSwitch(SwitchConfig config, Map<Integer, InetSocketAddress> spineIds, Output out) {
+        this(config, spineIds, out, System::currentTimeMillis);
+    }
+
+    /**
+     * @param spineIds    a ToR's spines by id, in the order of {@link SwitchConfig#uplinks()}
+     * @param clockMillis the wall clock that the time of a tagged control packet is held against
+     */
+    public AggregationSwitch(SwitchConfig config, Map<Integer, InetSocketAddress> spineIds, Output out,
+                             LongSupplier clockMillis) {
         this.config = config;
         this.out = out;
         this.spines.putAll(spineIds);
+        this.auth = config.key() == null ? null : new ControlAuth(config.key(), clockMillis);
     }
 
     public SwitchConfig config() {
@@ -174,8 +201,11 @@ public final class AggregationSwitch {
         }
     }
 
-    /** Reclaims groups idle for longer than the lease. */
+    /** Reclaims groups idle for longer than the lease, and forgets the nonces too old to matter. */
     public void sweep(long nowNanos) {
+        if (auth != null) {
+            auth.purge();
+        }
         for (Iterator<Group> it = groups.values().iterator(); it.hasNext(); ) {
             Group g = it.next();
             if (nowNanos - g.lastActive > config.leaseNanos()) {
@@ -217,6 +247,14 @@ public final class AggregationSwitch {
         }
     }
 
+    /** Sends a control packet, tagged where the switch has a key. */
+    private void sendControl(ByteBuffer q, InetSocketAddress to) {
+        if (auth != null) {
+            auth.seal(q);
+        }
+        out.send(q.position(0), to);
+    }
+
     private boolean isSpine(InetSocketAddress a) {
         return spines.containsValue(a);
     }
@@ -224,6 +262,9 @@ public final class AggregationSwitch {
     // ---------------------------------------------------------------- control plane
 
     private void control(ByteBuffer p, InetSocketAddress from, long now) {
+        if (auth != null && kind(p) != QUERY && !authentic(p, from)) {
+            return;
+        }
         switch (kind(p)) {
             case QUERY -> query(p, from);
             case QUERY_REPLY, NOTIFY_REPLY, RELEASE_REPLY -> relay(p, from);
@@ -231,6 +272,26 @@ public final class AggregationSwitch {
             case RELEASE -> release(p, from);
             default -> counters.dropped++;
         }
+    }
+
+    /**
+     * Checks the tag of {@code p}; a refused packet is counted, and a refused notify or release is
+     * answered with the cause (not a replay: its first copy was answered).
+     */
+    private boolean authentic(ByteBuffer p, InetSocketAddress from) {
+        ControlAuth.Verdict v = auth.check(p);
+        if (v == ControlAuth.Verdict.OK) {
+            return true;
+        }
+        counters.refused++;
+        byte kind = kind(p);
+        if (v != ControlAuth.Verdict.REPLAYED && (kind == NOTIFY || kind == RELEASE)) {
+            ByteBuffer q = copy(p);
+            q.put(ctrl(C_KIND), kind == NOTIFY ? NOTIFY_REPLY : RELEASE_REPLY);
+            ctrlShort(q, C_FAIL, v == ControlAuth.Verdict.STALE ? FAIL_STALE : FAIL_AUTH);
+            sendControl(q, from);
+        }
+        return false;
     }
 
     /** Fills in this switch's capabilities: AND of the masks, least of the sizes. */
@@ -254,17 +315,17 @@ public final class AggregationSwitch {
             if (config.uplinks().isEmpty()) {
                 q.put(ctrl(C_KIND), QUERY_REPLY);
                 ctrlInt(q, C_SPINE_ID, 0);
-                out.send(q, from);
+                sendControl(q, from);
             } else {
                 for (InetSocketAddress up : config.uplinks()) {
-                    out.send(q.position(0), up);
+                    sendControl(q, up);
                 }
             }
         } else {
             q.put(ctrl(C_KIND), QUERY_REPLY);
             ctrlInt(q, C_SPINE_ID, config.id());
             ctrlInt(q, C_AVA_GROUPS, free());
-            out.send(q, from);
+            sendControl(q, from);
         }
     }
 
@@ -281,7 +342,7 @@ public final class AggregationSwitch {
         if (kind(p) == QUERY_REPLY && ctrlInt(p, C_SPINE_ID) != 0) {
             spines.put(ctrlInt(p, C_SPINE_ID), from);
         }
-        out.send(copy(p), origin);
+        sendControl(copy(p), origin);
     }
 
     private void notify(ByteBuffer p, InetSocketAddress from, long now) {
@@ -292,12 +353,15 @@ public final class AggregationSwitch {
         int children = tor ? ctrlShort(p, C_LOCAL_SIZE) : ctrlShort(p, C_TOR_COUNT);
         int spineId = tor ? ctrlInt(p, C_SPINE_ID) : 0;
         InetSocketAddress origin = tor ? from : address(ctrlInt(p, C_ORIGIN_IP), ctrlShort(p, C_ORIGIN_PORT));
+        long token = token(p);
         Group g = groups.get(key(job, id));
         short fail = OK;
         if (children < 1 || children > SwitchConfig.MAX_CHILDREN || child >= children) {
             fail = FAIL_UNSUPPORTED;
         } else if (g != null) {
-            if (g.children != children || g.spineId != spineId) {
+            // a member that has not released keeps its place: a notify sent again carries its token
+            if (g.children != children || g.spineId != spineId
+                    || (g.child[child] != null && (g.released & (1L << child)) == 0 && g.token[child] != token)) {
                 fail = FAIL_MISMATCH;
             }
         } else if (groups.size() >= config.capacity()) {
@@ -311,6 +375,7 @@ public final class AggregationSwitch {
         }
         if (fail == OK) {
             g.child[child] = from;
+            g.token[child] = token;
             g.released &= ~(1L << child);
             g.lastActive = now;
         }
@@ -319,17 +384,14 @@ public final class AggregationSwitch {
             // the spine installs its part and answers through this ToR
             setOrigin(q, from);
             q.putInt(SRC_RANK_OFFSET, config.id());
-            out.send(q, g.parent);
+            token(q, g.upToken);
+            sendControl(q, g.parent);
             return;
         }
         q.put(ctrl(C_KIND), NOTIFY_REPLY);
         ctrlShort(q, C_FAIL, fail);
-        if (!tor) {
-            // the ToR relays it to the leader named as origin
-            out.send(q, from);
-        } else {
-            out.send(q, origin);
-        }
+        // a spine answers the ToR, which relays it to the leader named as origin
+        sendControl(q, tor ? origin : from);
     }
 
     /**
@@ -354,18 +416,19 @@ public final class AggregationSwitch {
                 lastGroup = null;
                 if (g.parent != null) {
                     ctrlShort(q, C_TOR_INDEX, g.indexAtParent);
-                    out.send(q, g.parent);
+                    token(q, g.upToken);
+                    sendControl(q, g.parent);
                     return;
                 }
             }
         } else if (g == null && tor && !config.uplinks().isEmpty()) {
             for (InetSocketAddress up : config.uplinks()) {
-                out.send(q.position(0), up);
+                sendControl(q, up);
             }
             return;
         }
         q.put(ctrl(C_KIND), RELEASE_REPLY);
-        out.send(q, tor ? origin : from);
+        sendControl(q, tor ? origin : from);
     }
 
     // ---------------------------------------------------------------- data plane
@@ -379,18 +442,29 @@ public final class AggregationSwitch {
         }
         lastGroup = g;
         lastKey = key;
+        boolean result = (flags(p) & FLAG_RESULT) != 0;
+        int child = child(p);
+        if (!result && child >= g.children) {
+            counters.dropped++;
+            return;
+        }
+        // a result comes from the parent with this switch's token, a contribution with its child's
+        long token = token(p);
+        if (token == 0 || token != (result ? g.upToken : g.token[child])) {
+            counters.wrongToken++;
+            return;
+        }
         g.lastActive = now;
         MemorySegment in = view(p);
-        if ((flags(p) & FLAG_RESULT) != 0) {
+        if (result) {
             result(g, p);
             return;
         }
-        int child = child(p);
         int op = op(p);
         int type = datatype(p);
         int count = count(p);
         int bytes = payloadLength(p);
-        if (child >= g.children || op >= ReduceOp.values().length || type >= Datatype.values().length
+        if (op >= ReduceOp.values().length || type >= Datatype.values().length
                 || (config.ops() & (1 << op)) == 0 || (config.types() & (1 << type)) == 0
                 || bytes > config.maxPayload() || (long) count * Datatype.values()[type].extent() != bytes) {
             counters.dropped++;
@@ -503,10 +577,12 @@ public final class AggregationSwitch {
         if (to == null) {
             return;
         }
-        if ((flags & FLAG_RESULT) != 0) {
+        boolean down = (flags & FLAG_RESULT) != 0;
+        if (down) {
             counters.toChildren++;
         }
-        writeHeader(tx, MessageType.INC_DATA, flags, g.job, config.id(), g.id, op, type, count, req, child, bytes);
+        writeHeader(tx, MessageType.INC_DATA, flags, g.job, config.id(), g.id, down ? g.token[child] : g.upToken, op,
+                type, count, req, child, bytes);
         MemorySegment.copy(payload, 0, txSegment, HEADER_LENGTH, bytes);
         tx.position(0);
         out.send(tx, to);

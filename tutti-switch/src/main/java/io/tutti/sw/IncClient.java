@@ -24,6 +24,11 @@ import java.util.Map;
  * plane requests (each sent again until answered, within a bounded time) and the data plane
  * transfers (a window of packets in flight, each sent again when its result is late).
  *
+ * <p>With a key, every control request is tagged ({@link ControlAuth}); the replies are not checked,
+ * since a forged one can make the set-up or the transfers fail, as lost packets can, but not alter a
+ * result: each group gets a random token that the notify installs and the data packets carry, and a
+ * result without it is dropped.
+ *
  * <p>Settings: {@link IncConfig}.
  *
  * <p>Not thread-safe: used by the thread running the communicator's collectives.
@@ -40,6 +45,8 @@ public final class IncClient implements InNetworkAggregation {
     private final long retryNanos;
     private final long timeoutNanos;
     private final long setupNanos;
+    /** Tags the control requests; null without a key. */
+    private final ControlAuth auth;
     private final DatagramChannel channel;
     private final ByteBuffer rx = ByteBuffer.allocateDirect(2048).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer tx = ByteBuffer.allocateDirect(2048).order(ByteOrder.LITTLE_ENDIAN);
@@ -51,14 +58,16 @@ public final class IncClient implements InNetworkAggregation {
     private GroupState lastGroup;
     private long sentData;
     private long receivedData;
+    private long wrongToken;
     /** Smoothed round trip of data packets and its variation (Jacobson), for the retransmission timeout. */
     private long srttNanos;
     private long rttvarNanos;
     private long rtoNanos;
 
-    /** A joined group: its place in the tree, its packet size and window, its next request id. */
+    /** A joined group: its place in the tree, its packet size and window, its token, its next request id. */
     private static final class GroupState {
         final Membership m;
+        final long token = ControlAuth.random();
         int nextReq;
         final List<TransferImpl> active = new ArrayList<>();
 
@@ -69,9 +78,12 @@ public final class IncClient implements InNetworkAggregation {
 
     private final Runnable progress;
 
-    /** @param progress run while a control request waits (the rank's other communication) */
+    /**
+     * @param key      what the control requests are tagged with (the switch's key file); null: untagged
+     * @param progress run while a control request waits (the rank's other communication)
+     */
     public IncClient(int job, int rank, InetSocketAddress tor, long retryMillis, long timeoutMillis, long setupMillis,
-                     Runnable progress) throws IOException {
+                     IncKey key, Runnable progress) throws IOException {
         this.progress = progress;
         this.job = job;
         this.rank = rank;
@@ -80,6 +92,7 @@ public final class IncClient implements InNetworkAggregation {
         this.timeoutNanos = timeoutMillis * 1_000_000L;
         this.setupNanos = setupMillis * 1_000_000L;
         this.rtoNanos = retryNanos;
+        this.auth = key == null ? null : new ControlAuth(key, System::currentTimeMillis);
         this.channel = DatagramChannel.open(StandardProtocolFamily.INET);
         channel.bind(new InetSocketAddress(0));
         channel.configureBlocking(false);
@@ -94,10 +107,17 @@ public final class IncClient implements InNetworkAggregation {
         return receivedData;
     }
 
+    /** Results dropped because they did not carry their group's token. */
+    public long wrongToken() {
+        return wrongToken;
+    }
+
     // ------------------------------------------------------------------------ control plane
 
     private void control(byte kind, int group, int child, Membership m, boolean socketMode, int leaders) {
-        writeHeader(tx, MessageType.INC_CTRL, (short) 0, job, rank, group, 0, 0, 0, 0, child, CONTROL_LENGTH);
+        GroupState g = groups.get(group);
+        writeHeader(tx, MessageType.INC_CTRL, (short) 0, job, rank, group, g == null ? 0 : g.token, 0, 0, 0, 0, child,
+                CONTROL_LENGTH);
         for (int i = HEADER_LENGTH; i < HEADER_LENGTH + CONTROL_LENGTH; i++) {
             tx.put(i, (byte) 0);
         }
@@ -115,6 +135,9 @@ public final class IncClient implements InNetworkAggregation {
             ctrlInt(tx, C_SPINE_ID, m.spineId());
             ctrlShort(tx, C_TOR_INDEX, m.torIndex());
             ctrlShort(tx, C_TOR_COUNT, m.torCount());
+        }
+        if (auth != null) {
+            auth.seal(tx);
         }
         send(tx);
     }
@@ -277,6 +300,10 @@ public final class IncClient implements InNetworkAggregation {
             return;
         }
         lastGroup = g;
+        if (token(p) != g.token) {
+            wrongToken++;
+            return;
+        }
         receivedData++;
         for (int i = 0; i < g.active.size(); i++) {
             if (g.active.get(i).accept(p)) {
@@ -361,8 +388,8 @@ public final class IncClient implements InNetworkAggregation {
 
         private void sendPacket(int k, boolean again, long now) {
             int n = bytes(k);
-            writeHeader(tx, MessageType.INC_DATA, (short) (again ? FLAG_RETRANSMIT : 0), job, rank, g.m.group(), op, datatype,
-                    n / element, base + k, g.m.child(), n);
+            writeHeader(tx, MessageType.INC_DATA, (short) (again ? FLAG_RETRANSMIT : 0), job, rank, g.m.group(), g.token,
+                    op, datatype, n / element, base + k, g.m.child(), n);
             MemorySegment.copy(buffer, offset + (long) k * chunk, txSegment, HEADER_LENGTH, n);
             send(tx);
             sentData++;

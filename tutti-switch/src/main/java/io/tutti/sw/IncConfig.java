@@ -2,6 +2,7 @@ package io.tutti.sw;
 
 import io.tutti.Config;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
 
@@ -15,8 +16,10 @@ import java.util.Properties;
  *                      round trip); ten times that for a control request
  * @param timeoutMillis how long a transfer waits without any result before it fails
  * @param setupMillis   how long a query, notify or release waits for its answer
+ * @param keyFile       the switches' key file ({@link IncKey}), which control requests are tagged
+ *                      with; null: untagged, which only a switch without a key accepts
  */
-public record IncConfig(InetSocketAddress tor, long retryMillis, long timeoutMillis, long setupMillis) {
+public record IncConfig(InetSocketAddress tor, long retryMillis, long timeoutMillis, long setupMillis, Path keyFile) {
     public static final String SWITCH = "tutti.inc.switch";
     public static final String RETRY = "tutti.inc.retry.ms";
     /** A loopback round trip takes tens of microseconds; 5 ms leaves room for a loaded host (docs/perf/inc.md). */
@@ -25,14 +28,16 @@ public record IncConfig(InetSocketAddress tor, long retryMillis, long timeoutMil
     public static final long TIMEOUT_DEFAULT = 10_000;
     public static final String SETUP = "tutti.inc.setup.ms";
     public static final long SETUP_DEFAULT = 2_000;
+    public static final String KEY_FILE = "tutti.inc.key.file";
 
     /** From the job's settings by environment name (what the provider context carries). */
     public static IncConfig from(Map<String, String> settings) {
         Config c = Config.from(settings, new Properties());
         String where = c.get(SWITCH);
+        String key = c.get(KEY_FILE);
         return new IncConfig(where == null ? null : IncProvider.parse(Config.envName(SWITCH), where),
                 positive(c, RETRY, RETRY_DEFAULT), positive(c, TIMEOUT, TIMEOUT_DEFAULT),
-                positive(c, SETUP, SETUP_DEFAULT));
+                positive(c, SETUP, SETUP_DEFAULT), key == null ? null : Path.of(key));
     }
 
     private static long positive(Config c, String name, long fallback) {

@@ -1,12 +1,16 @@
 package io.tutti.sw;
 
+import io.tutti.Config;
 import io.tutti.TuttiException;
 import io.tutti.coll.inc.InNetworkAggregation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 
-/** Opens an {@link IncClient} toward the ToR of {@link IncConfig#tor()}; nothing without one. */
+/**
+ * Opens an {@link IncClient} toward the ToR of {@link IncConfig#tor()}, with the key of
+ * {@link IncConfig#keyFile()} where one is named; nothing without a ToR.
+ */
 public final class IncProvider implements InNetworkAggregation.Provider {
     @Override
     public String name() {
@@ -19,9 +23,11 @@ public final class IncProvider implements InNetworkAggregation.Provider {
         if (config.tor() == null) {
             return null;
         }
+        IncKey key = config.keyFile() == null ? null
+                : IncKey.read(Config.envName(IncConfig.KEY_FILE), config.keyFile());
         try {
             return new IncClient(context.wireJobId(), context.worldRank(), config.tor(), config.retryMillis(),
-                    config.timeoutMillis(), config.setupMillis(), context.progress());
+                    config.timeoutMillis(), config.setupMillis(), key, context.progress());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the socket toward the switch " + config.tor(), e);
         }

@@ -20,10 +20,12 @@ import java.util.List;
  * @param loss       probability of dropping a received INC packet (fault injection), 0 to 1
  * @param seed       seed of the fault injection
  * @param leaseNanos a group idle for this long is reclaimed (its job died without releasing it)
+ * @param key        the key a notify, a release and a relayed reply must be tagged with; null: groups
+ *                   from anyone
  */
 public record SwitchConfig(Role role, int id, List<InetSocketAddress> ports, List<InetSocketAddress> uplinks,
                            int capacity, int slots, int maxPayload, int ops, int types, double loss, long seed,
-                           long leaseNanos) {
+                           long leaseNanos, IncKey key) {
     /** Where a switch sits in the two-level tree. */
     public enum Role { TOR, SPINE }
 
@@ -52,6 +54,13 @@ public record SwitchConfig(Role role, int id, List<InetSocketAddress> ports, Lis
         }
         ports = List.copyOf(ports);
         uplinks = List.copyOf(uplinks);
+    }
+
+    /** A switch without a key: it accepts groups from anyone. */
+    public SwitchConfig(Role role, int id, List<InetSocketAddress> ports, List<InetSocketAddress> uplinks,
+                        int capacity, int slots, int maxPayload, int ops, int types, double loss, long seed,
+                        long leaseNanos) {
+        this(role, id, ports, uplinks, capacity, slots, maxPayload, ops, types, loss, seed, leaseNanos, null);
     }
 
     /** Every predefined operation except MAXLOC and MINLOC (pairs are not reduced in the network). */
@@ -83,19 +92,28 @@ public record SwitchConfig(Role role, int id, List<InetSocketAddress> ports, Lis
     }
 
     public SwitchConfig withCapacity(int c) {
-        return new SwitchConfig(role, id, ports, uplinks, c, slots, maxPayload, ops, types, loss, seed, leaseNanos);
+        return new SwitchConfig(role, id, ports, uplinks, c, slots, maxPayload, ops, types, loss, seed,
+                leaseNanos, key);
     }
 
     public SwitchConfig withOps(int o) {
-        return new SwitchConfig(role, id, ports, uplinks, capacity, slots, maxPayload, o, types, loss, seed, leaseNanos);
+        return new SwitchConfig(role, id, ports, uplinks, capacity, slots, maxPayload, o, types, loss, seed,
+                leaseNanos, key);
     }
 
     public SwitchConfig withLoss(double l, long s) {
-        return new SwitchConfig(role, id, ports, uplinks, capacity, slots, maxPayload, ops, types, l, s, leaseNanos);
+        return new SwitchConfig(role, id, ports, uplinks, capacity, slots, maxPayload, ops, types, l, s,
+                leaseNanos, key);
+    }
+
+    public SwitchConfig withKey(IncKey k) {
+        return new SwitchConfig(role, id, ports, uplinks, capacity, slots, maxPayload, ops, types, loss, seed, leaseNanos,
+                k);
     }
 
     public SwitchConfig withLease(long nanos) {
-        return new SwitchConfig(role, id, ports, uplinks, capacity, slots, maxPayload, ops, types, loss, seed, nanos);
+        return new SwitchConfig(role, id, ports, uplinks, capacity, slots, maxPayload, ops, types, loss, seed,
+                nanos, key);
     }
 
     /**

@@ -19,7 +19,7 @@ import java.util.SplittableRandom;
  * them to the {@link AggregationSwitch}, and the fault injection that drops a configured share of
  * the INC packets it receives. The loop parks in {@link Selector#select(long)} while nothing
  * arrives, so an idle switch costs no CPU; it wakes at least every {@value #SWEEP_MILLIS} ms to
- * reclaim groups whose lease ran out.
+ * reclaim groups whose lease ran out and to report packets it refused.
  */
 public final class SwitchServer implements AutoCloseable {
     private static final long SWEEP_MILLIS = 1000;
@@ -34,6 +34,8 @@ public final class SwitchServer implements AutoCloseable {
     private volatile boolean running = true;
     private java.util.function.IntConsumer onGroups = g -> { };
     private int reportedGroups;
+    private java.util.function.Consumer<AggregationSwitch.Counters> onRefused = c -> { };
+    private long reportedRefused;
 
     /** Binds the ports; a ToR learns its spines' ids from their first query replies. */
     public SwitchServer(SwitchConfig config) throws IOException {
@@ -83,6 +85,14 @@ public final class SwitchServer implements AutoCloseable {
         this.onGroups = listener;
     }
 
+    /**
+     * Called from the loop, at most once per sweep, when packets were refused since the last call
+     * (a control packet without a valid tag, a data packet with a wrong token), for status output.
+     */
+    public void onRefused(java.util.function.Consumer<AggregationSwitch.Counters> listener) {
+        this.onRefused = listener;
+    }
+
     /** Runs until {@link #stop()}. */
     public void run() throws IOException {
         long nextSweep = System.nanoTime() + SWEEP_MILLIS * 1_000_000L;
@@ -108,6 +118,11 @@ public final class SwitchServer implements AutoCloseable {
             if (now - nextSweep > 0) {
                 logic.sweep(now);
                 nextSweep = now + SWEEP_MILLIS * 1_000_000L;
+                long refused = logic.counters().refused + logic.counters().wrongToken;
+                if (refused != reportedRefused) {
+                    reportedRefused = refused;
+                    onRefused.accept(logic.counters());
+                }
             }
         }
     }

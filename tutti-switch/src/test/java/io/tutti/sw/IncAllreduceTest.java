@@ -9,9 +9,12 @@ import io.tutti.bootstrap.ShmFiles;
 import io.tutti.bootstrap.ThreadLauncher;
 import io.tutti.ReduceOp;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -19,6 +22,7 @@ import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The allreduce algorithm {@code inc} end to end in one JVM: ranks as threads (pretending to be
@@ -46,10 +50,13 @@ class IncAllreduceTest {
     @AfterEach
     void stop() throws InterruptedException {
         for (SwitchServer s : servers) {
-            s.close();
+            s.stop();
         }
         for (Thread t : loops) {
             t.join(2000);
+        }
+        for (SwitchServer s : servers) {
+            s.close();
         }
     }
 
@@ -59,13 +66,18 @@ class IncAllreduceTest {
 
     /** Spine + two ToRs; returns the ToRs' addresses. */
     InetSocketAddress[] fabric(double loss) throws Exception {
+        return fabric(loss, null);
+    }
+
+    /** Spine + two ToRs with {@code key} (null: none); returns the ToRs' addresses. */
+    InetSocketAddress[] fabric(double loss, IncKey key) throws Exception {
         SwitchServer spine = start(new SwitchConfig(SwitchConfig.Role.SPINE, 9, List.of(loopback()), List.of(), 4, 8,
-                256, SwitchConfig.allOps(), SwitchConfig.allTypes(), loss, 11, Long.MAX_VALUE));
+                256, SwitchConfig.allOps(), SwitchConfig.allTypes(), loss, 11, Long.MAX_VALUE, key));
         InetSocketAddress up = spine.port(0);
         SwitchServer t1 = start(new SwitchConfig(SwitchConfig.Role.TOR, 1, List.of(loopback()), List.of(up), 4, 8,
-                256, SwitchConfig.allOps(), SwitchConfig.allTypes(), loss, 12, Long.MAX_VALUE));
+                256, SwitchConfig.allOps(), SwitchConfig.allTypes(), loss, 12, Long.MAX_VALUE, key));
         SwitchServer t2 = start(new SwitchConfig(SwitchConfig.Role.TOR, 2, List.of(loopback()), List.of(up), 4, 8,
-                256, SwitchConfig.allOps(), SwitchConfig.allTypes(), loss, 13, Long.MAX_VALUE));
+                256, SwitchConfig.allOps(), SwitchConfig.allTypes(), loss, 13, Long.MAX_VALUE, key));
         return new InetSocketAddress[] {t1.port(0), t2.port(0)};
     }
 
@@ -358,5 +370,47 @@ class IncAllreduceTest {
                 check(8, ReduceOp.MAX, Datatype.DOUBLE, 600);
             }
         }, incEnv(null));
+    }
+
+    /** {@code key} in an owner-only file of hex digits, as the switches and leaders read it. */
+    static Path keyFile(Path dir, String name, IncKey key) throws Exception {
+        Path f = dir.resolve(name);
+        Files.writeString(f, HexFormat.of().formatHex(key.bytes()) + "\n");
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-------"));
+        return f;
+    }
+
+    static BiConsumer<Integer, Map<String, String>> withKeyFile(BiConsumer<Integer, Map<String, String>> env, Path f) {
+        return env.andThen((rank, e) -> e.put(io.tutti.Config.envName(IncConfig.KEY_FILE), f.toString()));
+    }
+
+    void sumOfTen(InetSocketAddress[] tors, Path key) {
+        job(8, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                WORLD.set(t.world());
+                check(8, ReduceOp.SUM, Datatype.INT, 10);
+            }
+        }, withKeyFile(incEnv(tors), key));
+    }
+
+    @Test
+    void switchesWithAKeyServeLeadersWithTheirKeyFile(@TempDir Path dir) throws Exception {
+        sumOfTen(fabric(0, SwitchAuthTest.KEY), keyFile(dir, "switch.key", SwitchAuthTest.KEY));
+        for (SwitchServer s : servers) {
+            assertTrue(s.logic().counters().aggregated > 0, "the switch aggregated");
+            assertEquals(0, s.logic().counters().refused);
+            assertEquals(0, s.logic().groups(), "the job released its group");
+        }
+    }
+
+    @Test
+    void leadersWithAnotherKeyAreRefusedAndTheJobFallsBack(@TempDir Path dir) throws Exception {
+        sumOfTen(fabric(0, SwitchAuthTest.KEY), keyFile(dir, "other.key", SwitchAuthTest.OTHER));
+        for (SwitchServer s : servers) {
+            assertEquals(0, s.logic().counters().aggregated);
+            assertEquals(0, s.logic().groups());
+        }
+        assertTrue(servers.get(1).logic().counters().refused > 0, "the ToRs refused the leaders");
+        assertTrue(servers.get(2).logic().counters().refused > 0);
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,12 +20,15 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * In-network aggregation across network namespaces: four hosts of two ranks, two ToR switches (two
  * hosts each) and a spine, all {@code tutti switch} processes; the ranks force the {@code inc}
- * allreduce and check every result.
+ * allreduce and check every result. With {@code --key-file} the switches serve only leaders that
+ * name the same key in {@code TUTTI_INC_KEY_FILE}.
  */
 @Timeout(400)
 class IncIT {
     private static final Pattern AGGREGATED = Pattern.compile("aggregated (\\d+)");
     private static final Pattern INJECTED = Pattern.compile("injected losses (\\d+)");
+    private static final Pattern REFUSED = Pattern.compile("refused (\\d+)");
+    private static final String FALLBACK = "uses the host algorithm instead";
 
     @TempDir
     Path work;
@@ -34,10 +38,12 @@ class IncIT {
         Netns.assumeAvailable();
     }
 
-    private Launch.Running job(IncFabric net, int ranks, int ppn) throws Exception {
+    /** A job of IncCheck on the fabric's hosts, with {@code env} (NAME=value) beside the INC settings. */
+    private Launch.Running job(IncFabric net, int ranks, int ppn, String... env) throws Exception {
         return Launch.start(work, "run", "-n", Integer.toString(ranks), "--hosts", String.join(",", net.hosts()),
                 "--ppn", Integer.toString(ppn), "--exec-prefix", "ip netns exec {host} env TUTTI_COLL_ALLREDUCE=inc"
-                        + " TUTTI_INC_SWITCH=" + IncFabric.SWITCH_ADDRESS + ":" + IncFabric.PORT,
+                        + " TUTTI_INC_SWITCH=" + IncFabric.SWITCH_ADDRESS + ":" + IncFabric.PORT
+                        + (env.length == 0 ? "" : " " + String.join(" ", env)),
                 "--rails", "r0", "--timeout", "200s", "--cp", Launch.testClasses(), "io.tutti.systest.IncCheck");
     }
 
@@ -81,7 +87,7 @@ class IncIT {
             net.startSwitches(work, switchOptions);
             Launch.Result r = job(net, 8, 2).await(Duration.ofSeconds(300));
             assertAllOk(r, 8);
-            assertFalse(r.stderr().contains("uses the host algorithm instead"), r::toString);
+            assertFalse(r.stderr().contains(FALLBACK), r::toString);
             net.stopSwitches();
             List<String> outputs = switchOutputs();
             assertEquals(3, outputs.size());
@@ -89,6 +95,9 @@ class IncIT {
             assertReleased(outputs, 1);
             if (switchOptions.length > 0) {
                 assertTrue(sum(outputs, INJECTED) > 0, "packets were dropped: " + outputs);
+            }
+            for (String o : outputs) {
+                assertTrue(o.contains("warning: no --key-file"), "a switch without a key says so:\n" + o);
             }
         }
     }
@@ -128,6 +137,56 @@ class IncIT {
             assertAllOk(r, 8);
             assertEquals(1, r.stderr().lines().filter(l -> l.contains("uses the host algorithm instead")).count(),
                     r::toString);
+        }
+    }
+
+    /** {@code hexDigits} in an owner-only key file in the test's directory. */
+    private Path keyFile(String name, String hexDigits) throws Exception {
+        Path f = work.resolve(name);
+        Files.writeString(f, hexDigits + "\n");
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-------"));
+        return f;
+    }
+
+    @Test
+    void switchesWithAKeyFileServeLeadersThatHaveTheKey() throws Exception {
+        Path key = keyFile("switch.key", "5a".repeat(32));
+        try (IncFabric net = IncFabric.create(4, 2)) {
+            net.startSwitches(work, "--key-file", key.toString());
+            Launch.Result r = job(net, 8, 2, "TUTTI_INC_KEY_FILE=" + key).await(Duration.ofSeconds(300));
+            assertAllOk(r, 8);
+            assertFalse(r.stderr().contains(FALLBACK), r::toString);
+            net.stopSwitches();
+            List<String> outputs = switchOutputs();
+            assertEquals(3, outputs.size());
+            assertTrue(sum(outputs, AGGREGATED) > 0, "the allreduces went through the switches: " + outputs);
+            assertEquals(0, sum(outputs, REFUSED), outputs::toString);
+            assertReleased(outputs, 1);
+            for (String o : outputs) {
+                assertTrue(o.contains("groups only with the key of " + key), o);
+                assertFalse(o.contains("warning: no --key-file"), o);
+            }
+        }
+    }
+
+    @Test
+    void leadersWithAnotherKeyAreRefusedAndFallBackToTheHostAlgorithm() throws Exception {
+        Path key = keyFile("switch.key", "5a".repeat(32));
+        Path other = keyFile("other.key", "3c".repeat(32));
+        try (IncFabric net = IncFabric.create(4, 2)) {
+            net.startSwitches(work, "--key-file", key.toString());
+            Launch.Result r = job(net, 8, 2, "TUTTI_INC_KEY_FILE=" + other).await(Duration.ofSeconds(300));
+            assertAllOk(r, 8);
+            assertEquals(1, r.stderr().lines().filter(l -> l.contains(FALLBACK)).count(), r::toString);
+            assertTrue(r.stderr().contains("switch refused group") && r.stderr().contains(
+                    "TUTTI_INC_KEY_FILE must name the switch's key file"), r::toString);
+            net.stopSwitches();
+            List<String> outputs = switchOutputs();
+            assertEquals(0, sum(outputs, AGGREGATED), outputs::toString);
+            assertTrue(sum(outputs, REFUSED) > 0, "the ToRs counted the refused notifies: " + outputs);
+            for (String o : outputs) {
+                assertFalse(o.contains("groups in use 1"), "no switch took the group:\n" + o);
+            }
         }
     }
 }

@@ -26,7 +26,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *       choice of spine — the one with the most free groups among those every ToR reaches —
  *       and the common operations, types and payload size follow the same way on every rank.</li>
  *   <li>Notify: each leader installs its place in the tree (child index under its ToR, the ToR's
- *       index under the spine) on the switches, which refuse a group they have no room for.</li>
+ *       index under the spine) on the switches, which refuse a group they have no room for (or,
+ *       where they have a key, from a leader without it).</li>
  *   <li>A second allgather: only if every leader was accepted does the group exist; otherwise
  *       the accepted leaders release it again and the communicator uses the host algorithm.</li>
  * </ol>
@@ -194,7 +195,8 @@ public final class InNetworkGroup {
             exchange.accept(agreed, all);
             for (int l : leaders) {
                 if (all[l * FIELDS + STATUS] == REFUSED && reason == null) {
-                    reason = "the switches of rank " + l + " refused the group (full or unsupported)";
+                    reason = "the switches of rank " + l + " refused the group (that rank's 'switch refused' line"
+                            + " says why)";
                 }
             }
             if (reason != null && leader) {
