@@ -33,6 +33,8 @@ final class Peer {
     long[] lastHeard;
     long[] lastSent;
     long lastHeardAny;
+    /** A valid frame has come from the peer: until then it may still be starting ({@link Liveness}). */
+    boolean heardOnce;
     String failure;
     boolean peerClosed;
 
@@ -180,6 +182,7 @@ final class Peer {
     void heard(int r, long now) {
         lastHeard[r] = now;
         lastHeardAny = now;
+        heardOnce = true;
         down[r] = false;
     }
 
