@@ -292,8 +292,14 @@ public final class Launcher {
             }
             server.onRankLost(r -> exited.add(-r - 1));
             // Behind a remote shell, whose command line is public, the secret comes on standard input.
-            List<String> directCommand = RankProcesses.command(o, target, false);
-            List<String> shellCommand = RankProcesses.command(o, target, true);
+            // made once per build, before the first job's ranks start (docs/perf/launch.md, "Start-up, round two")
+            Path aot = StartupCache.fromEnvironment().prepare(m -> {
+                if (o.verbose()) {
+                    say(m);
+                }
+            });
+            List<String> directCommand = RankProcesses.command(o, target, false, aot);
+            List<String> shellCommand = RankProcesses.command(o, target, true, aot);
             for (int r = 0; r < n; r++) {
                 String host = layout.host(r);
                 // Through a remote shell: the secret on stdin, and its standard error read here too (it

@@ -89,10 +89,22 @@ final class RankProcesses {
      * {@link RankMain}, which takes the job secret off standard input before the program can read it.
      */
     static List<String> command(Launcher.Options o, JobTarget target, boolean secretOnStdin) {
+        return command(o, target, secretOnStdin, null);
+    }
+
+    /**
+     * As above, with the start-up cache {@code aotCache} ({@link StartupCache}; null for none): then
+     * Tutti's jars lead the class path, as the cache requires, and the JVM ignores an unusable cache silently.
+     */
+    static List<String> command(Launcher.Options o, JobTarget target, boolean secretOnStdin, Path aotCache) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(Platform.JAVA_HOME, "bin", "java").toString());
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.add("-XX:+UseSerialGC");
+        cmd.addAll(StartupCache.jvmFlags());
+        List<String> lead = aotCache == null ? List.of() : StartupCache.tuttiJars();
+        if (aotCache != null) {
+            cmd.add("-XX:AOTCache=" + aotCache);
+            cmd.add("-Xlog:aot=off,cds=off");
+        }
         // The environment first, so that the command line's --jvm-opt can override it.
         String envOpts = LaunchEnvironment.current().get(LaunchEnvironment.JVM_OPTS);
         if (envOpts != null) {
@@ -104,11 +116,16 @@ final class RankProcesses {
         }
         cmd.addAll(o.jvmOptions());
         StringBuilder cp = new StringBuilder();
+        for (String jar : lead) {
+            cp.append(jar).append(File.pathSeparator);
+        }
         if (target.classes() != null) {
             cp.append(target.classes()).append(File.pathSeparator);
         }
         cp.append(o.classpath());
-        String own = Platform.CLASS_PATH;
+        String own = lead.isEmpty() ? Platform.CLASS_PATH : java.util.Arrays.stream(
+                Platform.CLASS_PATH.split(File.pathSeparator)).filter(e -> !lead.contains(e))
+                .collect(java.util.stream.Collectors.joining(File.pathSeparator));
         if (!own.isEmpty()) {
             cp.append(cp.isEmpty() || cp.toString().endsWith(File.pathSeparator) ? "" : File.pathSeparator).append(own);
         }

@@ -293,19 +293,22 @@ public final class RendezvousServer implements AutoCloseable {
                     reject(this, "rank " + r + " is not in this job of " + size + " ranks");
                     return false;
                 }
+                byte[] welcome = RendezvousWire.mac(secret, utf8("launcher"), utf8(job), utf8(Integer.toString(r)),
+                        nonce, clientNonce);
                 synchronized (RendezvousServer.this) {
                     if (ranks.containsKey(r)) {
                         reject(this, "rank " + r + " is connected already");
                         return false;
                     }
+                    // WELCOME leaves before the ping thread can see the connection: a PING first would be
+                    // taken by the rank for a failed proof (seen with 8 ranks starting on 2 cores)
+                    send(RendezvousWire.WELCOME, 0, welcome);
                     rank = r;
                     ranks.put(r, this);
                     joined.add(r);
                     heard = System.nanoTime();
                     authenticated = true;
                 }
-                send(RendezvousWire.WELCOME, 0, RendezvousWire.mac(secret, utf8("launcher"), utf8(job),
-                        utf8(Integer.toString(r)), nonce, clientNonce));
                 return true;
             } finally {
                 guard.interrupt();

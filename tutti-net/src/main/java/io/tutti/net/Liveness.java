@@ -10,7 +10,9 @@ import java.util.List;
  * of the peer's last frame and the moment this rank resumed polling after a gap longer than two
  * heartbeat intervals (a process that was stopped, or starved of the CPU), so our own absence
  * never condemns a peer whose frames we could not read or that were lost from a full socket buffer
- * meanwhile. The {@link KeepAliveAgent} keeps this rank listening while its owner computes.
+ * meanwhile. A peer not yet heard at all may still be starting (a JVM on a crowded host answers
+ * seconds after it published its rails), so until its first frame the longer start-up bound applies.
+ * The {@link KeepAliveAgent} keeps this rank listening while its owner computes.
  *
  * <p>Driven under the transport's in-poll flag.
  */
@@ -63,16 +65,23 @@ final class Liveness {
     }
 
     /**
-     * Judges {@code p}'s silence: on every rail for {@link NetConfig#timeoutMillis()}, it has failed;
-     * on one rail for {@link NetConfig#railTimeoutMillis()} while another is heard, that rail is
-     * down. Returns the work done.
+     * Judges {@code p}'s silence: on every rail for {@link NetConfig#timeoutMillis()} once it has
+     * been heard, or for {@link NetConfig#startTimeoutMillis()} before, it has failed; on one rail for
+     * {@link NetConfig#railTimeoutMillis()} while another is heard, that rail is down. Returns the
+     * work done.
      */
     int check(Peer p, long now) {
         int work = 0;
-        if (p.failure == null && silence(p.lastHeardAny, now) > config.timeoutMillis() * MS) {
-            failed(p, "rank " + p.rank + " has not been heard on any of its " + p.railCount + " rails for "
-                    + silence(p.lastHeardAny, now) / MS + " ms (" + NetConfig.envName(NetConfig.TIMEOUT_MS) + "="
-                    + config.timeoutMillis() + ")" + (p.peerClosed ? "; it closed its end" : ""));
+        long limit = p.heardOnce ? config.timeoutMillis() : config.startTimeoutMillis();
+        if (p.failure == null && silence(p.lastHeardAny, now) > limit * MS) {
+            failed(p, p.heardOnce ? "rank " + p.rank + " has not been heard on any of its " + p.railCount
+                    + " rails for " + silence(p.lastHeardAny, now) / MS + " ms ("
+                    + NetConfig.envName(NetConfig.TIMEOUT_MS) + "=" + config.timeoutMillis() + ")"
+                    + (p.peerClosed ? "; it closed its end" : "")
+                    : "rank " + p.rank + " has not answered on any of its " + p.railCount + " rails since they were"
+                    + " connected, " + silence(p.lastHeardAny, now) / MS + " ms ago ("
+                    + NetConfig.envName(NetConfig.START_TIMEOUT_MS) + "=" + config.startTimeoutMillis()
+                    + "): it never finished starting");
         }
         if (p.railCount > 1) {
             long railTimeout = config.railTimeoutMillis() * MS;

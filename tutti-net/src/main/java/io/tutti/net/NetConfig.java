@@ -33,7 +33,9 @@ import java.util.Map;
  * @param windowBytes   unacknowledged bytes per peer before {@code canSend} says no; at least two
  *                      records' worth whatever is set
  * @param timeoutMillis a peer silent on every rail this long has failed; counted only while this
- *                      rank listens ({@link Liveness})
+ *                      rank listens ({@link Liveness}), and only once the peer has been heard
+ * @param startTimeoutMillis a peer never heard since the rails connected has failed after this long:
+ *                      until its first frame it may still be starting, not dead
  * @param railTimeoutMillis a rail silent this long while another rail of the peer is heard is down;
  *                      the retransmission timeout is at most half of it and 200 ms (never below the floor)
  * @param heartbeatMillis a rail that has sent nothing for this long carries a heartbeat; the
@@ -57,7 +59,7 @@ import java.util.Map;
  * @param settings      the raw settings, for the per-rail fault variants
  */
 public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, int windowBytes, int timeoutMillis,
-                        int railTimeoutMillis, int heartbeatMillis, int stripeMin, int busyBytes, int rtoFloorMicros,
+                        int startTimeoutMillis, int railTimeoutMillis, int heartbeatMillis, int stripeMin, int busyBytes, int rtoFloorMicros,
                         int ackDelayMicros, boolean gso, boolean place, boolean stats, Map<String, String> settings) {
     public static final String NET = "tutti.net";
     /**
@@ -94,6 +96,13 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
      * blocked rank learns of a dead peer within 2 s (1.51-1.61 s measured, docs/perf/net.md).
      */
     public static final int TIMEOUT_MS_DEFAULT = 1500;
+    public static final String START_TIMEOUT_MS = "tutti.net.start.timeout.ms";
+    /**
+     * 60 s, the bound the start-up rendezvous gives every rank to arrive: a peer publishes its rails
+     * and answers only later, and 32 JVMs starting on 2 cores left one silent for over 1.5 s
+     * (docs/perf/launch.md); a peer that dies meanwhile is reported by its launcher.
+     */
+    public static final int START_TIMEOUT_MS_DEFAULT = 60_000;
     public static final String RAIL_TIMEOUT_MS = "tutti.net.rail.timeout.ms";
     /**
      * Four missed heartbeats: a silent rail is taken out, and its data moved to the others, long
@@ -170,6 +179,7 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
         return new NetConfig(net, List.copyOf(rails), integer(settings, MTU, MTU_DEFAULT),
                 integer(settings, MAX_RECORD, MAX_RECORD_DEFAULT), integer(settings, WINDOW, WINDOW_DEFAULT),
                 integer(settings, TIMEOUT_MS, TIMEOUT_MS_DEFAULT),
+                integer(settings, START_TIMEOUT_MS, START_TIMEOUT_MS_DEFAULT),
                 integer(settings, RAIL_TIMEOUT_MS, RAIL_TIMEOUT_MS_DEFAULT),
                 integer(settings, HEARTBEAT_MS, HEARTBEAT_MS_DEFAULT), integer(settings, STRIPE_MIN, STRIPE_MIN_DEFAULT),
                 integer(settings, BUSY_BYTES, BUSY_BYTES_DEFAULT),

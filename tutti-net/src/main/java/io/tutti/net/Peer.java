@@ -27,12 +27,16 @@ final class Peer {
     boolean[] confirmed;
     long[] peerNonce;
     long[] lastHello;
+    /** Per rail, the wait before the next repeated HELLO ({@link Handshake#repeat}). */
+    long[] helloGap;
 
     // the rails' health (Liveness)
     boolean[] down;
     long[] lastHeard;
     long[] lastSent;
     long lastHeardAny;
+    /** A valid frame has come from the peer: until then it may still be starting ({@link Liveness}). */
+    boolean heardOnce;
     String failure;
     boolean peerClosed;
 
@@ -156,6 +160,8 @@ final class Peer {
         lastHeard = new long[n];
         lastSent = new long[n];
         lastHello = new long[n];
+        helloGap = new long[n];
+        Arrays.fill(helloGap, Handshake.HELLO_INTERVAL);
         railOutstanding = new long[n];
         railHighest = new long[n];
         Arrays.fill(railHighest, -1);
@@ -180,6 +186,7 @@ final class Peer {
     void heard(int r, long now) {
         lastHeard[r] = now;
         lastHeardAny = now;
+        heardOnce = true;
         down[r] = false;
     }
 

@@ -105,6 +105,8 @@ public final class RailsTransport implements RemoteTransport {
     private final CRC32C crc = new CRC32C();
     /** The sink of the owner's poll in progress, for in-order records as they arrive; null otherwise. */
     private Sink sink;
+    /** Frames of this poll that brought data, progress of the handshake or the window, or an end; not heartbeats. */
+    private int news;
     /** The time of the current operation (nanoTime), read once per poll or send. */
     private long now;
     private boolean connected;
@@ -350,6 +352,7 @@ public final class RailsTransport implements RemoteTransport {
         }
     }
 
+    /** {@inheritDoc} A heartbeat that changes nothing is no work: a blocked rank keeps backing off. */
     @Override
     public int poll(Sink sink) {
         enter();
@@ -374,7 +377,11 @@ public final class RailsTransport implements RemoteTransport {
         // the agent comes rarely: it reads all that waits
         this.sink = sink;
         try {
-            work += wire.receive(receiver, sink == null);
+            wire.receive(receiver, sink == null);
+            // the frames that changed something count, not heartbeats: a wait that counted those
+            // never left its spin phase (docs/perf/launch.md, "Start-up, round two")
+            work += news;
+            news = 0;
         } finally {
             this.sink = null;
         }
@@ -468,6 +475,7 @@ public final class RailsTransport implements RemoteTransport {
         }
         byte type = rx.get(TYPE_OFFSET);
         if (type == HELLO) {
+            news++;
             wire.claimed(p.rank, r, from);
             handshake.onHello(p, r, from, rx, now);
             return;
@@ -482,7 +490,11 @@ public final class RailsTransport implements RemoteTransport {
             return;
         }
         p.heard(r, now);
-        reliability.onAck(p, ack, rx.getLong(CONSUMED_OFFSET), (rx.get(FLAGS_OFFSET) & FLAG_ACK_HELD) != 0, now);
+        long consumed = rx.getLong(CONSUMED_OFFSET);
+        if (type != ACK || ack > p.acked || consumed > p.peerConsumed || length - HEADER == NAK_PAYLOAD) {
+            news++;
+        }
+        reliability.onAck(p, ack, consumed, (rx.get(FLAGS_OFFSET) & FLAG_ACK_HELD) != 0, now);
         switch (type) {
             case DATA -> {
                 stats.railDataReceived[r]++;
@@ -637,6 +649,11 @@ public final class RailsTransport implements RemoteTransport {
     /** Received datagrams dropped for {@code why}. */
     public long dropped(DropReason why) {
         return counter(() -> stats.drops[why.ordinal()]);
+    }
+
+    /** HELLOs sent, on all rails. */
+    long hellosSent() {
+        return counter(() -> stats.hellosSent);
     }
 
     /** NAKs sent: gaps asked for again. */

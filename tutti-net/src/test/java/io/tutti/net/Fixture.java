@@ -66,6 +66,19 @@ final class Fixture implements AutoCloseable {
     }
 
     private Fixture(String[] hosts, Map<String, String> settings, int job, byte[] secret) throws TimeoutException {
+        this(hosts, settings, job, secret, hosts.length);
+    }
+
+    /**
+     * {@code n} ranks that all publish their rails, of which only the first {@code connected} connect
+     * now: the others are still starting until {@link #connect(int)}.
+     */
+    static Fixture starting(int n, int connected, Map<String, String> settings) throws TimeoutException {
+        return new Fixture(hosts(n), settings, JOB, SECRET, connected);
+    }
+
+    private Fixture(String[] hosts, Map<String, String> settings, int job, byte[] secret, int connected)
+            throws TimeoutException {
         int n = hosts.length;
         MemoryStore kvs = new MemoryStore();
         boolean[] remote = new boolean[n];
@@ -77,9 +90,14 @@ final class Fixture implements AutoCloseable {
             t[r] = new RailsTransport(new RemoteTransportProvider.Context(r, n, mine, job, secret, hosts[r], kvs.of(r),
                     new HashMap<>(settings), jobDir(settings)));
         }
-        for (RailsTransport x : t) {
-            x.connect();
+        for (int r = 0; r < connected; r++) {
+            t[r].connect();
         }
+    }
+
+    /** Rank {@code r}, created by {@link #starting} but not connected, connects now. */
+    void connect(int r) throws TimeoutException {
+        t[r].connect();
     }
 
     /** Polls every transport once; arrivals are offered to {@code sinks[rank]}. */

@@ -128,6 +128,33 @@ class KeepAliveTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"udp", "tcp"})
+    void pollsThatTakeOnlyHeartbeatsReportNoWork(String wire) throws Exception {
+        try (Fixture f = new Fixture(2, settings(wire))) {
+            f.awaitHandshake(5000);
+            exchange(f, 1);
+            long settle = System.nanoTime() + 10_000_000_000L;
+            while (!(f.t[0].quiescent() && f.t[1].quiescent()) && System.nanoTime() < settle) {
+                f.pollAll();
+            }
+            Thread.sleep(50);
+            f.pollAll();
+            // three silence timeouts: both stay alive only through the heartbeats they take, and a
+            // wait must not take those for progress, or it would never back off
+            int work = 0;
+            long end = System.nanoTime() + 3L * TIMEOUT_MS * 1_000_000L;
+            while (System.nanoTime() < end) {
+                work += f.pollAll();
+                Thread.sleep(1);
+            }
+            assertNull(f.t[0].failure(1), "rank 0 judged rank 1 failed");
+            assertNull(f.t[1].failure(0), "rank 1 judged rank 0 failed");
+            assertEquals(0, work, "heartbeats were reported as work");
+            exchange(f, 2);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"udp", "tcp"})
     void closeStopsTheAgent(String wire) throws Exception {
         Fixture f = new Fixture(2, settings(wire));
         Thread agent = f.t[0].keepAliveThread();

@@ -1,0 +1,144 @@
+package io.tutti.cli;
+
+import io.tutti.bootstrap.LaunchEnvironment;
+import io.tutti.bootstrap.StartupTraining;
+import io.tutti.os.Platform;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The rank JVMs' start-up cache: a JDK AOT cache (JEP 483/515) of the classes and method profiles
+ * that Tutti's start-up loads, made once per build of the Tutti jars and JDK by a training run
+ * ({@link StartupTraining}) and given to every rank JVM. It roughly halved a rank's CPU time to its
+ * first barrier (docs/perf/launch.md, "Start-up, round two"). The Tutti jars lead the rank's class
+ * path, where the JVM requires the cached entries; a cache that is missing on a host, stale or
+ * corrupt is ignored by the JVM, silently. Only jars can be cached: with Tutti's classes in
+ * directories (a development build) there is no cache.
+ *
+ * @param dir where caches are kept; "off" disables them
+ */
+record StartupCache(String dir) {
+    public static final String DIR = "tutti.aot.cache.dir";
+    /** Empty: {@code $XDG_CACHE_HOME/tutti}, else {@code ~/.cache/tutti}, one file per build. */
+    public static final String DIR_DEFAULT = "";
+    /** A training run takes 2-4 s on a loaded 2-core machine; far beyond that, something is wrong. */
+    private static final long TRAINING_SECONDS = 120;
+    private static final List<String> JVM_FLAGS = List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC");
+
+    static StartupCache fromEnvironment() {
+        return new StartupCache(LaunchEnvironment.settings().text(DIR, DIR_DEFAULT));
+    }
+
+    /** The JVM flags every rank JVM and the training run share (the cache records some of them). */
+    static List<String> jvmFlags() {
+        return JVM_FLAGS;
+    }
+
+    /** Tutti's own jars on the launcher's class path, which lead a rank's class path; empty when any is not a jar. */
+    static List<String> tuttiJars() {
+        List<String> jars = new ArrayList<>();
+        for (String e : Platform.CLASS_PATH.split(File.pathSeparator)) {
+            String name = Path.of(e).getFileName() == null ? "" : Path.of(e).getFileName().toString();
+            if (name.startsWith("tutti-") || e.contains("tutti-core") || e.contains("tutti-net")) {
+                if (!name.endsWith(".jar") || !Files.isRegularFile(Path.of(e))) {
+                    return List.of();
+                }
+                jars.add(e);
+            }
+        }
+        return jars;
+    }
+
+    /** The cache file of this build, or null when caching is off or impossible. */
+    Path file() {
+        List<String> jars = tuttiJars();
+        if (dir.equalsIgnoreCase("off") || jars.isEmpty()) {
+            return null;
+        }
+        Path base;
+        if (!dir.isBlank()) {
+            base = Path.of(dir);
+        } else {
+            String xdg = LaunchEnvironment.current().get("XDG_CACHE_HOME");
+            base = xdg != null && !xdg.isBlank() ? Path.of(xdg, "tutti")
+                    : Path.of(System.getProperty("user.home"), ".cache", "tutti");
+        }
+        return base.resolve("aot-" + key(jars) + ".aot");
+    }
+
+    /** What identifies a build: the JDK, the shared flags, and each jar's path, size and modification time. */
+    private static String key(List<String> jars) {
+        try {
+            MessageDigest d = MessageDigest.getInstance("SHA-256");
+            StringBuilder b = new StringBuilder(Platform.JAVA_HOME).append('\n')
+                    .append(System.getProperty("java.vm.version")).append('\n').append(JVM_FLAGS).append('\n');
+            for (String j : jars) {
+                Path p = Path.of(j);
+                b.append(p.toAbsolutePath()).append(' ').append(Files.size(p)).append(' ')
+                        .append(Files.getLastModifiedTime(p).toMillis()).append('\n');
+            }
+            return HexFormat.of().formatHex(d.digest(b.toString().getBytes(StandardCharsets.UTF_8)), 0, 8);
+        } catch (IOException | NoSuchAlgorithmException e) {
+            return "unknown";
+        }
+    }
+
+    /**
+     * The cache of this build, trained now if missing (once; later jobs reuse it), or null when there
+     * is none: caching off, no jars, or a training that failed ({@code say} hears why).
+     */
+    Path prepare(java.util.function.Consumer<String> say) {
+        Path file = file();
+        if (file == null || Files.isRegularFile(file)) {
+            return file;
+        }
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+        try {
+            Files.createDirectories(file.getParent());
+            List<String> cmd = new ArrayList<>(List.of(Path.of(Platform.JAVA_HOME, "bin", "java").toString()));
+            cmd.addAll(JVM_FLAGS);
+            cmd.addAll(List.of("-XX:AOTCacheOutput=" + tmp, "-Xlog:aot=off,cds=off", "-cp",
+                    String.join(File.pathSeparator, tuttiJars()), StartupTraining.class.getName()));
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            // the training's own settings, not this job's
+            pb.environment().keySet().removeIf(k -> k.startsWith("TUTTI_"));
+            Process p = pb.start();
+            if (!p.waitFor(TRAINING_SECONDS, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                say.accept("the start-up cache was not made within " + TRAINING_SECONDS + " s; running without it");
+                return null;
+            }
+            if (p.exitValue() != 0 || !Files.isRegularFile(tmp)) {
+                say.accept("the start-up cache could not be made (exit code " + p.exitValue() + "); running without it");
+                return null;
+            }
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            return file;
+        } catch (IOException e) {
+            say.accept("the start-up cache could not be made in " + file.getParent() + ": " + e.getMessage()
+                    + "; running without it");
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } finally {
+            try {
+                Files.deleteIfExists(tmp);
+                Files.deleteIfExists(Path.of(tmp + ".config"));
+            } catch (IOException ignored) {
+                // a leftover temporary file is harmless
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package io.tutti.bootstrap;
+
+import io.tutti.Config;
+import io.tutti.Tutti;
+import java.time.Duration;
+
+/**
+ * The training run behind {@code tutti run}'s start-up cache (a JDK AOT cache, JEP 483/515): a job
+ * of two ranks as threads of this JVM that meet over the network rails, as ranks on different hosts
+ * do, and complete a barrier and an allreduce, so that the classes and method profiles of a rank's
+ * start-up are the ones recorded. Exits 0 when the job succeeded, 1 otherwise.
+ */
+public final class StartupTraining {
+    private StartupTraining() {
+    }
+
+    public static void main(String[] args) {
+        ThreadLauncher.Outcome outcome = ThreadLauncher.run(2, Duration.ofSeconds(60), rank -> {
+            try (Tutti tutti = Tutti.init(Config.defaults().with("tutti.transport", "net"))) {
+                tutti.world().barrier();
+                int[] sum = {rank};
+                tutti.world().allreduce(sum, io.tutti.ReduceOp.SUM);
+                tutti.world().barrier();
+            }
+        });
+        if (!outcome.succeeded()) {
+            System.err.println("tutti: the start-up training failed: " + outcome.firstFailure());
+        }
+        System.exit(outcome.succeeded() ? 0 : 1);
+    }
+}
