@@ -71,7 +71,7 @@ record StartupCache(String dir) {
         } else {
             String xdg = LaunchEnvironment.current().get("XDG_CACHE_HOME");
             base = xdg != null && !xdg.isBlank() ? Path.of(xdg, "tutti")
-                    : Path.of(System.getProperty("user.home"), ".cache", "tutti");
+                    : Path.of(Platform.USER_HOME, ".cache", "tutti");
         }
         return base.resolve("aot-" + key(jars) + ".aot");
     }
@@ -81,7 +81,7 @@ record StartupCache(String dir) {
         try {
             MessageDigest d = MessageDigest.getInstance("SHA-256");
             StringBuilder b = new StringBuilder(Platform.JAVA_HOME).append('\n')
-                    .append(System.getProperty("java.vm.version")).append('\n').append(JVM_FLAGS).append('\n');
+                    .append(Platform.VM_VERSION).append('\n').append(JVM_FLAGS).append('\n');
             for (String j : jars) {
                 Path p = Path.of(j);
                 b.append(p.toAbsolutePath()).append(' ').append(Files.size(p)).append(' ')

@@ -20,6 +20,10 @@ public final class Platform {
     public static final String CLASS_PATH = System.getProperty("java.class.path", "");
     /** The user the JVM runs as: whose leftover job directories are whose. */
     public static final String USER = System.getProperty("user.name");
+    /** That user's home directory, where per-user caches go by default. */
+    public static final String USER_HOME = System.getProperty("user.home", "");
+    /** The running JVM's exact build ({@code java.vm.version}): what a cache of its start-up is tied to. */
+    public static final String VM_VERSION = System.getProperty("java.vm.version", "");
 
     private Platform() {
     }
