@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Timeout;
  * Tutti under MPICH's Hydra ({@code mpiexec.hydra}, named explicitly: {@code mpiexec} may be Open
  * MPI's): the ranks meet through PMI-2 on PMI_FD with no TUTTI_KVS_DIR, on this machine and across
  * two hosts of a {@link Cluster} that Hydra reaches with the cluster's ssh configuration; no job
- * directory is left in /dev/shm.
+ * directory is left in /dev/shm; a rank that knows the job id but not the secret rank 0 put in
+ * the key-value space receives nothing.
  */
 @Timeout(300)
 class MpichIT {
@@ -73,6 +74,30 @@ class MpichIT {
                 Cluster.Result ls = c.exec(h, "sh", "-c", "ls -a /dev/shm");
                 assertFalse(ls.stdout().contains("tutti-"), ls::toString);
             }
+        }
+    }
+
+    @Test
+    void aRankThatKnowsTheJobIdButNotTheSecretIsRejected() throws Exception {
+        Cluster.assumeAvailable();
+        try (Cluster c = Cluster.start(2)) {
+            // ranks 0-2 idle on the first host; rank 3, alone on the second, is the intruder
+            List<String> cmd = new ArrayList<>(List.of("env", "TUTTI_RAILS=eth0", "TUTTI_NET_STATS=1",
+                    "HYDRA_LAUNCHER_EXTRA_ARGS=-F " + c.sshConfig(), HYDRA.toString(), "-launcher", "ssh",
+                    "-hosts", c.host(0) + ":3," + c.host(1) + ":1", "-n", "3"));
+            cmd.addAll(SlurmIT.java("LauncherCheck", "--idle", "6"));
+            cmd.addAll(List.of(":", "-n", "1"));
+            cmd.addAll(SlurmIT.java("Intruder", "4"));
+            Cluster.Result r = c.exec(0, JOB_TIMEOUT, cmd.toArray(String[]::new));
+            assertEquals(0, r.exitCode(), r::toString);
+            assertTrue(r.stdout().contains("intruder rank 3 of mpich-"), r::toString);
+            assertTrue(r.stdout().contains(": received 0 records"), r::toString);
+            for (int rank = 0; rank < 3; rank++) {
+                assertTrue(r.stdout().contains("rank " + rank + " idled"), r::toString);
+            }
+            // the ranks' rails counters, printed at close: the intruder's answers failed the secret's check
+            assertTrue(r.stderr().lines().filter(l -> l.startsWith("tutti-net rank ") && l.contains(" bad_mac="))
+                    .count() >= 1, r::toString);
         }
     }
 
