@@ -31,6 +31,11 @@ record StartupCache(String dir) {
     public static final String DIR = "tutti.aot.cache.dir";
     /** Empty: {@code $XDG_CACHE_HOME/tutti}, else {@code ~/.cache/tutti}, one file per build. */
     public static final String DIR_DEFAULT = "";
+    /**
+     * Caches kept per directory, the newest: each is about 19 MB, and every rebuild of the jars makes
+     * a new one, while a few installations (a checkout, an unpacked archive) may be in use at once.
+     */
+    static final int KEEP = 4;
     /** A training run takes 2-4 s on a loaded 2-core machine; far beyond that, something is wrong. */
     private static final long TRAINING_SECONDS = 120;
     private static final List<String> JVM_FLAGS = List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC");
@@ -93,6 +98,26 @@ record StartupCache(String dir) {
         }
     }
 
+    /** Removes all but the {@code keep} newest caches in {@code dir}; a cache another job still reads stays readable. */
+    static void prune(Path dir, int keep) {
+        try (var files = Files.list(dir)) {
+            List<Path> caches = new ArrayList<>(files
+                    .filter(f -> f.getFileName().toString().matches("aot-[0-9a-f]+\\.aot")).toList());
+            caches.sort(java.util.Comparator.comparing((Path f) -> {
+                try {
+                    return Files.getLastModifiedTime(f).toMillis();
+                } catch (IOException e) {
+                    return 0L;
+                }
+            }).reversed());
+            for (Path old : caches.subList(Math.min(keep, caches.size()), caches.size())) {
+                Files.deleteIfExists(old);
+            }
+        } catch (IOException e) {
+            // an old cache left is harmless: the JVM reads only its own build's
+        }
+    }
+
     /**
      * The cache of this build, trained now if missing (once; later jobs reuse it), or null when there
      * is none: caching off, no jars, or a training that failed ({@code say} hears why).
@@ -124,6 +149,7 @@ record StartupCache(String dir) {
                 return null;
             }
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            prune(file.getParent(), KEEP);
             return file;
         } catch (IOException e) {
             say.accept("the start-up cache could not be made in " + file.getParent() + ": " + e.getMessage()
