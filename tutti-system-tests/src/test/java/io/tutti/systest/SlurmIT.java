@@ -171,14 +171,7 @@ class SlurmIT {
         Cluster.Result r = slurm.exec(0, JOB_TIMEOUT, "env", "TUTTI_RAILS=eth0", "TUTTI_NET_STATS=1", "srun",
                 "--mpi=pmi2", "-N", "3", "-n", "5", "--multi-prog", programs.toString());
         assertEquals(0, r.exitCode(), () -> r + slurm.logs());
-        assertTrue(r.stdout().contains("intruder rank 4 of slurm-"), r::toString);
-        assertTrue(r.stdout().contains(": received 0 records"), r::toString);
-        for (int rank = 0; rank < 4; rank++) {
-            assertTrue(r.stdout().contains("rank " + rank + " idled"), r::toString);
-        }
-        // the ranks' rails counters, printed at close: the intruder's answers failed the secret's check
-        assertTrue(r.stderr().lines().filter(l -> l.startsWith("tutti-net rank ") && l.contains(" bad_mac="))
-                .count() >= 1, r::toString);
+        assertIntruderRejected(r, 4, "slurm-");
         assertNoJobDirectories();
     }
 
@@ -209,6 +202,28 @@ class SlurmIT {
     /** {@code words} as one line for sh, each word in single quotes (the class path's * stays a *). */
     private static String shellWords(List<String> words) {
         return words.stream().map(w -> "'" + w.replace("'", "'\\''") + "'").collect(Collectors.joining(" "));
+    }
+
+    /**
+     * Checks a job whose ranks below {@code intruder} ran {@code LauncherCheck --idle} and whose last
+     * rank ran {@link Intruder} with TUTTI_NET_STATS=1: it received nothing, the others idled to the end,
+     * and their rails counted HELLOs that failed the secret's check ({@code bad_mac}).
+     */
+    static void assertIntruderRejected(Cluster.Result r, int intruder, String jobPrefix) {
+        org.junit.jupiter.api.Assertions.assertAll(
+                () -> assertTrue(
+                        r.stdout().contains("intruder rank " + intruder + " of " + jobPrefix), r::toString),
+                () -> assertTrue(r.stdout().contains(": received 0 records"),
+                        r::toString),
+                () -> {
+                    for (int rank = 0; rank < intruder; rank++) {
+                        assertTrue(r.stdout().contains("rank " + rank + " idled"),
+                                r::toString);
+                    }
+                },
+                () -> assertTrue(r.stderr().lines()
+                        .filter(l -> l.startsWith("tutti-net rank ") && l.contains(" bad_mac=")).count() >= 1,
+                        r::toString));
     }
 
     /** No host's /dev/shm holds a job directory once the job ended. */
