@@ -81,20 +81,14 @@ final class RankProcesses {
 
     /** The command line of every rank JVM. */
     static List<String> command(Launcher.Options o, JobTarget target) {
-        return command(o, target, false);
+        return command(o, target, false, null);
     }
 
     /**
      * The command line of a rank JVM; with {@code secretOnStdin} the program runs behind
      * {@link RankMain}, which takes the job secret off standard input before the program can read it.
-     */
-    static List<String> command(Launcher.Options o, JobTarget target, boolean secretOnStdin) {
-        return command(o, target, secretOnStdin, null);
-    }
-
-    /**
-     * As above, with the start-up cache {@code aotCache} ({@link StartupCache}; null for none): then
-     * Tutti's jars lead the class path, as the cache requires, and the JVM ignores an unusable cache silently.
+     * With the start-up cache {@code aotCache} ({@link StartupCache}; null for none) Tutti's jars lead
+     * the class path, as the cache requires; the JVM ignores an unusable cache silently.
      */
     static List<String> command(Launcher.Options o, JobTarget target, boolean secretOnStdin, Path aotCache) {
         List<String> cmd = new ArrayList<>();

@@ -47,7 +47,7 @@ class RendezvousSetupTest {
         assertFalse(String.join(" ", cmd).contains("010203fe"), cmd::toString);
         assertEquals("010203fe\n", new String(RankProcesses.secretLine(JOB), StandardCharsets.US_ASCII));
         Launcher.Options o = Launcher.Options.of(2, "com.example.Main", "x");
-        List<String> wrapped = RankProcesses.command(o, new JobTarget("com.example.Main", null, null), true);
+        List<String> wrapped = RankProcesses.command(o, new JobTarget("com.example.Main", null, null), true, null);
         assertEquals(List.of("io.tutti.bootstrap.RankMain", "com.example.Main", "x"),
                 wrapped.subList(wrapped.size() - 3, wrapped.size()));
     }

@@ -114,43 +114,34 @@ public final class Pmix {
 
     /** Publishes a string under {@code key} for every process of the job (scope global); commit sends it. */
     public void put(String key, String value) {
-        try (Arena arena = Arena.ofConfined()) {
+        call("PMIx_Put", arena -> {
             MemorySegment v = arena.allocate(VALUE, 8);
             v.set(ValueLayout.JAVA_SHORT, 0, PMIX_STRING);
             v.set(ValueLayout.ADDRESS, DATUM, arena.allocateFrom(value, StandardCharsets.UTF_8));
             check((int) put.invokeExact(PMIX_GLOBAL, arena.allocateFrom(key, StandardCharsets.UTF_8), v),
                     "PMIx_Put of '" + key + "'");
-        } catch (IllegalStateException e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new IllegalStateException("PMIx_Put could not be called", e);
-        }
+            return null;
+        });
     }
 
     /** Hands the puts since the last commit to the PMIx server. */
     public void commit() {
-        try {
+        call("PMIx_Commit", arena -> {
             check((int) commit.invokeExact(), "PMIx_Commit");
-        } catch (IllegalStateException e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new IllegalStateException("PMIx_Commit could not be called", e);
-        }
+            return null;
+        });
     }
 
     /** Waits for every process of the job, collecting what each committed so that a get finds it here. */
     public void fence() {
-        try (Arena arena = Arena.ofConfined()) {
+        call("PMIx_Fence", arena -> {
             MemorySegment info = arena.allocate(INFO, 8);
             info.setString(0, "pmix.collect", StandardCharsets.UTF_8); // PMIX_COLLECT_DATA
             info.set(ValueLayout.JAVA_SHORT, INFO_VALUE, PMIX_BOOL);
             info.set(ValueLayout.JAVA_BYTE, INFO_VALUE + DATUM, (byte) 1);
             check((int) fence.invokeExact(MemorySegment.NULL, 0L, info, 1L), "PMIx_Fence");
-        } catch (IllegalStateException e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new IllegalStateException("PMIx_Fence could not be called", e);
-        }
+            return null;
+        });
     }
 
     /**
@@ -158,7 +149,7 @@ public final class Pmix {
      * looks for it (bounded by the caller).
      */
     public String get(int source, String key) {
-        try (Arena arena = Arena.ofConfined()) {
+        return call("PMIx_Get", arena -> {
             MemorySegment proc = arena.allocate(PROC, 8);
             proc.setString(0, nspace, StandardCharsets.UTF_8);
             proc.set(ValueLayout.JAVA_INT, NSPACE, source);
@@ -177,21 +168,30 @@ public final class Pmix {
             } finally {
                 destruct.invokeExact(v); // the value's string; the value itself is a few bytes, left
             }
-        } catch (IllegalStateException e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new IllegalStateException("PMIx_Get could not be called", e);
-        }
+        });
     }
 
     /** Tells the server this process is done with PMIx. */
     public void finish() {
-        try {
+        call("PMIx_Finalize", arena -> {
             check((int) finalizer.invokeExact(MemorySegment.NULL, 0L), "PMIx_Finalize");
+            return null;
+        });
+    }
+
+    /** A call into the library with a confined arena for its arguments. */
+    private interface NativeCall<T> {
+        T run(Arena arena) throws Throwable;
+    }
+
+    /** Runs {@code c}; a failed PMIx status stays as {@link #check} words it, anything else names {@code name}. */
+    private static <T> T call(String name, NativeCall<T> c) {
+        try (Arena arena = Arena.ofConfined()) {
+            return c.run(arena);
         } catch (IllegalStateException e) {
             throw e;
         } catch (Throwable e) {
-            throw new IllegalStateException("PMIx_Finalize could not be called", e);
+            throw new IllegalStateException(name + " could not be called", e);
         }
     }
 
