@@ -14,10 +14,8 @@ import javax.crypto.spec.SecretKeySpec;
  * The HELLO handshake, per peer and rail: a source is heard only after it answered this rank's
  * challenge (a random nonce) with an HMAC-SHA256, over the job secret, of who answers whom on
  * which rail, the challenge and its own nonce; and a rail carries data only once each end has
- * said that it authenticated the other ({@link Peer#confirmed(int)}). HELLOs repeat on a rail not
- * yet confirmed, from every {@link #HELLO_INTERVAL} (so a lost one costs that long) doubling up to
- * {@link #MAX_HELLO_GAP} while the peer sends none: a peer still starting is not flooded, and its own
- * first HELLO is answered at once. A backlog of HELLOs read in one poll gets one answer.
+ * said that it authenticated the other ({@link Peer#confirmed(int)}). HELLOs repeat every
+ * {@link #HELLO_INTERVAL} on a rail not yet confirmed, so a lost one costs that long.
  *
  * <p>A HELLO's payload: {@code nonce(8) yourNonce(8) flags(1) hmac(32)}, flags bit 0 "I have
  * authenticated you", bit 1 "you have authenticated me" (layout: {@link DatagramDescriptor}). Driven under
@@ -26,14 +24,6 @@ import javax.crypto.spec.SecretKeySpec;
 final class Handshake {
     /** How often a HELLO repeats on a rail not yet confirmed. */
     static final long HELLO_INTERVAL = 20_000_000L;
-    /**
-     * The longest gap between HELLOs to a peer that sends none: at 32 ranks on 2 cores, HELLOs and
-     * their HMACs were 28% of the ranks' profile samples while peers were still starting
-     * (docs/perf/launch.md, "Start-up, round two").
-     */
-    static final long MAX_HELLO_GAP = 1_000_000_000L;
-    /** Within this long after a HELLO left, another one that would say the same is not sent. */
-    static final long ANSWER_GAP = 1_000_000L;
 
     private final int jobId;
     private final int rank;
@@ -92,16 +82,14 @@ final class Handshake {
         helloMac(rank, p.rank, rail, p.peerNonce[rail], p.myNonce);
         hello.put(HEADER + 17, macOut);
         p.lastHello[rail] = now;
-        stats.hellosSent++;
         sender.emit(p, rail, hello, HEADER + HELLO_PAYLOAD, now);
     }
 
     /** Sends the HELLOs due on {@code p}'s rails that are not confirmed yet. */
     void repeat(Peer p, long now) {
         for (int r = 0; r < p.railCount; r++) {
-            if (!p.confirmed(r) && now - p.lastHello[r] >= p.helloGap[r]) {
+            if (!p.confirmed(r) && now - p.lastHello[r] >= HELLO_INTERVAL) {
                 hello(p, r, now);
-                p.helloGap[r] = Math.min(2 * p.helloGap[r], MAX_HELLO_GAP);
             }
         }
     }
@@ -116,12 +104,6 @@ final class Handshake {
         long yours = rx.getLong(HEADER + 8);
         int flags = rx.get(HEADER + 16);
         rx.get(HEADER + 17, macIn);
-        // the peer is up: ask it again at the first interval
-        p.helloGap[r] = HELLO_INTERVAL;
-        if (p.confirmed(r) && (flags & 3) == 3) {
-            // nothing to learn: a late copy from a backlog is not worth its HMAC
-            return;
-        }
         boolean answered = yours == p.myNonce;
         boolean valid = false;
         if (answered) {
@@ -136,7 +118,6 @@ final class Handshake {
             stats.drop(DropReason.UNAUTHENTICATED);
             return;
         }
-        boolean news = p.peerNonce[r] != theirs || (valid && (!p.authOk[r] || ((flags & 1) != 0 && !p.confirmed[r])));
         p.peerNonce[r] = theirs;
         if (valid) {
             p.authOk[r] = true;
@@ -147,7 +128,7 @@ final class Handshake {
                 p.confirmed[r] = true;
             }
         }
-        if (((flags & 3) != 3 || !valid) && (news || now - p.lastHello[r] >= ANSWER_GAP)) {
+        if ((flags & 3) != 3 || !valid) {
             hello(p, r, now);
         }
     }

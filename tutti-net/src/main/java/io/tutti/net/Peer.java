@@ -27,8 +27,6 @@ final class Peer {
     boolean[] confirmed;
     long[] peerNonce;
     long[] lastHello;
-    /** Per rail, the wait before the next repeated HELLO ({@link Handshake#repeat}). */
-    long[] helloGap;
 
     // the rails' health (Liveness)
     boolean[] down;
@@ -160,8 +158,6 @@ final class Peer {
         lastHeard = new long[n];
         lastSent = new long[n];
         lastHello = new long[n];
-        helloGap = new long[n];
-        Arrays.fill(helloGap, Handshake.HELLO_INTERVAL);
         railOutstanding = new long[n];
         railHighest = new long[n];
         Arrays.fill(railHighest, -1);

@@ -23,8 +23,6 @@ final class RailStats {
     long naksSent;
     /** Standalone acknowledgements sent because one was due (neither NAKs nor heartbeats). */
     long acksSent;
-    /** HELLOs sent: the handshake's, repeats and answers. */
-    long hellosSent;
     /** Injected faults that struck: sent datagrams dropped or corrupted, received ones corrupted. */
     long injected;
     /** DATA frames the wire refused. */
@@ -69,7 +67,7 @@ final class RailStats {
                 .append(" retransmits=").append(retransmits).append(" timeouts=").append(timeouts)
                 .append(" maxRto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates)
                 .append(" inPlace=").append(deliveredInPlace).append(" placed=").append(deliveredPlaced)
-                .append(" acks=").append(acksSent).append(" naks=").append(naksSent).append(" hellos=").append(hellosSent)
+                .append(" acks=").append(acksSent).append(" naks=").append(naksSent)
                 .append(" injected=").append(injected)
                 .append(" sendFailures=").append(sendFailures).append(" railsDowned=").append(railsDowned);
         for (DropReason d : DropReason.values()) {

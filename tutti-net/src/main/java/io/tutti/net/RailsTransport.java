@@ -651,11 +651,6 @@ public final class RailsTransport implements RemoteTransport {
         return counter(() -> stats.drops[why.ordinal()]);
     }
 
-    /** HELLOs sent, on all rails. */
-    long hellosSent() {
-        return counter(() -> stats.hellosSent);
-    }
-
     /** NAKs sent: gaps asked for again. */
     long naksSent() {
         return counter(() -> stats.naksSent);
