@@ -7,12 +7,13 @@
 # then every run's figure.
 #
 # Usage: bench/compare-coll.sh [-r ROUNDS] [--ops LIST] [--np LIST] [--sizes LIST]
-#                              [--iters N] [--warmup N] [--tutti-opt OPT]...
+#                              [--iters N] [--warmup N] [--load N] [--tutti-opt OPT]...
 #   -r ROUNDS      rounds (default 5)
 #   --ops LIST     comma separated (default: barrier,bcast,reduce,allreduce,scatter,gather,
 #                  allgather,alltoall,reducescatter,shift); reduce_scatter_block = reducescatter
 #   --np LIST      rank counts (default 2,4); Open MPI oversubscribes above the core count
 #   --sizes LIST   bytes per rank (default 8,1024,65536,1048576); barrier has none
+#   --load N       N busy processes run beside every run (default 0): the comparison on a loaded machine
 #   --tutti-opt    an extra option for `tutti bench` (repeatable), e.g. --tutti-opt --blocking
 # Raw output in bench/ompi/build/compare-coll/. A run that fails shows as "failed" (e.g. an op
 # this build does not have yet); the Open MPI column says "skipped" when mpicc/mpirun are absent.
@@ -27,7 +28,8 @@ nps="2,4"
 sizes="8,1024,65536,1048576"
 iters=()
 tutti_opts=()
-usage() { sed -n '9,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+load=0
+usage() { sed -n '9,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         -r|--rounds) [[ $# -ge 2 ]] || usage; rounds="$2"; shift 2 ;;
@@ -36,6 +38,7 @@ while [[ $# -gt 0 ]]; do
         --sizes) [[ $# -ge 2 ]] || usage; sizes="$2"; shift 2 ;;
         --iters|--warmup) [[ $# -ge 2 ]] || usage; iters+=("$1" "$2"); shift 2 ;;
         --tutti-opt) [[ $# -ge 2 ]] || usage; tutti_opts+=("$2"); shift 2 ;;
+        --load) [[ $# -ge 2 ]] || usage; load="$2"; shift 2 ;;
         -h|--help) usage ;;
         *) echo "compare-coll: unknown argument '$1'" >&2; usage ;;
     esac
@@ -57,6 +60,9 @@ mkdir -p "$out"
 "$root/tutti" --version >/dev/null   # build once, outside the runs
 date_started="$(date -u '+%Y-%m-%d %H:%M UTC')"
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+# shellcheck source=load.sh
+. "$here/load.sh"
+start_load "$load"
 
 for r in $(seq 1 "$rounds"); do
     for op in "${op_list[@]}"; do
@@ -73,6 +79,7 @@ for r in $(seq 1 "$rounds"); do
     echo "# round $r of $rounds done" >&2
 done
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+stop_load
 
 # The values of column 2 in the rows whose column 1 is the size, one per run.
 values() {
@@ -91,6 +98,7 @@ cell() {
 
 echo
 echo "Date: $date_started; $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')); load average before/after: $load_before / $load_after"
+[[ "$load" == 0 ]] || echo "Background load: $load busy process(es) beside every run."
 echo "Medians of $rounds alternating rounds; µs per operation, average over the ranks (OSU method)."
 echo
 echo "| op | np | size (B) | Tutti median (µs) | Open MPI median (µs) | Tutti / Open MPI |"

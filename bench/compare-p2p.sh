@@ -3,12 +3,32 @@
 # each round runs every configuration once, so slow phases of the machine hit both alike.
 # Prints every run's figure and, per configuration, the median and range over the rounds.
 #
-# Usage: bench/compare-p2p.sh [ROUNDS]        (default 5; raw output in bench/ompi/build/compare/)
+# Usage: bench/compare-p2p.sh [ROUNDS] [--load N] [--sizes LIST]
+#   ROUNDS       rounds (default 5; raw output in bench/ompi/build/compare/)
+#   --load N     N busy processes run beside every configuration (default 0), so a comparison can
+#                be made on a loaded machine too
+#   --sizes LIST message sizes in bytes, comma separated (default 8,1048576)
 # Skips the Open MPI columns (and says so) when mpicc/mpirun are not installed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-rounds="${1:-5}"
+rounds=5
+load=0
+sizes="8,1048576"
+usage() { sed -n '6,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --load) [[ $# -ge 2 ]] || usage; load="$2"; shift 2 ;;
+        --sizes) [[ $# -ge 2 ]] || usage; sizes="$2"; shift 2 ;;
+        -h|--help) usage ;;
+        [1-9]*) rounds="$1"; shift ;;
+        *) echo "compare-p2p: unknown argument '$1'" >&2; usage ;;
+    esac
+done
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "compare-p2p: ROUNDS must be a positive number" >&2; exit 2; }
+[[ "$sizes" =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "compare-p2p: --sizes takes bytes, e.g. 8,65536,1048576" >&2; exit 2; }
+# shellcheck source=load.sh
+. "$here/load.sh"
 out="$here/ompi/build/compare"
 rm -rf "$out"
 mkdir -p "$out"
@@ -21,21 +41,23 @@ fi
 
 # name | command; the figure is column 2 of the row whose size is in column 1
 configs=(
-    "tutti-seg-lat|$root/tutti bench latency -n 2 --buffer segment --sizes 8,1048576"
-    "tutti-arr-lat|$root/tutti bench latency -n 2 --buffer array --sizes 8,1048576"
-    "tutti-seg-bw|$root/tutti bench bw -n 2 --buffer segment --sizes 8,1048576"
-    "tutti-arr-bw|$root/tutti bench bw -n 2 --buffer array --sizes 8,1048576"
+    "tutti-seg-lat|$root/tutti bench latency -n 2 --buffer segment --sizes $sizes"
+    "tutti-arr-lat|$root/tutti bench latency -n 2 --buffer array --sizes $sizes"
+    "tutti-seg-bw|$root/tutti bench bw -n 2 --buffer segment --sizes $sizes"
+    "tutti-arr-bw|$root/tutti bench bw -n 2 --buffer array --sizes $sizes"
 )
 if [ "$have_ompi" = 1 ]; then
     configs+=(
-        "ompi-lat|$here/ompi/run.sh latency --sizes 8,1048576"
-        "ompi-bw|$here/ompi/run.sh bw --sizes 8,1048576"
-        "ompi-none-lat|env OMPI_SINGLE_COPY=none $here/ompi/run.sh latency --sizes 8,1048576"
-        "ompi-none-bw|env OMPI_SINGLE_COPY=none $here/ompi/run.sh bw --sizes 8,1048576"
+        "ompi-lat|$here/ompi/run.sh latency --sizes $sizes"
+        "ompi-bw|$here/ompi/run.sh bw --sizes $sizes"
+        "ompi-none-lat|env OMPI_SINGLE_COPY=none $here/ompi/run.sh latency --sizes $sizes"
+        "ompi-none-bw|env OMPI_SINGLE_COPY=none $here/ompi/run.sh bw --sizes $sizes"
     )
 fi
 
 "$root/tutti" --version >/dev/null   # build once, outside the timed runs
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+start_load "$load"
 for r in $(seq 1 "$rounds"); do
     for c in "${configs[@]}"; do
         name="${c%%|*}"
@@ -44,11 +66,12 @@ for r in $(seq 1 "$rounds"); do
     done
     echo "# round $r of $rounds done"
 done
+stop_load
 
 printf '%-16s %10s %12s  %s\n' "config" "size" "median" "runs"
 for c in "${configs[@]}"; do
     name="${c%%|*}"
-    for size in 8 1048576; do
+    for size in ${sizes//,/ }; do
         vals=$(cat "$out/$name".* | awk -v s="$size" '$1 == s && $1 !~ /^#/ { print $2 }')
         [ -n "$vals" ] || continue
         median=$(echo "$vals" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')

@@ -59,6 +59,11 @@ public final class PlacementOptions {
                     + " inside one host (sets TUTTI_TRANSPORT).")
     String transport;
 
+    @Option(names = "--bind-to", paramLabel = "none|core|socket",
+            description = "Bind each rank's main thread to a core of its host, or to that core's socket, as mpirun"
+                    + " does; ranks that outnumber a host's cores stay unbound (sets TUTTI_BIND; default none).")
+    String bindTo;
+
     /** Whether hosts were named at all (any of --hostfile, --host, --hosts). */
     boolean namesHosts() {
         return hostfile != null || !hostList.isEmpty() || !hosts.isEmpty();
@@ -107,7 +112,13 @@ public final class PlacementOptions {
         if (transport != null && !transport.equals("auto") && !transport.equals("net")) {
             throw new IllegalArgumentException("--transport must be auto or net, got '" + transport + "'");
         }
+        if (bindTo != null && !List.of("none", "core", "socket").contains(bindTo)) {
+            throw new IllegalArgumentException("--bind-to must be none, core or socket, got '" + bindTo + "'");
+        }
         Map<String, String> env = new HashMap<>();
+        if (bindTo != null) {
+            env.put("TUTTI_BIND", bindTo);
+        }
         if (!rails.isEmpty()) {
             env.put("TUTTI_RAILS", String.join(",", rails));
         }

@@ -142,6 +142,18 @@ class PlacementTest {
     }
 
     @Test
+    void bindToReachesTheRanksAndOnlyItsThreeValuesPass() {
+        PlacementOptions o = new PlacementOptions();
+        o.bindTo = "core";
+        assertEquals("core", o.placement(2).env().get("TUTTI_BIND"));
+        o.bindTo = null;
+        assertEquals(null, o.placement(2).env().get("TUTTI_BIND"));
+        o.bindTo = "hwthread";
+        String m = assertThrows(IllegalArgumentException.class, () -> o.placement(2)).getMessage();
+        assertTrue(m.contains("none, core or socket") && m.contains("hwthread"), m);
+    }
+
+    @Test
     void theLaunchAgentStartsRanksOnOtherHostsOnly() {
         Placement p = new Placement(List.of(new Hosts.Host("localhost", 1, 0), new Hosts.Host("far", 1, 0)), false,
                 null, "ssh -o BatchMode=yes", Map.of());

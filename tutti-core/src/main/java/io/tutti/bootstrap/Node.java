@@ -98,6 +98,20 @@ public final class Node implements Fabric {
         }
     }
 
+    /** Binds this thread as the job's binding says, first, so that the package it reports is the bound one. */
+    private void bind() {
+        Binding binding = Binding.from(settings);
+        if (binding == Binding.NONE || job.threads()) {
+            return;
+        }
+        if (binding.apply(job.localRank(), job.localSize()).isEmpty() && job.localRank() == 0) {
+            System.err.println("tutti: " + Binding.PROPERTY + "=" + binding.name().toLowerCase(java.util.Locale.ROOT)
+                    + " not applied on " + host + ": " + job.localSize() + " ranks here and "
+                    + io.tutti.os.Affinity.allowed().size() + " processors allowed (ranks run unbound when they"
+                    + " outnumber the cores, as with mpirun)");
+        }
+    }
+
     /**
      * Ranks share memory only when they share a kernel boot and the very same job directory (device
      * and inode), so hosts with a /dev/shm of their own never do; the launcher's host name may only
@@ -263,6 +277,7 @@ public final class Node implements Fabric {
     @Override
     public void join() throws TimeoutException {
         int size = job.size();
+        bind();
         kvs.put("rank", ProcessHandle.current().pid() + " " + CpuTopology.currentPackage() + " "
                 + nodeKey);
         kvs.fence();

@@ -5,7 +5,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * How a thread with nothing to do waits, in three phases: it spins ({@link Thread#onSpinWait})
- * while an answer is likely a few hundred nanoseconds away, yields its core while another thread may
+ * while an answer is likely near (at least {@link Policy#spins} rounds and, where the policy says,
+ * {@link Policy#spinNanos} of time), yields its core while another thread may
  * need it, then parks for periods that double from {@link Policy#minParkNanos} up to
  * {@link Policy#maxParkNanos}, or sleeps on a doorbell a peer rings ({@link Sleeper}). Every wait in
  * Tutti backs off through this class (the Agrona IdleStrategy idea), and the policies below are
@@ -13,7 +14,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>A wait counts its idle rounds: {@link #idle(int)} takes the round and returns the next, so a
  * wait inside a wait keeps its own count and nothing allocates; a loop that owns an instance may use
- * {@link #idle()} and {@link #reset()} instead. Instances are immutable but for that count.
+ * {@link #idle()} and {@link #reset()} instead. Instances are immutable but for that count and the
+ * start of a timed spin phase, so a timed policy's instance belongs to one thread.
  */
 public final class Idle {
     /** What {@link #phase(int)} reports. */
@@ -23,16 +25,27 @@ public final class Idle {
 
     /**
      * @param spins        rounds of {@link Thread#onSpinWait} before the first yield
+     * @param spinNanos    the least time the spin phase lasts, from round {@link #CLOCK_ROUND} on (0: rounds
+     *                     only): a peer that lost its core to another process gets it back within a few
+     *                     scheduler slices, and a thread that parked meanwhile waits that long again for
+     *                     its own core (docs/perf/contention.md)
      * @param yields       rounds of {@link Thread#yield} before the first park
      * @param minParkNanos the first park; each next one is twice as long
      * @param maxParkNanos the longest park
      */
-    public record Policy(int spins, int yields, long minParkNanos, long maxParkNanos) {
+    public record Policy(int spins, long spinNanos, int yields, long minParkNanos, long maxParkNanos) {
         public Policy {
-            if (spins < 0 || yields < 0 || minParkNanos < 1 || maxParkNanos < minParkNanos) {
-                throw new IllegalArgumentException("idle policy: spins " + spins + ", yields " + yields + ", parks "
+            if (spins < 0 || spinNanos < 0 || yields < 0 || minParkNanos < 1 || maxParkNanos < minParkNanos
+                    || (spinNanos > 0 && spins <= CLOCK_ROUND)) {
+                throw new IllegalArgumentException("idle policy: spins " + spins + " (more than " + CLOCK_ROUND
+                        + " when timed), spin time " + spinNanos + " ns, yields " + yields + ", parks "
                         + minParkNanos + ".." + maxParkNanos + " ns");
             }
+        }
+
+        /** A policy whose spin phase is counted in rounds only. */
+        public Policy(int spins, int yields, long minParkNanos, long maxParkNanos) {
+            this(spins, 0, yields, minParkNanos, maxParkNanos);
         }
 
         /** Rounds before the first park. */
@@ -55,16 +68,26 @@ public final class Idle {
 
     /**
      * A blocked rank's wait, from its settings: {@code spins} and {@code yields} as set, or with -1
-     * automatic: with a core per local rank it spins long (20,000 rounds) and yields 200 times; when
+     * automatic: with a core per local rank it spins long (20,000 rounds, and at least {@code spinMicros})
+     * and yields 200 times; when
      * ranks outnumber cores it spins 20 rounds and yields about 2 ms (5,000 yields of ~0.5 µs) before
      * it parks, because a park sleeps at least 16–73 µs while the peer's answer is usually one yield
      * away (docs/perf/collectives.md). Parks double from 1 µs to {@code maxParkMicros}.
      */
-    public static Policy blocked(int spins, int yields, int maxParkMicros, int localRanks, int cores) {
+    public static Policy blocked(int spins, int spinMicros, int yields, int maxParkMicros, int localRanks,
+                                 int cores) {
         boolean own = localRanks <= cores;
-        return new Policy(spins >= 0 ? spins : own ? 20_000 : 20, yields >= 0 ? yields : own ? 200 : 5_000, 1_000,
+        int rounds = spins >= 0 ? spins : own ? 20_000 : 20;
+        long spinNanos = own && rounds > CLOCK_ROUND ? spinMicros * 1_000L : 0;
+        return new Policy(rounds, spinNanos, yields >= 0 ? yields : own ? 200 : 5_000, 1_000,
                 Math.max(1_000, maxParkMicros * 1_000L));
     }
+
+    /**
+     * The round at which a timed spin phase reads the clock: waits shorter than this (a few
+     * microseconds) never pay for the read.
+     */
+    public static final int CLOCK_ROUND = 256;
 
     /** The long phase, when something better than a timed park can end it early (a futex doorbell). */
     @FunctionalInterface
@@ -73,11 +96,24 @@ public final class Idle {
         void sleep(long nanos);
     }
 
+    /**
+     * Asked during a timed spin phase: whether a thread the wait needs is queued for this very
+     * processor, so that spinning only keeps it from running and a yield lets it in.
+     */
+    @FunctionalInterface
+    public interface Company {
+        boolean queuedHere();
+    }
+
     private static final Sleeper PARK_NANOS = LockSupport::parkNanos;
+    private static final Company ALONE = () -> false;
 
     private final Policy policy;
     private final Sleeper sleeper;
+    private final Company company;
     private int round;
+    /** When the current timed spin phase reached {@link #CLOCK_ROUND}; a nested wait restarts it (it only spins longer). */
+    private long spinSince;
 
     public Idle(Policy policy) {
         this(policy, null);
@@ -85,8 +121,14 @@ public final class Idle {
 
     /** {@code sleeper} null: the long phase parks. */
     public Idle(Policy policy, Sleeper sleeper) {
+        this(policy, sleeper, null);
+    }
+
+    /** {@code company} null: a timed spin phase never yields. */
+    public Idle(Policy policy, Sleeper sleeper, Company company) {
         this.policy = policy;
         this.sleeper = sleeper == null ? PARK_NANOS : sleeper;
+        this.company = company == null ? ALONE : company;
     }
 
     public Policy policy() {
@@ -106,6 +148,9 @@ public final class Idle {
     /** Backs off for round {@code round} of a wait (0 after work was done); returns the next round. */
     public int idle(int round) {
         if (round < policy.spins) {
+            if (policy.spinNanos > 0 && round >= CLOCK_ROUND) {
+                return timedSpin(round);
+            }
             Thread.onSpinWait();
         } else if (round < policy.parkAfter()) {
             Thread.yield();
@@ -115,6 +160,24 @@ public final class Idle {
             sleeper.sleep(Math.min(policy.minParkNanos << Math.min(parks, 32), policy.maxParkNanos));
         }
         return round == Integer.MAX_VALUE ? round : round + 1;
+    }
+
+    /**
+     * A round of a timed spin phase: from {@link #CLOCK_ROUND} on it asks its {@link Company} every
+     * {@code CLOCK_ROUND} rounds, and every round once the counted rounds are used, and yields while
+     * a thread it needs is queued here; it stays on the last counted round until the time is up.
+     */
+    private int timedSpin(int round) {
+        boolean last = round == policy.spins - 1;
+        if (round == CLOCK_ROUND) {
+            spinSince = System.nanoTime();
+        }
+        if ((last || round % CLOCK_ROUND == 0) && company.queuedHere()) {
+            Thread.yield();
+        } else {
+            Thread.onSpinWait();
+        }
+        return last && System.nanoTime() - spinSince < policy.spinNanos ? round : round + 1;
     }
 
     /** As {@link #idle(int)} on this instance's own count. */

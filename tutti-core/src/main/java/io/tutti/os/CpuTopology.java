@@ -67,6 +67,24 @@ public final class CpuTopology {
         return Integer.parseInt(f[36]);
     }
 
+    /** The package (socket) of processor {@code cpu}, 0 when unknown. */
+    public static int packageOf(int cpu) {
+        return packageOf(cpu, Path.of("/sys/devices/system/cpu"));
+    }
+
+    /**
+     * The physical core of processor {@code cpu} as "package:core", so that hardware threads of one
+     * core share it; the processor itself when the topology files are missing.
+     */
+    public static String coreOf(int cpu) {
+        try {
+            return packageOf(cpu) + ":" + Files.readString(Path.of("/sys/devices/system/cpu", "cpu" + cpu, "topology",
+                    "core_id")).trim();
+        } catch (IOException | RuntimeException e) {
+            return "cpu" + cpu;
+        }
+    }
+
     /** The package of {@code cpu} under a sysfs cpu directory, 0 when unknown. */
     static int packageOf(int cpu, Path sysCpu) {
         if (cpu < 0) {

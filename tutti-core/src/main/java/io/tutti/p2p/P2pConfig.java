@@ -17,6 +17,7 @@ import io.tutti.TuttiException;
  * @param spinTries         progress polls before a blocked rank starts yielding its core; -1 = automatic
  *                          (20,000 when every local rank has a core of its own, 20 when oversubscribed:
  *                          {@link io.tutti.idle.Idle#blocked})
+ * @param spinMicros        with a core per local rank, the least time a blocked rank spins before it yields
  * @param yieldTries        yields before it starts parking; -1 = automatic (200 when every local rank has a
  *                          core of its own, 5,000 when oversubscribed)
  * @param maxParkMicros     longest park of a blocked rank, in microseconds
@@ -31,7 +32,7 @@ import io.tutti.TuttiException;
  *                          (a futex on its ring) instead of parking for fixed periods
  */
 public record P2pConfig(int eagerLimit, int ringCapacity, int exchangeChunk, int exchangeSlots, boolean singleCopy,
-                     int spinTries, int yieldTries, int maxParkMicros, int livenessMillis, int rendezvousSeconds,
+                     int spinTries, int spinMicros, int yieldTries, int maxParkMicros, int livenessMillis, int rendezvousSeconds,
                      boolean progressThread, String transport, String netProvider, boolean idleSleep) {
 
     public static final String EAGER_LIMIT = "tutti.eager.limit";
@@ -51,6 +52,13 @@ public record P2pConfig(int eagerLimit, int ringCapacity, int exchangeChunk, int
     public static final boolean SINGLE_COPY_DEFAULT = false;
     public static final String SPIN_TRIES = "tutti.idle.spin";
     public static final int SPIN_TRIES_DEFAULT = -1;
+    public static final String SPIN_MICROS = "tutti.idle.spin.us";
+    /**
+     * With another process taking a core, a rank that parked after the 20,000 polls (about 1 ms)
+     * got its core back only scheduler slices later, on every wait: 1 MiB bandwidth fell to 0.06x
+     * Open MPI's. Spinning SPIN_MICROS first keeps it (docs/perf/contention.md).
+     */
+    public static final int SPIN_MICROS_DEFAULT = 20_000;
     public static final String YIELD_TRIES = "tutti.idle.yield";
     /** Automatic: {@link io.tutti.idle.Idle#blocked} decides, with the measurements behind it. */
     public static final int YIELD_TRIES_DEFAULT = -1;
@@ -90,7 +98,7 @@ public record P2pConfig(int eagerLimit, int ringCapacity, int exchangeChunk, int
         if (exchangeSlots < 2) {
             throw new TuttiException.InvalidArgument(EXCHANGE_SLOTS + " must be >= 2, got " + exchangeSlots);
         }
-        if (spinTries < -1 || yieldTries < -1 || maxParkMicros < 1 || livenessMillis < 1 || rendezvousSeconds < 1) {
+        if (spinTries < -1 || spinMicros < 0 || yieldTries < -1 || maxParkMicros < 1 || livenessMillis < 1 || rendezvousSeconds < 1) {
             throw new TuttiException.InvalidArgument("idle, liveness and rendezvous settings must be positive");
         }
         if (!transport.equals("auto") && !transport.equals("net")) {
@@ -119,6 +127,7 @@ public record P2pConfig(int eagerLimit, int ringCapacity, int exchangeChunk, int
                 c.integer(EXCHANGE_SLOTS, EXCHANGE_SLOTS_DEFAULT),
                 c.bool(SINGLE_COPY, SINGLE_COPY_DEFAULT),
                 c.integer(SPIN_TRIES, SPIN_TRIES_DEFAULT),
+                c.integer(SPIN_MICROS, SPIN_MICROS_DEFAULT),
                 c.integer(YIELD_TRIES, YIELD_TRIES_DEFAULT),
                 c.integer(MAX_PARK_MICROS, MAX_PARK_MICROS_DEFAULT),
                 c.integer(LIVENESS_MILLIS, LIVENESS_MILLIS_DEFAULT),

@@ -2,7 +2,9 @@ package io.tutti.p2p;
 
 import io.tutti.TuttiException;
 import io.tutti.idle.Idle;
+import io.tutti.os.CpuTopology;
 import io.tutti.os.Futex;
+import io.tutti.transport.shm.InboundRing;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -54,10 +56,10 @@ final class Progress {
         // ranks that outnumber cores sleep on their ring's doorbell (a futex), and the peer that
         // sends to one wakes it at once, instead of parking for fixed periods
         boolean sleeps = sleeps(config, local);
-        Idle.Policy policy = Idle.blocked(config.spinTries(), config.yieldTries(), config.maxParkMicros(), local,
+        Idle.Policy policy = Idle.blocked(config.spinTries(), config.spinMicros(), config.yieldTries(), config.maxParkMicros(), local,
                 cores);
         this.idle = new Idle(policy, sleeps ? nanos -> links.inbound.sleep(Math.max(nanos, 50_000L), awaitedReady)
-                : null);
+                : null, this::peerQueuedHere);
         this.livenessNanos = config.livenessMillis() * 1_000_000L;
     }
 
@@ -261,6 +263,26 @@ final class Progress {
                 lock.lock();
             }
         }
+    }
+
+    /**
+     * For a spinning wait: notes this rank's processor in its ring and tells whether a local peer
+     * last waited on the same one, and so is queued behind this rank for it (another process took
+     * the other core): then a yield lets the peer run instead of spinning out the time slice.
+     */
+    private boolean peerQueuedHere() {
+        int cpu = CpuTopology.runningCpu();
+        if (cpu < 0) {
+            return false;
+        }
+        links.inbound.publishCpu(cpu);
+        for (int r = 0; r < links.size; r++) {
+            InboundRing ring = links.rings[r];
+            if (r != links.rank && !links.remote[r] && ring != null && ring.lastCpu() == cpu) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void checkLiveness(int peer) {

@@ -58,6 +58,7 @@ public final class InboundRing {
     private final long doorbellAt;
     /** Whether the consumer may sleep on the doorbell, read once: then every commit checks it. */
     private final boolean consumerSleeps;
+    private final long cpuAt;
     /** Source of the clearing copies: a plain memset, with no slice object per record. */
     private final MemorySegment zeros;
     /** {@link #zeros} through {@link Memory}, resolved once. */
@@ -87,6 +88,7 @@ public final class InboundRing {
         this.headCacheAt = capacity + HEAD_CACHE_POSITION_OFFSET;
         this.headAt = capacity + HEAD_POSITION_OFFSET;
         this.doorbellAt = capacity + DOORBELL_OFFSET;
+        this.cpuAt = capacity + CPU_OFFSET;
         this.consumerSleeps = (int) INT.getVolatile(segment, (long) capacity + SLEEPS_OFFSET) != 0;
         this.head = (long) LONG.getVolatile(segment, headAt);
         this.released = head;
@@ -244,6 +246,19 @@ public final class InboundRing {
                 Futex.wake(segment, doorbellAt, Integer.MAX_VALUE);
             }
         }
+    }
+
+    /**
+     * Consumer only: notes the processor it is waiting on. Opaque: a hint that orders nothing, read
+     * by peers deciding whether to spin ({@link #lastCpu()}).
+     */
+    public void publishCpu(int cpu) {
+        INT.setOpaque(segment, cpuAt, cpu + 1);
+    }
+
+    /** Any thread: the processor the consumer last waited on, -1 if none yet (opaque read of the hint). */
+    public int lastCpu() {
+        return (int) INT.getOpaque(segment, cpuAt) - 1;
     }
 
     /**

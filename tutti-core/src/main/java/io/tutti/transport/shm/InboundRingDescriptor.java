@@ -14,6 +14,7 @@ package io.tutti.transport.shm;
  *  |    +256  head position   i64  written by the consumer only  |
  *  |    +384  doorbell        i32  0 awake, 1 asleep (futex word) |
  *  |    +388  sleeps          i32  1 if the consumer may sleep     |
+ *  |    +512  cpu             i32  processor of its last wait + 1  |
  *  +------------------------------------------------------------+
  *
  *  record (aligned to 64 bytes, a cache line):
@@ -57,7 +58,13 @@ public final class InboundRingDescriptor {
     public static final int DOORBELL_OFFSET = 384;
     /** Set once by the consumer before any producer maps the ring: whether producers must check the doorbell. */
     public static final int SLEEPS_OFFSET = 388;
-    public static final int TRAILER_LENGTH = 512;
+    /**
+     * The processor the consumer last waited on, plus one (0: none yet), written by the consumer
+     * alone: a peer that waits on the same processor knows the consumer is queued behind it and
+     * yields instead of spinning (docs/perf/contention.md). Its own line: waits rewrite it.
+     */
+    public static final int CPU_OFFSET = 512;
+    public static final int TRAILER_LENGTH = 640;
 
     private InboundRingDescriptor() {
     }
