@@ -1,6 +1,6 @@
 #!/bin/bash
 # A/B under one busy process (same session): Tutti's new default, its old wait (TUTTI_IDLE_SPIN_US=0), --bind-to core, Open MPI
-cd /work/main
+cd "$(dirname "${BASH_SOURCE[0]}")/../../.."   # the top of the source tree
 rounds=${1:-4}
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 nohup sh -c "while :; do :; done" >/dev/null 2>&1 < /dev/null & hog=$!
