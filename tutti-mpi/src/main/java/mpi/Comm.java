@@ -3,6 +3,7 @@ package mpi;
 import io.tutti.Communicator;
 import io.tutti.TuttiException;
 import java.lang.foreign.MemorySegment;
+import java.nio.Buffer;
 
 /**
  * A communicator: a group of ranks with its own message space, over one of Tutti's
@@ -283,6 +284,177 @@ public class Comm implements Freeable {
             throw Errors.of(e, "iProbe");
         }
         return s == null ? null : new Status().set(s.source(), s.tag(), s.bytes());
+    }
+
+    // ------------------------------------------------------------ nonblocking point-to-point (direct buffers)
+
+    /** Starts a standard-mode send of a direct buffer (MPI_ISEND); complete it with the request. */
+    public final Request iSend(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        return startSend(buf, count, type, dest, tag, "iSend");
+    }
+
+    /**
+     * Starts a buffered-mode send (MPI_IBSEND): the message is copied into the attached buffer at
+     * once, so the request is complete when returned (see {@link #bSend}).
+     */
+    public final Request ibSend(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        Communicator c = live();
+        MPI.assertDirectBuffer(buf);
+        checkSend(c, count, type, dest, tag, "ibSend");
+        if (dest != MPI.PROC_NULL) {
+            Region r = region;
+            r.resolve(buf, count, type, false, "ibSend");
+            try {
+                MPI.bsendBuffer().send(c, r, dest, tag);
+            } catch (TuttiException e) {
+                throw Errors.of(e, "ibSend");
+            }
+        }
+        return Request.done(new Status().set(dest, tag, 0));
+    }
+
+    /**
+     * Starts a synchronous-mode send (MPI_ISSEND). Tutti has no synchronous mode: this is
+     * {@link #iSend}, whose request may complete before the receive has started (see {@link #sSend}).
+     */
+    public final Request isSend(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        return startSend(buf, count, type, dest, tag, "isSend");
+    }
+
+    /** Starts a ready-mode send (MPI_IRSEND): a standard-mode send, which MPI allows. */
+    public final Request irSend(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        return startSend(buf, count, type, dest, tag, "irSend");
+    }
+
+    private Request startSend(Buffer buf, int count, Datatype type, int dest, int tag, String call)
+            throws MPIException {
+        Communicator c = live();
+        MPI.assertDirectBuffer(buf);
+        checkSend(c, count, type, dest, tag, call);
+        if (dest == MPI.PROC_NULL) {
+            return Request.done(new Status().setProcNull());
+        }
+        Region r = region;
+        r.resolve(buf, count, type, false, call);
+        Request request;
+        try {
+            request = new Request(c.isend(r.slice, dest, tag));
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        request.sendBuf = buf;
+        return request;
+    }
+
+    /**
+     * Starts a receive into a direct buffer (MPI_IRECV); its wait returns the status, and fails with
+     * {@link MPI#ERR_TRUNCATE} if the message is longer than the buffer.
+     */
+    public final Request iRecv(Buffer buf, int count, Datatype type, int source, int tag) throws MPIException {
+        Communicator c = live();
+        MPI.assertDirectBuffer(buf);
+        checkRecv(c, count, type, source, tag, "iRecv");
+        if (source == MPI.PROC_NULL) {
+            return Request.done(new Status().setProcNull());
+        }
+        Region r = region;
+        r.resolve(buf, count, type, true, "iRecv");
+        Request request;
+        try {
+            request = new Request(c.irecv(r.slice, source, tag));
+        } catch (TuttiException e) {
+            throw Errors.of(e, "iRecv");
+        }
+        request.recvBuf = buf;
+        return request;
+    }
+
+    // ------------------------------------------------------------ persistent point-to-point (direct buffers)
+
+    /** A persistent standard-mode send of a direct buffer (MPI_SEND_INIT): {@link Prequest#start()} sends it. */
+    public final Prequest sendInit(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        return persistentSend(buf, count, type, dest, tag, "sendInit");
+    }
+
+    /**
+     * A persistent buffered-mode send (MPI_BSEND_INIT): each start copies the buffer's contents into
+     * the attached buffer, which completes it (see {@link #bSend}).
+     */
+    public final Prequest bSendInit(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        Communicator c = live();
+        MPI.assertDirectBuffer(buf);
+        checkSend(c, count, type, dest, tag, "bSendInit");
+        Region own = new Region();
+        Prequest p = new Prequest(() -> {
+            if (dest != MPI.PROC_NULL) {
+                own.resolve(buf, count, type, false, "Prequest.start");
+                try {
+                    MPI.bsendBuffer().send(c, own, dest, tag);
+                } catch (TuttiException e) {
+                    throw Errors.of(e, "Prequest.start");
+                }
+            }
+        });
+        p.early = new Status().set(dest, tag, 0);
+        p.sendBuf = buf;
+        return p;
+    }
+
+    /**
+     * A persistent synchronous-mode send (MPI_SSEND_INIT): a persistent standard-mode send, as Tutti
+     * has no synchronous mode (see {@link #sSend}).
+     */
+    public final Prequest sSendInit(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        return persistentSend(buf, count, type, dest, tag, "sSendInit");
+    }
+
+    /** A persistent ready-mode send (MPI_RSEND_INIT): a persistent standard-mode send, which MPI allows. */
+    public final Prequest rSendInit(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        return persistentSend(buf, count, type, dest, tag, "rSendInit");
+    }
+
+    private Prequest persistentSend(Buffer buf, int count, Datatype type, int dest, int tag, String call)
+            throws MPIException {
+        Communicator c = live();
+        MPI.assertDirectBuffer(buf);
+        checkSend(c, count, type, dest, tag, call);
+        Prequest p;
+        if (dest == MPI.PROC_NULL) {
+            p = new Prequest((io.tutti.Request) null);
+            p.early = new Status().setProcNull();
+        } else {
+            Region r = region;
+            r.resolve(buf, count, type, false, call);
+            try {
+                p = new Prequest(c.sendInit(r.slice, dest, tag));
+            } catch (TuttiException e) {
+                throw Errors.of(e, call);
+            }
+        }
+        p.sendBuf = buf;
+        return p;
+    }
+
+    /** A persistent receive into a direct buffer (MPI_RECV_INIT): {@link Prequest#start()} posts it. */
+    public final Prequest recvInit(Buffer buf, int count, Datatype type, int source, int tag) throws MPIException {
+        Communicator c = live();
+        MPI.assertDirectBuffer(buf);
+        checkRecv(c, count, type, source, tag, "recvInit");
+        Prequest p;
+        if (source == MPI.PROC_NULL) {
+            p = new Prequest((io.tutti.Request) null);
+            p.early = new Status().setProcNull();
+        } else {
+            Region r = region;
+            r.resolve(buf, count, type, true, "recvInit");
+            try {
+                p = new Prequest(c.recvInit(r.slice, source, tag));
+            } catch (TuttiException e) {
+                throw Errors.of(e, "recvInit");
+            }
+        }
+        p.recvBuf = buf;
+        return p;
     }
 
     // ------------------------------------------------------------ Tutti's calls for a region

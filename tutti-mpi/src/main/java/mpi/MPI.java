@@ -230,6 +230,9 @@ public final class MPI {
     public static final Datatype DOUBLE_COMPLEX = new Datatype(Datatype.DOUBLE_COMPLEX, "MPI.DOUBLE_COMPLEX",
             "MPI_C_DOUBLE_COMPLEX", 16, 16, 16, 8, 2, 8, double[].class, null);
 
+    /** The null request: waits and tests on it return at once. */
+    public static final Request REQUEST_NULL = new Request();
+
     public static final Op MAX = new Op("MPI.MAX", ReduceOp.MAX);
     public static final Op MIN = new Op("MPI.MIN", ReduceOp.MIN);
     public static final Op SUM = new Op("MPI.SUM", ReduceOp.SUM);
@@ -447,6 +450,14 @@ public final class MPI {
     }
 
     // ------------------------------------------------------------ direct buffers and slices
+
+    /** Fails unless {@code buf} is direct, as the bindings' nonblocking calls require. */
+    static void assertDirectBuffer(java.nio.Buffer buf) {
+        if (buf == null || !buf.isDirect()) {
+            throw new IllegalArgumentException("The buffer must be direct: the nonblocking calls take direct buffers"
+                    + " (MPI.newIntBuffer, ...), as in Open MPI's bindings");
+        }
+    }
 
     /** A direct byte buffer of {@code capacity} bytes in the platform's byte order. */
     public static ByteBuffer newByteBuffer(int capacity) {

@@ -25,6 +25,16 @@ public final class Status {
         return this;
     }
 
+    /** Sets the index of the request this status belongs to, in a call over several. */
+    final void setIndex(int index) {
+        this.index = index;
+    }
+
+    /** The length of the message in bytes. */
+    final long bytes() {
+        return bytes;
+    }
+
     /** The status of a receive from {@link MPI#PROC_NULL}: no sender, any tag, nothing received. */
     final Status setProcNull() {
         return set(MPI.PROC_NULL, MPI.ANY_TAG, 0);
