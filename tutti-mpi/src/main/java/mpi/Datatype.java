@@ -53,6 +53,9 @@ public final class Datatype implements Freeable {
     /** Basic elements in one item (2 for a pair or a complex number), and the bytes of the first. */
     private final int parts;
     private final int firstPart;
+    /** The type Tutti's collectives move and reduce this one as, and how many of those make one item. */
+    final io.tutti.Datatype coll;
+    final int collPer;
     /** The array types a Java array buffer of this type may have. */
     final Class<?> arrayType;
     final Class<?> otherArrayType;
@@ -70,6 +73,17 @@ public final class Datatype implements Freeable {
         this.firstPart = firstPart;
         this.arrayType = arrayType;
         this.otherArrayType = otherArrayType;
+        this.coll = switch (kind) {
+            case CHAR -> io.tutti.Datatype.CHAR;
+            case SHORT -> io.tutti.Datatype.SHORT;
+            case INT -> io.tutti.Datatype.INT;
+            case LONG -> io.tutti.Datatype.LONG;
+            case FLOAT, FLOAT_COMPLEX -> io.tutti.Datatype.FLOAT;
+            case DOUBLE, DOUBLE_COMPLEX -> io.tutti.Datatype.DOUBLE;
+            case INT2 -> io.tutti.Datatype.INT2;
+            default -> io.tutti.Datatype.BYTE;    // bytes, booleans and the (value, index) structs
+        };
+        this.collPer = extent == 0 ? 1 : extent / coll.extent();
     }
 
     /** A basic type: one element of {@code size} bytes per item. */

@@ -131,6 +131,53 @@ final class Region {
         this.count = count;
     }
 
+    /**
+     * The resolved buffer as Tutti's collectives take it when they count in elements of {@code as}:
+     * the array itself when it starts at element 0 and is of {@code as}'s element type, else a
+     * segment from the region's first byte (a view over the array, made for this call).
+     */
+    Object forCollective(io.tutti.Datatype as) {
+        if (data instanceof MemorySegment s) {
+            return offset == 0 ? s : s.asSlice(offset);
+        }
+        if (offset == 0 && matches(data, as.base())) {
+            return data;
+        }
+        int size = switch (data) {
+            case byte[] _ -> 1;
+            case short[] _ -> 2;
+            case int[] _, float[] _ -> 4;
+            default -> 8;
+        };
+        MemorySegment all = switch (data) {
+            case byte[] a -> MemorySegment.ofArray(a);
+            case short[] a -> MemorySegment.ofArray(a);
+            case int[] a -> MemorySegment.ofArray(a);
+            case float[] a -> MemorySegment.ofArray(a);
+            case long[] a -> MemorySegment.ofArray(a);
+            case double[] a -> MemorySegment.ofArray(a);
+            default -> throw new IllegalStateException("unexpected region " + data.getClass());
+        };
+        return all.asSlice((long) offset * size);
+    }
+
+    private static boolean matches(Object array, io.tutti.Datatype base) {
+        return switch (base) {
+            case BYTE -> array instanceof byte[];
+            case SHORT -> array instanceof short[];
+            case INT -> array instanceof int[];
+            case LONG -> array instanceof long[];
+            case FLOAT -> array instanceof float[];
+            case DOUBLE -> array instanceof double[];
+            default -> false;
+        };
+    }
+
+    /** After a collective has written this region: hands a boolean[]'s bytes over to it. */
+    void receivedAll() {
+        received(count);
+    }
+
     /** After a receive of {@code n} bytes into this region: hands a boolean[]'s bytes over to it. */
     void received(long n) {
         if (booleans != null) {

@@ -30,6 +30,7 @@ class MpiApiIT {
         "MpiModes, 2, send modes ok", "MpiModes, 8, send modes ok",
         "MpiErrors, 2, errors ok", "MpiErrors, 8, errors ok",
         "MpiNonblocking, 2, nonblocking ok", "MpiNonblocking, 8, nonblocking ok",
+        "MpiCollectives, 2, collectives ok", "MpiCollectives, 8, collectives ok",
     })
     void programPasses(String program, int ranks, String passed) throws Exception {
         Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", Integer.toString(ranks),
