@@ -309,8 +309,10 @@ public final class MPI {
     }
 
     /**
-     * Leaves the job (MPI_FINALIZE): waits for the buffered sends in flight, then closes Tutti
-     * ({@link Tutti#close()}), which delivers what is queued and removes this rank's shared memory.
+     * Leaves the job (MPI_FINALIZE): waits for the buffered sends in flight and for every rank to
+     * reach Finalize too (a barrier: MPI_FINALIZE is collective, and Tutti's close is not, so
+     * without it a rank could end while another still waits on a wildcard receive, which Tutti
+     * fails once any rank has ended), then closes Tutti ({@link Tutti#close()}).
      */
     public static synchronized void Finalize() throws MPIException {
         check();
@@ -318,6 +320,7 @@ public final class MPI {
             if (attached != null) {
                 attached.detach();
             }
+            tutti.world().barrier();
             tutti.close();
         } catch (TuttiException e) {
             throw Errors.of(e, "MPI.Finalize");

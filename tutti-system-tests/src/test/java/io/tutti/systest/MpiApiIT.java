@@ -31,6 +31,8 @@ class MpiApiIT {
         "MpiErrors, 2, errors ok", "MpiErrors, 8, errors ok",
         "MpiNonblocking, 2, nonblocking ok", "MpiNonblocking, 8, nonblocking ok",
         "MpiCollectives, 2, collectives ok", "MpiCollectives, 8, collectives ok",
+        "MpiCollectivesNonblocking, 2, nonblocking collectives ok",
+        "MpiCollectivesNonblocking, 8, nonblocking collectives ok",
     })
     void programPasses(String program, int ranks, String passed) throws Exception {
         Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", Integer.toString(ranks),
