@@ -33,6 +33,7 @@ class MpiApiIT {
         "MpiCollectives, 2, collectives ok", "MpiCollectives, 8, collectives ok",
         "MpiCollectivesNonblocking, 2, nonblocking collectives ok",
         "MpiCollectivesNonblocking, 8, nonblocking collectives ok",
+        "MpiMessage, 2, matched probe ok", "MpiMessage, 8, matched probe ok",
     })
     void programPasses(String program, int ranks, String passed) throws Exception {
         Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", Integer.toString(ranks),
