@@ -121,7 +121,11 @@ public class Request implements Freeable {
             return null;
         }
         Status s = new Status();
-        fill(s);
+        if (active) {
+            fill(s);
+        } else {
+            s.set(MPI.ANY_SOURCE, MPI.ANY_TAG, 0);      // null or inactive: the empty status
+        }
         return s;
     }
 

@@ -180,6 +180,8 @@ public final class MpiNonblocking {
                 equal((double) (left * 100 + round * 10 + i), in.get(i), "round " + round + " [" + i + "]");
             }
             that(!send.isNull() && !recv.isNull(), "a persistent request is inactive, not null, after its wait");
+            Status inactive = recv.getStatus();
+            equal(MPI.ANY_SOURCE, inactive.getSource(), "getStatus of an inactive request: the empty status");
         }
         send.free();
         recv.free();
