@@ -1,0 +1,1550 @@
+package mpi;
+
+import io.tutti.Communicator;
+import io.tutti.TuttiException;
+import java.lang.foreign.MemorySegment;
+import java.nio.Buffer;
+
+/**
+ * A communicator: a group of ranks with its own message space, over one of Tutti's
+ * {@link Communicator}s. {@link MPI#COMM_WORLD} and {@link MPI#COMM_SELF} are the predefined ones;
+ * making others ({@code dup}, {@code split}, ...) is a later step (see {@code docs/guide/mpi-api.md}).
+ *
+ * <p>Buffers are Java primitive arrays or {@code java.nio} buffers (heap or direct), counted in items
+ * of the {@link Datatype} given: an array from its first element, a heap buffer from its array
+ * offset, a direct buffer from its first element; the position is ignored, as the bindings do, so
+ * an offset is given with {@link MPI#slice}. Ranks are those of this communicator; {@link MPI#PROC_NULL}
+ * is a rank that sends and receives nothing, {@link MPI#ANY_SOURCE} and {@link MPI#ANY_TAG} match
+ * anything on receives.
+ *
+ * <p>The blocking calls on {@code byte[] short[] int[] long[] float[] double[]} arrays, on heap
+ * buffers of those and on direct buffers the program reuses allocate nothing but the {@link Status}
+ * a receive returns. A communicator is used by one thread at a time ({@link MPI#THREAD_SERIALIZED}).
+ */
+public class Comm implements Freeable {
+    private final String name;
+    /** Tutti's communicator, from {@link MPI#Init} on. */
+    private Communicator tutti;
+    private final Region region = new Region();
+    private final Region other = new Region();
+    private final io.tutti.Status found = new io.tutti.Status();
+    /** The received half of a sendRecvReplace, before it is copied over the buffer. */
+    private byte[] replace = new byte[0];
+    private MemorySegment replaceSegment = MemorySegment.ofArray(replace);
+    /** Zeros, one per rank: see {@link #notRead}. */
+    private int[] notRead;
+
+    Comm(String name) {
+        this.name = name;
+    }
+
+    /** Binds this communicator to Tutti's, at {@link MPI#Init}. */
+    final void bind(Communicator communicator) {
+        this.tutti = communicator;
+    }
+
+    /** Tutti's communicator, once MPI is initialized and until it is finalized. */
+    final Communicator live() throws MPIException {
+        MPI.check();
+        return tutti;
+    }
+
+    // ------------------------------------------------------------ size, rank
+
+    /** Number of ranks in the communicator (MPI_COMM_SIZE). */
+    public final int getSize() throws MPIException {
+        return live().size();
+    }
+
+    /** This rank's number in the communicator, 0 to {@code getSize() - 1} (MPI_COMM_RANK). */
+    public final int getRank() throws MPIException {
+        return live().rank();
+    }
+
+    /** Whether this is the null communicator: never, for the predefined ones. */
+    public final boolean isNull() {
+        return false;
+    }
+
+    /**
+     * Frees the communicator (MPI_COMM_FREE). The predefined communicators cannot be freed: MPI
+     * refuses, and so does this, with {@link MPI#ERR_COMM}; there are no others yet.
+     */
+    @Override
+    public final void free() throws MPIException {
+        MPI.check();
+        throw Errors.error(MPI.ERR_COMM, "Comm.free: " + name + " is predefined and cannot be freed");
+    }
+
+    // ------------------------------------------------------------ blocking point-to-point
+
+    /**
+     * Sends {@code count} items of {@code type} from {@code buf} to {@code dest} (MPI_SEND); returns
+     * when the buffer may be reused.
+     */
+    public final void send(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        Communicator c = live();
+        checkSend(c, count, type, dest, tag, "send");
+        if (dest == MPI.PROC_NULL) {
+            return;
+        }
+        Region r = region;
+        r.resolve(buf, count, type, false, "send");
+        try {
+            send(c, r, dest, tag);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "send");
+        }
+    }
+
+    /**
+     * Sends in buffered mode (MPI_BSEND): the message is copied into the buffer attached with
+     * {@link MPI#attachBuffer}, and the call returns at once; it fails with {@link MPI#ERR_BUFFER}
+     * if the attached buffer has no room for it ({@code count} items plus
+     * {@link MPI#BSEND_OVERHEAD} bytes, beside the buffered sends still in flight).
+     */
+    public final void bSend(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        Communicator c = live();
+        checkSend(c, count, type, dest, tag, "bSend");
+        if (dest == MPI.PROC_NULL) {
+            return;
+        }
+        Region r = region;
+        r.resolve(buf, count, type, false, "bSend");
+        try {
+            MPI.bsendBuffer().send(c, r, dest, tag);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "bSend");
+        }
+    }
+
+    /**
+     * Sends in synchronous mode (MPI_SSEND). Tutti has no synchronous send yet: this is a standard
+     * {@link #send}, which may return before the receive has started for messages below Tutti's
+     * eager limit. A program correct under MPI stays correct (a standard send may always be
+     * synchronous or not); one that relies on the synchronisation itself does not get it.
+     */
+    public final void sSend(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        Communicator c = live();
+        checkSend(c, count, type, dest, tag, "sSend");
+        if (dest == MPI.PROC_NULL) {
+            return;
+        }
+        Region r = region;
+        r.resolve(buf, count, type, false, "sSend");
+        try {
+            send(c, r, dest, tag);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "sSend");
+        }
+    }
+
+    /**
+     * Sends in ready mode (MPI_RSEND): the matching receive must already be posted. A standard
+     * send, which MPI allows for ready mode, is what this does.
+     */
+    public final void rSend(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        Communicator c = live();
+        checkSend(c, count, type, dest, tag, "rSend");
+        if (dest == MPI.PROC_NULL) {
+            return;
+        }
+        Region r = region;
+        r.resolve(buf, count, type, false, "rSend");
+        try {
+            send(c, r, dest, tag);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "rSend");
+        }
+    }
+
+    /**
+     * Receives up to {@code count} items of {@code type} into {@code buf} from {@code source} (or
+     * {@link MPI#ANY_SOURCE}) with {@code tag} (or {@link MPI#ANY_TAG}) (MPI_RECV). A longer message
+     * fails with {@link MPI#ERR_TRUNCATE}. From {@link MPI#PROC_NULL} it returns at once, with
+     * nothing received.
+     */
+    public final Status recv(Object buf, int count, Datatype type, int source, int tag) throws MPIException {
+        Communicator c = live();
+        checkRecv(c, count, type, source, tag, "recv");
+        if (source == MPI.PROC_NULL) {
+            return new Status().setProcNull();
+        }
+        Region r = region;
+        r.resolve(buf, count, type, true, "recv");
+        io.tutti.Status s = found;
+        try {
+            recv(c, r, source, tag, s);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "recv");
+        }
+        r.received(s.bytes());
+        return new Status().set(s.source(), s.tag(), s.bytes());
+    }
+
+    /**
+     * Sends one buffer and receives into another at once (MPI_SENDRECV), without deadlock whatever
+     * the other ranks do; either rank may be {@link MPI#PROC_NULL}. Returns the receive's status.
+     */
+    public final Status sendRecv(Object sendbuf, int sendcount, Datatype sendtype, int dest, int sendtag,
+                                 Object recvbuf, int recvcount, Datatype recvtype, int source, int recvtag)
+            throws MPIException {
+        Communicator c = live();
+        checkSend(c, sendcount, sendtype, dest, sendtag, "sendRecv");
+        checkRecv(c, recvcount, recvtype, source, recvtag, "sendRecv");
+        if (source == MPI.PROC_NULL) {
+            send(sendbuf, sendcount, sendtype, dest, sendtag);
+            return new Status().setProcNull();
+        }
+        if (dest == MPI.PROC_NULL) {
+            return recv(recvbuf, recvcount, recvtype, source, recvtag);
+        }
+        Region out = region;
+        Region in = other;
+        out.resolve(sendbuf, sendcount, sendtype, false, "sendRecv");
+        in.resolve(recvbuf, recvcount, recvtype, true, "sendRecv");
+        io.tutti.Status s;
+        try {
+            s = c.sendrecv(out.data, out.offset, out.count, dest, sendtag, in.data, in.offset, in.count, source,
+                    recvtag);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "sendRecv");
+        }
+        in.received(s.bytes());
+        return new Status().set(s.source(), s.tag(), s.bytes());
+    }
+
+    /**
+     * Sends {@code buf} and receives into the same buffer (MPI_SENDRECV_REPLACE): up to {@code count}
+     * items; a longer message fails with {@link MPI#ERR_TRUNCATE}. The received message is kept
+     * apart (in memory of this communicator's, reused) until the send is done, then copied over.
+     */
+    public final Status sendRecvReplace(Object buf, int count, Datatype type, int dest, int sendtag, int source,
+                                        int recvtag) throws MPIException {
+        Communicator c = live();
+        checkSend(c, count, type, dest, sendtag, "sendRecvReplace");
+        checkRecv(c, count, type, source, recvtag, "sendRecvReplace");
+        if (source == MPI.PROC_NULL) {
+            send(buf, count, type, dest, sendtag);
+            return new Status().setProcNull();
+        }
+        if (dest == MPI.PROC_NULL) {
+            return recv(buf, count, type, source, recvtag);
+        }
+        Region r = region;
+        r.resolve(buf, count, type, false, "sendRecvReplace");
+        int n = (int) r.byteCount();
+        if (replace.length < n) {
+            replace = new byte[Math.max(n, 2 * replace.length)];
+            replaceSegment = MemorySegment.ofArray(replace);
+        }
+        io.tutti.Status s;
+        try {
+            s = c.sendrecv(r.data, r.offset, r.count, dest, sendtag, replace, 0, n, source, recvtag);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "sendRecvReplace");
+        }
+        r.copyIn(replaceSegment, s.bytes());
+        return new Status().set(s.source(), s.tag(), s.bytes());
+    }
+
+    /**
+     * Waits until a message from {@code source} with {@code tag} (wildcards allowed) can be received
+     * and returns its status, without receiving it (MPI_PROBE); from {@link MPI#PROC_NULL}, at once.
+     */
+    public final Status probe(int source, int tag) throws MPIException {
+        Communicator c = live();
+        checkSource(c, source, "probe");
+        checkRecvTag(tag, "probe");
+        if (source == MPI.PROC_NULL) {
+            return new Status().setProcNull();
+        }
+        io.tutti.Status s;
+        try {
+            s = c.probe(source, tag);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "probe");
+        }
+        return new Status().set(s.source(), s.tag(), s.bytes());
+    }
+
+    /**
+     * The status of a message from {@code source} with {@code tag} that can be received now, or null
+     * if there is none (MPI_IPROBE); from {@link MPI#PROC_NULL}, a status at once.
+     */
+    public final Status iProbe(int source, int tag) throws MPIException {
+        Communicator c = live();
+        checkSource(c, source, "iProbe");
+        checkRecvTag(tag, "iProbe");
+        if (source == MPI.PROC_NULL) {
+            return new Status().setProcNull();
+        }
+        io.tutti.Status s;
+        try {
+            s = c.iprobe(source, tag);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "iProbe");
+        }
+        return s == null ? null : new Status().set(s.source(), s.tag(), s.bytes());
+    }
+
+    // ------------------------------------------------------------ nonblocking point-to-point (direct buffers)
+
+    /** Starts a standard-mode send of a direct buffer (MPI_ISEND); complete it with the request. */
+    public final Request iSend(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        return startSend(buf, count, type, dest, tag, "iSend");
+    }
+
+    /**
+     * Starts a buffered-mode send (MPI_IBSEND): the message is copied into the attached buffer at
+     * once, so the request is complete when returned (see {@link #bSend}).
+     */
+    public final Request ibSend(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        Communicator c = live();
+        MPI.assertDirectBuffer(buf);
+        checkSend(c, count, type, dest, tag, "ibSend");
+        if (dest != MPI.PROC_NULL) {
+            Region r = region;
+            r.resolve(buf, count, type, false, "ibSend");
+            try {
+                MPI.bsendBuffer().send(c, r, dest, tag);
+            } catch (TuttiException e) {
+                throw Errors.of(e, "ibSend");
+            }
+        }
+        return Request.done(new Status().set(dest, tag, 0));
+    }
+
+    /**
+     * Starts a synchronous-mode send (MPI_ISSEND). Tutti has no synchronous mode: this is
+     * {@link #iSend}, whose request may complete before the receive has started (see {@link #sSend}).
+     */
+    public final Request isSend(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        return startSend(buf, count, type, dest, tag, "isSend");
+    }
+
+    /** Starts a ready-mode send (MPI_IRSEND): a standard-mode send, which MPI allows. */
+    public final Request irSend(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        return startSend(buf, count, type, dest, tag, "irSend");
+    }
+
+    private Request startSend(Buffer buf, int count, Datatype type, int dest, int tag, String call)
+            throws MPIException {
+        Communicator c = live();
+        MPI.assertDirectBuffer(buf);
+        checkSend(c, count, type, dest, tag, call);
+        if (dest == MPI.PROC_NULL) {
+            return Request.done(new Status().setProcNull());
+        }
+        Region r = region;
+        r.resolve(buf, count, type, false, call);
+        Request request;
+        try {
+            request = new Request(c.isend(r.slice, dest, tag));
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        request.sendBuf = buf;
+        return request;
+    }
+
+    /**
+     * Starts a receive into a direct buffer (MPI_IRECV); its wait returns the status, and fails with
+     * {@link MPI#ERR_TRUNCATE} if the message is longer than the buffer.
+     */
+    public final Request iRecv(Buffer buf, int count, Datatype type, int source, int tag) throws MPIException {
+        Communicator c = live();
+        MPI.assertDirectBuffer(buf);
+        checkRecv(c, count, type, source, tag, "iRecv");
+        if (source == MPI.PROC_NULL) {
+            return Request.done(new Status().setProcNull());
+        }
+        Region r = region;
+        r.resolve(buf, count, type, true, "iRecv");
+        Request request;
+        try {
+            request = new Request(c.irecv(r.slice, source, tag));
+        } catch (TuttiException e) {
+            throw Errors.of(e, "iRecv");
+        }
+        request.recvBuf = buf;
+        return request;
+    }
+
+    // ------------------------------------------------------------ persistent point-to-point (direct buffers)
+
+    /** A persistent standard-mode send of a direct buffer (MPI_SEND_INIT): {@link Prequest#start()} sends it. */
+    public final Prequest sendInit(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        return persistentSend(buf, count, type, dest, tag, "sendInit");
+    }
+
+    /**
+     * A persistent buffered-mode send (MPI_BSEND_INIT): each start copies the buffer's contents into
+     * the attached buffer, which completes it (see {@link #bSend}).
+     */
+    public final Prequest bSendInit(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        Communicator c = live();
+        MPI.assertDirectBuffer(buf);
+        checkSend(c, count, type, dest, tag, "bSendInit");
+        Region own = new Region();
+        Prequest p = new Prequest(() -> {
+            if (dest != MPI.PROC_NULL) {
+                own.resolve(buf, count, type, false, "Prequest.start");
+                try {
+                    MPI.bsendBuffer().send(c, own, dest, tag);
+                } catch (TuttiException e) {
+                    throw Errors.of(e, "Prequest.start");
+                }
+            }
+        });
+        p.early = new Status().set(dest, tag, 0);
+        p.sendBuf = buf;
+        return p;
+    }
+
+    /**
+     * A persistent synchronous-mode send (MPI_SSEND_INIT): a persistent standard-mode send, as Tutti
+     * has no synchronous mode (see {@link #sSend}).
+     */
+    public final Prequest sSendInit(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        return persistentSend(buf, count, type, dest, tag, "sSendInit");
+    }
+
+    /** A persistent ready-mode send (MPI_RSEND_INIT): a persistent standard-mode send, which MPI allows. */
+    public final Prequest rSendInit(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        return persistentSend(buf, count, type, dest, tag, "rSendInit");
+    }
+
+    private Prequest persistentSend(Buffer buf, int count, Datatype type, int dest, int tag, String call)
+            throws MPIException {
+        Communicator c = live();
+        MPI.assertDirectBuffer(buf);
+        checkSend(c, count, type, dest, tag, call);
+        Prequest p;
+        if (dest == MPI.PROC_NULL) {
+            p = new Prequest((io.tutti.Request) null);
+            p.early = new Status().setProcNull();
+        } else {
+            Region r = region;
+            r.resolve(buf, count, type, false, call);
+            try {
+                p = new Prequest(c.sendInit(r.slice, dest, tag));
+            } catch (TuttiException e) {
+                throw Errors.of(e, call);
+            }
+        }
+        p.sendBuf = buf;
+        return p;
+    }
+
+    /** A persistent receive into a direct buffer (MPI_RECV_INIT): {@link Prequest#start()} posts it. */
+    public final Prequest recvInit(Buffer buf, int count, Datatype type, int source, int tag) throws MPIException {
+        Communicator c = live();
+        MPI.assertDirectBuffer(buf);
+        checkRecv(c, count, type, source, tag, "recvInit");
+        Prequest p;
+        if (source == MPI.PROC_NULL) {
+            p = new Prequest((io.tutti.Request) null);
+            p.early = new Status().setProcNull();
+        } else {
+            Region r = region;
+            r.resolve(buf, count, type, true, "recvInit");
+            try {
+                p = new Prequest(c.recvInit(r.slice, source, tag));
+            } catch (TuttiException e) {
+                throw Errors.of(e, "recvInit");
+            }
+        }
+        p.recvBuf = buf;
+        return p;
+    }
+
+    // ------------------------------------------------------------ collectives
+    //
+    // Each collective has a blocking form on arrays and buffers, an in-place form where the
+    // bindings have one, and a nonblocking form on direct buffers; all run Tutti's collective of the
+    // same name (blocking or nonblocking) on the buffers as Tutti takes them (see Region).
+
+    /** Waits until every rank of the communicator has entered the barrier (MPI_BARRIER). */
+    public final void barrier() throws MPIException {
+        Communicator c = live();
+        try {
+            c.barrier();
+        } catch (TuttiException e) {
+            throw Errors.of(e, "barrier");
+        }
+    }
+
+    /** Starts a barrier (MPI_IBARRIER); it completes once every rank has entered it. */
+    public final Request iBarrier() throws MPIException {
+        Communicator c = live();
+        try {
+            return new Request(c.ibarrier());
+        } catch (TuttiException e) {
+            throw Errors.of(e, "iBarrier");
+        }
+    }
+
+    /** Sends {@code count} items of {@code buf} from {@code root} to every rank's {@code buf} (MPI_BCAST). */
+    public final void bcast(Object buf, int count, Datatype type, int root) throws MPIException {
+        bcast(buf, count, type, root, false, "bcast");
+    }
+
+    /** Starts a broadcast of a direct buffer (MPI_IBCAST). */
+    public final Request iBcast(Buffer buf, int count, Datatype type, int root) throws MPIException {
+        MPI.assertDirectBuffer(buf);
+        return bcast(buf, count, type, root, true, "iBcast");
+    }
+
+    private Request bcast(Object buf, int count, Datatype type, int root, boolean nb, String call)
+            throws MPIException {
+        Communicator c = live();
+        checkCount(count, type, call);
+        checkRoot(c, root, call);
+        Object b = view(other, buf, count, type, call);
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.ibcast(b, count * type.collPer, type.coll, root);
+            } else {
+                c.bcast(b, count * type.collPer, type.coll, root);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, other);
+    }
+
+    // gather
+
+    /**
+     * Collects {@code sendcount} items from every rank into the root's {@code recvbuf}, rank r's at
+     * item {@code r * recvcount} (MPI_GATHER); {@code recvbuf} is read at the root only.
+     */
+    public final void gather(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int recvcount,
+                             Datatype recvtype, int root) throws MPIException {
+        gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, false, "gather");
+    }
+
+    /**
+     * Gather in place (MPI_IN_PLACE as the root's send buffer): {@code buf} is the root's receive
+     * buffer, whose block of the root stays where it is, and the others' send buffer.
+     */
+    public final void gather(Object buf, int count, Datatype type, int root) throws MPIException {
+        gatherInPlace(buf, count, type, root, false, "gather");
+    }
+
+    /** Starts a gather of direct buffers (MPI_IGATHER). */
+    public final Request iGather(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf, int recvcount,
+                                 Datatype recvtype, int root) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        if (recvbuf != null) {
+            MPI.assertDirectBuffer(recvbuf);
+        }
+        return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, true, "iGather");
+    }
+
+    /** Starts a gather in place (see {@link #gather(Object, int, Datatype, int)}) (MPI_IGATHER). */
+    public final Request iGather(Buffer buf, int count, Datatype type, int root) throws MPIException {
+        MPI.assertDirectBuffer(buf);
+        return gatherInPlace(buf, count, type, root, true, "iGather");
+    }
+
+    private Request gather(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int recvcount,
+                           Datatype recvtype, int root, boolean nb, String call) throws MPIException {
+        Communicator c = live();
+        checkCount(sendcount, sendtype, call);
+        checkRoot(c, root, call);
+        Object send = view(region, sendbuf, sendcount, sendtype, call);
+        Object recv = null;
+        if (c.rank() == root) {
+            checkCount(recvcount, recvtype, call);
+            sameSignature(sendcount, sendtype, recvcount, recvtype, call);
+            recv = view(other, recvbuf, (long) recvcount * c.size(), recvtype, call);
+        }
+        return gatherRun(c, send, recv, sendcount, sendtype, root, nb, call);
+    }
+
+    private Request gatherInPlace(Object buf, int count, Datatype type, int root, boolean nb, String call)
+            throws MPIException {
+        Communicator c = live();
+        checkCount(count, type, call);
+        checkRoot(c, root, call);
+        Object send;
+        Object recv = null;
+        if (c.rank() == root) {
+            send = Communicator.IN_PLACE;
+            recv = view(other, buf, (long) count * c.size(), type, call);
+        } else {
+            send = view(region, buf, count, type, call);
+        }
+        return gatherRun(c, send, recv, count, type, root, nb, call);
+    }
+
+    private Request gatherRun(Communicator c, Object send, Object recv, int count, Datatype type, int root,
+                              boolean nb, String call) throws MPIException {
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.igather(send, recv, count * type.collPer, type.coll, root);
+            } else {
+                c.gather(send, recv, count * type.collPer, type.coll, root);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, c.rank() == root ? other : null);
+    }
+
+    /**
+     * Gather of uneven blocks (MPI_GATHERV): rank r's {@code recvcount[r]} items land at item
+     * {@code displs[r]} of the root's {@code recvbuf}; both arrays and {@code recvbuf} are read at
+     * the root only.
+     */
+    public final void gatherv(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int[] recvcount,
+                              int[] displs, Datatype recvtype, int root) throws MPIException {
+        gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root, false, "gatherv");
+    }
+
+    /** Gatherv at the root in place (MPI_IN_PLACE as its send buffer): the root's form. */
+    public final void gatherv(Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype, int root)
+            throws MPIException {
+        gatherv(Communicator.IN_PLACE, 0, recvtype, recvbuf, recvcount, displs, recvtype, root, false, "gatherv");
+    }
+
+    /** Gatherv in place, the other ranks' form: sends {@code sendcount} items to the root. */
+    public final void gatherv(Object sendbuf, int sendcount, Datatype sendtype, int root) throws MPIException {
+        gatherv(sendbuf, sendcount, sendtype, null, null, null, sendtype, root, false, "gatherv");
+    }
+
+    /** Starts a gatherv of direct buffers (MPI_IGATHERV). */
+    public final Request iGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf, int[] recvcount,
+                                  int[] displs, Datatype recvtype, int root) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        return gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root, true, "iGatherv");
+    }
+
+    /** Starts a gatherv in place, the root's form (MPI_IGATHERV). */
+    public final Request iGatherv(Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype, int root)
+            throws MPIException {
+        MPI.assertDirectBuffer(recvbuf);
+        return gatherv(Communicator.IN_PLACE, 0, recvtype, recvbuf, recvcount, displs, recvtype, root, true,
+                "iGatherv");
+    }
+
+    /** Starts a gatherv in place, the other ranks' form (MPI_IGATHERV). */
+    public final Request iGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, int root) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        return gatherv(sendbuf, sendcount, sendtype, null, null, null, sendtype, root, true, "iGatherv");
+    }
+
+    private Request gatherv(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int[] recvcount,
+                            int[] displs, Datatype recvtype, int root, boolean nb, String call) throws MPIException {
+        Communicator c = live();
+        checkRoot(c, root, call);
+        boolean inPlace = sendbuf == Communicator.IN_PLACE;
+        Object send = Communicator.IN_PLACE;
+        if (!inPlace) {
+            checkCount(sendcount, sendtype, call);
+            send = view(region, sendbuf, sendcount, sendtype, call);
+        }
+        Object recv = null;
+        int[] counts = null;
+        int[] offsets = null;
+        Datatype type = sendtype;
+        if (c.rank() == root) {
+            checkCount(0, recvtype, call);
+            if (!inPlace) {
+                sameKind(sendtype, recvtype, call);
+            }
+            checkCounts(c, recvcount, displs, call);
+            type = recvtype;
+            recv = view(other, recvbuf, span(recvcount, displs), recvtype, call);
+            counts = scaled(recvcount, recvtype.collPer);
+            offsets = scaled(displs, recvtype.collPer);
+        } else if (inPlace) {
+            throw Errors.error(MPI.ERR_ARG, call + ": the in-place form with receive counts is the root's; the other"
+                    + " ranks call gatherv(sendbuf, sendcount, sendtype, root)");
+        }
+        if (counts == null) {
+            // not read here, but Tutti takes a null array for a regular gather: the call is irregular
+            counts = offsets = notRead(c);
+        }
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.igatherv(send, sendcount * type.collPer, recv, counts, offsets, type.coll, root);
+            } else {
+                c.gatherv(send, sendcount * type.collPer, recv, counts, offsets, type.coll, root);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, c.rank() == root ? other : null);
+    }
+
+    // scatter
+
+    /**
+     * Sends block r ({@code sendcount} items from item {@code r * sendcount}) of the root's
+     * {@code sendbuf} to rank r's {@code recvbuf} (MPI_SCATTER); {@code sendbuf} is read at the root only.
+     */
+    public final void scatter(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int recvcount,
+                              Datatype recvtype, int root) throws MPIException {
+        scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, false, "scatter");
+    }
+
+    /**
+     * Scatter in place (MPI_IN_PLACE as the root's receive buffer): {@code buf} is the root's send
+     * buffer, whose own block stays where it is, and the others' receive buffer.
+     */
+    public final void scatter(Object buf, int count, Datatype type, int root) throws MPIException {
+        scatterInPlace(buf, count, type, root, false, "scatter");
+    }
+
+    /** Starts a scatter of direct buffers (MPI_ISCATTER). */
+    public final Request iScatter(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf, int recvcount,
+                                  Datatype recvtype, int root) throws MPIException {
+        MPI.assertDirectBuffer(recvbuf);
+        return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, true, "iScatter");
+    }
+
+    /** Starts a scatter in place (MPI_ISCATTER). */
+    public final Request iScatter(Buffer buf, int count, Datatype type, int root) throws MPIException {
+        MPI.assertDirectBuffer(buf);
+        return scatterInPlace(buf, count, type, root, true, "iScatter");
+    }
+
+    private Request scatter(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int recvcount,
+                            Datatype recvtype, int root, boolean nb, String call) throws MPIException {
+        Communicator c = live();
+        checkCount(recvcount, recvtype, call);
+        checkRoot(c, root, call);
+        Object send = null;
+        if (c.rank() == root) {
+            checkCount(sendcount, sendtype, call);
+            sameSignature(sendcount, sendtype, recvcount, recvtype, call);
+            send = view(region, sendbuf, (long) sendcount * c.size(), sendtype, call);
+        }
+        Object recv = view(other, recvbuf, recvcount, recvtype, call);
+        return scatterRun(c, send, recv, recvcount, recvtype, root, nb, call);
+    }
+
+    private Request scatterInPlace(Object buf, int count, Datatype type, int root, boolean nb, String call)
+            throws MPIException {
+        Communicator c = live();
+        checkCount(count, type, call);
+        checkRoot(c, root, call);
+        Object send = null;
+        Object recv;
+        if (c.rank() == root) {
+            send = view(region, buf, (long) count * c.size(), type, call);
+            recv = Communicator.IN_PLACE;
+        } else {
+            recv = view(other, buf, count, type, call);
+        }
+        return scatterRun(c, send, recv, count, type, root, nb, call);
+    }
+
+    private Request scatterRun(Communicator c, Object send, Object recv, int count, Datatype type, int root,
+                               boolean nb, String call) throws MPIException {
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.iscatter(send, recv, count * type.collPer, type.coll, root);
+            } else {
+                c.scatter(send, recv, count * type.collPer, type.coll, root);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, recv == Communicator.IN_PLACE ? null : other);
+    }
+
+    /**
+     * Scatter of uneven blocks (MPI_SCATTERV): block r is {@code sendcount[r]} items at item
+     * {@code displs[r]} of the root's {@code sendbuf} (read at the root only).
+     */
+    public final void scatterv(Object sendbuf, int[] sendcount, int[] displs, Datatype sendtype, Object recvbuf,
+                               int recvcount, Datatype recvtype, int root) throws MPIException {
+        scatterv(sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root, false, "scatterv");
+    }
+
+    /** Scatterv at the root in place (MPI_IN_PLACE as its receive buffer): the root's form. */
+    public final void scatterv(Object sendbuf, int[] sendcount, int[] displs, Datatype sendtype, int root)
+            throws MPIException {
+        scatterv(sendbuf, sendcount, displs, sendtype, Communicator.IN_PLACE, 0, sendtype, root, false, "scatterv");
+    }
+
+    /** Scatterv in place, the other ranks' form: receives {@code recvcount} items from the root. */
+    public final void scatterv(Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        scatterv(null, null, null, recvtype, recvbuf, recvcount, recvtype, root, false, "scatterv");
+    }
+
+    /** Starts a scatterv of direct buffers (MPI_ISCATTERV). */
+    public final Request iScatterv(Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype, Buffer recvbuf,
+                                   int recvcount, Datatype recvtype, int root) throws MPIException {
+        MPI.assertDirectBuffer(recvbuf);
+        return scatterv(sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root, true, "iScatterv");
+    }
+
+    /** Starts a scatterv in place, the root's form (MPI_ISCATTERV). */
+    public final Request iScatterv(Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype, int root)
+            throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        return scatterv(sendbuf, sendcount, displs, sendtype, Communicator.IN_PLACE, 0, sendtype, root, true,
+                "iScatterv");
+    }
+
+    /** Starts a scatterv in place, the other ranks' form (MPI_ISCATTERV). */
+    public final Request iScatterv(Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        MPI.assertDirectBuffer(recvbuf);
+        return scatterv(null, null, null, recvtype, recvbuf, recvcount, recvtype, root, true, "iScatterv");
+    }
+
+    private Request scatterv(Object sendbuf, int[] sendcount, int[] displs, Datatype sendtype, Object recvbuf,
+                             int recvcount, Datatype recvtype, int root, boolean nb, String call) throws MPIException {
+        Communicator c = live();
+        checkRoot(c, root, call);
+        boolean inPlace = recvbuf == Communicator.IN_PLACE;
+        Object recv = Communicator.IN_PLACE;
+        Datatype type = recvtype;
+        if (!inPlace) {
+            checkCount(recvcount, recvtype, call);
+            recv = view(other, recvbuf, recvcount, recvtype, call);
+        }
+        Object send = null;
+        int[] counts = null;
+        int[] offsets = null;
+        if (c.rank() == root) {
+            checkCount(0, sendtype, call);
+            if (!inPlace) {
+                sameKind(sendtype, recvtype, call);
+            }
+            checkCounts(c, sendcount, displs, call);
+            type = sendtype;
+            send = view(region, sendbuf, span(sendcount, displs), sendtype, call);
+            counts = scaled(sendcount, sendtype.collPer);
+            offsets = scaled(displs, sendtype.collPer);
+        } else if (inPlace) {
+            throw Errors.error(MPI.ERR_ARG, call + ": the in-place form with send counts is the root's; the other"
+                    + " ranks call scatterv(recvbuf, recvcount, recvtype, root)");
+        }
+        if (counts == null) {
+            counts = offsets = notRead(c);      // as in gatherv
+        }
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.iscatterv(send, counts, offsets, recv, recvcount * type.collPer, type.coll, root);
+            } else {
+                c.scatterv(send, counts, offsets, recv, recvcount * type.collPer, type.coll, root);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, inPlace ? null : other);
+    }
+
+    // allgather
+
+    /** Every rank gets every rank's {@code sendcount} items, rank r's at item {@code r * recvcount} (MPI_ALLGATHER). */
+    public final void allGather(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int recvcount,
+                                Datatype recvtype) throws MPIException {
+        allGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, false, "allGather");
+    }
+
+    /** Allgather in place (MPI_IN_PLACE): each rank's block is already at its place in {@code buf}. */
+    public final void allGather(Object buf, int count, Datatype type) throws MPIException {
+        allGather(Communicator.IN_PLACE, count, type, buf, count, type, false, "allGather");
+    }
+
+    /** Starts an allgather of direct buffers (MPI_IALLGATHER). */
+    public final Request iAllGather(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf, int recvcount,
+                                    Datatype recvtype) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return allGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, true, "iAllGather");
+    }
+
+    /** Starts an allgather in place (MPI_IALLGATHER). */
+    public final Request iAllGather(Buffer buf, int count, Datatype type) throws MPIException {
+        MPI.assertDirectBuffer(buf);
+        return allGather(Communicator.IN_PLACE, count, type, buf, count, type, true, "iAllGather");
+    }
+
+    private Request allGather(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int recvcount,
+                              Datatype recvtype, boolean nb, String call) throws MPIException {
+        Communicator c = live();
+        checkCount(recvcount, recvtype, call);
+        Object send = Communicator.IN_PLACE;
+        if (sendbuf != Communicator.IN_PLACE) {
+            checkCount(sendcount, sendtype, call);
+            sameSignature(sendcount, sendtype, recvcount, recvtype, call);
+            send = view(region, sendbuf, sendcount, sendtype, call);
+        }
+        Object recv = view(other, recvbuf, (long) recvcount * c.size(), recvtype, call);
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.iallgather(send, recv, recvcount * recvtype.collPer, recvtype.coll);
+            } else {
+                c.allgather(send, recv, recvcount * recvtype.collPer, recvtype.coll);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, other);
+    }
+
+    /** Allgather of uneven blocks (MPI_ALLGATHERV): rank r's {@code recvcount[r]} items at item {@code displs[r]}. */
+    public final void allGatherv(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int[] recvcount,
+                                 int[] displs, Datatype recvtype) throws MPIException {
+        allGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, false, "allGatherv");
+    }
+
+    /** Allgatherv in place (MPI_IN_PLACE): each rank's block is already at its place in {@code recvbuf}. */
+    public final void allGatherv(Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
+            throws MPIException {
+        allGatherv(Communicator.IN_PLACE, 0, recvtype, recvbuf, recvcount, displs, recvtype, false, "allGatherv");
+    }
+
+    /** Starts an allgatherv of direct buffers (MPI_IALLGATHERV). */
+    public final Request iAllGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
+                                     int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return allGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, true, "iAllGatherv");
+    }
+
+    /** Starts an allgatherv in place (MPI_IALLGATHERV). */
+    public final Request iAllGatherv(Buffer buf, int[] count, int[] displs, Datatype type) throws MPIException {
+        MPI.assertDirectBuffer(buf);
+        return allGatherv(Communicator.IN_PLACE, 0, type, buf, count, displs, type, true, "iAllGatherv");
+    }
+
+    private Request allGatherv(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int[] recvcount,
+                               int[] displs, Datatype recvtype, boolean nb, String call) throws MPIException {
+        Communicator c = live();
+        checkCount(0, recvtype, call);
+        checkCounts(c, recvcount, displs, call);
+        Object send = Communicator.IN_PLACE;
+        int sent = recvcount[c.rank()];
+        if (sendbuf != Communicator.IN_PLACE) {
+            checkCount(sendcount, sendtype, call);
+            sameKind(sendtype, recvtype, call);
+            send = view(region, sendbuf, sendcount, sendtype, call);
+            sent = sendcount;
+        }
+        Object recv = view(other, recvbuf, span(recvcount, displs), recvtype, call);
+        int[] counts = scaled(recvcount, recvtype.collPer);
+        int[] offsets = scaled(displs, recvtype.collPer);
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.iallgatherv(send, sent * recvtype.collPer, recv, counts, offsets, recvtype.coll);
+            } else {
+                c.allgatherv(send, sent * recvtype.collPer, recv, counts, offsets, recvtype.coll);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, other);
+    }
+
+    // all-to-all
+
+    /** Block r of each rank's {@code sendbuf} goes to rank r, landing at block s of its {@code recvbuf} (MPI_ALLTOALL). */
+    public final void allToAll(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int recvcount,
+                               Datatype recvtype) throws MPIException {
+        allToAll(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, false, "allToAll");
+    }
+
+    /** Starts an all-to-all of direct buffers (MPI_IALLTOALL). */
+    public final Request iAllToAll(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf, int recvcount,
+                                   Datatype recvtype) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return allToAll(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, true, "iAllToAll");
+    }
+
+    private Request allToAll(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int recvcount,
+                             Datatype recvtype, boolean nb, String call) throws MPIException {
+        Communicator c = live();
+        checkCount(sendcount, sendtype, call);
+        checkCount(recvcount, recvtype, call);
+        sameSignature(sendcount, sendtype, recvcount, recvtype, call);
+        Object send = view(region, sendbuf, (long) sendcount * c.size(), sendtype, call);
+        Object recv = view(other, recvbuf, (long) recvcount * c.size(), recvtype, call);
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.ialltoall(send, recv, recvcount * recvtype.collPer, recvtype.coll);
+            } else {
+                c.alltoall(send, recv, recvcount * recvtype.collPer, recvtype.coll);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, other);
+    }
+
+    /**
+     * All-to-all of uneven blocks (MPI_ALLTOALLV): {@code sendcount[r]} items from item
+     * {@code sdispls[r]} go to rank r, landing at item {@code rdispls[s]} of its {@code recvbuf}.
+     */
+    public final void allToAllv(Object sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype, Object recvbuf,
+                                int[] recvcount, int[] rdispls, Datatype recvtype) throws MPIException {
+        allToAllv(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype, false, "allToAllv");
+    }
+
+    /** Starts an all-to-all of uneven blocks of direct buffers (MPI_IALLTOALLV). */
+    public final Request iAllToAllv(Buffer sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
+                                    Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
+            throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return allToAllv(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype, true,
+                "iAllToAllv");
+    }
+
+    private Request allToAllv(Object sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype, Object recvbuf,
+                              int[] recvcount, int[] rdispls, Datatype recvtype, boolean nb, String call)
+            throws MPIException {
+        Communicator c = live();
+        checkCount(0, sendtype, call);
+        checkCount(0, recvtype, call);
+        sameKind(sendtype, recvtype, call);
+        checkCounts(c, sendcount, sdispls, call);
+        checkCounts(c, recvcount, rdispls, call);
+        Object send = view(region, sendbuf, span(sendcount, sdispls), sendtype, call);
+        Object recv = view(other, recvbuf, span(recvcount, rdispls), recvtype, call);
+        int per = recvtype.collPer;
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.ialltoallv(send, scaled(sendcount, per), scaled(sdispls, per), recv, scaled(recvcount, per),
+                        scaled(rdispls, per), recvtype.coll);
+            } else {
+                c.alltoallv(send, scaled(sendcount, per), scaled(sdispls, per), recv, scaled(recvcount, per),
+                        scaled(rdispls, per), recvtype.coll);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, other);
+    }
+
+    /**
+     * All-to-all with a type per block and displacements in bytes (MPI_ALLTOALLW). Runs as Tutti's
+     * all-to-all of uneven blocks of bytes, so each block's bytes travel as they lie in memory.
+     */
+    public final void allToAllw(Object sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes, Object recvBuf,
+                                int[] recvCount, int[] rDispls, Datatype[] recvTypes) throws MPIException {
+        allToAllw(sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes, false, "allToAllw");
+    }
+
+    /** Starts an all-to-all with a type per block, of direct buffers (MPI_IALLTOALLW). */
+    public final Request iAllToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
+                                    Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes)
+            throws MPIException {
+        MPI.assertDirectBuffer(sendBuf);
+        MPI.assertDirectBuffer(recvBuf);
+        return allToAllw(sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes, true,
+                "iAllToAllw");
+    }
+
+    private Request allToAllw(Object sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes, Object recvBuf,
+                              int[] recvCount, int[] rDispls, Datatype[] recvTypes, boolean nb, String call)
+            throws MPIException {
+        Communicator c = live();
+        int n = c.size();
+        checkCounts(c, sendCount, sDispls, call);
+        checkCounts(c, recvCount, rDispls, call);
+        if (sendTypes == null || recvTypes == null || sendTypes.length < n || recvTypes.length < n) {
+            throw Errors.error(MPI.ERR_ARG, call + ": a send and a receive type per rank (" + n + ") are needed");
+        }
+        int[] sendBytes = new int[n];
+        int[] recvBytes = new int[n];
+        long sendSpan = 0;
+        long recvSpan = 0;
+        for (int i = 0; i < n; i++) {
+            checkCount(sendCount[i], sendTypes[i], call);
+            checkCount(recvCount[i], recvTypes[i], call);
+            sendBytes[i] = Math.toIntExact(sendTypes[i].bytes(sendCount[i]));
+            recvBytes[i] = Math.toIntExact(recvTypes[i].bytes(recvCount[i]));
+            sendSpan = Math.max(sendSpan, (long) sDispls[i] + sendBytes[i]);
+            recvSpan = Math.max(recvSpan, (long) rDispls[i] + recvBytes[i]);
+        }
+        Object send = bytesView(region, sendBuf, sendSpan, sendTypes[0], call);
+        Object recv = bytesView(other, recvBuf, recvSpan, recvTypes[0], call);
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.ialltoallv(send, sendBytes, sDispls, recv, recvBytes, rDispls, io.tutti.Datatype.BYTE);
+            } else {
+                c.alltoallv(send, sendBytes, sDispls, recv, recvBytes, rDispls, io.tutti.Datatype.BYTE);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, other);
+    }
+
+    // reductions
+
+    /**
+     * Combines every rank's {@code sendbuf} item by item with {@code op} into the root's
+     * {@code recvbuf} (MPI_REDUCE); {@code recvbuf} is written at the root only.
+     */
+    public final void reduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op, int root)
+            throws MPIException {
+        reduce(sendbuf, recvbuf, count, type, op, root, false, "reduce");
+    }
+
+    /**
+     * Reduce in place (MPI_IN_PLACE as the root's send buffer): {@code buf} is the root's input and
+     * result, and the others' input.
+     */
+    public final void reduce(Object buf, int count, Datatype type, Op op, int root) throws MPIException {
+        Communicator c = live();
+        if (c.rank() == root) {
+            reduce(Communicator.IN_PLACE, buf, count, type, op, root, false, "reduce");
+        } else {
+            reduce(buf, null, count, type, op, root, false, "reduce");
+        }
+    }
+
+    /** Starts a reduce of direct buffers (MPI_IREDUCE). */
+    public final Request iReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op, int root)
+            throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        return reduce(sendbuf, recvbuf, count, type, op, root, true, "iReduce");
+    }
+
+    /** Starts a reduce in place (MPI_IREDUCE). */
+    public final Request iReduce(Buffer buf, int count, Datatype type, Op op, int root) throws MPIException {
+        MPI.assertDirectBuffer(buf);
+        Communicator c = live();
+        return c.rank() == root ? reduce(Communicator.IN_PLACE, buf, count, type, op, root, true, "iReduce")
+                : reduce(buf, null, count, type, op, root, true, "iReduce");
+    }
+
+    private Request reduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op, int root, boolean nb,
+                           String call) throws MPIException {
+        Communicator c = live();
+        checkCount(count, type, call);
+        checkRoot(c, root, call);
+        io.tutti.ReduceOp o = reduction(op, type, call);
+        boolean inPlace = sendbuf == Communicator.IN_PLACE;
+        Object recv = null;
+        if (c.rank() == root) {
+            recv = view(other, recvbuf, count, type, call);
+        }
+        Object send = inPlace ? Communicator.IN_PLACE : view(region, sendbuf, count, type, call);
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.ireduce(send, recv, count * type.collPer, type.coll, o, root);
+            } else {
+                c.reduce(send, recv, count * type.collPer, type.coll, o, root);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, c.rank() == root ? other : null);
+    }
+
+    /** Combines every rank's {@code sendbuf} item by item with {@code op} into every {@code recvbuf} (MPI_ALLREDUCE). */
+    public final void allReduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op) throws MPIException {
+        allReduce(sendbuf, recvbuf, count, type, op, false, "allReduce");
+    }
+
+    /** Allreduce in place (MPI_IN_PLACE): {@code buf} is each rank's input and result. */
+    public final void allReduce(Object buf, int count, Datatype type, Op op) throws MPIException {
+        allReduce(Communicator.IN_PLACE, buf, count, type, op, false, "allReduce");
+    }
+
+    /** Starts an allreduce of direct buffers (MPI_IALLREDUCE). */
+    public final Request iAllReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op)
+            throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return allReduce(sendbuf, recvbuf, count, type, op, true, "iAllReduce");
+    }
+
+    /** Starts an allreduce in place (MPI_IALLREDUCE). */
+    public final Request iAllReduce(Buffer buf, int count, Datatype type, Op op) throws MPIException {
+        MPI.assertDirectBuffer(buf);
+        return allReduce(Communicator.IN_PLACE, buf, count, type, op, true, "iAllReduce");
+    }
+
+    private Request allReduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op, boolean nb,
+                              String call) throws MPIException {
+        Communicator c = live();
+        checkCount(count, type, call);
+        io.tutti.ReduceOp o = reduction(op, type, call);
+        Object recv = view(other, recvbuf, count, type, call);
+        Object send = sendbuf == Communicator.IN_PLACE ? Communicator.IN_PLACE
+                : view(region, sendbuf, count, type, call);
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.iallreduce(send, recv, count * type.collPer, type.coll, o);
+            } else {
+                c.allreduce(send, recv, count * type.collPer, type.coll, o);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, other);
+    }
+
+    /**
+     * Combines every rank's {@code sendbuf} item by item with {@code op} and scatters the result:
+     * rank r gets {@code recvcounts[r]} items, in rank order (MPI_REDUCE_SCATTER).
+     */
+    public final void reduceScatter(Object sendbuf, Object recvbuf, int[] recvcounts, Datatype type, Op op)
+            throws MPIException {
+        reduceScatter(sendbuf, recvbuf, recvcounts, type, op, false, "reduceScatter");
+    }
+
+    /** Reduce-scatter in place (MPI_IN_PLACE): {@code buf} holds the whole input, and this rank's part of the result at its start. */
+    public final void reduceScatter(Object buf, int[] counts, Datatype type, Op op) throws MPIException {
+        reduceScatter(Communicator.IN_PLACE, buf, counts, type, op, false, "reduceScatter");
+    }
+
+    /** Starts a reduce-scatter of direct buffers (MPI_IREDUCE_SCATTER). */
+    public final Request iReduceScatter(Buffer sendbuf, Buffer recvbuf, int[] recvcounts, Datatype type, Op op)
+            throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return reduceScatter(sendbuf, recvbuf, recvcounts, type, op, true, "iReduceScatter");
+    }
+
+    /** Starts a reduce-scatter in place (MPI_IREDUCE_SCATTER). */
+    public final Request iReduceScatter(Buffer buf, int[] counts, Datatype type, Op op) throws MPIException {
+        MPI.assertDirectBuffer(buf);
+        return reduceScatter(Communicator.IN_PLACE, buf, counts, type, op, true, "iReduceScatter");
+    }
+
+    private Request reduceScatter(Object sendbuf, Object recvbuf, int[] recvcounts, Datatype type, Op op, boolean nb,
+                                  String call) throws MPIException {
+        Communicator c = live();
+        checkCount(0, type, call);
+        io.tutti.ReduceOp o = reduction(op, type, call);
+        if (recvcounts == null || recvcounts.length < c.size()) {
+            throw Errors.error(MPI.ERR_COUNT, call + ": one count per rank (" + c.size() + ") is needed");
+        }
+        long total = 0;
+        for (int i = 0; i < c.size(); i++) {
+            checkCount(recvcounts[i], type, call);
+            total += recvcounts[i];
+        }
+        boolean inPlace = sendbuf == Communicator.IN_PLACE;
+        Object recv = view(other, recvbuf, inPlace ? total : recvcounts[c.rank()], type, call);
+        Object send = inPlace ? Communicator.IN_PLACE : view(region, sendbuf, total, type, call);
+        int[] counts = scaled(recvcounts, type.collPer);
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.ireduceScatter(send, recv, counts, type.coll, o);
+            } else {
+                c.reduceScatter(send, recv, counts, type.coll, o);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, other);
+    }
+
+    /** Reduce-scatter of equal blocks (MPI_REDUCE_SCATTER_BLOCK): rank r gets items {@code r * recvcount} on. */
+    public final void reduceScatterBlock(Object sendbuf, Object recvbuf, int recvcount, Datatype type, Op op)
+            throws MPIException {
+        reduceScatterBlock(sendbuf, recvbuf, recvcount, type, op, false, "reduceScatterBlock");
+    }
+
+    /** Reduce-scatter of equal blocks in place (MPI_IN_PLACE): {@code buf} holds the whole input. */
+    public final void reduceScatterBlock(Object buf, int count, Datatype type, Op op) throws MPIException {
+        reduceScatterBlock(Communicator.IN_PLACE, buf, count, type, op, false, "reduceScatterBlock");
+    }
+
+    /** Starts a reduce-scatter of equal blocks of direct buffers (MPI_IREDUCE_SCATTER_BLOCK). */
+    public final Request iReduceScatterBlock(Buffer sendbuf, Buffer recvbuf, int recvcount, Datatype type, Op op)
+            throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return reduceScatterBlock(sendbuf, recvbuf, recvcount, type, op, true, "iReduceScatterBlock");
+    }
+
+    /** Starts a reduce-scatter of equal blocks in place (MPI_IREDUCE_SCATTER_BLOCK). */
+    public final Request iReduceScatterBlock(Buffer buf, int count, Datatype type, Op op) throws MPIException {
+        MPI.assertDirectBuffer(buf);
+        return reduceScatterBlock(Communicator.IN_PLACE, buf, count, type, op, true, "iReduceScatterBlock");
+    }
+
+    private Request reduceScatterBlock(Object sendbuf, Object recvbuf, int count, Datatype type, Op op, boolean nb,
+                                       String call) throws MPIException {
+        Communicator c = live();
+        checkCount(count, type, call);
+        io.tutti.ReduceOp o = reduction(op, type, call);
+        boolean inPlace = sendbuf == Communicator.IN_PLACE;
+        long total = (long) count * c.size();
+        Object recv = view(other, recvbuf, inPlace ? total : count, type, call);
+        Object send = inPlace ? Communicator.IN_PLACE : view(region, sendbuf, total, type, call);
+        io.tutti.Request r = null;
+        try {
+            if (nb) {
+                r = c.ireduceScatterBlock(send, recv, count * type.collPer, type.coll, o);
+            } else {
+                c.reduceScatterBlock(send, recv, count * type.collPer, type.coll, o);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, other);
+    }
+
+    /**
+     * Combines {@code inBuf} into {@code inOutBuf} item by item with {@code op}, locally
+     * (MPI_REDUCE_LOCAL). Not supported: Tutti's reduction kernels are not public API (they are in
+     * {@code io.tutti.reduce}), so this fails with {@link MPI#ERR_UNSUPPORTED_OPERATION}.
+     */
+    public static void reduceLocal(Object inBuf, Object inOutBuf, int count, Datatype type, Op op)
+            throws MPIException {
+        MPI.check();
+        throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, "reduceLocal: not supported: Tutti has no public local"
+                + " reduction (its kernels are internal to io.tutti.reduce); combine the two buffers in Java");
+    }
+
+    // scans, used by Intracomm
+
+    final Request scan(Object sendbuf, Object recvbuf, int count, Datatype type, Op op, boolean exclusive,
+                       boolean nb, String call) throws MPIException {
+        Communicator c = live();
+        checkCount(count, type, call);
+        io.tutti.ReduceOp o = reduction(op, type, call);
+        Object recv = view(other, recvbuf, count, type, call);
+        Object send = sendbuf == Communicator.IN_PLACE ? Communicator.IN_PLACE
+                : view(region, sendbuf, count, type, call);
+        io.tutti.Request r = null;
+        try {
+            if (exclusive) {
+                if (nb) {
+                    r = c.iexscan(send, recv, count * type.collPer, type.coll, o);
+                } else {
+                    c.exscan(send, recv, count * type.collPer, type.coll, o);
+                }
+            } else if (nb) {
+                r = c.iscan(send, recv, count * type.collPer, type.coll, o);
+            } else {
+                c.scan(send, recv, count * type.collPer, type.coll, o);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        return finish(r, other);
+    }
+
+    // ------------------------------------------------------------ collective helpers
+
+    /** Tutti's view of {@code items} items of {@code type} in {@code buf} (null stays null), resolved in {@code r}. */
+    private static Object view(Region r, Object buf, long items, Datatype type, String call) throws MPIException {
+        if (buf == Communicator.IN_PLACE) {
+            return buf;
+        }
+        if (items > Integer.MAX_VALUE) {
+            throw Errors.error(MPI.ERR_COUNT, call + ": " + items + " items are more than one call moves");
+        }
+        r.resolve(buf, (int) items, type, false, call);
+        return r.forCollective(type.coll);
+    }
+
+    /** The same for a buffer of {@code bytes} bytes, always as bytes (a segment unless a byte[] from 0). */
+    private static Object bytesView(Region r, Object buf, long bytes, Datatype some, String call)
+            throws MPIException {
+        long items = (bytes + some.extent - 1) / Math.max(1, some.extent);
+        r.resolve(buf, (int) Math.min(items, Integer.MAX_VALUE), some, false, call);
+        return r.forCollective(io.tutti.Datatype.BYTE);
+    }
+
+    /** The request of a nonblocking call; after a blocking one, the received booleans handed over. */
+    private static Request finish(io.tutti.Request r, Region received) {
+        if (r != null) {
+            return new Request(r);
+        }
+        if (received != null) {
+            received.receivedAll();
+        }
+        return null;
+    }
+
+    private static void checkRoot(Communicator c, int root, String call) throws MPIException {
+        if (root < 0 || root >= c.size()) {
+            throw Errors.error(MPI.ERR_ROOT, call + ": invalid root " + root + ": this communicator has " + c.size()
+                    + " ranks (0.." + (c.size() - 1) + ")");
+        }
+    }
+
+    private static void checkCounts(Communicator c, int[] counts, int[] displs, String call) throws MPIException {
+        int n = c.size();
+        if (counts == null || displs == null || counts.length < n || displs.length < n) {
+            throw Errors.error(MPI.ERR_COUNT, call + ": a count and a displacement per rank (" + n + ") are needed");
+        }
+        for (int i = 0; i < n; i++) {
+            if (counts[i] < 0 || displs[i] < 0) {
+                throw Errors.error(MPI.ERR_COUNT, call + ": count " + counts[i] + " and displacement " + displs[i]
+                        + " of rank " + i + " must be 0 or more");
+            }
+        }
+    }
+
+    /** Counts and displacements of a rooted v-call away from the root, where Tutti does not read them. */
+    private int[] notRead(Communicator c) {
+        if (notRead == null || notRead.length != c.size()) {
+            notRead = new int[c.size()];
+        }
+        return notRead;
+    }
+
+    /** Items from the buffer's start to the end of its last block. */
+    private static long span(int[] counts, int[] displs) {
+        long end = 0;
+        for (int i = 0; i < counts.length && i < displs.length; i++) {
+            if (counts[i] > 0) {
+                end = Math.max(end, (long) displs[i] + counts[i]);
+            }
+        }
+        return end;
+    }
+
+    private static int[] scaled(int[] values, int per) {
+        if (values == null || per == 1) {
+            return values;
+        }
+        int[] out = new int[values.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = values[i] * per;
+        }
+        return out;
+    }
+
+    /** Send and receive types must be alike: derived types and differing type signatures are a later step. */
+    private static void sameKind(Datatype send, Datatype recv, String call) throws MPIException {
+        if (send.coll != recv.coll || send.collPer != recv.collPer) {
+            throw Errors.error(MPI.ERR_TYPE, call + ": send type " + send + " and receive type " + recv + " differ;"
+                    + " different type signatures on the two sides are not supported yet (derived datatypes are"
+                    + " a later step)");
+        }
+    }
+
+    private static void sameSignature(int sendcount, Datatype sendtype, int recvcount, Datatype recvtype,
+                                      String call) throws MPIException {
+        sameKind(sendtype, recvtype, call);
+        if (sendcount != recvcount) {
+            throw Errors.error(MPI.ERR_COUNT, call + ": " + sendcount + " items sent per rank but " + recvcount
+                    + " received: with the same type they must agree");
+        }
+    }
+
+    /** Tutti's operation for {@code op} on {@code type}, or MPI's error where there is none. */
+    private static io.tutti.ReduceOp reduction(Op op, Datatype type, String call) throws MPIException {
+        if (op == null || op.tutti == null) {
+            throw Errors.error(MPI.ERR_OP, call + ": " + op + " is not a reduction (REPLACE and NO_OP are for"
+                    + " one-sided accumulates)");
+        }
+        boolean loc = op.tutti == io.tutti.ReduceOp.MAXLOC || op.tutti == io.tutti.ReduceOp.MINLOC;
+        boolean pair = type.kind >= Datatype.INT2 && type.kind <= Datatype.DOUBLE_INT;
+        if (loc && type.kind != Datatype.INT2 && pair) {
+            throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, call + ": " + op + " on " + type + " is not supported:"
+                    + " Tutti's MAXLOC and MINLOC take pairs of one type only (MPI.INT2 here); a (value, int index)"
+                    + " of another value type has no Tutti pair type");
+        }
+        if (loc != pair) {
+            throw Errors.error(MPI.ERR_OP, call + ": " + op + " does not apply to " + type
+                    + (loc ? ": MAXLOC and MINLOC take the (value, index) types" : ""));
+        }
+        if ((type.kind == Datatype.FLOAT_COMPLEX || type.kind == Datatype.DOUBLE_COMPLEX)
+                && op.tutti != io.tutti.ReduceOp.SUM) {
+            throw Errors.error(op.tutti == io.tutti.ReduceOp.PROD ? MPI.ERR_UNSUPPORTED_OPERATION : MPI.ERR_OP,
+                    call + ": " + op + " on " + type + " is not supported: Tutti reduces the real and imaginary"
+                    + " parts as separate numbers, which is right for SUM only");
+        }
+        return op.tutti;
+    }
+
+    // ------------------------------------------------------------ Tutti's calls for a region
+
+    private static void send(Communicator c, Region r, int dest, int tag) {
+        switch (r.data) {
+            case byte[] a -> c.send(a, r.offset, r.count, dest, tag);
+            case int[] a -> c.send(a, r.offset, r.count, dest, tag);
+            case double[] a -> c.send(a, r.offset, r.count, dest, tag);
+            case long[] a -> c.send(a, r.offset, r.count, dest, tag);
+            case float[] a -> c.send(a, r.offset, r.count, dest, tag);
+            case short[] a -> c.send(a, r.offset, r.count, dest, tag);
+            default -> c.send(r.slice, dest, tag);
+        }
+    }
+
+    private static void recv(Communicator c, Region r, int source, int tag, io.tutti.Status s) {
+        switch (r.data) {
+            case byte[] a -> c.recv(a, r.offset, r.count, source, tag, s);
+            case int[] a -> c.recv(a, r.offset, r.count, source, tag, s);
+            case double[] a -> c.recv(a, r.offset, r.count, source, tag, s);
+            case long[] a -> c.recv(a, r.offset, r.count, source, tag, s);
+            case float[] a -> c.recv(a, r.offset, r.count, source, tag, s);
+            case short[] a -> c.recv(a, r.offset, r.count, source, tag, s);
+            default -> c.recv(r.slice, source, tag, s);
+        }
+    }
+
+    // ------------------------------------------------------------ argument checks, with MPI's error classes
+
+    private static void checkSend(Communicator c, int count, Datatype type, int dest, int tag, String call)
+            throws MPIException {
+        checkCount(count, type, call);
+        if (dest != MPI.PROC_NULL && (dest < 0 || dest >= c.size())) {
+            throw Errors.error(MPI.ERR_RANK, call + ": invalid destination rank " + dest + ": this communicator has "
+                    + c.size() + " ranks (0.." + (c.size() - 1) + "), or MPI.PROC_NULL");
+        }
+        if (tag < 0) {
+            throw Errors.error(MPI.ERR_TAG, call + ": invalid tag " + tag + ": a send's tag is 0 or more"
+                    + " (MPI.ANY_TAG is for receives)");
+        }
+    }
+
+    private static void checkRecv(Communicator c, int count, Datatype type, int source, int tag, String call)
+            throws MPIException {
+        checkCount(count, type, call);
+        checkSource(c, source, call);
+        checkRecvTag(tag, call);
+    }
+
+    private static void checkCount(int count, Datatype type, String call) throws MPIException {
+        if (count < 0) {
+            throw Errors.error(MPI.ERR_COUNT, call + ": invalid count " + count + ": it is 0 or more");
+        }
+        if (type == null || type.isNull()) {
+            throw Errors.error(MPI.ERR_TYPE, call + ": the datatype is " + (type == null ? "null" : "MPI.DATATYPE_NULL"));
+        }
+    }
+
+    private static void checkSource(Communicator c, int source, String call) throws MPIException {
+        if (source != MPI.PROC_NULL && source != MPI.ANY_SOURCE && (source < 0 || source >= c.size())) {
+            throw Errors.error(MPI.ERR_RANK, call + ": invalid source rank " + source + ": this communicator has "
+                    + c.size() + " ranks (0.." + (c.size() - 1) + "), MPI.ANY_SOURCE or MPI.PROC_NULL");
+        }
+    }
+
+    private static void checkRecvTag(int tag, String call) throws MPIException {
+        if (tag < 0 && tag != MPI.ANY_TAG) {
+            throw Errors.error(MPI.ERR_TAG, call + ": invalid tag " + tag + ": 0 or more, or MPI.ANY_TAG");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

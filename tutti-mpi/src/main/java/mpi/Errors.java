@@ -1,0 +1,25 @@
+package mpi;
+
+import io.tutti.TuttiException;
+
+/** Makes the {@link MPIException}s of this API: Tutti's exceptions mapped onto MPI's error classes. */
+final class Errors {
+    private Errors() {
+    }
+
+    /** An error of MPI class {@code clazz} (also its code). */
+    static MPIException error(int clazz, String message) {
+        return new MPIException(clazz, clazz, message);
+    }
+
+    /** One of Tutti's exceptions, raised in {@code call}, as the MPI error class that fits it. */
+    static MPIException of(TuttiException e, String call) {
+        int clazz = switch (e) {
+            case TuttiException.Truncation t -> MPI.ERR_TRUNCATE;
+            case TuttiException.PeerFailed p -> MPI.ERR_PROC_ABORTED;
+            case TuttiException.InvalidArgument a -> MPI.ERR_ARG;
+            default -> MPI.ERR_OTHER;
+        };
+        return new MPIException(clazz, call + ": " + e.getMessage(), e);
+    }
+}

@@ -1,0 +1,235 @@
+package mpi;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.Buffer;
+
+/**
+ * Where the data of one buffer argument lies, in the terms of Tutti's calls: a primitive array with
+ * an offset and a count in its elements, or a segment with an offset and a count in bytes (then
+ * {@link #slice} is exactly those bytes). Resolves the bindings' buffers: arrays from element 0,
+ * heap buffers from their array offset, direct buffers from their first element, the position
+ * ignored in both; a {@code boolean[]} goes through a byte array of this region's own, which Tutti
+ * can send. Reused from call to call, so that resolving allocates nothing for the arrays Tutti takes.
+ */
+final class Region {
+    private static final byte[] EMPTY = new byte[0];
+
+    /** A primitive array Tutti takes (byte short int long float double) or a segment. */
+    Object data;
+    /** In elements of the array, or in bytes of the segment. */
+    int offset;
+    /** In elements of the array, or in bytes of the segment. */
+    int count;
+    /** For a segment: the region's bytes alone. */
+    MemorySegment slice;
+
+    /** For a boolean[] buffer: the program's array and offset; {@link #data} is then {@link #bytes}. */
+    private boolean[] booleans;
+    private int booleanOffset;
+    private byte[] bytes = EMPTY;
+    private final DirectBuffers direct = new DirectBuffers();
+
+    /**
+     * Resolves {@code buf}, of {@code count} items of {@code type} ({@code count} checked not
+     * negative). For a send, a {@code boolean[]} is copied here; for a receive, call
+     * {@link #received} afterwards.
+     */
+    void resolve(Object buf, int count, Datatype type, boolean receive, String call) throws MPIException {
+        booleans = null;
+        slice = null;
+        long total = type.bytes(count);
+        if (total > Integer.MAX_VALUE) {
+            throw Errors.error(MPI.ERR_COUNT, call + ": " + count + " items of " + type + " are " + total
+                    + " bytes, more than one call moves (2^31 - 1)");
+        }
+        int n = (int) total;
+        switch (buf) {
+            case null -> {
+                // the bindings allow a null buffer for an empty message
+                if (n != 0) {
+                    throw Errors.error(MPI.ERR_BUFFER, call + ": the buffer is null but the count is " + count);
+                }
+                set(EMPTY, 0, 0);
+            }
+            case Buffer b when b.isDirect() -> {
+                if (receive && b.isReadOnly()) {
+                    throw Errors.error(MPI.ERR_BUFFER, call + ": the receive buffer is read-only");
+                }
+                slice = direct.slice(b, n, call);
+                set(direct.whole, 0, n);
+            }
+            case Buffer b -> {
+                if (!b.hasArray()) {
+                    throw Errors.error(MPI.ERR_BUFFER, call + ": a read-only heap buffer's array cannot be reached;"
+                            + " use the array, a writable buffer or a direct one");
+                }
+                array(b.array(), b.arrayOffset(), n, type, receive, call);
+            }
+            default -> array(buf, 0, n, type, receive, call);
+        }
+    }
+
+    private void array(Object a, int off, int n, Datatype type, boolean receive, String call) throws MPIException {
+        switch (a) {
+            case byte[] x -> elements(x.length, off, n, 1, type, call, x);   // raw memory: any type
+            case int[] x -> elements(x.length, off, n, 4, typed(type, int[].class, call), call, x);
+            case double[] x -> elements(x.length, off, n, 8, typed(type, double[].class, call), call, x);
+            case long[] x -> elements(x.length, off, n, 8, typed(type, long[].class, call), call, x);
+            case float[] x -> elements(x.length, off, n, 4, typed(type, float[].class, call), call, x);
+            case short[] x -> elements(x.length, off, n, 2, typed(type, short[].class, call), call, x);
+            case char[] x -> {
+                // Tutti has no char[] point-to-point calls: a segment over the array (two small objects)
+                check(x.length, off, n, 2, typed(type, char[].class, call), call);
+                MemorySegment all = MemorySegment.ofArray(x);
+                slice = all.asSlice(2L * off, n);
+                set(all, 2 * off, n);
+            }
+            case boolean[] x -> {
+                check(x.length, off, n, 1, typed(type, boolean[].class, call), call);
+                if (bytes.length < n) {
+                    bytes = new byte[Math.max(n, 2 * bytes.length)];
+                }
+                if (!receive) {
+                    for (int i = 0; i < n; i++) {
+                        bytes[i] = x[off + i] ? (byte) 1 : (byte) 0;
+                    }
+                }
+                booleans = x;
+                booleanOffset = off;
+                set(bytes, 0, n);
+            }
+            default -> throw Errors.error(MPI.ERR_BUFFER, call + ": a buffer is a primitive array or a java.nio"
+                    + " buffer, not a " + a.getClass().getName());
+        }
+    }
+
+    private static Datatype typed(Datatype type, Class<?> arrayClass, String call) throws MPIException {
+        if (!type.fits(arrayClass)) {
+            throw Errors.error(MPI.ERR_TYPE, call + ": a " + arrayClass.getSimpleName() + " cannot hold items of "
+                    + type + ": use a " + type.arrayType.getSimpleName() + " (or a byte[] or direct buffer)");
+        }
+        return type;
+    }
+
+    private void elements(int length, int off, int n, int size, Datatype type, String call, Object array)
+            throws MPIException {
+        check(length, off, n, size, type, call);
+        set(array, off, n / size);
+    }
+
+    private static void check(int length, int off, int n, int size, Datatype type, String call) throws MPIException {
+        if ((long) off + n / size > length) {
+            throw Errors.error(MPI.ERR_BUFFER, call + ": " + n / type.extent + " items of " + type + " from element "
+                    + off + " run past the end of the array of " + length);
+        }
+    }
+
+    private void set(Object data, int offset, int count) {
+        this.data = data;
+        this.offset = offset;
+        this.count = count;
+    }
+
+    /**
+     * The resolved buffer as Tutti's collectives take it when they count in elements of {@code as}:
+     * the array itself when it starts at element 0 and is of {@code as}'s element type, else a
+     * segment from the region's first byte (a view over the array, made for this call).
+     */
+    Object forCollective(io.tutti.Datatype as) {
+        if (data instanceof MemorySegment s) {
+            return offset == 0 ? s : s.asSlice(offset);
+        }
+        if (offset == 0 && matches(data, as.base())) {
+            return data;
+        }
+        int size = switch (data) {
+            case byte[] _ -> 1;
+            case short[] _ -> 2;
+            case int[] _, float[] _ -> 4;
+            default -> 8;
+        };
+        MemorySegment all = switch (data) {
+            case byte[] a -> MemorySegment.ofArray(a);
+            case short[] a -> MemorySegment.ofArray(a);
+            case int[] a -> MemorySegment.ofArray(a);
+            case float[] a -> MemorySegment.ofArray(a);
+            case long[] a -> MemorySegment.ofArray(a);
+            case double[] a -> MemorySegment.ofArray(a);
+            default -> throw new IllegalStateException("unexpected region " + data.getClass());
+        };
+        return all.asSlice((long) offset * size);
+    }
+
+    private static boolean matches(Object array, io.tutti.Datatype base) {
+        return switch (base) {
+            case BYTE -> array instanceof byte[];
+            case SHORT -> array instanceof short[];
+            case INT -> array instanceof int[];
+            case LONG -> array instanceof long[];
+            case FLOAT -> array instanceof float[];
+            case DOUBLE -> array instanceof double[];
+            default -> false;
+        };
+    }
+
+    /** After a collective has written this region: hands a boolean[]'s bytes over to it. */
+    void receivedAll() {
+        received(count);
+    }
+
+    /** After a receive of {@code n} bytes into this region: hands a boolean[]'s bytes over to it. */
+    void received(long n) {
+        if (booleans != null) {
+            for (int i = 0; i < n; i++) {
+                booleans[booleanOffset + i] = bytes[i] != 0;
+            }
+        }
+    }
+
+    /** Copies {@code n} bytes from {@code from} into this region (the receive half of a send-receive-replace). */
+    void copyIn(MemorySegment from, long n) {
+        if (booleans != null) {
+            for (int i = 0; i < n; i++) {
+                booleans[booleanOffset + i] = from.get(ValueLayout.JAVA_BYTE, i) != 0;
+            }
+            return;
+        }
+        int k = (int) n;
+        switch (data) {
+            case MemorySegment s -> MemorySegment.copy(from, 0, s, offset, n);
+            case byte[] a -> MemorySegment.copy(from, ValueLayout.JAVA_BYTE, 0, a, offset, k);
+            case int[] a -> MemorySegment.copy(from, ValueLayout.JAVA_INT_UNALIGNED, 0, a, offset, k / 4);
+            case double[] a -> MemorySegment.copy(from, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, a, offset, k / 8);
+            case long[] a -> MemorySegment.copy(from, ValueLayout.JAVA_LONG_UNALIGNED, 0, a, offset, k / 8);
+            case float[] a -> MemorySegment.copy(from, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, a, offset, k / 4);
+            case short[] a -> MemorySegment.copy(from, ValueLayout.JAVA_SHORT_UNALIGNED, 0, a, offset, k / 2);
+            default -> throw new IllegalStateException("unexpected region " + data.getClass());
+        }
+    }
+
+    /** Copies this region's bytes into {@code to} at {@code at} (a buffered send's copy). */
+    void copyOut(MemorySegment to, long at) {
+        switch (data) {
+            case MemorySegment s -> MemorySegment.copy(s, offset, to, at, count);
+            case byte[] a -> MemorySegment.copy(a, offset, to, ValueLayout.JAVA_BYTE, at, count);
+            case int[] a -> MemorySegment.copy(a, offset, to, ValueLayout.JAVA_INT_UNALIGNED, at, count);
+            case double[] a -> MemorySegment.copy(a, offset, to, ValueLayout.JAVA_DOUBLE_UNALIGNED, at, count);
+            case long[] a -> MemorySegment.copy(a, offset, to, ValueLayout.JAVA_LONG_UNALIGNED, at, count);
+            case float[] a -> MemorySegment.copy(a, offset, to, ValueLayout.JAVA_FLOAT_UNALIGNED, at, count);
+            case short[] a -> MemorySegment.copy(a, offset, to, ValueLayout.JAVA_SHORT_UNALIGNED, at, count);
+            default -> throw new IllegalStateException("unexpected region " + data.getClass());
+        }
+    }
+
+    /** The region's length in bytes. */
+    long byteCount() {
+        return switch (data) {
+            case MemorySegment _ -> count;
+            case byte[] _ -> count;
+            case short[] _ -> 2L * count;
+            case int[] _, float[] _ -> 4L * count;
+            default -> 8L * count;
+        };
+    }
+}

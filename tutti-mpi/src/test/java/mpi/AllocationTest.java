@@ -1,0 +1,55 @@
+package mpi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.nio.DoubleBuffer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the blocking point-to-point calls allocate, in a job of one rank (this JVM) sending small
+ * messages to itself: nothing but the Status each receive returns, for arrays and for a reused
+ * direct buffer. The API keeps its state in statics, so this is the one test that initializes MPI
+ * in this JVM.
+ */
+class AllocationTest {
+    @Test
+    void blockingSendAndRecvAllocateOnlyTheReturnedStatus() throws MPIException {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().threadId();
+        MPI.Init(new String[0]);
+        try {
+            Comm world = MPI.COMM_WORLD;
+            assertEquals(1, world.getSize());
+            int[] out = {1, 2, 3, 4};
+            int[] in = new int[4];
+            DoubleBuffer dout = MPI.newDoubleBuffer(8);
+            DoubleBuffer din = MPI.newDoubleBuffer(8);
+            Runnable round = () -> {
+                try {
+                    world.send(out, 4, MPI.INT, 0, 1);
+                    world.recv(in, 4, MPI.INT, 0, 1);
+                    world.send(dout, 8, MPI.DOUBLE, 0, 2);
+                    world.recv(din, 8, MPI.DOUBLE, 0, 2);
+                } catch (MPIException e) {
+                    throw new AssertionError(e);
+                }
+            };
+            for (int i = 0; i < 20_000; i++) {
+                round.run();
+            }
+            int rounds = 2000;
+            long before = threads.getThreadAllocatedBytes(tid);
+            for (int i = 0; i < rounds; i++) {
+                round.run();
+            }
+            long perRound = (threads.getThreadAllocatedBytes(tid) - before) / rounds;
+            // two receives, two Status objects of about 40 bytes each
+            assertTrue(perRound <= 2 * 48, "bytes allocated per round of two sends and two receives: " + perRound);
+            assertEquals(4, in[3]);
+        } finally {
+            MPI.Finalize();
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.tutti.systest;
+
+import static io.tutti.systest.Launch.assertExit;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The mpi API (Open MPI's Java bindings over Tutti, module tutti-mpi): each program of
+ * {@code io.tutti.systest.mpi} is written as a user's would be ({@code MPI.Init(args)} ...
+ * {@code MPI.Finalize()}), checks its own results and exits non-zero on the first failure; here the
+ * real launcher runs it at 2 and 8 ranks, and every rank must have said it passed.
+ */
+@Timeout(150)
+class MpiApiIT {
+    @TempDir
+    Path work;
+
+    @ParameterizedTest(name = "{0} at {1} ranks")
+    @CsvSource({
+        "MpiBasics, 2, basics ok", "MpiBasics, 8, basics ok",
+        "MpiSendRecv, 2, send/recv ok", "MpiSendRecv, 8, send/recv ok",
+        "MpiSendRecvCombined, 2, sendRecv ok", "MpiSendRecvCombined, 8, sendRecv ok",
+        "MpiProbe, 2, probe ok", "MpiProbe, 8, probe ok",
+        "MpiModes, 2, send modes ok", "MpiModes, 8, send modes ok",
+        "MpiErrors, 2, errors ok", "MpiErrors, 8, errors ok",
+        "MpiNonblocking, 2, nonblocking ok", "MpiNonblocking, 8, nonblocking ok",
+        "MpiCollectives, 2, collectives ok", "MpiCollectives, 8, collectives ok",
+        "MpiCollectivesNonblocking, 2, nonblocking collectives ok",
+        "MpiCollectivesNonblocking, 8, nonblocking collectives ok",
+        "MpiMessage, 2, matched probe ok", "MpiMessage, 8, matched probe ok",
+    })
+    void programPasses(String program, int ranks, String passed) throws Exception {
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", Integer.toString(ranks),
+                "--timeout", "120s", "--cp", Launch.testClasses(), "io.tutti.systest.mpi." + program);
+        assertExit(0, r);
+        assertEquals(ranks, r.stdout().lines().filter(l -> l.endsWith(": " + passed)).count(), r::toString);
+        r.assertNoJobDirectory();
+    }
+}
