@@ -674,6 +674,8 @@ public final class Engine implements AutoCloseable {
                 // a peer is gone: nothing more can be delivered to it
             } finally {
                 progress.markClosed();
+                // local peers whose wildcard receives find this process gone know it ended, not failed
+                links.inbound.markClosed();
                 closeQuietly(links.transport);
                 if (singleCopy != null) {
                     singleCopy.close();

@@ -294,17 +294,18 @@ final class Progress {
             return;
         }
         if (peer >= 0) {
-            checkAlive(peer);
+            checkAlive(peer, false);
         } else {
             for (int r = 0; r < links.size; r++) {
                 if (awaited == null || awaited.needs(r)) {
-                    checkAlive(r);
+                    checkAlive(r, awaited == null);
                 }
             }
         }
     }
 
-    private void checkAlive(int r) {
+    /** {@code wildcard}: for a receive from any rank, which a rank that closed cleanly does not fail. */
+    private void checkAlive(int r, boolean wildcard) {
         if (r == links.rank) {
             return;
         }
@@ -316,6 +317,14 @@ final class Progress {
             return;
         }
         if (!links.fabric.alive(r)) {
+            InboundRing ring = links.rings[r];
+            if (ring != null && ring.closedCleanly()) {
+                if (wildcard) {
+                    return;
+                }
+                throw new TuttiException.PeerFailed("rank " + r + " has closed Tutti and exited; nothing more can"
+                        + " come from it or reach it");
+            }
             throw new TuttiException.PeerFailed("rank " + r + " (pid " + links.fabric.pid(r) + ") has exited or was"
                     + " killed; communication with it is impossible (the launcher reports why it ended)");
         }

@@ -29,6 +29,18 @@ class ExchangeIT {
         r.assertNoJobDirectory();
     }
 
+    /** A rank that closed and exited has not failed: a receive from any source goes on, one from it says why not. */
+    @Test
+    void aRankThatEndedCleanlyDoesNotFailAWildcardReceive() throws Exception {
+        Path pids = java.nio.file.Files.createDirectories(work.resolve("pids"));
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(80), "run", "--verbose", "-n", "3", "--timeout", "70s", "--cp",
+                Launch.testClasses(), "io.tutti.systest.EarlyLeaver", pids.toString());
+        assertExit(0, r);
+        assertTrue(r.stdout().contains("wildcard receive from rank 1"), r::toString);
+        assertTrue(r.stdout().contains("closed rank reported: rank 2 has closed Tutti and exited"), r::toString);
+        r.assertNoJobDirectory();
+    }
+
     @Test
     void ringAndAllToAllAcrossThreads() throws Exception {
         Launch.Result r = Launch.run(work, Duration.ofSeconds(80), "run", "--verbose", "-n", "4", "--threads",

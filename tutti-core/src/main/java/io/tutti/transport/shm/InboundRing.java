@@ -261,6 +261,16 @@ public final class InboundRing {
         return (int) INT.getOpaque(segment, cpuAt) - 1;
     }
 
+    /** Consumer only: it has closed Tutti cleanly. A volatile store, after everything it sent. */
+    public void markClosed() {
+        INT.setVolatile(segment, (long) capacity + CLOSED_OFFSET, 1);
+    }
+
+    /** Any thread: whether the consumer closed Tutti cleanly (a volatile read). */
+    public boolean closedCleanly() {
+        return (int) INT.getVolatile(segment, (long) capacity + CLOSED_OFFSET) != 0;
+    }
+
     /**
      * Marks a ring, before any producer maps it, as one whose consumer may sleep on its doorbell
      * (its producers then check the doorbell on every commit).

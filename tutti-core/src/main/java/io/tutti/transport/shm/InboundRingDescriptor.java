@@ -15,6 +15,7 @@ package io.tutti.transport.shm;
  *  |    +384  doorbell        i32  0 awake, 1 asleep (futex word) |
  *  |    +388  sleeps          i32  1 if the consumer may sleep     |
  *  |    +512  cpu             i32  processor of its last wait + 1  |
+ *  |    +516  closed          i32  1 once the consumer closed Tutti |
  *  +------------------------------------------------------------+
  *
  *  record (aligned to 64 bytes, a cache line):
@@ -64,6 +65,11 @@ public final class InboundRingDescriptor {
      * yields instead of spinning (docs/perf/contention.md). Its own line: waits rewrite it.
      */
     public static final int CPU_OFFSET = 512;
+    /**
+     * 1 once the consumer has closed Tutti cleanly (its sends flushed), written last before it
+     * unmaps: a peer whose wildcard receive finds the consumer's process gone knows it ended, not failed.
+     */
+    public static final int CLOSED_OFFSET = 516;
     public static final int TRAILER_LENGTH = 640;
 
     private InboundRingDescriptor() {
