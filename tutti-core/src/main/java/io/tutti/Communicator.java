@@ -97,17 +97,17 @@ public abstract class Communicator extends TypedCalls {
      * #IN_PLACE} at the root.
      */
     public final void scatter(Object send, Object recv, int count, Datatype type, int root) {
-        runScatter(Call.BLOCKING, send, null, null, recv, count, type, root);
+        runScatter(Call.BLOCKING, send, null, null, recv, count, type, root, false);
     }
 
     /** Nonblocking scatter: returns at once; complete the request with wait or test. */
     public final Request iscatter(Object send, Object recv, int count, Datatype type, int root) {
-        return runScatter(Call.NONBLOCKING, send, null, null, recv, count, type, root);
+        return runScatter(Call.NONBLOCKING, send, null, null, recv, count, type, root, false);
     }
 
     /** Persistent scatter: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
     public final Request scatterInit(Object send, Object recv, int count, Datatype type, int root) {
-        return runScatter(Call.PERSISTENT, send, null, null, recv, count, type, root);
+        return runScatter(Call.PERSISTENT, send, null, null, recv, count, type, root, false);
     }
 
     /**
@@ -116,19 +116,19 @@ public abstract class Communicator extends TypedCalls {
      */
     public final void scatterv(Object send, int[] counts, int[] displs, Object recv, int recvCount, Datatype type,
                                int root) {
-        runScatter(Call.BLOCKING, send, counts, displs, recv, recvCount, type, root);
+        runScatter(Call.BLOCKING, send, counts, displs, recv, recvCount, type, root, true);
     }
 
     /** Nonblocking scatterv: returns at once; complete the request with wait or test. */
     public final Request iscatterv(Object send, int[] counts, int[] displs, Object recv, int recvCount,
                                    Datatype type, int root) {
-        return runScatter(Call.NONBLOCKING, send, counts, displs, recv, recvCount, type, root);
+        return runScatter(Call.NONBLOCKING, send, counts, displs, recv, recvCount, type, root, true);
     }
 
     /** Persistent scatterv: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
     public final Request scattervInit(Object send, int[] counts, int[] displs, Object recv, int recvCount,
                                       Datatype type, int root) {
-        return runScatter(Call.PERSISTENT, send, counts, displs, recv, recvCount, type, root);
+        return runScatter(Call.PERSISTENT, send, counts, displs, recv, recvCount, type, root, true);
     }
 
     /**
@@ -137,17 +137,17 @@ public abstract class Communicator extends TypedCalls {
      * #IN_PLACE} at the root.
      */
     public final void gather(Object send, Object recv, int count, Datatype type, int root) {
-        runGather(Call.BLOCKING, send, count, recv, null, null, type, root);
+        runGather(Call.BLOCKING, send, count, recv, null, null, type, root, false);
     }
 
     /** Nonblocking gather: returns at once; complete the request with wait or test. */
     public final Request igather(Object send, Object recv, int count, Datatype type, int root) {
-        return runGather(Call.NONBLOCKING, send, count, recv, null, null, type, root);
+        return runGather(Call.NONBLOCKING, send, count, recv, null, null, type, root, false);
     }
 
     /** Persistent gather: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
     public final Request gatherInit(Object send, Object recv, int count, Datatype type, int root) {
-        return runGather(Call.PERSISTENT, send, count, recv, null, null, type, root);
+        return runGather(Call.PERSISTENT, send, count, recv, null, null, type, root, false);
     }
 
     /**
@@ -156,19 +156,19 @@ public abstract class Communicator extends TypedCalls {
      */
     public final void gatherv(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type,
                               int root) {
-        runGather(Call.BLOCKING, send, sendCount, recv, counts, displs, type, root);
+        runGather(Call.BLOCKING, send, sendCount, recv, counts, displs, type, root, true);
     }
 
     /** Nonblocking gatherv: returns at once; complete the request with wait or test. */
     public final Request igatherv(Object send, int sendCount, Object recv, int[] counts, int[] displs, Datatype type,
                                   int root) {
-        return runGather(Call.NONBLOCKING, send, sendCount, recv, counts, displs, type, root);
+        return runGather(Call.NONBLOCKING, send, sendCount, recv, counts, displs, type, root, true);
     }
 
     /** Persistent gatherv: {@link Request#start()} runs it, again and again, until {@link Request#free()}. */
     public final Request gathervInit(Object send, int sendCount, Object recv, int[] counts, int[] displs,
                                      Datatype type, int root) {
-        return runGather(Call.PERSISTENT, send, sendCount, recv, counts, displs, type, root);
+        return runGather(Call.PERSISTENT, send, sendCount, recv, counts, displs, type, root, true);
     }
 
     /**
@@ -542,13 +542,19 @@ public abstract class Communicator extends TypedCalls {
     protected abstract Request runReduceScatter(Call how, Object send, Object recv, int[] counts, int count,
                                                 Datatype type, ReduceOp op, UserOp userOp);
 
-    /** {@code counts} null: {@code recvCount} elements per rank at r * recvCount (scatter), else scatterv. */
+    /**
+     * {@code vector}: scatterv, whose {@code counts} and {@code displs} only the root needs (null
+     * elsewhere is allowed); else scatter, {@code recvCount} elements per rank at r * recvCount.
+     */
     protected abstract Request runScatter(Call how, Object send, int[] counts, int[] displs, Object recv,
-                                          int recvCount, Datatype type, int root);
+                                          int recvCount, Datatype type, int root, boolean vector);
 
-    /** {@code counts} null: {@code sendCount} elements per rank at r * sendCount (gather), else gatherv. */
+    /**
+     * {@code vector}: gatherv, whose {@code counts} and {@code displs} only the root needs (null
+     * elsewhere is allowed); else gather, {@code sendCount} elements per rank at r * sendCount.
+     */
     protected abstract Request runGather(Call how, Object send, int sendCount, Object recv, int[] counts,
-                                         int[] displs, Datatype type, int root);
+                                         int[] displs, Datatype type, int root, boolean vector);
 
     /** {@code counts} null: {@code sendCount} elements per rank (allgather), else allgatherv. */
     protected abstract Request runAllgather(Call how, Object send, int sendCount, Object recv, int[] counts,

@@ -35,10 +35,11 @@ final class CollectiveArguments {
     /**
      * Block sizes of a rooted call: every rank knows them for the regular call; for the v-call only
      * the root does, and the others' schedules (linear) need their own block only, so the unknown
-     * entries are zero and the cache key depends on what this rank knows.
+     * entries are zero and the cache key depends on what this rank knows. Away from the root a
+     * v-call's {@code counts} are not read (they may be null).
      */
-    long[] rootedBlocks(int[] counts, int count, Datatype type, int root) {
-        if (counts == null) {
+    long[] rootedBlocks(boolean vector, int[] counts, int count, Datatype type, int root) {
+        if (!vector) {
             return uniform(count, type);
         }
         if (rank == root) {

@@ -182,17 +182,18 @@ final class RankCommunicator extends Communicator {
                 .bytes(total).inPlace(inPlace).blocks(blocks, null));
     }
 
-    /** {@code counts} null: {@code recvCount} elements per rank at r * recvCount (scatter), else scatterv. */
+    /** {@code vector}: scatterv (counts read at the root only); else scatter. */
     @Override
     protected Request runScatter(Call how, Object send, int[] counts, int[] displs, Object recv, int recvCount,
-                                 Datatype type, int root) {
+                                 Datatype type, int root, boolean vector) {
         checkRank(root, "root");
         boolean inPlace = recv == IN_PLACE;
         if (inPlace && rank != root) {
             throw new TuttiException.InvalidArgument("IN_PLACE is the root's receive buffer only in scatter");
         }
-        boolean irregular = counts != null;
-        long[] blocks = args.rootedBlocks(counts, recvCount, type, root);
+        // every rank must choose the same algorithm, and non-roots may pass no counts
+        boolean irregular = vector;
+        long[] blocks = args.rootedBlocks(vector, counts, recvCount, type, root);
         long[] dis = rank == root ? args.displacements(displs, blocks, recvCount, type, "displs")
                 : args.displacements(null, blocks, 0, type, "displs");
         MemorySegment snd = rank == root ? args.viewBytes(send, extentOf(blocks, dis), type, "send buffer")
@@ -206,17 +207,18 @@ final class RankCommunicator extends Communicator {
                 .blocks(blocks, dis).irregular(irregular));
     }
 
-    /** {@code counts} null: {@code sendCount} elements per rank at r * sendCount (gather), else gatherv. */
+    /** {@code vector}: gatherv (counts read at the root only); else gather. */
     @Override
     protected Request runGather(Call how, Object send, int sendCount, Object recv, int[] counts, int[] displs,
-                                Datatype type, int root) {
+                                Datatype type, int root, boolean vector) {
         checkRank(root, "root");
         boolean inPlace = send == IN_PLACE;
         if (inPlace && rank != root) {
             throw new TuttiException.InvalidArgument("IN_PLACE is the root's send buffer only in gather");
         }
-        boolean irregular = counts != null;
-        long[] blocks = args.rootedBlocks(counts, sendCount, type, root);
+        // every rank must choose the same algorithm, and non-roots may pass no counts
+        boolean irregular = vector;
+        long[] blocks = args.rootedBlocks(vector, counts, sendCount, type, root);
         long[] dis = rank == root ? args.displacements(displs, blocks, sendCount, type, "displs")
                 : args.displacements(null, blocks, 0, type, "displs");
         MemorySegment r = rank == root ? args.viewBytes(recv, extentOf(blocks, dis), type, "receive buffer")
