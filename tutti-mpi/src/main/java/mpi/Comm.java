@@ -667,7 +667,7 @@ public class Comm implements Freeable {
                     + " ranks call gatherv(sendbuf, sendcount, sendtype, root)");
         }
         if (counts == null) {
-            // not read here, but Tutti takes a null array for a regular gather: the call is irregular
+            // not read away from the root (Tutti reads a v-call's layout at the root only); a cached array of zeros
             counts = offsets = notRead(c);
         }
         io.tutti.Request r = null;
