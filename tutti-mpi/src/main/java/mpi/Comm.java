@@ -83,17 +83,23 @@ public class Comm implements Freeable {
      * when the buffer may be reused.
      */
     public final void send(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
+        standardSend(buf, count, type, dest, tag, "send");
+    }
+
+    /** A standard send, for {@code call} (send, sSend and rSend are all standard sends here). */
+    private void standardSend(Object buf, int count, Datatype type, int dest, int tag, String call)
+            throws MPIException {
         Communicator c = live();
-        checkSend(c, count, type, dest, tag, "send");
+        checkSend(c, count, type, dest, tag, call);
         if (dest == MPI.PROC_NULL) {
             return;
         }
         Region r = region;
-        r.resolve(buf, count, type, false, "send");
+        r.resolve(buf, count, type, false, call);
         try {
             send(c, r, dest, tag);
         } catch (TuttiException e) {
-            throw Errors.of(e, "send");
+            throw Errors.of(e, call);
         }
     }
 
@@ -125,18 +131,7 @@ public class Comm implements Freeable {
      * synchronous or not); one that relies on the synchronisation itself does not get it.
      */
     public final void sSend(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
-        Communicator c = live();
-        checkSend(c, count, type, dest, tag, "sSend");
-        if (dest == MPI.PROC_NULL) {
-            return;
-        }
-        Region r = region;
-        r.resolve(buf, count, type, false, "sSend");
-        try {
-            send(c, r, dest, tag);
-        } catch (TuttiException e) {
-            throw Errors.of(e, "sSend");
-        }
+        standardSend(buf, count, type, dest, tag, "sSend");
     }
 
     /**
@@ -144,18 +139,7 @@ public class Comm implements Freeable {
      * send, which MPI allows for ready mode, is what this does.
      */
     public final void rSend(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
-        Communicator c = live();
-        checkSend(c, count, type, dest, tag, "rSend");
-        if (dest == MPI.PROC_NULL) {
-            return;
-        }
-        Region r = region;
-        r.resolve(buf, count, type, false, "rSend");
-        try {
-            send(c, r, dest, tag);
-        } catch (TuttiException e) {
-            throw Errors.of(e, "rSend");
-        }
+        standardSend(buf, count, type, dest, tag, "rSend");
     }
 
     /**
