@@ -3,11 +3,12 @@
 # each round runs every configuration once, so slow phases of the machine hit both alike.
 # Prints every run's figure and, per configuration, the median and range over the rounds.
 #
-# Usage: bench/compare-p2p.sh [ROUNDS] [--load N] [--sizes LIST]
+# Usage: bench/compare-p2p.sh [ROUNDS] [--load N] [--sizes LIST] [--mr]
 #   ROUNDS       rounds (default 5; raw output in bench/ompi/build/compare/)
 #   --load N     N busy processes run beside every configuration (default 0), so a comparison can
 #                be made on a loaded machine too
 #   --sizes LIST message sizes in bytes, comma separated (default 8,1048576)
+#   --mr         message rate too (osu_mbw_mr: tutti bench mr, pingpong mr; the figure is MB/s)
 # Skips the Open MPI columns (and says so) when mpicc/mpirun are not installed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,11 +16,13 @@ root="$(cd "$here/.." && pwd)"
 rounds=5
 load=0
 sizes="8,1048576"
-usage() { sed -n '6,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+mr=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --load) [[ $# -ge 2 ]] || usage; load="$2"; shift 2 ;;
         --sizes) [[ $# -ge 2 ]] || usage; sizes="$2"; shift 2 ;;
+        --mr) mr=1; shift ;;
         -h|--help) usage ;;
         [1-9]*) rounds="$1"; shift ;;
         *) echo "compare-p2p: unknown argument '$1'" >&2; usage ;;
@@ -46,6 +49,13 @@ configs=(
     "tutti-seg-bw|$root/tutti bench bw -n 2 --buffer segment --sizes $sizes"
     "tutti-arr-bw|$root/tutti bench bw -n 2 --buffer array --sizes $sizes"
 )
+if [ "$mr" = 1 ]; then
+    configs+=(
+        "tutti-seg-mr|$root/tutti bench mr -n 2 --buffer segment --sizes $sizes"
+        "tutti-arr-mr|$root/tutti bench mr -n 2 --buffer array --sizes $sizes"
+    )
+    [ "$have_ompi" = 1 ] && configs+=("ompi-mr|$here/ompi/run.sh mr --sizes $sizes")
+fi
 if [ "$have_ompi" = 1 ]; then
     configs+=(
         "ompi-lat|$here/ompi/run.sh latency --sizes $sizes"

@@ -2,9 +2,9 @@
  * pingpong.c - point-to-point baseline benchmark for Open MPI (OSU style).
  *
  * Written for the Tutti project as a reference against which Tutti's own
- * benchmark is compared. Needs exactly two ranks.
+ * benchmark is compared. Needs exactly two ranks, except mr (an even number).
  *
- *   pingpong latency|bw|bibw [--sizes a,b,c] [--iters N] [--warmup N]
+ *   pingpong latency|bw|bibw|mr [--sizes a,b,c] [--iters N] [--warmup N]
  *
  * latency: ping-pong; every round trip is timed on its own with
  *          clock_gettime(CLOCK_MONOTONIC); one-way latency = RTT / 2.
@@ -14,6 +14,9 @@
  *          MB/s with MB = 10^6 bytes.
  * bibw:    both ranks post WINDOW MPI_Irecv and WINDOW MPI_Isend at once;
  *          bytes of both directions are counted.
+ * mr:      OSU's osu_mbw_mr: rank i (i < n/2) sends windows as in bw to rank
+ *          i + n/2, all pairs at once after a barrier; each sender's MB/s and
+ *          messages/s, summed over the pairs (MPI_Reduce).
  *
  * Each of the WINDOW pending receives has its own buffer (overlapping receive
  * buffers are erroneous in MPI); the sends of a window share one buffer.
@@ -37,7 +40,7 @@
 #define TAG_DATA 1
 #define TAG_ACK 2
 
-enum mode { LATENCY, BW, BIBW };
+enum mode { LATENCY, BW, BIBW, MR };
 
 static const size_t default_sizes[] = {1, 8, 64, 512, 4096, 16384, 65536,
                                        262144, 1048576, 4194304};
@@ -188,12 +191,60 @@ static void run_bw(size_t size, long iters, long warmup, int bidir)
     free(sbuf);
 }
 
+/* ---- message rate (osu_mbw_mr) ---------------------------------------- */
+
+static void run_mr(size_t size, long iters, long warmup, int nranks)
+{
+    int half = nranks / 2;
+    int sender = rank < half;
+    int peer = sender ? rank + half : rank - half;
+    char *sbuf = xmalloc(size);
+    char *rbuf = xmalloc(size * WINDOW); /* one slot per pending receive */
+    char ack[4] = {0};
+    MPI_Request req[WINDOW];
+    double t0 = 0.0;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (long i = -warmup; i < iters; i++) {
+        if (i == 0) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = now_us();
+        }
+        for (int w = 0; w < WINDOW; w++) {
+            if (sender)
+                MPI_Isend(sbuf, (int)size, MPI_CHAR, peer, TAG_DATA, MPI_COMM_WORLD, &req[w]);
+            else
+                MPI_Irecv(rbuf + (size_t)w * size, (int)size, MPI_CHAR, peer, TAG_DATA,
+                          MPI_COMM_WORLD, &req[w]);
+        }
+        MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
+        if (sender)
+            MPI_Recv(ack, 4, MPI_CHAR, peer, TAG_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else
+            MPI_Send(ack, 4, MPI_CHAR, peer, TAG_ACK, MPI_COMM_WORLD);
+    }
+    double elapsed_us = now_us() - t0;
+    double mine[2] = {0.0, 0.0}, sum[2];
+    if (sender) {
+        double messages = (double)WINDOW * (double)iters;
+        mine[0] = messages * (double)size / elapsed_us; /* bytes/us == MB/s */
+        mine[1] = messages / elapsed_us * 1e6;
+    }
+    MPI_Reduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("%-10zu %14.2f %16.0f\n", size, sum[0], sum[1]);
+        fflush(stdout);
+    }
+    free(rbuf);
+    free(sbuf);
+}
+
 /* ---- main ------------------------------------------------------------- */
 
 static void usage_and_exit(void) __attribute__((noreturn));
 static void usage_and_exit(void)
 {
-    die("usage: pingpong latency|bw|bibw [--sizes a,b,c] [--iters N] [--warmup N]");
+    die("usage: pingpong latency|bw|bibw|mr [--sizes a,b,c] [--iters N] [--warmup N]");
 }
 
 int main(int argc, char **argv)
@@ -202,9 +253,6 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int nranks;
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    if (nranks != 2)
-        die("needs exactly 2 ranks (mpirun -np 2)");
-
     if (argc < 2)
         usage_and_exit();
     enum mode mode;
@@ -214,13 +262,17 @@ int main(int argc, char **argv)
         mode = BW;
     else if (strcmp(argv[1], "bibw") == 0)
         mode = BIBW;
+    else if (strcmp(argv[1], "mr") == 0)
+        mode = MR;
     else
         usage_and_exit();
+    if (mode == MR ? nranks % 2 != 0 : nranks != 2)
+        die(mode == MR ? "mr needs an even number of ranks" : "needs exactly 2 ranks (mpirun -np 2)");
 
     size_t sizes[MAX_SIZES];
     int nsizes = (int)(sizeof default_sizes / sizeof default_sizes[0]);
     memcpy(sizes, default_sizes, sizeof default_sizes);
-    long iters = mode == LATENCY ? 10000 : 1000;
+    long iters = mode == LATENCY ? 10000 : mode == MR ? 20000 : 1000;
     long warmup = mode == LATENCY ? 1000 : 100;
 
     for (int i = 2; i < argc; i++) {
@@ -261,6 +313,8 @@ int main(int argc, char **argv)
                mode == LATENCY ? "" : ", window: 64");
         if (mode == LATENCY)
             printf("# %-8s %12s %12s %12s\n", "Size", "Median(us)", "Min(us)", "P99(us)");
+        else if (mode == MR)
+            printf("# pairs: %d\n# %-8s %14s %16s\n", nranks / 2, "Size", "MB/s", "Messages/s");
         else
             printf("# %-8s %14s\n", "Size", "Bandwidth(MB/s)");
         fflush(stdout);
@@ -271,6 +325,8 @@ int main(int argc, char **argv)
         long w = scaled(warmup, sizes[i], MIN_WARMUP);
         if (mode == LATENCY)
             run_latency(sizes[i], n, w);
+        else if (mode == MR)
+            run_mr(sizes[i], n, w, nranks);
         else
             run_bw(sizes[i], n, w, mode == BIBW);
     }

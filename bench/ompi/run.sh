@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build and run the Open MPI point-to-point baseline (pingpong.c) on 2 ranks.
 #
-# Usage: bench/ompi/run.sh latency|bw|bibw [--sizes a,b,c] [--iters N] [--warmup N]
-#                          [--bind-to core|none|...]
+# Usage: bench/ompi/run.sh latency|bw|bibw|mr [--sizes a,b,c] [--iters N] [--warmup N]
+#                          [--bind-to core|none|...] [-np N]   (-np: mr only, even, default 2)
 #
 # Environment:
 #   OMPI_BTL=vader|tcp     shared-memory (default: self,vader) or loopback TCP (self,tcp)
@@ -19,12 +19,12 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$here/build"
 
 usage() {
-    echo "usage: $0 latency|bw|bibw [--sizes a,b,c] [--iters N] [--warmup N] [--bind-to core]" >&2
+    echo "usage: $0 latency|bw|bibw|mr [--sizes a,b,c] [--iters N] [--warmup N] [--bind-to core] [-np N]" >&2
     exit 2
 }
 
 [[ $# -ge 1 ]] || usage
-case "$1" in latency|bw|bibw) ;; *) usage ;; esac
+case "$1" in latency|bw|bibw|mr) ;; *) usage ;; esac
 
 for tool in mpicc mpirun; do
     if ! command -v "$tool" >/dev/null 2>&1; then
@@ -35,9 +35,11 @@ done
 
 # Split our own option (--bind-to) from the ones passed to the program.
 bind="${OMPI_BIND:-}"
+np=2
 prog_args=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
+        -np) [[ $# -ge 2 ]] || usage; np="$2"; shift 2 ;;
         --bind-to) [[ $# -ge 2 ]] || usage; bind="$2"; shift 2 ;;
         --bind-to=*) bind="${1#--bind-to=}"; shift ;;
         *) prog_args+=("$1"); shift ;;
@@ -57,7 +59,8 @@ case "${OMPI_BTL:-vader}" in
     *) echo "OMPI_BTL must be vader or tcp" >&2; exit 2 ;;
 esac
 
-cmd=(mpirun --allow-run-as-root -np 2 --mca btl "$btl")
+cmd=(mpirun --allow-run-as-root -np "$np" --mca btl "$btl")
+[[ "$np" -gt "$(nproc)" ]] && cmd+=(--oversubscribe)
 [[ "$btl" == "self,tcp" ]] && cmd+=(--mca btl_tcp_if_include lo)
 [[ -n "$bind" ]] && cmd+=(--bind-to "$bind")
 [[ -n "${OMPI_SINGLE_COPY:-}" ]] && cmd+=(--mca btl_vader_single_copy_mechanism "$OMPI_SINGLE_COPY")

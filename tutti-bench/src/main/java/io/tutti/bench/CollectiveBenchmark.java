@@ -589,7 +589,7 @@ public final class CollectiveBenchmark {
             return out;
         }
         if (c.rank() < 2) {
-            P2pBenchmark.warmUp(c, arena, o.segment()); // the JIT warm-up of tutti bench bw, 2 s
+            P2pBenchmark.warmUp(c, 1 - c.rank(), arena, o.segment()); // the JIT warm-up of tutti bench bw, 2 s
             for (int k = 0; k < out.length; k++) {
                 long size = Math.max(1, CollectiveOp.effectiveSize(o.op(), o.sizes()[k]));
                 int windows = Math.clamp((256L << 20) / (P2pBenchmark.WINDOW * size), 5, 200);

@@ -19,8 +19,10 @@ import picocli.CommandLine.Parameters;
  * (one-way, half the round trip of a ping-pong; the figure is the median, with min and p99),
  * {@code bw} (a window of 64 sends into 64 distinct receive buffers, then an acknowledgement; MB/s
  * with MB = 10^6 bytes) and
- * {@code bibw} (both directions at once). Run by {@code tutti bench}; rank 0 prints, as a table, JSON
- * rows or with {@code --format osu} OSU's own output ({@link OsuFormat}: the mean latency, as OSU's).
+ * {@code bibw} (both directions at once), and {@code mr} (OSU's {@code osu_mbw_mr}: the first half of
+ * the ranks send windows to the second half, rank i to rank i + n/2; aggregate MB/s and messages per
+ * second). Run by {@code tutti bench}; rank 0 prints, as a table, JSON rows or with {@code --format osu}
+ * OSU's own output ({@link OsuFormat}: the mean latency, as OSU's).
  *
  * <p>The timed loops use blocking calls or persistent requests only, so they allocate nothing; the
  * allocation per message is measured (thread allocated bytes) and reported.
@@ -35,7 +37,7 @@ public final class P2pBenchmark {
 
     /** The parsed command line. */
     record Options(String mode, long[] sizes, int iters, int warmup, boolean json, boolean segment, boolean osu) {
-        static final String USAGE = "usage: P2pBenchmark latency|bw|bibw [--sizes LIST] [--iters N]"
+        static final String USAGE = "usage: P2pBenchmark latency|bw|bibw|mr [--sizes LIST] [--iters N]"
                 + " [--warmup N] [--json | --format table|json|osu] [--buffer array|segment]";
 
         /** The options as picocli reads them; {@link #parse} checks them and fills in the defaults. */
@@ -52,8 +54,8 @@ public final class P2pBenchmark {
             if (a.mode == null) {
                 throw new IllegalArgumentException(USAGE);
             }
-            if (!List.of("latency", "bw", "bibw").contains(a.mode)) {
-                throw new IllegalArgumentException("unknown benchmark '" + a.mode + "': use latency, bw or bibw");
+            if (!List.of("latency", "bw", "bibw", "mr").contains(a.mode)) {
+                throw new IllegalArgumentException("unknown benchmark '" + a.mode + "': use latency, bw, bibw or mr");
             }
             boolean segment = BenchArgs.segment(a.common.buffer);
             String format = BenchArgs.format(a.common.format, a.common.json);
@@ -61,8 +63,14 @@ public final class P2pBenchmark {
                 throw new IllegalArgumentException("--full is OSU's -f of the collectives; OSU's " + a.mode
                         + " has no full format: drop --full");
             }
+            if (a.mode.equals("mr") && format.equals("osu")) {
+                throw new IllegalArgumentException("--format osu: mr prints its own columns (MB/s and"
+                        + " messages/s); use --format table or json");
+            }
             long[] sizes = a.common.sizes;
-            if (sizes == null && format.equals("osu")) {
+            if (sizes == null && a.mode.equals("mr")) {
+                sizes = new long[] {8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
+            } else if (sizes == null && format.equals("osu")) {
                 sizes = OsuFormat.defaultSizes(true);
             } else if (sizes == null) {
                 sizes = a.mode.equals("latency")
@@ -79,6 +87,9 @@ public final class P2pBenchmark {
                 return iters;
             }
             boolean lat = mode.equals("latency");
+            if (mode.equals("mr") && size <= 4096) {
+                return 20000; // 1.28 M messages: about 0.1 s at 10 M messages/s
+            }
             if (size <= 16384) {
                 return lat ? 20000 : 4000;
             }
@@ -103,15 +114,26 @@ public final class P2pBenchmark {
                 throw new IllegalArgumentException("point-to-point benchmarks need at least 2 ranks (run with -n 2)");
             }
             int rank = world.rank();
+            boolean pairs = o.mode().equals("mr");
+            if (pairs && world.size() % 2 != 0) {
+                throw new IllegalArgumentException("mr pairs rank i with rank i + n/2: run it with an even -n");
+            }
+            int half = world.size() / 2;
+            int peer = pairs ? (rank < half ? rank + half : rank - half) : 1 - rank;
             if (rank == 0) {
                 header(o, world, tutti);
             }
-            if (rank < 2) {
-                warmUp(world, arena, o.segment());
+            if (pairs || rank < 2) {
+                warmUp(world, peer, arena, o.segment());
             }
             for (long size : o.sizes()) {
                 Buffers b = new Buffers(o.segment(), (int) size, arena);
-                if (rank < 2) {
+                if (pairs) {
+                    Row row = messageRate(world, peer, b, size, o.itersFor(size), o.warmupFor(size));
+                    if (rank == 0) {
+                        print(o, row);
+                    }
+                } else if (rank < 2) {
                     Row row = switch (o.mode()) {
                         case "latency" -> latency(world, b, size, o.itersFor(size), o.warmupFor(size));
                         case "bw" -> bandwidth(world, b, size, o.itersFor(size), o.warmupFor(size), false);
@@ -145,21 +167,21 @@ public final class P2pBenchmark {
      * rank while the first size is timed. Rank 1 tells rank 0 after each round whether its JIT has
      * settled, and rank 0 tells rank 1 whether to go on.
      */
-    static void warmUp(Communicator c, Arena arena, boolean segment) {
+    static void warmUp(Communicator c, int peer, Arena arena, boolean segment) {
         Buffers small = new Buffers(segment, 8, arena);
         Buffers large = new Buffers(segment, 256 * 1024, arena);
         long start = System.nanoTime();
         long windowStart = 0;
         long windowJit = CollectiveBenchmark.jitMillis();
         int[] busy = {1};
-        int peer = 1 - c.rank();
         int[] more = {1};
+        boolean leader = c.rank() < peer;
         while (more[0] != 0) {
-            latency(c, small, 8, 5_000, 0);
-            latency(c, large, 256 * 1024, 50, 0);
-            bandwidth(c, small, 8, 200, 0, false);
-            bandwidth(c, small, 8, 50, 0, true);
-            bandwidth(c, large, 256 * 1024, 5, 0, false);
+            latency(c, peer, small, 8, 5_000, 0);
+            latency(c, peer, large, 256 * 1024, 50, 0);
+            bandwidth(c, peer, small, 8, 200, 0, false);
+            bandwidth(c, peer, small, 8, 50, 0, true);
+            bandwidth(c, peer, large, 256 * 1024, 5, 0, false);
             long elapsed = System.nanoTime() - start;
             if (elapsed - windowStart >= 1_000_000_000L) {
                 long jit = CollectiveBenchmark.jitMillis();
@@ -167,7 +189,7 @@ public final class P2pBenchmark {
                 windowStart = elapsed;
                 windowJit = jit;
             }
-            if (c.rank() == 0) {
+            if (leader) {
                 c.recv(more, 0, 1, peer, ACK_TAG);
                 more[0] = elapsed < WARM_UP_NANOS || ((busy[0] | more[0]) != 0 && elapsed < WARM_UP_LIMIT_NANOS) ? 1 : 0;
                 c.send(more, 0, 1, peer, ACK_TAG);
@@ -250,10 +272,13 @@ public final class P2pBenchmark {
     }
 
     static Row latency(Communicator c, Buffers b, long size, int iters, int warmup) {
-        int peer = 1 - c.rank();
+        return latency(c, 1 - c.rank(), b, size, iters, warmup);
+    }
+
+    static Row latency(Communicator c, int peer, Buffers b, long size, int iters, int warmup) {
         Status st = new Status();
         Histogram h = new Histogram(3_600_000_000_000L, 3);
-        boolean first = c.rank() == 0;
+        boolean first = c.rank() < peer;
         for (int i = 0; i < warmup; i++) {
             pingPong(c, b, peer, first, st);
         }
@@ -284,15 +309,18 @@ public final class P2pBenchmark {
     }
 
     static Row bandwidth(Communicator c, Buffers b, long size, int iters, int warmup, boolean bidirectional) {
+        return bandwidth(c, 1 - c.rank(), b, size, iters, warmup, bidirectional);
+    }
+
+    static Row bandwidth(Communicator c, int peer, Buffers b, long size, int iters, int warmup, boolean bidirectional) {
         try (Arena windowArena = Arena.ofConfined()) {
-            return bandwidth(c, b, size, iters, warmup, bidirectional, windowArena);
+            return bandwidth(c, peer, b, size, iters, warmup, bidirectional, windowArena);
         }
     }
 
-    private static Row bandwidth(Communicator c, Buffers b, long size, int iters, int warmup, boolean bidirectional,
-                                 Arena arena) {
-        int peer = 1 - c.rank();
-        boolean sender = c.rank() == 0;
+    private static Row bandwidth(Communicator c, int peer, Buffers b, long size, int iters, int warmup,
+                                 boolean bidirectional, Arena arena) {
+        boolean sender = c.rank() < peer;
         Request[] sends = new Request[WINDOW];
         Request[] recvs = new Request[WINDOW];
         for (int w = 0; w < WINDOW; w++) {
@@ -315,6 +343,22 @@ public final class P2pBenchmark {
         double bytes = (double) size * WINDOW * iters * (bidirectional ? 2 : 1);
         double mbps = bytes / (elapsed / 1e9) / 1e6;
         return new Row(size, mbps, Double.NaN, Double.NaN, Math.max(0, alloc) / ((double) WINDOW * iters), "MB/s");
+    }
+
+    /**
+     * OSU's {@code osu_mbw_mr} on every pair at once, after a barrier: each sender's MB/s and messages
+     * per second, summed over the pairs at rank 0 (the row's {@code min} holds the messages per second).
+     */
+    static Row messageRate(Communicator c, int peer, Buffers b, long size, int iters, int warmup) {
+        c.barrier();
+        Row own = bandwidth(c, peer, b, size, iters, warmup, false);
+        boolean sender = c.rank() < peer;
+        double[] rates = sender ? new double[] {own.figure(), own.figure() * 1e6 / Math.max(1, size),
+                own.allocPerMessage()} : new double[3];
+        double[] sum = new double[3];
+        c.reduce(rates, sum, io.tutti.ReduceOp.SUM, 0);
+        int pairs = c.size() / 2;
+        return new Row(size, sum[0], sum[1], Double.NaN, sum[2] / pairs, "MB/s");
     }
 
     private static void window(boolean sender, boolean bidirectional, Request[] sends, Request[] recvs,
@@ -370,6 +414,8 @@ public final class P2pBenchmark {
         String title = switch (o.mode()) {
             case "latency" -> "# Tutti one-way latency (median of ping-pong round trips / 2)";
             case "bw" -> "# Tutti bandwidth (window of " + WINDOW + " messages)";
+            case "mr" -> "# Tutti multiple bandwidth / message rate (" + world.size() / 2 + " pairs, window of "
+                    + WINDOW + " messages)";
             default -> "# Tutti bidirectional bandwidth (window of " + WINDOW + " messages each way)";
         };
         System.out.println(title);
@@ -378,6 +424,8 @@ public final class P2pBenchmark {
                 + (io.tutti.runtime.Rank.of(tutti).engine().singleCopyEnabled() ? "on" : "off") + ", java " + Runtime.version());
         if (o.mode().equals("latency")) {
             System.out.printf("# %-10s %12s %12s %12s %14s%n", "Size", "Median(us)", "Min(us)", "P99(us)", "Alloc(B/msg)");
+        } else if (o.mode().equals("mr")) {
+            System.out.printf("# %-10s %12s %14s %14s%n", "Size", "MB/s", "Messages/s", "Alloc(B/msg)");
         } else {
             System.out.printf("# %-10s %12s %14s%n", "Size", "MB/s", "Alloc(B/msg)");
         }
@@ -389,6 +437,8 @@ public final class P2pBenchmark {
                 .integer("size", r.size());
         if (o.mode().equals("latency")) {
             j.fixed("median_us", r.figure(), 3).fixed("min_us", r.min(), 3).fixed("p99_us", r.p99(), 3);
+        } else if (o.mode().equals("mr")) {
+            j.fixed("mb_per_s", r.figure(), 1).fixed("messages_per_s", r.min(), 0);
         } else {
             j.fixed("mb_per_s", r.figure(), 1);
         }
@@ -402,6 +452,9 @@ public final class P2pBenchmark {
             System.out.println(OsuFormat.row(r.size(), o.mode().equals("latency") ? r.mean() : r.figure()));
         } else if (o.mode().equals("latency")) {
             System.out.printf(Locale.ROOT, "%-12d %12.2f %12.2f %12.2f %14.2f%n", r.size(), r.figure(), r.min(), r.p99(),
+                    r.allocPerMessage());
+        } else if (o.mode().equals("mr")) {
+            System.out.printf(Locale.ROOT, "%-12d %12.1f %14.0f %14.2f%n", r.size(), r.figure(), r.min(),
                     r.allocPerMessage());
         } else {
             System.out.printf(Locale.ROOT, "%-12d %12.1f %14.2f%n", r.size(), r.figure(), r.allocPerMessage());

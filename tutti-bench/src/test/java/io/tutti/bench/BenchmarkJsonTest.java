@@ -42,6 +42,14 @@ class BenchmarkJsonTest {
         assertEquals("{\"benchmark\":\"bw\",\"buffer\":\"array\",\"size\":1024,\"mb_per_s\":5000.0,"
                 + "\"alloc_bytes_per_msg\":0.50}",
                 P2pBenchmark.json(bw, new P2pBenchmark.Row(1024, 5000, Double.NaN, Double.NaN, 0.5, "MB/s")));
+        P2pBenchmark.Options mr = P2pBenchmark.Options.parse(new String[] {"mr", "--json"});
+        assertEquals("{\"benchmark\":\"mr\",\"buffer\":\"segment\",\"size\":8,\"mb_per_s\":96.0,"
+                + "\"messages_per_s\":12000000,\"alloc_bytes_per_msg\":0.00}",
+                P2pBenchmark.json(mr, new P2pBenchmark.Row(8, 96, 12e6, Double.NaN, 0, "MB/s")));
+        assertEquals(10, mr.sizes().length, "mr defaults to 8 B .. 4 KiB");
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> P2pBenchmark.Options.parse(new String[] {"mr", "--format", "osu"})).getMessage()
+                .contains("own columns"));
         LogGpBenchmark.Figure f = new LogGpBenchmark.Figure(1, 0.01);
         Map<String, String> loggp = parse(LogGpBenchmark.json("shared \"memory\"", f, f, f, f, f, f, f));
         assertEquals(java.util.List.of("benchmark", "path", "L_us", "L_err", "os_us", "os_err", "or_us", "or_err",
@@ -64,7 +72,7 @@ class BenchmarkJsonTest {
                 .getMessage().startsWith("usage:"));
         assertTrue(assertThrows(IllegalArgumentException.class,
                 () -> P2pBenchmark.Options.parse(new String[] {"pingpong"})).getMessage()
-                .contains("latency, bw or bibw"));
+                .contains("latency, bw, bibw or mr"));
         assertTrue(assertThrows(IllegalArgumentException.class,
                 () -> P2pBenchmark.Options.parse(new String[] {"bw", "--buffer", "heap"})).getMessage()
                 .contains("array or segment"));

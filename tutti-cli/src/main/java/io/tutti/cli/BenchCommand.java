@@ -24,7 +24,8 @@ import picocli.CommandLine.Parameters;
             "Measures point-to-point latency, bandwidth or bidirectional bandwidth, or the latency of a collective.",
             "",
             "latency: half the round trip of a ping-pong; bw: windows of sends from rank 0 to rank 1;"
-                + " bibw: both directions at once. Rank 0 prints the results.",
+                + " bibw: both directions at once; mr: OSU's osu_mbw_mr, windows from rank i to rank i + n/2 on"
+                + " every pair at once, aggregate MB/s and messages/s (even -n). Rank 0 prints the results.",
             "",
             "barrier, bcast, reduce, allreduce, scatter, gather, allgather, alltoall, reducescatter, shift:"
                 + " OSU's collective method; each rank times its own loop and the table gives the average,"
@@ -65,11 +66,11 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** The benchmarks: three point-to-point ones ({@value #BENCHMARK_CLASS}), then the collectives. */
     enum Mode {
-        latency, bw, bibw, loggp, barrier, bcast, reduce, allreduce, scatter, gather, allgather, alltoall, reducescatter,
+        latency, bw, bibw, mr, loggp, barrier, bcast, reduce, allreduce, scatter, gather, allgather, alltoall, reducescatter,
         shift;
 
         boolean pointToPoint() {
-            return this == latency || this == bw || this == bibw || this == loggp;
+            return this == latency || this == bw || this == bibw || this == mr || this == loggp;
         }
     }
 
@@ -238,6 +239,12 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (mode.pointToPoint() && ranks < 2) {
             return "point-to-point benchmarks need at least 2 ranks: use -n 2";
+        }
+        if (mode == Mode.mr && ranks % 2 != 0) {
+            return "mr pairs rank i with rank i + n/2: use an even -n";
+        }
+        if (mode == Mode.mr && format == Format.osu) {
+            return "mr prints its own columns (MB/s and messages/s): use --format table or json";
         }
         if (ranks < 1) {
             return "-n must be at least 1";

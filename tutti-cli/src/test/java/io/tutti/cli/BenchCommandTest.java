@@ -31,6 +31,9 @@ class BenchCommandTest {
         assertEquals(List.of("latency", "--sizes", "8,1k", "--iters", "5", "--buffer", "segment"), b.benchmarkArgs());
         assertTrue(parse("bw", "--bcl3").check().contains("collective"));
         assertTrue(parse("latency", "-n", "1").check().contains("at least 2 ranks"));
+        assertTrue(parse("mr", "-n", "3").check().contains("even -n"));
+        assertTrue(parse("mr", "--format", "osu").check().contains("own columns"));
+        assertNull(parse("mr", "-n", "4").check());
     }
 
     @Test
