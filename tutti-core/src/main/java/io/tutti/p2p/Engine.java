@@ -431,9 +431,10 @@ public final class Engine implements AutoCloseable {
             matching.free(u);
             return;
         }
-        // not there yet: post it, then look once more at what has arrived
+        // Not there yet: posted, and matched by the next pass of a wait or test. No pass here: one
+        // would take what a sender has already written for the receives posted next as unexpected
+        // (a copy each) before they are posted (docs/perf/p2p.md, message rate).
         matching.post(op);
-        progress.pass();
     }
 
     // ------------------------------------------------------------------ probe

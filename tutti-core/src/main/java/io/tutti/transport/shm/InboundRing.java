@@ -59,11 +59,6 @@ public final class InboundRing {
     /** Whether the consumer may sleep on the doorbell, read once: then every commit checks it. */
     private final boolean consumerSleeps;
     private final long cpuAt;
-    /** Source of the clearing copies: a plain memset, with no slice object per record. */
-    private final MemorySegment zeros;
-    /** {@link #zeros} through {@link Memory}, resolved once. */
-    private final MemorySegment zerosVia;
-    private final long zerosBase;
     /** Consumer only: everything before this position has been read. */
     private long head;
     /** Consumer only: everything before this position has been cleared and handed back. */
@@ -93,10 +88,6 @@ public final class InboundRing {
         this.head = (long) LONG.getVolatile(segment, headAt);
         this.released = head;
         this.releaseThreshold = capacity / 8;
-        this.zeros = direct ? java.lang.foreign.Arena.ofAuto().allocate(capacity / 4) : MemorySegment.ofArray(
-                new byte[capacity / 4]);
-        this.zerosVia = Memory.via(zeros);
-        this.zerosBase = Memory.base(zeros);
     }
 
     public MemorySegment segment() {
@@ -132,6 +123,14 @@ public final class InboundRing {
             LONG.setRelease(Memory.ALL, base + offset, value);
         } else {
             LONG.setRelease(segment, offset, value);
+        }
+    }
+
+    private void setLongPlain(long offset, long value) {
+        if (direct) {
+            Memory.ALL.set(ValueLayout.JAVA_LONG, base + offset, value);
+        } else {
+            segment.set(ValueLayout.JAVA_LONG, offset, value);
         }
     }
 
@@ -354,13 +353,11 @@ public final class InboundRing {
         if (from == to) {
             return false;
         }
-        // a later record may start at any 64-byte line of this space, and stale bytes there (a
-        // payload, say) must never read as that record's stamp
-        for (long p = from; p < to; ) {
-            final long index = p & mask;
-            final long n = Math.min(Math.min(to - p, capacity - index), zeros.byteSize());
-            Memory.copy(zerosVia, zerosBase, via, base + index, n);
-            p += n;
+        // A later record may start at any 64-byte line of this space, and stale bytes there (a
+        // payload, say) must never read as that record's stamp: the stamp word of every line is
+        // cleared, and only it (a whole-space memset wrote eight times the bytes; docs/perf/p2p.md).
+        for (long p = from; p < to; p += ALIGNMENT) {
+            setLongPlain((p & mask) + STAMP_OFFSET, 0L);
         }
         released = to;
         setLongRelease(headAt, to);

@@ -34,9 +34,9 @@ package io.tutti.transport.shm;
  * payload bytes, a counter add, a PUT of up to 8 bytes) crosses from core to core as one line.
  *
  * A record is visible once its stamp equals the complement of its position (so the zeros of a
- * fresh file are never a record). The consumer zeroes what it has read before it releases the space:
- * a later record may start at any 64-byte line of it, and a stale payload there must not pass for
- * that record's stamp.
+ * fresh file are never a record). Before it releases space, the consumer clears the stamp word of
+ * every 64-byte line it has read: a later record may start at any of those lines, and a stale payload
+ * there must not pass for that record's stamp (the rest of a line never decides anything).
  */
 public final class InboundRingDescriptor {
     public static final int ALIGNMENT = 64;

@@ -489,14 +489,15 @@ class InboundRingStressTest {
         try (Arena arena = Arena.ofConfined()) {
             int capacity = 4096;
             InboundRing ring = new InboundRing(newRing(dir.resolve("r"), capacity, arena));
-            // lap 0: a record at 0 whose body, at ring index 48, holds what a committed record at position
-            // capacity + 48 would look like: stamp ~(capacity + 48), length 48, type MESSAGE
+            // lap 0: a record at 0 whose body, at ring index 64 (the next cache line, where a record of
+            // lap 1 may start), holds what a committed record at position capacity + 64 would look
+            // like: stamp ~(capacity + 64), length 48, type MESSAGE
             long p0 = ring.tryClaim(200);
             assertEquals(0, p0);
             MemorySegment body = ring.segment().asSlice(ring.bodyOffset(p0), 200);
             body.fill((byte) 0x11);
-            long forgedAt = 48 - RECORD_HEADER_LENGTH; // ring index 48, relative to the body at 16
-            body.set(ValueLayout.JAVA_LONG, forgedAt + STAMP_OFFSET, InboundRing.stampOf(capacity + 48));
+            long forgedAt = ALIGNMENT - RECORD_HEADER_LENGTH; // ring index 64, relative to the body at 16
+            body.set(ValueLayout.JAVA_LONG, forgedAt + STAMP_OFFSET, InboundRing.stampOf(capacity + ALIGNMENT));
             body.set(ValueLayout.JAVA_INT, forgedAt + LENGTH_OFFSET, 48);
             body.set(ValueLayout.JAVA_INT, forgedAt + TYPE_OFFSET, TYPE_MESSAGE);
             ring.commit(p0);
@@ -507,8 +508,8 @@ class InboundRingStressTest {
             put(ring, capacity - 3 * 1024 - align(16 + 200) - 16, 5);
             Collect c = new Collect();
             assertEquals(5, ring.read(c, 100));
-            // lap 1: one committed 48-byte record at position capacity; it ends at position capacity + 48,
-            // where nothing has been claimed
+            // lap 1: one committed 48-byte record at position capacity; the next record would start at
+            // capacity + 64, where nothing has been claimed
             put(ring, 32, 6);
             assertEquals(1, ring.read(c, 1));
             assertEquals(0, ring.read(c, 100), "stale body bytes of lap 0 were delivered as a record of lap 1");
