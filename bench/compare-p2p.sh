@@ -9,6 +9,7 @@
 #                be made on a loaded machine too
 #   --sizes LIST message sizes in bytes, comma separated (default 8,1048576)
 #   --mr         message rate too (osu_mbw_mr: tutti bench mr, pingpong mr; the figure is MB/s)
+#   --plot FILE  also plot the bandwidth curves (MB/s against size) to FILE, .png or .svg
 # Skips the Open MPI columns (and says so) when mpicc/mpirun are not installed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -16,13 +17,15 @@ root="$(cd "$here/.." && pwd)"
 rounds=5
 load=0
 sizes="8,1048576"
-usage() { sed -n '6,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+plot=""
 mr=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --load) [[ $# -ge 2 ]] || usage; load="$2"; shift 2 ;;
         --sizes) [[ $# -ge 2 ]] || usage; sizes="$2"; shift 2 ;;
         --mr) mr=1; shift ;;
+        --plot) [[ $# -ge 2 ]] || usage; plot="$2"; shift 2 ;;
         -h|--help) usage ;;
         [1-9]*) rounds="$1"; shift ;;
         *) echo "compare-p2p: unknown argument '$1'" >&2; usage ;;
@@ -78,6 +81,7 @@ for r in $(seq 1 "$rounds"); do
 done
 stop_load
 
+summary() {
 printf '%-16s %10s %12s  %s\n' "config" "size" "median" "runs"
 for c in "${configs[@]}"; do
     name="${c%%|*}"
@@ -88,3 +92,15 @@ for c in "${configs[@]}"; do
         printf '%-16s %10s %12s  %s\n' "$name" "$size" "$median" "$(echo $vals)"
     done
 done
+}
+summary | tee "$out/summary.txt"
+if [ -n "$plot" ]; then
+    # the plot is drawn by tutti-bench's ComparePlot, on a JDK 25 as ./tutti finds one
+    jdk=""
+    for j in "${JAVA_HOME:-/nonexistent}/bin/java" /usr/lib/jvm/*/bin/java; do
+        if [ -x "$j" ] && "$j" -version 2>&1 | grep -q 'version "\(2[5-9]\|[3-9][0-9]\)'; then jdk="$j"; break; fi
+    done
+    [ -n "$jdk" ] || { echo "compare-p2p: no JDK 25 for the plot (set JAVA_HOME)" >&2; exit 1; }
+    "$jdk" -cp "$root/tutti-cli/target/tutti/lib/*" io.tutti.bench.ComparePlot "$out/summary.txt" "$plot" \
+        "Point-to-point bandwidth over shared memory, $(date -u +%F), $(nproc) cores" && echo "# plot: $plot"
+fi
