@@ -1,23 +1,40 @@
 #!/bin/sh
-# Model-checks the reliable stream of the network rails (rails.pml): safety (assertions: exactly
-# once, in order, intact, slots not reused early) and no invalid end states. Needs spin and gcc.
+# Model-checks the Promela models of Tutti's protocols with Spin: for each model, safety
+# (assertions and no invalid end state, without the LTL claims) and then every LTL property it
+# names (`ltl NAME { ... }`: liveness, under weak fairness). Needs spin and gcc.
+# Usage: verification/check.sh [MODEL.pml ...]   (default: every model here)
 set -eu
 cd "$(dirname "$0")"
+models="${*:-$(ls ./*.pml | xargs -n1 basename)}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp rails.pml "$work/"
-cd "$work"
-spin -a rails.pml
-gcc -O2 -DSAFETY -DCOLLAPSE -o pan pan.c
-./pan -m200000 > pan.out 2>&1 || true
-cat pan.out
-if grep -q "max search depth too small" pan.out; then
-    echo "rails.pml: the search was cut off by the depth limit: raise -m" >&2
-    exit 1
-fi
-if grep -q "errors: 0" pan.out; then
-    echo "rails.pml: no errors"
-else
-    echo "rails.pml: errors found (a trail is in rails.pml.trail when run by hand)" >&2
-    exit 1
-fi
+status=0
+for model in $models; do
+    [ -f "$model" ] || { echo "$model: no such model here" >&2; exit 2; }
+    cp "$model" "$work/"
+    (
+        cd "$work"
+        spin -a "$model" > /dev/null
+        gcc -O2 -DSAFETY -DNOCLAIM -DCOLLAPSE -o pan-safety pan.c
+        ./pan-safety -m200000 > safety.out 2>&1 || true
+        cat safety.out
+        if grep -q "max search depth too small" safety.out; then
+            echo "$model: the search was cut off by the depth limit: raise -m" >&2
+            exit 1
+        fi
+        grep -q "errors: 0" safety.out || { echo "$model: safety errors (run spin -t on the trail by hand)" >&2; exit 1; }
+        echo "$model: safety, no errors"
+        for ltl in $(sed -n 's/^ltl \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$model"); do
+            [ -x pan-live ] || gcc -O2 -DCOLLAPSE -o pan-live pan.c
+            ./pan-live -a -f -m200000 -N "$ltl" > "$ltl.out" 2>&1 || true
+            cat "$ltl.out"
+            if grep -q "max search depth too small" "$ltl.out"; then
+                echo "$model: $ltl: the search was cut off by the depth limit: raise -m" >&2
+                exit 1
+            fi
+            grep -q "errors: 0" "$ltl.out" || { echo "$model: $ltl violated (acceptance cycle)" >&2; exit 1; }
+            echo "$model: $ltl holds (weak fairness)"
+        done
+    ) || status=1
+done
+exit $status
