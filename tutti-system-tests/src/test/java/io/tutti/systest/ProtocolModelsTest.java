@@ -15,13 +15,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Model-checks the Promela models in verification/ with Spin (verification/check.sh): rails.pml,
- * the rails' reliable stream (safety), and ring.pml, the shared-memory inbound ring (safety, and
- * liveness under weak fairness). Where Spin or gcc is missing the test is skipped, except under CI
+ * the rails' reliable stream (safety); ring.pml, the shared-memory inbound ring, and rendezvous.pml,
+ * the pipelined rendezvous of large messages (safety, and liveness under weak fairness). Where Spin or gcc is missing the test is skipped, except under CI
  * ({@code CI=true}), where that fails the run: CI installs both.
  */
 class ProtocolModelsTest {
     @ParameterizedTest
-    @ValueSource(strings = {"rails.pml", "ring.pml"})
+    @ValueSource(strings = {"rails.pml", "ring.pml", "rendezvous.pml"})
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void theModelHasNoErrors(String model) throws Exception {
         boolean tools = onPath("spin") && onPath("gcc");
