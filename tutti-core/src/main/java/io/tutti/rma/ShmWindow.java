@@ -17,7 +17,8 @@ import java.lang.invoke.VarHandle;
  * file, and every rank maps all of them at creation. Puts and gets are one copy into or out of the
  * target's memory: a plain copy when it is mapped here (memory Tutti allocated, or the caller's
  * memory of a rank in this process), else one copy through the kernel ({@link SingleCopy}) into the
- * caller's memory of another process. No operation needs the target's CPU, so every operation is
+ * caller's memory of another process (whatever {@code tutti.shm.single.copy} says, which is about
+ * messages: windows have no other way). No operation needs the target's CPU, so every operation is
  * complete when its call returns, and flush only orders memory.
  *
  * <p>Accumulates take the target's accumulate lock (a CAS word) around the reduction. Why a lock and
@@ -32,6 +33,7 @@ public final class ShmWindow extends Window {
     private static final int KIND_CREATE = 0;
     private static final int KIND_ALLOCATE = 1;
     private static final int KIND_SHARED = 2;
+    private static final int EPERM = 1;
     private static final int ESRCH = 3;
 
     private final Engine engine;
@@ -104,6 +106,10 @@ public final class ShmWindow extends Window {
         long dataBytes = memory != null ? 0 : windowBytes;
         long pid = ProcessHandle.current().pid();
         String name = WindowAreaDescriptor.fileName(context, sequence, group[rank]);
+        if (memory != null && SingleCopy.platformSupported()) {
+            // peers of other processes reach the caller's memory only through the kernel
+            SingleCopy.allowPeers();
+        }
         Arena arena = Arena.ofShared();
         boolean ok = false;
         try {
@@ -152,10 +158,10 @@ public final class ShmWindow extends Window {
             }
             SingleCopy copier = null;
             if (needsKernel) {
-                if (!engine.singleCopyEnabled()) {
-                    throw new TuttiException("a window over the caller's memory needs the kernel's single copy"
-                            + " between processes (process_vm_writev), which is off or unavailable here; use"
-                            + " allocateWindow or allocateSharedWindow, whose memory every rank maps");
+                if (!SingleCopy.platformSupported()) {
+                    throw new TuttiException("a window over the caller's memory needs the kernel's copy between"
+                            + " processes (process_vm_readv/writev), which this platform lacks; use allocateWindow"
+                            + " or allocateSharedWindow, whose memory every rank maps");
                 }
                 copier = new SingleCopy();
             }
@@ -282,6 +288,11 @@ public final class ShmWindow extends Window {
         if (errno == ESRCH) {
             throw new TuttiException.PeerFailed(what + " to rank " + target + " (world rank " + group[target]
                     + ", pid " + pids[target] + ") at byte " + at + " of its window failed: the process has exited");
+        }
+        if (errno == EPERM) {
+            throw new TuttiException(what + " to rank " + target + " at byte " + at + " of its window: the kernel"
+                    + " refused the copy between processes (ptrace restrictions, errno 1); use allocateWindow, whose"
+                    + " memory every rank maps");
         }
         throw new TuttiException(what + " to rank " + target + " at byte " + at + " of its window failed with errno "
                 + errno + " in the kernel's cross-process copy");
