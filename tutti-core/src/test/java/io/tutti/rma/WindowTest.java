@@ -243,6 +243,34 @@ class WindowTest {
         });
     }
 
+    /** Two windows at once on split communicators and the world: each rank's parts stay apart. */
+    @Test
+    void windowsOfSeveralCommunicatorsStayApart() {
+        job(4, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                Communicator half = w.split(rank % 2, rank);
+                try (Window a = w.allocateWindow(8, 8); Window b = half.allocateWindow(8, 8);
+                     Window c = half.allocateWindow(8, 8)) {
+                    a.fence();
+                    b.fence();
+                    c.fence();
+                    a.put(new long[] {100 + rank}, 1, Datatype.LONG, (rank + 1) % 4, 0);
+                    b.put(new long[] {200 + rank}, 1, Datatype.LONG, (half.rank() + 1) % 2, 0);
+                    c.accumulate(new long[] {300 + rank}, 1, Datatype.LONG, 0, 0, AccumulateOp.SUM);
+                    a.fence(Window.MODE_NOSUCCEED);
+                    b.fence(Window.MODE_NOSUCCEED);
+                    c.fence(Window.MODE_NOSUCCEED);
+                    assertEquals(100 + (rank + 3) % 4, a.segment().get(ValueLayout.JAVA_LONG, 0));
+                    int partner = rank ^ 2; // the other rank of the same half
+                    assertEquals(200 + partner, b.segment().get(ValueLayout.JAVA_LONG, 0));
+                    long sum = half.rank() == 0 ? 300 + rank + 300 + partner : 0;
+                    assertEquals(sum, c.segment().get(ValueLayout.JAVA_LONG, 0));
+                }
+            }
+        });
+    }
+
     /** Stores through sharedSegment are loads of the peers, ordered by the fence. */
     @Test
     void sharedWindowsAreLoadsAndStores() {
