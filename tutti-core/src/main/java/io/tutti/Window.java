@@ -365,7 +365,10 @@ public abstract class Window implements AutoCloseable {
 
     // ------------------------------------------------------------ passive target
 
-    /** Opens a passive access epoch to {@code target}, waiting for the lock. */
+    /**
+     * Opens a passive access epoch to {@code target}, waiting for the lock (not lazily, as MPI
+     * would allow): a rank that holds locks on several targets takes them in rank order.
+     */
     public final void lock(LockType type, int target) {
         checkOpen();
         checkTarget(target);
