@@ -519,6 +519,77 @@ public abstract class Communicator extends TypedCalls {
         return "Communicator[context=" + context() + ", rank=" + rank() + ", size=" + size() + "]";
     }
 
+    // ------------------------------------------------------------ one-sided communication
+
+    /**
+     * Creates a window over {@code memory}, which the caller owns and keeps alive until the window is
+     * closed: a native segment (from an {@code Arena} or a mapping). Collective. Heap segments are
+     * refused, because the garbage collector moves arrays while peers address them. Peers on this
+     * host reach it with one copy through the kernel; see {@link Window}.
+     *
+     * @param dispUnit bytes per displacement unit of this rank's window (1 for bytes, the element size
+     *                 for arrays of one type)
+     */
+    public final Window createWindow(MemorySegment memory, int dispUnit) {
+        if (memory == null || !memory.isNative()) {
+            throw new TuttiException.InvalidArgument("window memory must be a native MemorySegment (from an Arena),"
+                    + " not " + (memory == null ? "null" : "a heap segment: the garbage collector moves arrays"
+                    + " while peers address them; use allocateWindow to have Tutti allocate the memory"));
+        }
+        checkDispUnit(dispUnit);
+        return openWindow(WindowKind.CREATE, memory, memory.byteSize(), dispUnit);
+    }
+
+    /** {@link #createWindow(MemorySegment, int)} over a direct buffer's whole capacity. Collective. */
+    public final Window createWindow(ByteBuffer direct, int dispUnit) {
+        if (direct == null || !direct.isDirect()) {
+            throw new TuttiException.InvalidArgument("window memory must be a direct ByteBuffer"
+                    + " (ByteBuffer.allocateDirect), not " + (direct == null ? "null" : "a heap buffer: the garbage"
+                    + " collector moves its array while peers address it"));
+        }
+        return createWindow(MemorySegment.ofBuffer(direct.duplicate().clear()), dispUnit);
+    }
+
+    /**
+     * Allocates {@code bytes} zeroed bytes of window memory for this rank ({@link Window#segment()}),
+     * freed when the window is closed: the fastest kind, since peers on this host load and store it
+     * directly. Collective; the ranks may ask for different sizes.
+     */
+    public final Window allocateWindow(long bytes, int dispUnit) {
+        checkDispUnit(dispUnit);
+        checkWindowBytes(bytes);
+        return openWindow(WindowKind.ALLOCATE, null, bytes, dispUnit);
+    }
+
+    /**
+     * As {@link #allocateWindow}, where every rank may also load and store its peers' memory directly
+     * through {@link Window#sharedSegment(int)} (MPI_Win_allocate_shared). All ranks of the
+     * communicator must run on one host; collective.
+     */
+    public final Window allocateSharedWindow(long bytes, int dispUnit) {
+        checkDispUnit(dispUnit);
+        checkWindowBytes(bytes);
+        return openWindow(WindowKind.SHARED, null, bytes, dispUnit);
+    }
+
+    private static void checkDispUnit(int dispUnit) {
+        if (dispUnit <= 0) {
+            throw new TuttiException.InvalidArgument("displacement unit must be positive, got " + dispUnit);
+        }
+    }
+
+    private static void checkWindowBytes(long bytes) {
+        if (bytes < 0) {
+            throw new TuttiException.InvalidArgument("window size must not be negative, got " + bytes);
+        }
+    }
+
+    /** Where a window's memory comes from. */
+    protected enum WindowKind { CREATE, ALLOCATE, SHARED }
+
+    /** Creates this rank's part of a window, collectively; {@code memory} is null unless {@code kind} is CREATE. */
+    protected abstract Window openWindow(WindowKind kind, MemorySegment memory, long bytes, int dispUnit);
+
     // ------------------------------------------------------------ what the runtime implements
     //
     // The collectives with their arguments as the program gave them (buffers, counts in elements,

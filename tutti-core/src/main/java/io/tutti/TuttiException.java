@@ -34,6 +34,16 @@ public class TuttiException extends RuntimeException {
         }
     }
 
+    /**
+     * A one-sided call outside the synchronisation it needs (MPI_ERR_RMA_SYNC): an operation on a
+     * window outside an access epoch to its target, or epochs opened and closed out of order.
+     */
+    public static class Synchronization extends TuttiException {
+        public Synchronization(String message) {
+            super(message);
+        }
+    }
+
     /** A call after {@link Tutti#close()} or before {@link Tutti#init}. */
     public static class NotActive extends TuttiException {
         public NotActive(String message) {

@@ -10,6 +10,7 @@ import io.tutti.Request;
 import io.tutti.Status;
 import io.tutti.TuttiException;
 import io.tutti.UserOp;
+import io.tutti.Window;
 import io.tutti.coll.Collectives;
 import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.offload.OffloadPlans;
@@ -17,6 +18,7 @@ import io.tutti.offload.OffloadProgram;
 import io.tutti.offload.OffloadedCollective;
 import io.tutti.p2p.Engine;
 import io.tutti.reduce.OffloadAlu;
+import io.tutti.rma.ShmWindow;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
@@ -40,6 +42,8 @@ final class RankCommunicator extends Communicator {
     private final CollectiveArguments args;
     /** Offloaded collectives created on this communicator so far: the next one's endpoint tag. */
     private int offloadedInits;
+    /** Windows created on this communicator so far: the next one's number (its files' names). */
+    private int windows;
 
     RankCommunicator(Rank tutti, Engine engine, int context, int[] group) {
         super(context, group, engine.rank(), engine.size());
@@ -99,6 +103,22 @@ final class RankCommunicator extends Communicator {
     @Override
     protected boolean iprobeBuffer(int worldSource, int tag, Status status, int[] worldToComm) {
         return engine.iprobe(context, worldSource, tag, status, worldToComm);
+    }
+
+    // ------------------------------------------------------------ one-sided
+
+    @Override
+    protected Window openWindow(WindowKind kind, MemorySegment memory, long bytes, int dispUnit) {
+        for (int r = 0; r < group.length; r++) {
+            if (!engine.sharesMemoryWith(group[r])) {
+                // every rank of a communicator that spans hosts has a peer on another: all fail alike
+                throw new TuttiException("windows whose ranks are not all on one host are not supported yet: rank "
+                        + r + " (world rank " + group[r] + ") is reached from rank " + rank + " over the network;"
+                        + " use point-to-point messages between hosts, or a communicator of one host's ranks");
+            }
+        }
+        return ShmWindow.open(engine, context, windows++, group, rank, memory, bytes, dispUnit,
+                kind == WindowKind.SHARED, this::barrier);
     }
 
     // ------------------------------------------------------------ collectives

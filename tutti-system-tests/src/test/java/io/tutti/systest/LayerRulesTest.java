@@ -34,7 +34,7 @@ class LayerRulesTest {
     /** The packages of tutti-core, bottom to top as the README's package map lists them. */
     private static final String[] CORE = {"io.tutti", "io.tutti.os..", "io.tutti.idle..", "io.tutti.wire..",
         "io.tutti.reduce..", "io.tutti.transport..", "io.tutti.bootstrap..", "io.tutti.p2p..", "io.tutti.coll..",
-        "io.tutti.offload..", "io.tutti.runtime.."};
+        "io.tutti.offload..", "io.tutti.rma..", "io.tutti.runtime.."};
 
     private static JavaClasses classes;
 
@@ -123,6 +123,17 @@ class LayerRulesTest {
     }
 
     @Test
+    void windowsUseTheEngineOnly() {
+        check(noClasses().that().resideInAPackage("io.tutti.rma..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.tutti.bootstrap..", "io.tutti.coll..", "io.tutti.offload..",
+                        "io.tutti.runtime..", "io.tutti.transport..")
+                .because("windows reach their peers' memory through the engine's shared files and waits"));
+        check(noClasses().that().resideInAnyPackage(CORE).and().resideOutsideOfPackages("io.tutti.rma..",
+                "io.tutti.runtime..").should().dependOnClassesThat().resideInAPackage("io.tutti.rma..")
+                .because("only the runtime wires windows under the API"));
+    }
+
+    @Test
     void bootstrapDoesNotImportTheRings() {
         check(noClasses().that().resideInAPackage("io.tutti.bootstrap..").should().dependOnClassesThat()
                 .resideInAnyPackage("io.tutti.transport.shm..", "io.tutti.p2p..", "io.tutti.coll..",
@@ -133,7 +144,8 @@ class LayerRulesTest {
     void theSwitchUsesTheCoreOnlyThroughItsPort() {
         check(noClasses().that().resideInAPackage("io.tutti.sw..").should().dependOnClassesThat()
                 .resideInAnyPackage("io.tutti.p2p..", "io.tutti.coll", "io.tutti.coll.algo..", "io.tutti.coll.schedule..",
-                        "io.tutti.coll.slots..", "io.tutti.offload..", "io.tutti.transport..", "io.tutti.bootstrap..",
+                        "io.tutti.coll.slots..", "io.tutti.offload..", "io.tutti.rma..", "io.tutti.transport..",
+                        "io.tutti.bootstrap..",
                         "io.tutti.runtime..")
                 .because("the switch and its client need the API, the wire format, the reduction kernels and the"
                         + " in-network port (io.tutti.coll.inc) only"));

@@ -1,0 +1,102 @@
+package io.tutti.systest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tutti.bootstrap.LaunchEnvironment;
+import io.tutti.bootstrap.ShmFiles;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One-sided windows between ranks that are processes ({@link WindowProcesses}): the caller's
+ * memory reached through the kernel, a target killed while holding its lock, and windows over the
+ * network refused with a clear error.
+ */
+@Timeout(120)
+class WindowIT {
+    @TempDir
+    Path work;
+
+    @Test
+    void windowsWorkBetweenProcesses() throws Exception {
+        List<Process> ranks = start("kinds", 3, false);
+        for (int r = 0; r < 3; r++) {
+            assertTrue(ranks.get(r).waitFor(90, TimeUnit.SECONDS), "rank " + r + " did not end");
+            assertEquals(0, ranks.get(r).exitValue(), output(r));
+        }
+        assertTrue(output(0).contains("windows ok"), output(0));
+    }
+
+    @Test
+    void aKilledLockHolderFailsTheWaiterWithPeerFailed() throws Exception {
+        List<Process> ranks = start("dead", 2, false);
+        assertTrue(ranks.get(1).waitFor(60, TimeUnit.SECONDS), "rank 1 did not end");
+        assertEquals(7, ranks.get(1).exitValue());
+        assertTrue(ranks.get(0).waitFor(30, TimeUnit.SECONDS), "rank 0 still waits for the dead rank's lock");
+        String out = output(0);
+        assertEquals(0, ranks.get(0).exitValue(), out);
+        assertTrue(out.contains("caught after") && out.contains("rank 1 (pid " + ranks.get(1).pid() + ")"), out);
+    }
+
+    @Test
+    void windowsOverTheNetworkAreRefusedClearly() throws Exception {
+        List<Process> ranks = start("unsupported", 2, true);
+        for (int r = 0; r < 2; r++) {
+            assertTrue(ranks.get(r).waitFor(90, TimeUnit.SECONDS), "rank " + r + " did not end");
+            assertEquals(0, ranks.get(r).exitValue(), output(r));
+            assertTrue(output(r).contains("refused: windows whose ranks are not all on one host are not supported"
+                    + " yet"), output(r));
+        }
+    }
+
+    private String output(int rank) throws Exception {
+        return Files.readString(work.resolve("out-" + rank)) + Files.readString(work.resolve("err-" + rank));
+    }
+
+    private List<Process> start(String what, int n, boolean net) throws Exception {
+        String job = "it" + Long.toHexString(System.nanoTime());
+        Path jobDir = ShmFiles.createJobDirectory(ShmFiles.defaultRoot().resolve("tutti-" + job));
+        List<Process> ranks = new ArrayList<>();
+        try {
+            for (int rank = 0; rank < n; rank++) {
+                ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                        "-cp", Launch.lib() + "/*" + java.io.File.pathSeparator + Launch.testClasses(),
+                        "io.tutti.systest.WindowProcesses", what)
+                        .redirectOutput(work.resolve("out-" + rank).toFile())
+                        .redirectError(work.resolve("err-" + rank).toFile());
+                pb.environment().put(LaunchEnvironment.JOB_ID, job);
+                pb.environment().put(LaunchEnvironment.RANK, Integer.toString(rank));
+                pb.environment().put(LaunchEnvironment.SIZE, Integer.toString(n));
+                pb.environment().put(LaunchEnvironment.JOB_DIR, jobDir.toString());
+                if (net) {
+                    pb.environment().put("TUTTI_TRANSPORT", "net");
+                }
+                ranks.add(pb.start());
+            }
+            cleanup.add(() -> {
+                ranks.forEach(Process::destroyForcibly);
+                ShmFiles.deleteTree(jobDir);
+            });
+            return ranks;
+        } catch (Exception e) {
+            ranks.forEach(Process::destroyForcibly);
+            ShmFiles.deleteTree(jobDir);
+            throw e;
+        }
+    }
+
+    private final List<Runnable> cleanup = new ArrayList<>();
+
+    @org.junit.jupiter.api.AfterEach
+    void cleanUp() {
+        cleanup.forEach(Runnable::run);
+    }
+}

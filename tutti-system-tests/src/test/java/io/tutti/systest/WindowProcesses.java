@@ -1,0 +1,110 @@
+package io.tutti.systest;
+
+import io.tutti.AccumulateOp;
+import io.tutti.Communicator;
+import io.tutti.Datatype;
+import io.tutti.Tutti;
+import io.tutti.TuttiException;
+import io.tutti.Window;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Windows between processes. {@code kinds}: a window over each rank's own Arena memory (reached
+ * by the kernel's cross-process copy) and one Tutti allocates, with puts, gets, accumulates and a
+ * fetchAndOp counter, checked, then "windows ok". {@code dead}: rank 1 dies holding the exclusive
+ * lock of its window; rank 0, asking for it, must get PeerFailed, and prints "caught after N ms".
+ * {@code unsupported}: prints the error of a window whose ranks are reached over the network.
+ */
+public final class WindowProcesses {
+    private WindowProcesses() {
+    }
+
+    public static void main(String[] args) {
+        String what = args[0];
+        Tutti tutti = Tutti.init(args);
+        Communicator w = tutti.world();
+        switch (what) {
+            case "kinds" -> kinds(w);
+            case "dead" -> dead(w);
+            case "unsupported" -> {
+                try {
+                    w.allocateWindow(8, 8);
+                    System.out.println("a window across the network was created");
+                    System.exit(1);
+                } catch (TuttiException e) {
+                    System.out.println("refused: " + e.getMessage());
+                }
+            }
+            default -> throw new IllegalArgumentException(what);
+        }
+        tutti.close();
+    }
+
+    private static void kinds(Communicator w) {
+        int n = w.size();
+        int me = w.rank();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment own = arena.allocate(8L * n, 8);
+            for (Window win : new Window[] {w.createWindow(own, 8), w.allocateWindow(8L * n, 8)}) {
+                win.fence();
+                for (int t = 0; t < n; t++) {
+                    win.put(new long[] {me * 10L + t}, 1, Datatype.LONG, t, me);
+                }
+                win.fence();
+                long[] got = new long[n];
+                win.get(got, n, Datatype.LONG, (me + 1) % n, 0);
+                win.fence(Window.MODE_NOSUCCEED);
+                for (int r = 0; r < n; r++) {
+                    check(got[r] == r * 10L + (me + 1) % n, "get of element " + r + ": " + got[r]);
+                    check(win.segment().getAtIndex(ValueLayout.JAVA_LONG, r) == r * 10L + me, "own element " + r);
+                }
+                w.barrier(); // every rank has checked its memory before the counter's epoch writes it
+                // a counter at rank 0, element 0: every rank adds 1 fifty times
+                win.lockAll();
+                long[] old = new long[1];
+                for (int i = 0; i < 50; i++) {
+                    win.fetchAndOp(new long[] {1}, old, Datatype.LONG, 0, 0, AccumulateOp.SUM);
+                }
+                win.accumulate(new long[] {me}, 1, Datatype.LONG, 0, 1, AccumulateOp.MAX);
+                win.unlockAll();
+                w.barrier();
+                if (me == 0) {
+                    long first = 0L * 10; // rank 0's own put to element 0
+                    check(win.segment().getAtIndex(ValueLayout.JAVA_LONG, 0) == first + 50L * n, "counter "
+                            + win.segment().getAtIndex(ValueLayout.JAVA_LONG, 0));
+                    check(win.segment().getAtIndex(ValueLayout.JAVA_LONG, 1) == Math.max(10L, n - 1), "max");
+                }
+                win.close();
+            }
+        }
+        if (me == 0) {
+            System.out.println("windows ok");
+        }
+    }
+
+    private static void dead(Communicator w) {
+        Window win = w.allocateWindow(8, 8);
+        if (w.rank() == 1) {
+            win.lock(Window.LockType.EXCLUSIVE, 1);
+            Ranks.barrier(w);
+            Runtime.getRuntime().halt(7);
+        }
+        Ranks.barrier(w);
+        long t0 = System.nanoTime();
+        try {
+            win.lock(Window.LockType.EXCLUSIVE, 1);
+            System.out.println("took the lock of a dead rank");
+            System.exit(1);
+        } catch (TuttiException.PeerFailed e) {
+            System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());
+        }
+    }
+
+    private static void check(boolean ok, String what) {
+        if (!ok) {
+            throw new IllegalStateException("rank check failed: " + what);
+        }
+    }
+}
