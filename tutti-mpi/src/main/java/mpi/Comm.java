@@ -21,10 +21,23 @@ import java.nio.Buffer;
  * buffers of those and on direct buffers the program reuses allocate nothing but the {@link Status}
  * a receive returns. A communicator is used by one thread at a time ({@link MPI#THREAD_SERIALIZED}).
  */
-public class Comm implements Freeable {
-    private final String name;
-    /** Tutti's communicator, from {@link MPI#Init} on. */
+public class Comm implements Freeable, Cloneable {
+    /** The kind of {@link Intracomm#splitType}: the ranks on one host (MPI_COMM_TYPE_SHARED). */
+    public static final int TYPE_SHARED = 0;
+
+    /** How messages name it ({@code MPI.COMM_WORLD}); predefined communicators only, else null. */
+    private final String label;
+    /** The name {@link #getName} reports (MPI_COMM_SET_NAME). */
+    private String name;
+    /** Tutti's communicator, from {@link MPI#Init} on; null once freed, or for a rank left out. */
     private Communicator tutti;
+    private boolean freed;
+    /** The members' world ranks, in this communicator's order, made on first use. */
+    private int[] members;
+    /** The attributes set on it, by keyval (step 5). */
+    final Attributes attributes = new Attributes();
+    /** What an error does: ends the job ({@link MPI#ERRORS_ARE_FATAL}) or is thrown. */
+    Errhandler errhandler;
     private final Region region = new Region();
     private final Region other = new Region();
     private final io.tutti.Status found = new io.tutti.Status();
@@ -34,22 +47,47 @@ public class Comm implements Freeable {
     /** Zeros, one per rank: see {@link #notRead}. */
     private int[] notRead;
 
-    Comm(String name) {
+    /** A predefined communicator, bound at {@link MPI#Init}. */
+    Comm(String label, String name) {
+        this.label = label;
         this.name = name;
+    }
+
+    /** A communicator over {@code c}, made from {@code parent} (null for a rank left out: the null communicator). */
+    Comm(Communicator c, Comm parent) {
+        this.label = null;
+        this.name = "";
+        this.tutti = c;
+        this.freed = c == null;
+        this.errhandler = parent.errhandler;
     }
 
     /** Binds this communicator to Tutti's, at {@link MPI#Init}. */
     final void bind(Communicator communicator) {
         this.tutti = communicator;
+        this.errhandler = MPI.ERRORS_ARE_FATAL;
     }
 
-    /** Tutti's communicator, once MPI is initialized and until it is finalized. */
+    /**
+     * Tutti's communicator, once MPI is initialized and until it is finalized; makes this the
+     * communicator whose error handler the call's errors go to.
+     */
     final Communicator live() throws MPIException {
         MPI.check();
+        MPI.raisedOn(this);
+        if (tutti == null) {
+            throw Errors.error(MPI.ERR_COMM, (freed && label == null ? "the communicator has been freed or is null"
+                    : "the communicator is null") + ": use one of this rank's communicators");
+        }
         return tutti;
     }
 
-    // ------------------------------------------------------------ size, rank
+    /** Whether this is predefined ({@link MPI#COMM_WORLD}, {@link MPI#COMM_SELF}). */
+    final boolean predefined() {
+        return label != null;
+    }
+
+    // ------------------------------------------------------------ size, rank, group, name
 
     /** Number of ranks in the communicator (MPI_COMM_SIZE). */
     public final int getSize() throws MPIException {
@@ -61,19 +99,228 @@ public class Comm implements Freeable {
         return live().rank();
     }
 
-    /** Whether this is the null communicator: never, for the predefined ones. */
-    public final boolean isNull() {
+    /** This process's rank in {@link MPI#COMM_WORLD}. */
+    final int getWorldRank() throws MPIException {
+        Communicator c = live();
+        return c.worldRank(c.rank());
+    }
+
+    /** The members' world ranks, in this communicator's order. */
+    final int[] members() throws MPIException {
+        Communicator c = live();
+        if (members == null) {
+            int[] m = new int[c.size()];
+            for (int i = 0; i < m.length; i++) {
+                m[i] = c.worldRank(i);
+            }
+            members = m;
+        }
+        return members;
+    }
+
+    /** The group of the communicator's processes, in rank order (MPI_COMM_GROUP). */
+    public final Group getGroup() throws MPIException {
+        return new Group(members());
+    }
+
+    /** Whether this is an intercommunicator: never here (see {@link Intercomm}). */
+    public final boolean isInter() throws MPIException {
+        live();
         return false;
     }
 
     /**
-     * Frees the communicator (MPI_COMM_FREE). The predefined communicators cannot be freed: MPI
-     * refuses, and so does this, with {@link MPI#ERR_COMM}; there are no others yet.
+     * {@link MPI#IDENT} for the same communicator, {@link MPI#CONGRUENT} for two with the same
+     * members in the same order (a {@link #dup}), {@link MPI#SIMILAR} in another order, else
+     * {@link MPI#UNEQUAL} (MPI_COMM_COMPARE).
+     */
+    public static int compare(Comm comm1, Comm comm2) throws MPIException {
+        if (comm1.live() == comm2.live()) {
+            return MPI.IDENT;
+        }
+        int g = Group.compare(comm1.members(), comm2.members());
+        return g == MPI.IDENT ? MPI.CONGRUENT : g;
+    }
+
+    /** Whether this is a null communicator: one freed, or a rank's result of a create or split that left it out. */
+    public final boolean isNull() {
+        return freed;
+    }
+
+    /**
+     * Frees the communicator (MPI_COMM_FREE): it is null afterwards. Collective in MPI; here local, as
+     * Tutti's communicators hold nothing to give back. The predefined communicators cannot be freed:
+     * MPI refuses, and so does this, with {@link MPI#ERR_COMM}.
      */
     @Override
     public final void free() throws MPIException {
         MPI.check();
-        throw Errors.error(MPI.ERR_COMM, "Comm.free: " + name + " is predefined and cannot be freed");
+        if (predefined()) {
+            throw Errors.error(MPI.ERR_COMM, "Comm.free: " + label + " is predefined and cannot be freed");
+        }
+        live();
+        attributes.deleteAll(this);
+        tutti = null;
+        freed = true;
+    }
+
+    /** Sets the communicator's name (MPI_COMM_SET_NAME), at most {@link MPI#MAX_OBJECT_NAME} - 1 characters kept. */
+    public final void setName(String name) throws MPIException {
+        live();
+        if (name == null) {
+            throw Errors.error(MPI.ERR_ARG, "Comm.setName: the name is null");
+        }
+        this.name = name.length() < MPI.MAX_OBJECT_NAME ? name : name.substring(0, MPI.MAX_OBJECT_NAME - 1);
+    }
+
+    /** The communicator's name (MPI_COMM_GET_NAME): {@code MPI_COMM_WORLD}, {@code MPI_COMM_SELF}, or "" until set. */
+    public final String getName() throws MPIException {
+        live();
+        return name;
+    }
+
+    /** The topology of the communicator (MPI_TOPO_TEST): {@link MPI#CART}, {@link MPI#GRAPH}, {@link MPI#DIST_GRAPH} or {@link MPI#UNDEFINED}. */
+    public int getTopology() throws MPIException {
+        live();
+        return MPI.UNDEFINED;
+    }
+
+    // ------------------------------------------------------------ new communicators
+
+    /**
+     * A new communicator with the same ranks and a message space of its own (MPI_COMM_DUP), with
+     * this one's attributes copied as their keyvals say and its error handler. Collective.
+     */
+    public Comm dup() throws MPIException {
+        return new Comm(dupTutti("dup"), this).copyAttributes(this);
+    }
+
+    /**
+     * Duplicates as {@link #dup} does, nonblocking in MPI (MPI_COMM_IDUP). Tutti has no nonblocking
+     * split, so this duplicates at once; {@link #getRequest} is then already complete.
+     */
+    public Comm iDup() throws MPIException {
+        return dup();
+    }
+
+    /** Duplicates as {@link #dup} does; the info is not kept (MPI_COMM_DUP_WITH_INFO). */
+    public Comm dupWithInfo(Info info) throws MPIException {
+        return dup();
+    }
+
+    /** The request of an {@link #iDup}: complete, as the duplicate is made at once. */
+    public final Request getRequest() {
+        return Request.done(new Status().set(MPI.ANY_SOURCE, MPI.ANY_TAG, 0));
+    }
+
+    /** Tutti's duplicate of this communicator. */
+    final Communicator dupTutti(String call) throws MPIException {
+        Communicator c = live();
+        try {
+            return c.dup();
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+    }
+
+    /** Copies {@code from}'s attributes whose keyval says to, then returns this. */
+    @SuppressWarnings("unchecked")
+    final <C extends Comm> C copyAttributes(Comm from) throws MPIException {
+        from.attributes.copyTo(from, this);
+        return (C) this;
+    }
+
+    @Override
+    public Comm clone() {
+        try {
+            return dup();
+        } catch (MPIException e) {
+            throw new RuntimeException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * An intercommunicator between this communicator's ranks and another group (MPI_INTERCOMM_CREATE).
+     * Not supported: Tutti has no intercommunicators (a communicator of two groups, each addressing
+     * the other's ranks), so this fails with {@link MPI#ERR_UNSUPPORTED_OPERATION}.
+     */
+    public final Intercomm createIntercomm(Comm localComm, int localLeader, int remoteLeader, int tag)
+            throws MPIException {
+        live();
+        throw Intercomm.unsupported("createIntercomm");
+    }
+
+    // ------------------------------------------------------------ attributes, error handlers, abort
+
+    /** A new keyval for {@link #setAttr} (MPI_COMM_CREATE_KEYVAL); {@link #dup} copies its attributes. */
+    public static int createKeyval() throws MPIException {
+        MPI.check();
+        return Attributes.createKeyval();
+    }
+
+    /** Frees a keyval (MPI_COMM_FREE_KEYVAL); the predefined ones and unknown ones fail with {@link MPI#ERR_KEYVAL}. */
+    public static void freeKeyval(int keyval) throws MPIException {
+        MPI.check();
+        Attributes.freeKeyval(keyval);
+    }
+
+    /** Sets the attribute {@code keyval} to a copy of {@code value}, which must be Serializable (MPI_COMM_SET_ATTR). */
+    public final void setAttr(int keyval, Object value) throws MPIException {
+        live();
+        attributes.set(keyval, value, "Comm.setAttr");
+    }
+
+    /**
+     * The value of attribute {@code keyval}, a copy, or null if it is not set (MPI_COMM_GET_ATTR).
+     * The predefined ones: {@link MPI#TAG_UB} (an Integer), {@link MPI#HOST} ({@link MPI#PROC_NULL}),
+     * {@link MPI#IO} ({@link MPI#ANY_SOURCE}: every rank can do I/O), {@link MPI#APPNUM} (0),
+     * {@link MPI#LASTUSEDCODE}, {@link MPI#UNIVERSE_SIZE} (the world's size), {@link MPI#WTIME_IS_GLOBAL}
+     * (Boolean false).
+     */
+    public final Object getAttr(int keyval) throws MPIException {
+        live();
+        Object p = Attributes.predefined(this, keyval);
+        return p != null ? p : attributes.get(keyval, "Comm.getAttr");
+    }
+
+    /** Deletes attribute {@code keyval} (MPI_COMM_DELETE_ATTR). */
+    public final void deleteAttr(int keyval) throws MPIException {
+        live();
+        attributes.delete(keyval, "Comm.deleteAttr");
+    }
+
+    /**
+     * Ends the whole job with exit status {@code errorcode} (MPI_ABORT), after a line on standard error
+     * naming this rank and the communicator; the launcher stops the other ranks.
+     */
+    public final void abort(int errorcode) throws MPIException {
+        live();
+        MPI.end(errorcode, "MPI_ABORT was called on rank " + MPI.COMM_WORLD.getRank() + " in communicator "
+                + this + " with error code " + errorcode);
+    }
+
+    /** Sets what errors on this communicator do (MPI_COMM_SET_ERRHANDLER): see {@link Errhandler}. */
+    public final void setErrhandler(Errhandler errhandler) throws MPIException {
+        live();
+        if (errhandler == null) {
+            throw Errors.error(MPI.ERR_ARG, "Comm.setErrhandler: the error handler is null");
+        }
+        this.errhandler = errhandler;
+    }
+
+    /** What errors on this communicator do (MPI_COMM_GET_ERRHANDLER); {@link MPI#ERRORS_ARE_FATAL} unless set. */
+    public final Errhandler getErrhandler() throws MPIException {
+        live();
+        return errhandler;
+    }
+
+    /**
+     * Raises an error of {@code errorCode} on this communicator (MPI_COMM_CALL_ERRHANDLER): the job
+     * ends under {@link MPI#ERRORS_ARE_FATAL}; under {@link MPI#ERRORS_RETURN} this throws it.
+     */
+    public void callErrhandler(int errorCode) throws MPIException {
+        live();
+        throw Errors.error(errorCode, "Comm.callErrhandler: error code " + errorCode + " raised by the program");
     }
 
     // ------------------------------------------------------------ blocking point-to-point
@@ -1529,6 +1776,7 @@ public class Comm implements Freeable {
 
     @Override
     public String toString() {
-        return name;
+        return label != null ? label : name.isEmpty() ? "a communicator of " + (tutti == null ? 0 : tutti.size())
+                + " ranks" : name;
     }
 }

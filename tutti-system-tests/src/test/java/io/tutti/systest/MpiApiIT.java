@@ -34,6 +34,7 @@ class MpiApiIT {
         "MpiCollectivesNonblocking, 2, nonblocking collectives ok",
         "MpiCollectivesNonblocking, 8, nonblocking collectives ok",
         "MpiMessage, 2, matched probe ok", "MpiMessage, 8, matched probe ok",
+        "MpiCommunicators, 2, communicators ok", "MpiCommunicators, 8, communicators ok",
     })
     void programPasses(String program, int ranks, String passed) throws Exception {
         Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", Integer.toString(ranks),
