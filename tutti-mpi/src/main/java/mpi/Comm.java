@@ -250,6 +250,58 @@ public class Comm implements Freeable, Cloneable {
         throw Intercomm.unsupported("createIntercomm");
     }
 
+    // ------------------------------------------------------------ packing
+
+    /**
+     * Packs {@code incount} items of {@code type} from {@code inbuf} into {@code outbuf} from byte
+     * {@code position} (MPI_PACK); returns the position after them. Too little room fails with
+     * {@link MPI#ERR_TRUNCATE}. The packed bytes are what a send of the items carries: send them as
+     * {@link MPI#PACKED}.
+     */
+    public final int pack(Object inbuf, int incount, Datatype type, byte[] outbuf, int position) throws MPIException {
+        live();
+        checkCount(incount, type, "pack");
+        Region r = region;
+        r.resolve(inbuf, incount, type, false, "pack");
+        long n = r.byteCount();
+        checkPacked(outbuf, position, n, "pack");
+        r.copyOut(MemorySegment.ofArray(outbuf), position);
+        return (int) (position + n);
+    }
+
+    /**
+     * Unpacks {@code outcount} items of {@code type} from {@code inbuf} at byte {@code position} into
+     * {@code outbuf} (MPI_UNPACK); returns the position after them.
+     */
+    public final int unpack(byte[] inbuf, int position, Object outbuf, int outcount, Datatype type)
+            throws MPIException {
+        live();
+        checkCount(outcount, type, "unpack");
+        Region r = region;
+        r.resolve(outbuf, outcount, type, true, "unpack");
+        long n = r.byteCount();
+        checkPacked(inbuf, position, n, "unpack");
+        r.copyIn(MemorySegment.ofArray(inbuf).asSlice(position, n), n);
+        return (int) (position + n);
+    }
+
+    /** Bytes that {@link #pack} of {@code incount} items of {@code type} takes (MPI_PACK_SIZE). */
+    public final int packSize(int incount, Datatype type) throws MPIException {
+        live();
+        checkCount(incount, type, "packSize");
+        return (int) type.packedBytes(incount);
+    }
+
+    private static void checkPacked(byte[] buf, int position, long n, String call) throws MPIException {
+        if (buf == null) {
+            throw Errors.error(MPI.ERR_BUFFER, call + ": the packed buffer is null");
+        }
+        if (position < 0 || position + n > buf.length) {
+            throw Errors.error(MPI.ERR_TRUNCATE, call + ": " + n + " bytes from position " + position
+                    + " do not fit the packed buffer of " + buf.length);
+        }
+    }
+
     // ------------------------------------------------------------ attributes, error handlers, abort
 
     /** A new keyval for {@link #setAttr} (MPI_COMM_CREATE_KEYVAL); {@link #dup} copies its attributes. */
@@ -1366,7 +1418,7 @@ public class Comm implements Freeable, Cloneable {
         Communicator c = live();
         checkCount(count, type, call);
         checkRoot(c, root, call);
-        io.tutti.ReduceOp o = reduction(op, type, call);
+        Object o = reduction(op, type, call);
         boolean inPlace = sendbuf == Communicator.IN_PLACE;
         Object recv = null;
         if (c.rank() == root) {
@@ -1376,9 +1428,17 @@ public class Comm implements Freeable, Cloneable {
         io.tutti.Request r = null;
         try {
             if (nb) {
-                r = c.ireduce(send, recv, count * type.collPer, type.coll, o, root);
+                if (o instanceof io.tutti.UserOp u) {
+                    r = c.ireduce(send, recv, count * type.collPer, type.coll, u, root);
+                } else {
+                    r = c.ireduce(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o, root);
+                }
             } else {
-                c.reduce(send, recv, count * type.collPer, type.coll, o, root);
+                if (o instanceof io.tutti.UserOp u) {
+                    c.reduce(send, recv, count * type.collPer, type.coll, u, root);
+                } else {
+                    c.reduce(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o, root);
+                }
             }
         } catch (TuttiException e) {
             throw Errors.of(e, call);
@@ -1414,16 +1474,24 @@ public class Comm implements Freeable, Cloneable {
                               String call) throws MPIException {
         Communicator c = live();
         checkCount(count, type, call);
-        io.tutti.ReduceOp o = reduction(op, type, call);
+        Object o = reduction(op, type, call);
         Object recv = view(other, recvbuf, count, type, call);
         Object send = sendbuf == Communicator.IN_PLACE ? Communicator.IN_PLACE
                 : view(region, sendbuf, count, type, call);
         io.tutti.Request r = null;
         try {
             if (nb) {
-                r = c.iallreduce(send, recv, count * type.collPer, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    r = c.iallreduce(send, recv, count * type.collPer, type.coll, u);
+                } else {
+                    r = c.iallreduce(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                }
             } else {
-                c.allreduce(send, recv, count * type.collPer, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    c.allreduce(send, recv, count * type.collPer, type.coll, u);
+                } else {
+                    c.allreduce(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                }
             }
         } catch (TuttiException e) {
             throw Errors.of(e, call);
@@ -1463,7 +1531,7 @@ public class Comm implements Freeable, Cloneable {
                                   String call) throws MPIException {
         Communicator c = live();
         checkCount(0, type, call);
-        io.tutti.ReduceOp o = reduction(op, type, call);
+        Object o = reduction(op, type, call);
         if (recvcounts == null || recvcounts.length < c.size()) {
             throw Errors.error(MPI.ERR_COUNT, call + ": one count per rank (" + c.size() + ") is needed");
         }
@@ -1479,9 +1547,17 @@ public class Comm implements Freeable, Cloneable {
         io.tutti.Request r = null;
         try {
             if (nb) {
-                r = c.ireduceScatter(send, recv, counts, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    r = c.ireduceScatter(send, recv, counts, type.coll, u);
+                } else {
+                    r = c.ireduceScatter(send, recv, counts, type.coll, (io.tutti.ReduceOp) o);
+                }
             } else {
-                c.reduceScatter(send, recv, counts, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    c.reduceScatter(send, recv, counts, type.coll, u);
+                } else {
+                    c.reduceScatter(send, recv, counts, type.coll, (io.tutti.ReduceOp) o);
+                }
             }
         } catch (TuttiException e) {
             throw Errors.of(e, call);
@@ -1518,7 +1594,7 @@ public class Comm implements Freeable, Cloneable {
                                        String call) throws MPIException {
         Communicator c = live();
         checkCount(count, type, call);
-        io.tutti.ReduceOp o = reduction(op, type, call);
+        Object o = reduction(op, type, call);
         boolean inPlace = sendbuf == Communicator.IN_PLACE;
         long total = (long) count * c.size();
         Object recv = view(other, recvbuf, inPlace ? total : count, type, call);
@@ -1526,9 +1602,17 @@ public class Comm implements Freeable, Cloneable {
         io.tutti.Request r = null;
         try {
             if (nb) {
-                r = c.ireduceScatterBlock(send, recv, count * type.collPer, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    r = c.ireduceScatterBlock(send, recv, count * type.collPer, type.coll, u);
+                } else {
+                    r = c.ireduceScatterBlock(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                }
             } else {
-                c.reduceScatterBlock(send, recv, count * type.collPer, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    c.reduceScatterBlock(send, recv, count * type.collPer, type.coll, u);
+                } else {
+                    c.reduceScatterBlock(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                }
             }
         } catch (TuttiException e) {
             throw Errors.of(e, call);
@@ -1554,7 +1638,7 @@ public class Comm implements Freeable, Cloneable {
                        boolean nb, String call) throws MPIException {
         Communicator c = live();
         checkCount(count, type, call);
-        io.tutti.ReduceOp o = reduction(op, type, call);
+        Object o = reduction(op, type, call);
         Object recv = view(other, recvbuf, count, type, call);
         Object send = sendbuf == Communicator.IN_PLACE ? Communicator.IN_PLACE
                 : view(region, sendbuf, count, type, call);
@@ -1562,14 +1646,30 @@ public class Comm implements Freeable, Cloneable {
         try {
             if (exclusive) {
                 if (nb) {
-                    r = c.iexscan(send, recv, count * type.collPer, type.coll, o);
+                    if (o instanceof io.tutti.UserOp u) {
+                        r = c.iexscan(send, recv, count * type.collPer, type.coll, u);
+                    } else {
+                        r = c.iexscan(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                    }
                 } else {
-                    c.exscan(send, recv, count * type.collPer, type.coll, o);
+                    if (o instanceof io.tutti.UserOp u) {
+                        c.exscan(send, recv, count * type.collPer, type.coll, u);
+                    } else {
+                        c.exscan(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                    }
                 }
             } else if (nb) {
-                r = c.iscan(send, recv, count * type.collPer, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    r = c.iscan(send, recv, count * type.collPer, type.coll, u);
+                } else {
+                    r = c.iscan(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                }
             } else {
-                c.scan(send, recv, count * type.collPer, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    c.scan(send, recv, count * type.collPer, type.coll, u);
+                } else {
+                    c.scan(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                }
             }
         } catch (TuttiException e) {
             throw Errors.of(e, call);
@@ -1660,26 +1760,34 @@ public class Comm implements Freeable, Cloneable {
         return out;
     }
 
-    /** Send and receive types must be alike: derived types and differing type signatures are a later step. */
+    /** Send and receive types must be of one kind of element, in the same number per item (v-calls, allToAll). */
     private static void sameKind(Datatype send, Datatype recv, String call) throws MPIException {
         if (send.coll != recv.coll || send.collPer != recv.collPer) {
             throw Errors.error(MPI.ERR_TYPE, call + ": send type " + send + " and receive type " + recv + " differ;"
-                    + " different type signatures on the two sides are not supported yet (derived datatypes are"
-                    + " a later step)");
+                    + " the two sides take the same elements in the same number per item here");
         }
     }
 
     private static void sameSignature(int sendcount, Datatype sendtype, int recvcount, Datatype recvtype,
                                       String call) throws MPIException {
-        sameKind(sendtype, recvtype, call);
-        if (sendcount != recvcount) {
+        if (sendtype.coll != recvtype.coll) {
+            sameKind(sendtype, recvtype, call);
+        }
+        if ((long) sendcount * sendtype.collPer != (long) recvcount * recvtype.collPer) {
             throw Errors.error(MPI.ERR_COUNT, call + ": " + sendcount + " items sent per rank but " + recvcount
                     + " received: with the same type they must agree");
         }
     }
 
     /** Tutti's operation for {@code op} on {@code type}, or MPI's error where there is none. */
-    private static io.tutti.ReduceOp reduction(Op op, Datatype type, String call) throws MPIException {
+    private static Object reduction(Op op, Datatype type, String call) throws MPIException {
+        if (op != null && op.user != null) {
+            if (op.isNull()) {
+                throw Errors.error(MPI.ERR_OP, call + ": the operation has been freed");
+            }
+            op.user.type = type;
+            return op.user;
+        }
         if (op == null || op.tutti == null) {
             throw Errors.error(MPI.ERR_OP, call + ": " + op + " is not a reduction (REPLACE and NO_OP are for"
                     + " one-sided accumulates)");
@@ -1756,9 +1864,10 @@ public class Comm implements Freeable, Cloneable {
         if (count < 0) {
             throw Errors.error(MPI.ERR_COUNT, call + ": invalid count " + count + ": it is 0 or more");
         }
-        if (type == null || type.isNull()) {
-            throw Errors.error(MPI.ERR_TYPE, call + ": the datatype is " + (type == null ? "null" : "MPI.DATATYPE_NULL"));
+        if (type == null) {
+            throw Errors.error(MPI.ERR_TYPE, call + ": the datatype is null");
         }
+        type.checkUsable(call);
     }
 
     private static void checkSource(Communicator c, int source, String call) throws MPIException {

@@ -35,6 +35,7 @@ class MpiApiIT {
         "MpiCollectivesNonblocking, 8, nonblocking collectives ok",
         "MpiMessage, 2, matched probe ok", "MpiMessage, 8, matched probe ok",
         "MpiCommunicators, 2, communicators ok", "MpiCommunicators, 8, communicators ok",
+        "MpiDatatypes, 2, datatypes ok", "MpiDatatypes, 8, datatypes ok",
     })
     void programPasses(String program, int ranks, String passed) throws Exception {
         Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", Integer.toString(ranks),
