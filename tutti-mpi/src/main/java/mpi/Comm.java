@@ -38,6 +38,8 @@ public class Comm implements Freeable, Cloneable {
     final Attributes attributes = new Attributes();
     /** What an error does: ends the job ({@link MPI#ERRORS_ARE_FATAL}) or is thrown. */
     Errhandler errhandler;
+    /** The Cartesian or graph topology, for {@link CartComm} and {@link GraphComm}; null for none. */
+    Topology topology;
     private final Region region = new Region();
     private final Region other = new Region();
     private final io.tutti.Status found = new io.tutti.Status();
@@ -180,9 +182,19 @@ public class Comm implements Freeable, Cloneable {
     }
 
     /** The topology of the communicator (MPI_TOPO_TEST): {@link MPI#CART}, {@link MPI#GRAPH}, {@link MPI#DIST_GRAPH} or {@link MPI#UNDEFINED}. */
-    public int getTopology() throws MPIException {
+    public final int getTopology() throws MPIException {
         live();
-        return MPI.UNDEFINED;
+        return topology == null ? MPI.UNDEFINED : topology.kind;
+    }
+
+    /** The topology, which the call needs: else {@link MPI#ERR_TOPOLOGY}. */
+    final Topology topology() throws MPIException {
+        live();
+        if (topology == null) {
+            throw Errors.error(MPI.ERR_TOPOLOGY, this + " has no topology: make one with createCart, createGraph or"
+                    + " createDistGraph");
+        }
+        return topology;
     }
 
     // ------------------------------------------------------------ new communicators
@@ -248,6 +260,170 @@ public class Comm implements Freeable, Cloneable {
             throws MPIException {
         live();
         throw Intercomm.unsupported("createIntercomm");
+    }
+
+    // ------------------------------------------------------------ neighbourhood collectives
+
+    /**
+     * Every rank sends {@code sendbuf} to each out-neighbour of the topology and receives a block of
+     * {@code recvcount} items from each in-neighbour, in neighbour order (MPI_NEIGHBOR_ALLGATHER);
+     * {@link MPI#PROC_NULL} neighbours (a grid's edges) leave their block alone. Point-to-point
+     * messages on a communicator of the topology's own.
+     */
+    public final void neighborAllGather(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf,
+                                        int recvcount, Datatype recvtype) throws MPIException {
+        neighbors(sendbuf, null, null, sendcount, sendtype, false, recvbuf, null, null, recvcount, recvtype, false,
+                "neighborAllGather");
+    }
+
+    /** Starts a {@link #neighborAllGather} of direct buffers (MPI_INEIGHBOR_ALLGATHER). */
+    public final Request iNeighborAllGather(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
+                                            int recvcount, Datatype recvtype) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return neighbors(sendbuf, null, null, sendcount, sendtype, false, recvbuf, null, null, recvcount, recvtype,
+                true, "iNeighborAllGather");
+    }
+
+    /** As {@link #neighborAllGather}, in-neighbour i's {@code recvcount[i]} items at item {@code displs[i]} (MPI_NEIGHBOR_ALLGATHERV). */
+    public final void neighborAllGatherv(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf,
+                                         int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
+        neighbors(sendbuf, null, null, sendcount, sendtype, false, recvbuf, recvcount, displs, 0, recvtype, false,
+                "neighborAllGatherv");
+    }
+
+    /** Starts a {@link #neighborAllGatherv} of direct buffers (MPI_INEIGHBOR_ALLGATHERV). */
+    public final Request iNeighborAllGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
+                                             int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return neighbors(sendbuf, null, null, sendcount, sendtype, false, recvbuf, recvcount, displs, 0, recvtype,
+                true, "iNeighborAllGatherv");
+    }
+
+    /** Block j of {@code sendbuf} to out-neighbour j, block i of {@code recvbuf} from in-neighbour i (MPI_NEIGHBOR_ALLTOALL). */
+    public final void neighborAllToAll(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf,
+                                       int recvcount, Datatype recvtype) throws MPIException {
+        neighbors(sendbuf, null, null, sendcount, sendtype, true, recvbuf, null, null, recvcount, recvtype, false,
+                "neighborAllToAll");
+    }
+
+    /** Starts a {@link #neighborAllToAll} of direct buffers (MPI_INEIGHBOR_ALLTOALL). */
+    public final Request iNeighborAllToAll(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
+                                           int recvcount, Datatype recvtype) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return neighbors(sendbuf, null, null, sendcount, sendtype, true, recvbuf, null, null, recvcount, recvtype,
+                true, "iNeighborAllToAll");
+    }
+
+    /** As {@link #neighborAllToAll} with a count and displacement per neighbour (MPI_NEIGHBOR_ALLTOALLV). */
+    public final void neighborAllToAllv(Object sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
+                                        Object recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
+            throws MPIException {
+        neighbors(sendbuf, sendcount, sdispls, 0, sendtype, true, recvbuf, recvcount, rdispls, 0, recvtype, false,
+                "neighborAllToAllv");
+    }
+
+    /** Starts a {@link #neighborAllToAllv} of direct buffers (MPI_INEIGHBOR_ALLTOALLV). */
+    public final Request iNeighborAllToAllv(Buffer sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
+                                            Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
+            throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return neighbors(sendbuf, sendcount, sdispls, 0, sendtype, true, recvbuf, recvcount, rdispls, 0, recvtype,
+                true, "iNeighborAllToAllv");
+    }
+
+    /**
+     * A neighbourhood collective: to out-neighbour j the send block j ({@code count} items at item j *
+     * count, or the v-arrays' block; block 0 for all when not {@code perDest}), from in-neighbour i
+     * into receive block i; all at once with Tutti's nonblocking point-to-point.
+     */
+    private Request neighbors(Object sendbuf, int[] sendCounts, int[] sdispls, int sendcount, Datatype sendtype,
+                              boolean perDest, Object recvbuf, int[] recvCounts, int[] rdispls, int recvcount,
+                              Datatype recvtype, boolean nb, String call) throws MPIException {
+        Topology t = topology();
+        checkCount(sendcount, sendtype, call);
+        checkCount(recvcount, recvtype, call);
+        if (sendtype.coll != recvtype.coll) {
+            sameKind(sendtype, recvtype, call);
+        }
+        int[] sOff = blocks(t.out.length, sendCounts, sdispls, sendcount, perDest, true, call);
+        int[] rOff = blocks(t.in.length, recvCounts, rdispls, recvcount, true, false, call);
+        Region s = region;
+        Region r = other;
+        s.resolve(sendbuf, span(sOff), sendtype, false, call);
+        r.resolve(recvbuf, span(rOff), recvtype, false, call);
+        MemorySegment sendSeg = s.segment();
+        MemorySegment recvSeg = r.segment();
+        long sItem = sendtype.packedBytes(1);
+        long rItem = recvtype.packedBytes(1);
+        io.tutti.Request[] parts = new io.tutti.Request[t.in.length + t.out.length];
+        try {
+            for (int i = 0; i < t.in.length; i++) {
+                if (t.in[i] != MPI.PROC_NULL) {
+                    parts[i] = t.traffic.irecv(recvSeg.asSlice(rOff[2 * i] * rItem, rOff[2 * i + 1] * rItem), t.in[i],
+                            t.inTags[i]);
+                }
+            }
+            for (int j = 0; j < t.out.length; j++) {
+                if (t.out[j] != MPI.PROC_NULL) {
+                    parts[t.in.length + j] = t.traffic.isend(sendSeg.asSlice(sOff[2 * j] * sItem,
+                            sOff[2 * j + 1] * sItem), t.out[j], t.outTags[j]);
+                }
+            }
+            if (nb) {
+                Request q = new Request(new AllOf(parts));
+                q.sendBuf = (Buffer) sendbuf;
+                q.recvBuf = (Buffer) recvbuf;
+                return q;
+            }
+            io.tutti.Request.waitAll(parts);
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        r.receivedAll();
+        return null;
+    }
+
+    /** Offset and count of each of {@code n} blocks, in items: from the v-arrays, or {@code count} each. */
+    private static int[] blocks(int n, int[] counts, int[] displs, int count, boolean spread, boolean send,
+                                String call) throws MPIException {
+        int[] b = new int[2 * n];
+        if (counts != null) {
+            if (displs == null || counts.length < n || displs.length < n) {
+                throw Errors.error(MPI.ERR_COUNT, call + ": a " + (send ? "send" : "receive") + " count and"
+                        + " displacement per neighbour (" + n + ") are needed");
+            }
+            for (int i = 0; i < n; i++) {
+                if (counts[i] < 0 || displs[i] < 0) {
+                    throw Errors.error(MPI.ERR_COUNT, call + ": count " + counts[i] + " and displacement " + displs[i]
+                            + " of neighbour " + i + " must be 0 or more");
+                }
+                b[2 * i] = displs[i];
+                b[2 * i + 1] = counts[i];
+            }
+        } else {
+            for (int i = 0; i < n; i++) {
+                b[2 * i] = spread ? i * count : 0;
+                b[2 * i + 1] = count;
+            }
+        }
+        return b;
+    }
+
+    private static int span(int[] blocks) throws MPIException {
+        long end = 0;
+        for (int i = 0; i < blocks.length; i += 2) {
+            if (blocks[i + 1] > 0) {
+                end = Math.max(end, (long) blocks[i] + blocks[i + 1]);
+            }
+        }
+        if (end > Integer.MAX_VALUE) {
+            throw Errors.error(MPI.ERR_COUNT, "the blocks span more items than one call moves");
+        }
+        return (int) end;
     }
 
     // ------------------------------------------------------------ packing

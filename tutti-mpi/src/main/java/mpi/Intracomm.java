@@ -133,6 +133,214 @@ public class Intracomm extends Comm {
         return create(group);
     }
 
+    // ------------------------------------------------------------ topologies
+
+    /**
+     * A communicator with a Cartesian grid of {@code dims} over the first ranks of this one, row-major
+     * (MPI_CART_CREATE); ranks beyond the grid get a null one. {@code reorder} is accepted, ranks
+     * kept. Collective.
+     */
+    public final CartComm createCart(int[] dims, boolean[] periods, boolean reorder) throws MPIException {
+        int n = gridSize(dims, periods, getSize(), "createCart");
+        int rank = getRank();
+        return CartComm.over(split(rank < n ? 0 : Communicator.UNDEFINED, rank, "createCart"), this, dims.clone(),
+                periods.clone(), "createCart");
+    }
+
+    /** Ranks in a grid of {@code dims}, checked against {@code size}. */
+    static int gridSize(int[] dims, boolean[] periods, int size, String call) throws MPIException {
+        if (dims == null || periods == null || dims.length != periods.length) {
+            throw Errors.error(MPI.ERR_DIMS, call + ": a period per dimension is needed");
+        }
+        long n = 1;
+        for (int d : dims) {
+            if (d <= 0) {
+                throw Errors.error(MPI.ERR_DIMS, call + ": dimension " + d + " is not 1 or more (fill zeros with"
+                        + " CartComm.createDims)");
+            }
+            n *= d;
+        }
+        if (n > size) {
+            throw Errors.error(MPI.ERR_DIMS, call + ": the grid " + Arrays.toString(dims) + " has " + n
+                    + " places, more than the " + size + " ranks");
+        }
+        return (int) n;
+    }
+
+    /**
+     * A communicator with the graph of {@code index} and {@code edges} (MPI_GRAPH_CREATE) over the
+     * first {@code index.length} ranks; the others get a null one. Collective.
+     */
+    public final GraphComm createGraph(int[] index, int[] edges, boolean reorder) throws MPIException {
+        checkGraph(index, edges, getSize(), "createGraph");
+        int rank = getRank();
+        int[] ix = index.clone();
+        int[] ed = edges.clone();
+        return GraphComm.over(split(rank < index.length ? 0 : Communicator.UNDEFINED, rank, "createGraph"), this,
+                traffic -> Topology.graph(ix, ed, rank, traffic), "createGraph");
+    }
+
+    static void checkGraph(int[] index, int[] edges, int size, String call) throws MPIException {
+        if (index == null || edges == null || index.length > size) {
+            throw Errors.error(MPI.ERR_ARG, call + ": " + (index == null ? 0 : index.length) + " nodes for " + size
+                    + " ranks");
+        }
+        int prev = 0;
+        for (int i : index) {
+            if (i < prev || i > edges.length) {
+                throw Errors.error(MPI.ERR_ARG, call + ": the index array goes up to at most " + edges.length
+                        + " edges: " + Arrays.toString(index));
+            }
+            prev = i;
+        }
+        for (int e : edges) {
+            if (e < 0 || e >= index.length) {
+                throw Errors.error(MPI.ERR_RANK, call + ": edge to " + e + ", not a node of the graph");
+            }
+        }
+    }
+
+    /**
+     * A distributed graph from each rank's own in- and out-neighbours (MPI_DIST_GRAPH_CREATE_ADJACENT),
+     * with weights. Collective.
+     */
+    public final GraphComm createDistGraphAdjacent(int[] sources, int[] sourceWeights, int[] destinations,
+                                                   int[] destWeights, Info info, boolean reorder) throws MPIException {
+        return adjacent(sources, sourceWeights, destinations, destWeights, true);
+    }
+
+    /** As {@link #createDistGraphAdjacent(int[], int[], int[], int[], Info, boolean)}, without weights. */
+    public final GraphComm createDistGraphAdjacent(int[] sources, int[] destinations, Info info, boolean reorder)
+            throws MPIException {
+        return adjacent(sources, null, destinations, null, false);
+    }
+
+    private GraphComm adjacent(int[] in, int[] inW, int[] out, int[] outW, boolean weighted) throws MPIException {
+        String call = "createDistGraphAdjacent";
+        int size = getSize();
+        checkRanks(in, size, call);
+        checkRanks(out, size, call);
+        if (weighted && (inW == null || outW == null || inW.length != in.length || outW.length != out.length)) {
+            throw Errors.error(MPI.ERR_ARG, call + ": a weight per source and per destination is needed");
+        }
+        int[] a = in.clone();
+        int[] b = out.clone();
+        int[] aw = weighted ? inW.clone() : new int[in.length];
+        int[] bw = weighted ? outW.clone() : new int[out.length];
+        return GraphComm.over(split(0, getRank(), call), this,
+                traffic -> Topology.distGraph(a, aw, b, bw, weighted, traffic), call);
+    }
+
+    /**
+     * A distributed graph from edges any rank may give (MPI_DIST_GRAPH_CREATE): source
+     * {@code sources[i]} has {@code degrees[i]} edges to the next ranks of {@code destinations},
+     * with weights. The edges are sent to both their ends (an all-to-all). Collective.
+     */
+    public final GraphComm createDistGraph(int[] sources, int[] degrees, int[] destinations, int[] weights, Info info,
+                                           boolean reorder) throws MPIException {
+        return distGraph(sources, degrees, destinations, weights, true);
+    }
+
+    /** As {@link #createDistGraph(int[], int[], int[], int[], Info, boolean)}, without weights. */
+    public final GraphComm createDistGraph(int[] sources, int[] degrees, int[] destinations, Info info,
+                                           boolean reorder) throws MPIException {
+        return distGraph(sources, degrees, destinations, null, false);
+    }
+
+    private GraphComm distGraph(int[] sources, int[] degrees, int[] destinations, int[] weights, boolean weighted)
+            throws MPIException {
+        String call = "createDistGraph";
+        Communicator c = live();
+        int size = c.size();
+        checkRanks(sources, size, call);
+        checkRanks(destinations, size, call);
+        if (degrees == null || degrees.length != sources.length) {
+            throw Errors.error(MPI.ERR_ARG, call + ": a degree per source is needed");
+        }
+        int edges = 0;
+        for (int d : degrees) {
+            if (d < 0) {
+                throw Errors.error(MPI.ERR_ARG, call + ": degree " + d + " is negative");
+            }
+            edges += d;
+        }
+        if (edges > destinations.length || (weighted && (weights == null || weights.length < edges))) {
+            throw Errors.error(MPI.ERR_ARG, call + ": " + edges + " edges need as many destinations"
+                    + (weighted ? " and weights" : ""));
+        }
+        // each edge (s, d, w) goes to s as (out, d, w) and to d as (in, s, w): three ints each
+        int[] counts = new int[size];
+        for (int i = 0, e = 0; i < sources.length; i++) {
+            for (int k = 0; k < degrees[i]; k++, e++) {
+                counts[sources[i]] += 3;
+                counts[destinations[e]] += 3;
+            }
+        }
+        int[] displs = new int[size];
+        for (int r = 1; r < size; r++) {
+            displs[r] = displs[r - 1] + counts[r - 1];
+        }
+        int[] send = new int[displs[size - 1] + counts[size - 1]];
+        int[] at = displs.clone();
+        for (int i = 0, e = 0; i < sources.length; i++) {
+            for (int k = 0; k < degrees[i]; k++, e++) {
+                int s = sources[i];
+                int d = destinations[e];
+                int w = weighted ? weights[e] : 0;
+                send[at[s]++] = 1;
+                send[at[s]++] = d;
+                send[at[s]++] = w;
+                send[at[d]++] = 0;
+                send[at[d]++] = s;
+                send[at[d]++] = w;
+            }
+        }
+        int[] recvCounts = new int[size];
+        int[] recv;
+        int[] rdispls = new int[size];
+        try {
+            c.alltoall(counts, recvCounts, 1, io.tutti.Datatype.INT);
+            for (int r = 1; r < size; r++) {
+                rdispls[r] = rdispls[r - 1] + recvCounts[r - 1];
+            }
+            recv = new int[rdispls[size - 1] + recvCounts[size - 1]];
+            c.alltoallv(send, counts, displs, recv, recvCounts, rdispls, io.tutti.Datatype.INT);
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        int nIn = 0;
+        for (int i = 0; i < recv.length; i += 3) {
+            nIn += recv[i] == 0 ? 1 : 0;
+        }
+        int[] in = new int[nIn];
+        int[] inW = new int[nIn];
+        int[] out = new int[recv.length / 3 - nIn];
+        int[] outW = new int[out.length];
+        for (int i = 0, a = 0, b = 0; i < recv.length; i += 3) {
+            if (recv[i] == 0) {
+                in[a] = recv[i + 1];
+                inW[a++] = recv[i + 2];
+            } else {
+                out[b] = recv[i + 1];
+                outW[b++] = recv[i + 2];
+            }
+        }
+        return GraphComm.over(split(0, getRank(), call), this,
+                traffic -> Topology.distGraph(in, inW, out, outW, weighted, traffic), call);
+    }
+
+    private static void checkRanks(int[] ranks, int size, String call) throws MPIException {
+        if (ranks == null) {
+            throw Errors.error(MPI.ERR_ARG, call + ": a rank array is null");
+        }
+        for (int r : ranks) {
+            if (r < 0 || r >= size) {
+                throw Errors.error(MPI.ERR_RANK, call + ": invalid rank " + r + ": this communicator has " + size
+                        + " ranks");
+            }
+        }
+    }
+
     /** This rank's index in {@code group}, a subset of this communicator's group, or {@link MPI#UNDEFINED}. */
     private int subgroupIndex(Group group, String call) throws MPIException {
         if (group == null) {

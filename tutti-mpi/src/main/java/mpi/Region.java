@@ -344,6 +344,21 @@ final class Region {
         }
     }
 
+    /** The region's bytes as a segment (a view made for this call). */
+    MemorySegment segment() {
+        long n = byteCount();
+        return switch (data) {
+            case MemorySegment s -> s.asSlice(offset, n);
+            case byte[] a -> MemorySegment.ofArray(a).asSlice(offset, n);
+            case short[] a -> MemorySegment.ofArray(a).asSlice(2L * offset, n);
+            case int[] a -> MemorySegment.ofArray(a).asSlice(4L * offset, n);
+            case float[] a -> MemorySegment.ofArray(a).asSlice(4L * offset, n);
+            case long[] a -> MemorySegment.ofArray(a).asSlice(8L * offset, n);
+            case double[] a -> MemorySegment.ofArray(a).asSlice(8L * offset, n);
+            default -> throw new IllegalStateException("unexpected region " + data.getClass());
+        };
+    }
+
     /** The region's length in bytes. */
     long byteCount() {
         return switch (data) {

@@ -39,6 +39,7 @@ class MpiApiIT {
         "MpiCommunicators, 2, communicators ok", "MpiCommunicators, 8, communicators ok",
         "MpiDatatypes, 2, datatypes ok", "MpiDatatypes, 8, datatypes ok",
         "MpiEnvironment, 2, environment ok", "MpiEnvironment, 8, environment ok",
+        "MpiTopologies, 2, topologies ok", "MpiTopologies, 8, topologies ok",
     })
     void programPasses(String program, int ranks, String passed) throws Exception {
         Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", Integer.toString(ranks),
