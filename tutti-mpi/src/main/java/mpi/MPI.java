@@ -245,6 +245,13 @@ public final class MPI {
     public static final Datatype DOUBLE_COMPLEX = new Datatype(Datatype.DOUBLE_COMPLEX, "MPI.DOUBLE_COMPLEX",
             "MPI_C_DOUBLE_COMPLEX", 16, 16, 16, 8, 2, 8, double[].class, null);
 
+    /** The accessors of the (value, index) pairs in byte buffers: MPI.doubleInt.getData(buf, i).getValue(), ... */
+    public static final Int2 int2 = new Int2();
+    public static final ShortInt shortInt = new ShortInt();
+    public static final LongInt longInt = new LongInt();
+    public static final FloatInt floatInt = new FloatInt();
+    public static final DoubleInt doubleInt = new DoubleInt();
+
     /** The null request: waits and tests on it return at once. */
     public static final Request REQUEST_NULL = new Request();
 

@@ -8,12 +8,14 @@ import java.nio.ByteBuffer;
 import java.nio.DoubleBuffer;
 import java.nio.IntBuffer;
 import mpi.Datatype;
+import mpi.Int2;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
 import mpi.Op;
 import mpi.Request;
 import mpi.Status;
+import mpi.Struct;
 import mpi.UserFunction;
 
 /**
@@ -210,6 +212,34 @@ public final class MpiDatatypes {
         fails(MPI.ERR_OP, "a freed operation", () -> c.allReduce(new int[1], 1, MPI.INT, absMax));
         fails(MPI.ERR_OP, "freeing MPI.MAX", MPI.MAX::free);
 
+        // Struct: the pair accessors with MAXLOC, and a struct of the program's own
+        ByteBuffer pair = MPI.newByteBuffer(8);
+        Int2.Data pd = MPI.int2.getData(pair);
+        pd.putValue((rank * 5) % size);
+        pd.putIndex(rank);
+        c.allReduce(pair, 1, MPI.INT2, MPI.MAXLOC);
+        int best = 0;
+        for (int r = 0; r < size; r++) {
+            best = Math.max(best, (r * 5) % size);
+        }
+        equal(best, pd.getValue(), "MAXLOC's value through MPI.int2");
+        equal(best, (pd.getIndex() * 5) % size, "MAXLOC's index through MPI.int2");
+        equal(16, MPI.doubleInt.getExtent(), "MPI.doubleInt's extent, as C's struct");
+        Point point = new Point();
+        byte[] points = new byte[2 * point.getExtent()];
+        for (int i = 0; i < 2; i++) {
+            Point.Data pt = point.getData(points, i);
+            pt.putX(rank + i);
+            pt.putY(rank * 0.5 + i);
+        }
+        int to = (rank + 1) % size;
+        int fromRank = (rank + size - 1) % size;
+        byte[] gotPoints = new byte[points.length];
+        c.sendRecv(points, 2, point.getType(), to, 15, gotPoints, 2, point.getType(), fromRank, 15);
+        Point.Data second = point.getData(gotPoints, 1);
+        equal(fromRank + 1, second.getX(), "a struct's int");
+        that(second.getY() == fromRank * 0.5 + 1, "a struct's double");
+
         // freeing types
         Datatype gone = column.dup();
         gone.free();
@@ -221,5 +251,34 @@ public final class MpiDatatypes {
 
         System.out.println("rank " + rank + ": datatypes ok");
         MPI.Finalize();
+    }
+
+    /** A struct of the program's own: an int, then a double. */
+    static final class Point extends Struct {
+        private final int x = addInt();
+        private final int y = addDouble();
+
+        @Override
+        protected Data newData() {
+            return new Data();
+        }
+
+        final class Data extends Struct.Data {
+            int getX() {
+                return getInt(x);
+            }
+
+            double getY() {
+                return getDouble(y);
+            }
+
+            void putX(int v) {
+                putInt(x, v);
+            }
+
+            void putY(double v) {
+                putDouble(y, v);
+            }
+        }
     }
 }
