@@ -37,7 +37,7 @@ final class Attributes {
     }
 
     /** The value of a predefined attribute on {@code c}, or null if {@code keyval} is not one. */
-    static Object predefined(Comm c, int keyval) throws MPIException {
+    static Object predefined(int keyval) throws MPIException {
         return switch (keyval) {
             case MPI.TAG_UB -> io.tutti.Communicator.MAX_TAG;
             case MPI.HOST -> MPI.PROC_NULL;
@@ -88,11 +88,11 @@ final class Attributes {
         }
     }
 
-    void deleteAll(Comm c) {
+    void deleteAll() {
         values.clear();
     }
 
-    void copyTo(Comm from, Comm to) {
+    void copyTo(Comm to) {
         to.attributes.values.putAll(values);
     }
 

@@ -8,7 +8,9 @@ import java.nio.Buffer;
 /**
  * A communicator: a group of ranks with its own message space, over one of Tutti's
  * {@link Communicator}s. {@link MPI#COMM_WORLD} and {@link MPI#COMM_SELF} are the predefined ones;
- * making others ({@code dup}, {@code split}, ...) is a later step (see {@code docs/guide/mpi-api.md}).
+ * {@link #dup} and {@link Intracomm}'s {@code split}, {@code create} and topologies make others.
+ * Each has its attributes, its name and its error handler, which every error of a call on it goes
+ * to ({@link MPI#ERRORS_ARE_FATAL} unless set).
  *
  * <p>Buffers are Java primitive arrays or {@code java.nio} buffers (heap or direct), counted in items
  * of the {@link Datatype} given: an array from its first element, a heap buffer from its array
@@ -161,7 +163,7 @@ public class Comm implements Freeable, Cloneable {
             throw Errors.error(MPI.ERR_COMM, "Comm.free: " + label + " is predefined and cannot be freed");
         }
         live();
-        attributes.deleteAll(this);
+        attributes.deleteAll();
         tutti = null;
         freed = true;
     }
@@ -238,7 +240,7 @@ public class Comm implements Freeable, Cloneable {
     /** Copies {@code from}'s attributes whose keyval says to, then returns this. */
     @SuppressWarnings("unchecked")
     final <C extends Comm> C copyAttributes(Comm from) throws MPIException {
-        from.attributes.copyTo(from, this);
+        from.attributes.copyTo(this);
         return (C) this;
     }
 
@@ -506,8 +508,8 @@ public class Comm implements Freeable, Cloneable {
      * (Boolean false).
      */
     public final Object getAttr(int keyval) throws MPIException {
-        live();
-        Object p = Attributes.predefined(this, keyval);
+        Object p = Attributes.predefined(keyval);
+        live();     // after the world's size, so that an error here goes to this communicator's handler
         return p != null ? p : attributes.get(keyval, "Comm.getAttr");
     }
 

@@ -34,7 +34,7 @@ public final class Info implements Freeable {
     /** Fills {@link MPI#INFO_ENV}, at {@link MPI#Init}. */
     void environment(String host, int size) {
         entries.put("host", host);
-        entries.put("wdir", System.getProperty("user.dir"));
+        entries.put("wdir", java.nio.file.Path.of("").toAbsolutePath().toString());
         entries.put("maxprocs", Integer.toString(size));
     }
 

@@ -347,7 +347,7 @@ public class Intracomm extends Comm {
             throw Errors.error(MPI.ERR_GROUP, call + ": the group is null");
         }
         int[] g = group.members();
-        int[] mine = members();
+        int[] mine = members();     // after the group's check: this communicator's handler again
         for (int w : g) {
             if (Group.indexOf(mine, w) == MPI.UNDEFINED) {
                 throw Errors.error(MPI.ERR_GROUP, call + ": the group has world rank " + w + ", which is not in "

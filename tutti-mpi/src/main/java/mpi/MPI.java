@@ -68,7 +68,7 @@ public final class MPI {
     public static final int SIMILAR = 2;
     public static final int UNEQUAL = 3;
 
-    // the keys of the predefined attributes (Comm.getAttr, a later step)
+    // the keys of the predefined attributes (Comm.getAttr)
     public static final int TAG_UB = 0;
     public static final int HOST = 1;
     public static final int IO = 2;

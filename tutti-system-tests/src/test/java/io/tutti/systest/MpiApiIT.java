@@ -59,7 +59,7 @@ class MpiApiIT {
         "abort, 3, 'mpi: MPI_ABORT was called on rank 1 in communicator MPI.COMM_WORLD with error code 3'",
     })
     void fatalErrorsEndTheJob(String how, int code, String line) throws Exception {
-        Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "-n", "2", "--timeout", "120s",
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", "2", "--timeout", "120s",
                 "--cp", Launch.testClasses(), "io.tutti.systest.mpi.MpiFatal", how);
         assertExit(code, r);
         assertTrue(r.stderr().lines().anyMatch(l -> l.startsWith(line)), r::toString);
