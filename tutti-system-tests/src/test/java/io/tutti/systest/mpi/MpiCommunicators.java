@@ -108,6 +108,8 @@ public final class MpiCommunicators {
                 "incl of every rank");
         equal(size <= 2 ? MPI.IDENT : MPI.SIMILAR, Group.compare(Group.union(evens, odds), all), "evens, then odds");
         equal(0, Group.intersection(evens, odds).getSize(), "evens and odds meet nowhere");
+        equal(MPI.IDENT, Group.compare(Group.union(all, evens), all), "all and the evens");
+        equal(MPI.IDENT, Group.compare(Group.intersection(all, evens), evens), "all meets the evens in the evens");
         equal(MPI.IDENT, Group.compare(Group.difference(all, odds), evens), "all but the odds");
         equal(MPI.UNEQUAL, Group.compare(evens, all), "evens and all");
         Group down = all.rangeIncl(new int[][] {{size - 1, 0, -1}});
