@@ -8,7 +8,9 @@ import java.nio.Buffer;
 /**
  * A communicator: a group of ranks with its own message space, over one of Tutti's
  * {@link Communicator}s. {@link MPI#COMM_WORLD} and {@link MPI#COMM_SELF} are the predefined ones;
- * making others ({@code dup}, {@code split}, ...) is a later step (see {@code docs/guide/mpi-api.md}).
+ * {@link #dup} and {@link Intracomm}'s {@code split}, {@code create} and topologies make others.
+ * Each has its attributes, its name and its error handler, which every error of a call on it goes
+ * to ({@link MPI#ERRORS_ARE_FATAL} unless set).
  *
  * <p>Buffers are Java primitive arrays or {@code java.nio} buffers (heap or direct), counted in items
  * of the {@link Datatype} given: an array from its first element, a heap buffer from its array
@@ -21,10 +23,25 @@ import java.nio.Buffer;
  * buffers of those and on direct buffers the program reuses allocate nothing but the {@link Status}
  * a receive returns. A communicator is used by one thread at a time ({@link MPI#THREAD_SERIALIZED}).
  */
-public class Comm implements Freeable {
-    private final String name;
-    /** Tutti's communicator, from {@link MPI#Init} on. */
+public class Comm implements Freeable, Cloneable {
+    /** The kind of {@link Intracomm#splitType}: the ranks on one host (MPI_COMM_TYPE_SHARED). */
+    public static final int TYPE_SHARED = 0;
+
+    /** How messages name it ({@code MPI.COMM_WORLD}); predefined communicators only, else null. */
+    private final String label;
+    /** The name {@link #getName} reports (MPI_COMM_SET_NAME). */
+    private String name;
+    /** Tutti's communicator, from {@link MPI#Init} on; null once freed, or for a rank left out. */
     private Communicator tutti;
+    private boolean freed;
+    /** The members' world ranks, in this communicator's order, made on first use. */
+    private int[] members;
+    /** The attributes set on it, by keyval (step 5). */
+    final Attributes attributes = new Attributes();
+    /** What an error does: ends the job ({@link MPI#ERRORS_ARE_FATAL}) or is thrown. */
+    Errhandler errhandler;
+    /** The Cartesian or graph topology, for {@link CartComm} and {@link GraphComm}; null for none. */
+    Topology topology;
     private final Region region = new Region();
     private final Region other = new Region();
     private final io.tutti.Status found = new io.tutti.Status();
@@ -34,22 +51,47 @@ public class Comm implements Freeable {
     /** Zeros, one per rank: see {@link #notRead}. */
     private int[] notRead;
 
-    Comm(String name) {
+    /** A predefined communicator, bound at {@link MPI#Init}. */
+    Comm(String label, String name) {
+        this.label = label;
         this.name = name;
+    }
+
+    /** A communicator over {@code c}, made from {@code parent} (null for a rank left out: the null communicator). */
+    Comm(Communicator c, Comm parent) {
+        this.label = null;
+        this.name = "";
+        this.tutti = c;
+        this.freed = c == null;
+        this.errhandler = parent.errhandler;
     }
 
     /** Binds this communicator to Tutti's, at {@link MPI#Init}. */
     final void bind(Communicator communicator) {
         this.tutti = communicator;
+        this.errhandler = MPI.ERRORS_ARE_FATAL;
     }
 
-    /** Tutti's communicator, once MPI is initialized and until it is finalized. */
+    /**
+     * Tutti's communicator, once MPI is initialized and until it is finalized; makes this the
+     * communicator whose error handler the call's errors go to.
+     */
     final Communicator live() throws MPIException {
         MPI.check();
+        MPI.raisedOn(this);
+        if (tutti == null) {
+            throw Errors.error(MPI.ERR_COMM, (freed && label == null ? "the communicator has been freed or is null"
+                    : "the communicator is null") + ": use one of this rank's communicators");
+        }
         return tutti;
     }
 
-    // ------------------------------------------------------------ size, rank
+    /** Whether this is predefined ({@link MPI#COMM_WORLD}, {@link MPI#COMM_SELF}). */
+    final boolean predefined() {
+        return label != null;
+    }
+
+    // ------------------------------------------------------------ size, rank, group, name
 
     /** Number of ranks in the communicator (MPI_COMM_SIZE). */
     public final int getSize() throws MPIException {
@@ -61,19 +103,454 @@ public class Comm implements Freeable {
         return live().rank();
     }
 
-    /** Whether this is the null communicator: never, for the predefined ones. */
-    public final boolean isNull() {
+    /** This process's rank in {@link MPI#COMM_WORLD}. */
+    final int getWorldRank() throws MPIException {
+        Communicator c = live();
+        return c.worldRank(c.rank());
+    }
+
+    /** The members' world ranks, in this communicator's order. */
+    final int[] members() throws MPIException {
+        Communicator c = live();
+        if (members == null) {
+            int[] m = new int[c.size()];
+            for (int i = 0; i < m.length; i++) {
+                m[i] = c.worldRank(i);
+            }
+            members = m;
+        }
+        return members;
+    }
+
+    /** The group of the communicator's processes, in rank order (MPI_COMM_GROUP). */
+    public final Group getGroup() throws MPIException {
+        return new Group(members());
+    }
+
+    /** Whether this is an intercommunicator: never here (see {@link Intercomm}). */
+    public final boolean isInter() throws MPIException {
+        live();
         return false;
     }
 
     /**
-     * Frees the communicator (MPI_COMM_FREE). The predefined communicators cannot be freed: MPI
-     * refuses, and so does this, with {@link MPI#ERR_COMM}; there are no others yet.
+     * {@link MPI#IDENT} for the same communicator, {@link MPI#CONGRUENT} for two with the same
+     * members in the same order (a {@link #dup}), {@link MPI#SIMILAR} in another order, else
+     * {@link MPI#UNEQUAL} (MPI_COMM_COMPARE).
+     */
+    public static int compare(Comm comm1, Comm comm2) throws MPIException {
+        if (comm1.live() == comm2.live()) {
+            return MPI.IDENT;
+        }
+        int g = Group.compare(comm1.members(), comm2.members());
+        return g == MPI.IDENT ? MPI.CONGRUENT : g;
+    }
+
+    /** Whether this is a null communicator: one freed, or a rank's result of a create or split that left it out. */
+    public final boolean isNull() {
+        return freed;
+    }
+
+    /**
+     * Frees the communicator (MPI_COMM_FREE): it is null afterwards. Collective in MPI; here local, as
+     * Tutti's communicators hold nothing to give back. The predefined communicators cannot be freed:
+     * MPI refuses, and so does this, with {@link MPI#ERR_COMM}.
      */
     @Override
     public final void free() throws MPIException {
         MPI.check();
-        throw Errors.error(MPI.ERR_COMM, "Comm.free: " + name + " is predefined and cannot be freed");
+        if (predefined()) {
+            throw Errors.error(MPI.ERR_COMM, "Comm.free: " + label + " is predefined and cannot be freed");
+        }
+        live();
+        attributes.deleteAll();
+        tutti = null;
+        freed = true;
+    }
+
+    /** Sets the communicator's name (MPI_COMM_SET_NAME), at most {@link MPI#MAX_OBJECT_NAME} - 1 characters kept. */
+    public final void setName(String name) throws MPIException {
+        live();
+        if (name == null) {
+            throw Errors.error(MPI.ERR_ARG, "Comm.setName: the name is null");
+        }
+        this.name = name.length() < MPI.MAX_OBJECT_NAME ? name : name.substring(0, MPI.MAX_OBJECT_NAME - 1);
+    }
+
+    /** The communicator's name (MPI_COMM_GET_NAME): {@code MPI_COMM_WORLD}, {@code MPI_COMM_SELF}, or "" until set. */
+    public final String getName() throws MPIException {
+        live();
+        return name;
+    }
+
+    /** The topology of the communicator (MPI_TOPO_TEST): {@link MPI#CART}, {@link MPI#GRAPH}, {@link MPI#DIST_GRAPH} or {@link MPI#UNDEFINED}. */
+    public final int getTopology() throws MPIException {
+        live();
+        return topology == null ? MPI.UNDEFINED : topology.kind;
+    }
+
+    /** The topology, which the call needs: else {@link MPI#ERR_TOPOLOGY}. */
+    final Topology topology() throws MPIException {
+        live();
+        if (topology == null) {
+            throw Errors.error(MPI.ERR_TOPOLOGY, this + " has no topology: make one with createCart, createGraph or"
+                    + " createDistGraph");
+        }
+        return topology;
+    }
+
+    // ------------------------------------------------------------ new communicators
+
+    /**
+     * A new communicator with the same ranks and a message space of its own (MPI_COMM_DUP), with
+     * this one's attributes copied as their keyvals say and its error handler. Collective.
+     */
+    public Comm dup() throws MPIException {
+        return new Comm(dupTutti("dup"), this).copyAttributes(this);
+    }
+
+    /**
+     * Duplicates as {@link #dup} does, nonblocking in MPI (MPI_COMM_IDUP). Tutti has no nonblocking
+     * split, so this duplicates at once; {@link #getRequest} is then already complete.
+     */
+    public Comm iDup() throws MPIException {
+        return dup();
+    }
+
+    /** Duplicates as {@link #dup} does; the info is not kept (MPI_COMM_DUP_WITH_INFO). */
+    public Comm dupWithInfo(Info info) throws MPIException {
+        return dup();
+    }
+
+    /** The request of an {@link #iDup}: complete, as the duplicate is made at once. */
+    public final Request getRequest() {
+        return Request.done(new Status().set(MPI.ANY_SOURCE, MPI.ANY_TAG, 0));
+    }
+
+    /** Tutti's duplicate of this communicator. */
+    final Communicator dupTutti(String call) throws MPIException {
+        Communicator c = live();
+        try {
+            return c.dup();
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+    }
+
+    /** Copies {@code from}'s attributes whose keyval says to, then returns this. */
+    @SuppressWarnings("unchecked")
+    final <C extends Comm> C copyAttributes(Comm from) throws MPIException {
+        from.attributes.copyTo(this);
+        return (C) this;
+    }
+
+    @Override
+    public Comm clone() {
+        try {
+            return dup();
+        } catch (MPIException e) {
+            throw new RuntimeException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * An intercommunicator between this communicator's ranks and another group (MPI_INTERCOMM_CREATE).
+     * Not supported: Tutti has no intercommunicators (a communicator of two groups, each addressing
+     * the other's ranks), so this fails with {@link MPI#ERR_UNSUPPORTED_OPERATION}.
+     */
+    public final Intercomm createIntercomm(Comm localComm, int localLeader, int remoteLeader, int tag)
+            throws MPIException {
+        live();
+        throw Intercomm.unsupported("createIntercomm");
+    }
+
+    // ------------------------------------------------------------ neighbourhood collectives
+
+    /**
+     * Every rank sends {@code sendbuf} to each out-neighbour of the topology and receives a block of
+     * {@code recvcount} items from each in-neighbour, in neighbour order (MPI_NEIGHBOR_ALLGATHER);
+     * {@link MPI#PROC_NULL} neighbours (a grid's edges) leave their block alone. Point-to-point
+     * messages on a communicator of the topology's own.
+     */
+    public final void neighborAllGather(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf,
+                                        int recvcount, Datatype recvtype) throws MPIException {
+        neighbors(sendbuf, null, null, sendcount, sendtype, false, recvbuf, null, null, recvcount, recvtype, false,
+                "neighborAllGather");
+    }
+
+    /** Starts a {@link #neighborAllGather} of direct buffers (MPI_INEIGHBOR_ALLGATHER). */
+    public final Request iNeighborAllGather(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
+                                            int recvcount, Datatype recvtype) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return neighbors(sendbuf, null, null, sendcount, sendtype, false, recvbuf, null, null, recvcount, recvtype,
+                true, "iNeighborAllGather");
+    }
+
+    /** As {@link #neighborAllGather}, in-neighbour i's {@code recvcount[i]} items at item {@code displs[i]} (MPI_NEIGHBOR_ALLGATHERV). */
+    public final void neighborAllGatherv(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf,
+                                         int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
+        neighbors(sendbuf, null, null, sendcount, sendtype, false, recvbuf, recvcount, displs, 0, recvtype, false,
+                "neighborAllGatherv");
+    }
+
+    /** Starts a {@link #neighborAllGatherv} of direct buffers (MPI_INEIGHBOR_ALLGATHERV). */
+    public final Request iNeighborAllGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
+                                             int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return neighbors(sendbuf, null, null, sendcount, sendtype, false, recvbuf, recvcount, displs, 0, recvtype,
+                true, "iNeighborAllGatherv");
+    }
+
+    /** Block j of {@code sendbuf} to out-neighbour j, block i of {@code recvbuf} from in-neighbour i (MPI_NEIGHBOR_ALLTOALL). */
+    public final void neighborAllToAll(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf,
+                                       int recvcount, Datatype recvtype) throws MPIException {
+        neighbors(sendbuf, null, null, sendcount, sendtype, true, recvbuf, null, null, recvcount, recvtype, false,
+                "neighborAllToAll");
+    }
+
+    /** Starts a {@link #neighborAllToAll} of direct buffers (MPI_INEIGHBOR_ALLTOALL). */
+    public final Request iNeighborAllToAll(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
+                                           int recvcount, Datatype recvtype) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return neighbors(sendbuf, null, null, sendcount, sendtype, true, recvbuf, null, null, recvcount, recvtype,
+                true, "iNeighborAllToAll");
+    }
+
+    /** As {@link #neighborAllToAll} with a count and displacement per neighbour (MPI_NEIGHBOR_ALLTOALLV). */
+    public final void neighborAllToAllv(Object sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
+                                        Object recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
+            throws MPIException {
+        neighbors(sendbuf, sendcount, sdispls, 0, sendtype, true, recvbuf, recvcount, rdispls, 0, recvtype, false,
+                "neighborAllToAllv");
+    }
+
+    /** Starts a {@link #neighborAllToAllv} of direct buffers (MPI_INEIGHBOR_ALLTOALLV). */
+    public final Request iNeighborAllToAllv(Buffer sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
+                                            Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
+            throws MPIException {
+        MPI.assertDirectBuffer(sendbuf);
+        MPI.assertDirectBuffer(recvbuf);
+        return neighbors(sendbuf, sendcount, sdispls, 0, sendtype, true, recvbuf, recvcount, rdispls, 0, recvtype,
+                true, "iNeighborAllToAllv");
+    }
+
+    /**
+     * A neighbourhood collective: to out-neighbour j the send block j ({@code count} items at item j *
+     * count, or the v-arrays' block; block 0 for all when not {@code perDest}), from in-neighbour i
+     * into receive block i; all at once with Tutti's nonblocking point-to-point.
+     */
+    private Request neighbors(Object sendbuf, int[] sendCounts, int[] sdispls, int sendcount, Datatype sendtype,
+                              boolean perDest, Object recvbuf, int[] recvCounts, int[] rdispls, int recvcount,
+                              Datatype recvtype, boolean nb, String call) throws MPIException {
+        Topology t = topology();
+        checkCount(sendcount, sendtype, call);
+        checkCount(recvcount, recvtype, call);
+        if (sendtype.coll != recvtype.coll) {
+            sameKind(sendtype, recvtype, call);
+        }
+        int[] sOff = blocks(t.out.length, sendCounts, sdispls, sendcount, perDest, true, call);
+        int[] rOff = blocks(t.in.length, recvCounts, rdispls, recvcount, true, false, call);
+        Region s = region;
+        Region r = other;
+        s.resolve(sendbuf, span(sOff), sendtype, false, call);
+        r.resolve(recvbuf, span(rOff), recvtype, false, call);
+        MemorySegment sendSeg = s.segment();
+        MemorySegment recvSeg = r.segment();
+        long sItem = sendtype.packedBytes(1);
+        long rItem = recvtype.packedBytes(1);
+        io.tutti.Request[] parts = new io.tutti.Request[t.in.length + t.out.length];
+        try {
+            for (int i = 0; i < t.in.length; i++) {
+                if (t.in[i] != MPI.PROC_NULL) {
+                    parts[i] = t.traffic.irecv(recvSeg.asSlice(rOff[2 * i] * rItem, rOff[2 * i + 1] * rItem), t.in[i],
+                            t.inTags[i]);
+                }
+            }
+            for (int j = 0; j < t.out.length; j++) {
+                if (t.out[j] != MPI.PROC_NULL) {
+                    parts[t.in.length + j] = t.traffic.isend(sendSeg.asSlice(sOff[2 * j] * sItem,
+                            sOff[2 * j + 1] * sItem), t.out[j], t.outTags[j]);
+                }
+            }
+            if (nb) {
+                Request q = new Request(new AllOf(parts));
+                q.sendBuf = (Buffer) sendbuf;
+                q.recvBuf = (Buffer) recvbuf;
+                return q;
+            }
+            io.tutti.Request.waitAll(parts);
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        r.receivedAll();
+        return null;
+    }
+
+    /** Offset and count of each of {@code n} blocks, in items: from the v-arrays, or {@code count} each. */
+    private static int[] blocks(int n, int[] counts, int[] displs, int count, boolean spread, boolean send,
+                                String call) throws MPIException {
+        int[] b = new int[2 * n];
+        if (counts != null) {
+            if (displs == null || counts.length < n || displs.length < n) {
+                throw Errors.error(MPI.ERR_COUNT, call + ": a " + (send ? "send" : "receive") + " count and"
+                        + " displacement per neighbour (" + n + ") are needed");
+            }
+            for (int i = 0; i < n; i++) {
+                if (counts[i] < 0 || displs[i] < 0) {
+                    throw Errors.error(MPI.ERR_COUNT, call + ": count " + counts[i] + " and displacement " + displs[i]
+                            + " of neighbour " + i + " must be 0 or more");
+                }
+                b[2 * i] = displs[i];
+                b[2 * i + 1] = counts[i];
+            }
+        } else {
+            for (int i = 0; i < n; i++) {
+                b[2 * i] = spread ? i * count : 0;
+                b[2 * i + 1] = count;
+            }
+        }
+        return b;
+    }
+
+    private static int span(int[] blocks) throws MPIException {
+        long end = 0;
+        for (int i = 0; i < blocks.length; i += 2) {
+            if (blocks[i + 1] > 0) {
+                end = Math.max(end, (long) blocks[i] + blocks[i + 1]);
+            }
+        }
+        if (end > Integer.MAX_VALUE) {
+            throw Errors.error(MPI.ERR_COUNT, "the blocks span more items than one call moves");
+        }
+        return (int) end;
+    }
+
+    // ------------------------------------------------------------ packing
+
+    /**
+     * Packs {@code incount} items of {@code type} from {@code inbuf} into {@code outbuf} from byte
+     * {@code position} (MPI_PACK); returns the position after them. Too little room fails with
+     * {@link MPI#ERR_TRUNCATE}. The packed bytes are what a send of the items carries: send them as
+     * {@link MPI#PACKED}.
+     */
+    public final int pack(Object inbuf, int incount, Datatype type, byte[] outbuf, int position) throws MPIException {
+        live();
+        checkCount(incount, type, "pack");
+        Region r = region;
+        r.resolve(inbuf, incount, type, false, "pack");
+        long n = r.byteCount();
+        checkPacked(outbuf, position, n, "pack");
+        r.copyOut(MemorySegment.ofArray(outbuf), position);
+        return (int) (position + n);
+    }
+
+    /**
+     * Unpacks {@code outcount} items of {@code type} from {@code inbuf} at byte {@code position} into
+     * {@code outbuf} (MPI_UNPACK); returns the position after them.
+     */
+    public final int unpack(byte[] inbuf, int position, Object outbuf, int outcount, Datatype type)
+            throws MPIException {
+        live();
+        checkCount(outcount, type, "unpack");
+        Region r = region;
+        r.resolve(outbuf, outcount, type, true, "unpack");
+        long n = r.byteCount();
+        checkPacked(inbuf, position, n, "unpack");
+        r.copyIn(MemorySegment.ofArray(inbuf).asSlice(position, n), n);
+        return (int) (position + n);
+    }
+
+    /** Bytes that {@link #pack} of {@code incount} items of {@code type} takes (MPI_PACK_SIZE). */
+    public final int packSize(int incount, Datatype type) throws MPIException {
+        live();
+        checkCount(incount, type, "packSize");
+        return (int) type.packedBytes(incount);
+    }
+
+    private static void checkPacked(byte[] buf, int position, long n, String call) throws MPIException {
+        if (buf == null) {
+            throw Errors.error(MPI.ERR_BUFFER, call + ": the packed buffer is null");
+        }
+        if (position < 0 || position + n > buf.length) {
+            throw Errors.error(MPI.ERR_TRUNCATE, call + ": " + n + " bytes from position " + position
+                    + " do not fit the packed buffer of " + buf.length);
+        }
+    }
+
+    // ------------------------------------------------------------ attributes, error handlers, abort
+
+    /** A new keyval for {@link #setAttr} (MPI_COMM_CREATE_KEYVAL); {@link #dup} copies its attributes. */
+    public static int createKeyval() throws MPIException {
+        MPI.check();
+        return Attributes.createKeyval();
+    }
+
+    /** Frees a keyval (MPI_COMM_FREE_KEYVAL); the predefined ones and unknown ones fail with {@link MPI#ERR_KEYVAL}. */
+    public static void freeKeyval(int keyval) throws MPIException {
+        MPI.check();
+        Attributes.freeKeyval(keyval);
+    }
+
+    /** Sets the attribute {@code keyval} to a copy of {@code value}, which must be Serializable (MPI_COMM_SET_ATTR). */
+    public final void setAttr(int keyval, Object value) throws MPIException {
+        live();
+        attributes.set(keyval, value, "Comm.setAttr");
+    }
+
+    /**
+     * The value of attribute {@code keyval}, a copy, or null if it is not set (MPI_COMM_GET_ATTR).
+     * The predefined ones: {@link MPI#TAG_UB} (an Integer), {@link MPI#HOST} ({@link MPI#PROC_NULL}),
+     * {@link MPI#IO} ({@link MPI#ANY_SOURCE}: every rank can do I/O), {@link MPI#APPNUM} (0),
+     * {@link MPI#LASTUSEDCODE}, {@link MPI#UNIVERSE_SIZE} (the world's size), {@link MPI#WTIME_IS_GLOBAL}
+     * (Boolean false).
+     */
+    public final Object getAttr(int keyval) throws MPIException {
+        Object p = Attributes.predefined(keyval);
+        live();     // after the world's size, so that an error here goes to this communicator's handler
+        return p != null ? p : attributes.get(keyval, "Comm.getAttr");
+    }
+
+    /** Deletes attribute {@code keyval} (MPI_COMM_DELETE_ATTR). */
+    public final void deleteAttr(int keyval) throws MPIException {
+        live();
+        attributes.delete(keyval, "Comm.deleteAttr");
+    }
+
+    /**
+     * Ends the whole job with exit status {@code errorcode} (MPI_ABORT), after a line on standard error
+     * naming this rank and the communicator; the launcher stops the other ranks.
+     */
+    public final void abort(int errorcode) throws MPIException {
+        live();
+        MPI.end(errorcode, "MPI_ABORT was called on rank " + MPI.COMM_WORLD.getRank() + " in communicator "
+                + this + " with error code " + errorcode);
+    }
+
+    /** Sets what errors on this communicator do (MPI_COMM_SET_ERRHANDLER): see {@link Errhandler}. */
+    public final void setErrhandler(Errhandler errhandler) throws MPIException {
+        live();
+        if (errhandler == null) {
+            throw Errors.error(MPI.ERR_ARG, "Comm.setErrhandler: the error handler is null");
+        }
+        this.errhandler = errhandler;
+    }
+
+    /** What errors on this communicator do (MPI_COMM_GET_ERRHANDLER); {@link MPI#ERRORS_ARE_FATAL} unless set. */
+    public final Errhandler getErrhandler() throws MPIException {
+        live();
+        return errhandler;
+    }
+
+    /**
+     * Raises an error of {@code errorCode} on this communicator (MPI_COMM_CALL_ERRHANDLER): the job
+     * ends under {@link MPI#ERRORS_ARE_FATAL}; under {@link MPI#ERRORS_RETURN} this throws it.
+     */
+    public void callErrhandler(int errorCode) throws MPIException {
+        live();
+        throw Errors.error(errorCode, "Comm.callErrhandler: error code " + errorCode + " raised by the program");
     }
 
     // ------------------------------------------------------------ blocking point-to-point
@@ -1119,7 +1596,7 @@ public class Comm implements Freeable {
         Communicator c = live();
         checkCount(count, type, call);
         checkRoot(c, root, call);
-        io.tutti.ReduceOp o = reduction(op, type, call);
+        Object o = reduction(op, type, call);
         boolean inPlace = sendbuf == Communicator.IN_PLACE;
         Object recv = null;
         if (c.rank() == root) {
@@ -1129,9 +1606,17 @@ public class Comm implements Freeable {
         io.tutti.Request r = null;
         try {
             if (nb) {
-                r = c.ireduce(send, recv, count * type.collPer, type.coll, o, root);
+                if (o instanceof io.tutti.UserOp u) {
+                    r = c.ireduce(send, recv, count * type.collPer, type.coll, u, root);
+                } else {
+                    r = c.ireduce(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o, root);
+                }
             } else {
-                c.reduce(send, recv, count * type.collPer, type.coll, o, root);
+                if (o instanceof io.tutti.UserOp u) {
+                    c.reduce(send, recv, count * type.collPer, type.coll, u, root);
+                } else {
+                    c.reduce(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o, root);
+                }
             }
         } catch (TuttiException e) {
             throw Errors.of(e, call);
@@ -1167,16 +1652,24 @@ public class Comm implements Freeable {
                               String call) throws MPIException {
         Communicator c = live();
         checkCount(count, type, call);
-        io.tutti.ReduceOp o = reduction(op, type, call);
+        Object o = reduction(op, type, call);
         Object recv = view(other, recvbuf, count, type, call);
         Object send = sendbuf == Communicator.IN_PLACE ? Communicator.IN_PLACE
                 : view(region, sendbuf, count, type, call);
         io.tutti.Request r = null;
         try {
             if (nb) {
-                r = c.iallreduce(send, recv, count * type.collPer, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    r = c.iallreduce(send, recv, count * type.collPer, type.coll, u);
+                } else {
+                    r = c.iallreduce(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                }
             } else {
-                c.allreduce(send, recv, count * type.collPer, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    c.allreduce(send, recv, count * type.collPer, type.coll, u);
+                } else {
+                    c.allreduce(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                }
             }
         } catch (TuttiException e) {
             throw Errors.of(e, call);
@@ -1216,7 +1709,7 @@ public class Comm implements Freeable {
                                   String call) throws MPIException {
         Communicator c = live();
         checkCount(0, type, call);
-        io.tutti.ReduceOp o = reduction(op, type, call);
+        Object o = reduction(op, type, call);
         if (recvcounts == null || recvcounts.length < c.size()) {
             throw Errors.error(MPI.ERR_COUNT, call + ": one count per rank (" + c.size() + ") is needed");
         }
@@ -1232,9 +1725,17 @@ public class Comm implements Freeable {
         io.tutti.Request r = null;
         try {
             if (nb) {
-                r = c.ireduceScatter(send, recv, counts, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    r = c.ireduceScatter(send, recv, counts, type.coll, u);
+                } else {
+                    r = c.ireduceScatter(send, recv, counts, type.coll, (io.tutti.ReduceOp) o);
+                }
             } else {
-                c.reduceScatter(send, recv, counts, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    c.reduceScatter(send, recv, counts, type.coll, u);
+                } else {
+                    c.reduceScatter(send, recv, counts, type.coll, (io.tutti.ReduceOp) o);
+                }
             }
         } catch (TuttiException e) {
             throw Errors.of(e, call);
@@ -1271,7 +1772,7 @@ public class Comm implements Freeable {
                                        String call) throws MPIException {
         Communicator c = live();
         checkCount(count, type, call);
-        io.tutti.ReduceOp o = reduction(op, type, call);
+        Object o = reduction(op, type, call);
         boolean inPlace = sendbuf == Communicator.IN_PLACE;
         long total = (long) count * c.size();
         Object recv = view(other, recvbuf, inPlace ? total : count, type, call);
@@ -1279,9 +1780,17 @@ public class Comm implements Freeable {
         io.tutti.Request r = null;
         try {
             if (nb) {
-                r = c.ireduceScatterBlock(send, recv, count * type.collPer, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    r = c.ireduceScatterBlock(send, recv, count * type.collPer, type.coll, u);
+                } else {
+                    r = c.ireduceScatterBlock(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                }
             } else {
-                c.reduceScatterBlock(send, recv, count * type.collPer, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    c.reduceScatterBlock(send, recv, count * type.collPer, type.coll, u);
+                } else {
+                    c.reduceScatterBlock(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                }
             }
         } catch (TuttiException e) {
             throw Errors.of(e, call);
@@ -1307,7 +1816,7 @@ public class Comm implements Freeable {
                        boolean nb, String call) throws MPIException {
         Communicator c = live();
         checkCount(count, type, call);
-        io.tutti.ReduceOp o = reduction(op, type, call);
+        Object o = reduction(op, type, call);
         Object recv = view(other, recvbuf, count, type, call);
         Object send = sendbuf == Communicator.IN_PLACE ? Communicator.IN_PLACE
                 : view(region, sendbuf, count, type, call);
@@ -1315,14 +1824,30 @@ public class Comm implements Freeable {
         try {
             if (exclusive) {
                 if (nb) {
-                    r = c.iexscan(send, recv, count * type.collPer, type.coll, o);
+                    if (o instanceof io.tutti.UserOp u) {
+                        r = c.iexscan(send, recv, count * type.collPer, type.coll, u);
+                    } else {
+                        r = c.iexscan(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                    }
                 } else {
-                    c.exscan(send, recv, count * type.collPer, type.coll, o);
+                    if (o instanceof io.tutti.UserOp u) {
+                        c.exscan(send, recv, count * type.collPer, type.coll, u);
+                    } else {
+                        c.exscan(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                    }
                 }
             } else if (nb) {
-                r = c.iscan(send, recv, count * type.collPer, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    r = c.iscan(send, recv, count * type.collPer, type.coll, u);
+                } else {
+                    r = c.iscan(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                }
             } else {
-                c.scan(send, recv, count * type.collPer, type.coll, o);
+                if (o instanceof io.tutti.UserOp u) {
+                    c.scan(send, recv, count * type.collPer, type.coll, u);
+                } else {
+                    c.scan(send, recv, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+                }
             }
         } catch (TuttiException e) {
             throw Errors.of(e, call);
@@ -1413,26 +1938,34 @@ public class Comm implements Freeable {
         return out;
     }
 
-    /** Send and receive types must be alike: derived types and differing type signatures are a later step. */
+    /** Send and receive types must be of one kind of element, in the same number per item (v-calls, allToAll). */
     private static void sameKind(Datatype send, Datatype recv, String call) throws MPIException {
         if (send.coll != recv.coll || send.collPer != recv.collPer) {
             throw Errors.error(MPI.ERR_TYPE, call + ": send type " + send + " and receive type " + recv + " differ;"
-                    + " different type signatures on the two sides are not supported yet (derived datatypes are"
-                    + " a later step)");
+                    + " the two sides take the same elements in the same number per item here");
         }
     }
 
     private static void sameSignature(int sendcount, Datatype sendtype, int recvcount, Datatype recvtype,
                                       String call) throws MPIException {
-        sameKind(sendtype, recvtype, call);
-        if (sendcount != recvcount) {
+        if (sendtype.coll != recvtype.coll) {
+            sameKind(sendtype, recvtype, call);
+        }
+        if ((long) sendcount * sendtype.collPer != (long) recvcount * recvtype.collPer) {
             throw Errors.error(MPI.ERR_COUNT, call + ": " + sendcount + " items sent per rank but " + recvcount
                     + " received: with the same type they must agree");
         }
     }
 
     /** Tutti's operation for {@code op} on {@code type}, or MPI's error where there is none. */
-    private static io.tutti.ReduceOp reduction(Op op, Datatype type, String call) throws MPIException {
+    private static Object reduction(Op op, Datatype type, String call) throws MPIException {
+        if (op != null && op.user != null) {
+            if (op.isNull()) {
+                throw Errors.error(MPI.ERR_OP, call + ": the operation has been freed");
+            }
+            op.user.type = type;
+            return op.user;
+        }
         if (op == null || op.tutti == null) {
             throw Errors.error(MPI.ERR_OP, call + ": " + op + " is not a reduction (REPLACE and NO_OP are for"
                     + " one-sided accumulates)");
@@ -1509,9 +2042,10 @@ public class Comm implements Freeable {
         if (count < 0) {
             throw Errors.error(MPI.ERR_COUNT, call + ": invalid count " + count + ": it is 0 or more");
         }
-        if (type == null || type.isNull()) {
-            throw Errors.error(MPI.ERR_TYPE, call + ": the datatype is " + (type == null ? "null" : "MPI.DATATYPE_NULL"));
+        if (type == null) {
+            throw Errors.error(MPI.ERR_TYPE, call + ": the datatype is null");
         }
+        type.checkUsable(call);
     }
 
     private static void checkSource(Communicator c, int source, String call) throws MPIException {
@@ -1529,6 +2063,7 @@ public class Comm implements Freeable {
 
     @Override
     public String toString() {
-        return name;
+        return label != null ? label : name.isEmpty() ? "a communicator of " + (tutti == null ? 0 : tutti.size())
+                + " ranks" : name;
     }
 }

@@ -2,14 +2,18 @@ package mpi;
 
 import io.tutti.TuttiException;
 
-/** Makes the {@link MPIException}s of this API: Tutti's exceptions mapped onto MPI's error classes. */
+/**
+ * Makes the {@link MPIException}s of this API (Tutti's exceptions mapped onto MPI's error classes)
+ * and hands each to the error handler of the communicator of the call ({@link MPI#raisedOn}): under
+ * {@link MPI#ERRORS_ARE_FATAL} the job ends there; under {@link MPI#ERRORS_RETURN} the caller throws it.
+ */
 final class Errors {
     private Errors() {
     }
 
     /** An error of MPI class {@code clazz} (also its code). */
     static MPIException error(int clazz, String message) {
-        return new MPIException(clazz, clazz, message);
+        return MPI.handle(new MPIException(clazz, clazz, message));
     }
 
     /** One of Tutti's exceptions, raised in {@code call}, as the MPI error class that fits it. */
@@ -20,6 +24,6 @@ final class Errors {
             case TuttiException.InvalidArgument a -> MPI.ERR_ARG;
             default -> MPI.ERR_OTHER;
         };
-        return new MPIException(clazz, call + ": " + e.getMessage(), e);
+        return MPI.handle(new MPIException(clazz, call + ": " + e.getMessage(), e));
     }
 }

@@ -1,16 +1,360 @@
 package mpi;
 
 import io.tutti.Communicator;
+import io.tutti.TuttiException;
 import java.nio.Buffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A communicator of one group of ranks, as {@link MPI#COMM_WORLD} and {@link MPI#COMM_SELF} are:
- * the point-to-point calls and collectives of {@link Comm}, and the scans. Making communicators
- * (split, create, ...) and topologies are later steps (see {@code docs/guide/mpi-api.md}).
+ * the point-to-point calls and collectives of {@link Comm}, the scans, and the making of new
+ * communicators: {@link #split}, {@link #splitType}, {@link #create}, and the topologies
+ * ({@link #createCart}, {@link #createGraph}, {@link #createDistGraph}). Every new communicator is
+ * one of Tutti's {@link Communicator#split}s of this one.
  */
 public class Intracomm extends Comm {
-    Intracomm(String name) {
-        super(name);
+    /** A predefined communicator, bound at {@link MPI#Init}. */
+    Intracomm(String label, String name) {
+        super(label, name);
+    }
+
+    /** A communicator over {@code c} made from {@code parent}; null {@code c}: the null communicator. */
+    Intracomm(Communicator c, Comm parent) {
+        super(c, parent);
+    }
+
+    /** A new communicator of the same ranks, with a message space of its own (MPI_COMM_DUP). Collective. */
+    @Override
+    public Intracomm dup() throws MPIException {
+        return new Intracomm(dupTutti("dup"), this).copyAttributes(this);
+    }
+
+    /** Duplicates at once: Tutti has no nonblocking split ({@link #getRequest} is complete) (MPI_COMM_IDUP). */
+    @Override
+    public Intracomm iDup() throws MPIException {
+        return dup();
+    }
+
+    /** Duplicates as {@link #dup} does; the info is not kept (MPI_COMM_DUP_WITH_INFO). */
+    @Override
+    public Intracomm dupWithInfo(Info info) throws MPIException {
+        return dup();
+    }
+
+    @Override
+    public Intracomm clone() {
+        return (Intracomm) super.clone();
+    }
+
+    /**
+     * Splits the ranks by {@code colour}, 0 or more; within a colour, new ranks follow {@code key},
+     * then the old rank (MPI_COMM_SPLIT). A rank with colour {@link MPI#UNDEFINED} gets a null
+     * communicator ({@link #isNull()}). Collective.
+     */
+    public final Intracomm split(int colour, int key) throws MPIException {
+        live();
+        if (colour < 0 && colour != MPI.UNDEFINED) {
+            throw Errors.error(MPI.ERR_ARG, "split: invalid colour " + colour + ": 0 or more, or MPI.UNDEFINED");
+        }
+        return new Intracomm(split(colour == MPI.UNDEFINED ? Communicator.UNDEFINED : colour, key, "split"), this);
+    }
+
+    /** Tutti's split of this communicator, for {@code call}. */
+    final Communicator split(int colour, int key, String call) throws MPIException {
+        Communicator c = live();
+        try {
+            return c.split(colour, key);
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+    }
+
+    /**
+     * Splits the ranks by what they share (MPI_COMM_SPLIT_TYPE): with {@link Comm#TYPE_SHARED}, the
+     * ranks on one host (of one {@link MPI#getProcessorName}), which share memory; within a host,
+     * ranks follow {@code key}, then the old rank. {@link MPI#UNDEFINED} gets a null communicator.
+     * The info is ignored. Collective.
+     */
+    public final Intracomm splitType(int splitType, int key, Info info) throws MPIException {
+        Communicator c = live();
+        if (splitType != TYPE_SHARED && splitType != MPI.UNDEFINED) {
+            throw Errors.error(MPI.ERR_ARG, "splitType: invalid type " + splitType + ": Comm.TYPE_SHARED or"
+                    + " MPI.UNDEFINED");
+        }
+        // every rank's host name, in a fixed-size field, so that one allgather tells each its colour
+        int width = 256 + 2;
+        byte[] mine = new byte[width];
+        byte[] name = MPI.hostName().getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(name.length, width - 2);
+        mine[0] = (byte) (n >> 8);
+        mine[1] = (byte) n;
+        System.arraycopy(name, 0, mine, 2, n);
+        byte[] all = new byte[width * c.size()];
+        try {
+            c.allgather(mine, all, width, io.tutti.Datatype.BYTE);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "splitType");
+        }
+        int colour = 0;
+        while (!Arrays.equals(all, colour * width, colour * width + width, mine, 0, width)) {
+            colour++;
+        }
+        return new Intracomm(split(splitType == MPI.UNDEFINED ? Communicator.UNDEFINED : colour, key, "splitType"),
+                this);
+    }
+
+    /**
+     * A communicator of the processes of {@code group}, in its order (MPI_COMM_CREATE); the group is a
+     * subset of this communicator's, the same at every rank. A rank not in it gets a null
+     * communicator. Collective over this communicator.
+     */
+    public final Intracomm create(Group group) throws MPIException {
+        live();
+        int index = subgroupIndex(group, "create");
+        return new Intracomm(split(index == MPI.UNDEFINED ? Communicator.UNDEFINED : 0, index, "create"), this);
+    }
+
+    /**
+     * A communicator of the processes of {@code group}, called by those only (MPI_COMM_CREATE_GROUP).
+     * Supported when the group has every rank of this communicator (then it is {@link #create});
+     * for a proper subset, Tutti has no communicator made by some of its parent's ranks alone, so
+     * this fails with {@link MPI#ERR_UNSUPPORTED_OPERATION}: use {@link #create} or {@link #split},
+     * called by every rank.
+     */
+    public final Intracomm createGroup(Group group, int tag) throws MPIException {
+        live();
+        subgroupIndex(group, "createGroup");
+        if (group.getSize() != getSize()) {
+            throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, "createGroup: a group of " + group.getSize() + " of the "
+                    + getSize() + " ranks is not supported: Tutti makes communicators with every rank of the parent"
+                    + " taking part; call create(group) (or split) on every rank of the parent instead");
+        }
+        return create(group);
+    }
+
+    // ------------------------------------------------------------ topologies
+
+    /**
+     * A communicator with a Cartesian grid of {@code dims} over the first ranks of this one, row-major
+     * (MPI_CART_CREATE); ranks beyond the grid get a null one. {@code reorder} is accepted, ranks
+     * kept. Collective.
+     */
+    public final CartComm createCart(int[] dims, boolean[] periods, boolean reorder) throws MPIException {
+        int n = gridSize(dims, periods, getSize(), "createCart");
+        int rank = getRank();
+        return CartComm.over(split(rank < n ? 0 : Communicator.UNDEFINED, rank, "createCart"), this, dims.clone(),
+                periods.clone(), "createCart");
+    }
+
+    /** Ranks in a grid of {@code dims}, checked against {@code size}. */
+    static int gridSize(int[] dims, boolean[] periods, int size, String call) throws MPIException {
+        if (dims == null || periods == null || dims.length != periods.length) {
+            throw Errors.error(MPI.ERR_DIMS, call + ": a period per dimension is needed");
+        }
+        long n = 1;
+        for (int d : dims) {
+            if (d <= 0) {
+                throw Errors.error(MPI.ERR_DIMS, call + ": dimension " + d + " is not 1 or more (fill zeros with"
+                        + " CartComm.createDims)");
+            }
+            n *= d;
+        }
+        if (n > size) {
+            throw Errors.error(MPI.ERR_DIMS, call + ": the grid " + Arrays.toString(dims) + " has " + n
+                    + " places, more than the " + size + " ranks");
+        }
+        return (int) n;
+    }
+
+    /**
+     * A communicator with the graph of {@code index} and {@code edges} (MPI_GRAPH_CREATE) over the
+     * first {@code index.length} ranks; the others get a null one. Collective.
+     */
+    public final GraphComm createGraph(int[] index, int[] edges, boolean reorder) throws MPIException {
+        checkGraph(index, edges, getSize(), "createGraph");
+        int rank = getRank();
+        int[] ix = index.clone();
+        int[] ed = edges.clone();
+        return GraphComm.over(split(rank < index.length ? 0 : Communicator.UNDEFINED, rank, "createGraph"), this,
+                traffic -> Topology.graph(ix, ed, rank, traffic), "createGraph");
+    }
+
+    static void checkGraph(int[] index, int[] edges, int size, String call) throws MPIException {
+        if (index == null || edges == null || index.length > size) {
+            throw Errors.error(MPI.ERR_ARG, call + ": " + (index == null ? 0 : index.length) + " nodes for " + size
+                    + " ranks");
+        }
+        int prev = 0;
+        for (int i : index) {
+            if (i < prev || i > edges.length) {
+                throw Errors.error(MPI.ERR_ARG, call + ": the index array goes up to at most " + edges.length
+                        + " edges: " + Arrays.toString(index));
+            }
+            prev = i;
+        }
+        for (int e : edges) {
+            if (e < 0 || e >= index.length) {
+                throw Errors.error(MPI.ERR_RANK, call + ": edge to " + e + ", not a node of the graph");
+            }
+        }
+    }
+
+    /**
+     * A distributed graph from each rank's own in- and out-neighbours (MPI_DIST_GRAPH_CREATE_ADJACENT),
+     * with weights. Collective.
+     */
+    public final GraphComm createDistGraphAdjacent(int[] sources, int[] sourceWeights, int[] destinations,
+                                                   int[] destWeights, Info info, boolean reorder) throws MPIException {
+        return adjacent(sources, sourceWeights, destinations, destWeights, true);
+    }
+
+    /** As {@link #createDistGraphAdjacent(int[], int[], int[], int[], Info, boolean)}, without weights. */
+    public final GraphComm createDistGraphAdjacent(int[] sources, int[] destinations, Info info, boolean reorder)
+            throws MPIException {
+        return adjacent(sources, null, destinations, null, false);
+    }
+
+    private GraphComm adjacent(int[] in, int[] inW, int[] out, int[] outW, boolean weighted) throws MPIException {
+        String call = "createDistGraphAdjacent";
+        int size = getSize();
+        checkRanks(in, size, call);
+        checkRanks(out, size, call);
+        if (weighted && (inW == null || outW == null || inW.length != in.length || outW.length != out.length)) {
+            throw Errors.error(MPI.ERR_ARG, call + ": a weight per source and per destination is needed");
+        }
+        int[] a = in.clone();
+        int[] b = out.clone();
+        int[] aw = weighted ? inW.clone() : new int[in.length];
+        int[] bw = weighted ? outW.clone() : new int[out.length];
+        return GraphComm.over(split(0, getRank(), call), this,
+                traffic -> Topology.distGraph(a, aw, b, bw, weighted, traffic), call);
+    }
+
+    /**
+     * A distributed graph from edges any rank may give (MPI_DIST_GRAPH_CREATE): source
+     * {@code sources[i]} has {@code degrees[i]} edges to the next ranks of {@code destinations},
+     * with weights. The edges are sent to both their ends (an all-to-all). Collective.
+     */
+    public final GraphComm createDistGraph(int[] sources, int[] degrees, int[] destinations, int[] weights, Info info,
+                                           boolean reorder) throws MPIException {
+        return distGraph(sources, degrees, destinations, weights, true);
+    }
+
+    /** As {@link #createDistGraph(int[], int[], int[], int[], Info, boolean)}, without weights. */
+    public final GraphComm createDistGraph(int[] sources, int[] degrees, int[] destinations, Info info,
+                                           boolean reorder) throws MPIException {
+        return distGraph(sources, degrees, destinations, null, false);
+    }
+
+    private GraphComm distGraph(int[] sources, int[] degrees, int[] destinations, int[] weights, boolean weighted)
+            throws MPIException {
+        String call = "createDistGraph";
+        Communicator c = live();
+        int size = c.size();
+        checkRanks(sources, size, call);
+        checkRanks(destinations, size, call);
+        if (degrees == null || degrees.length != sources.length) {
+            throw Errors.error(MPI.ERR_ARG, call + ": a degree per source is needed");
+        }
+        int edges = 0;
+        for (int d : degrees) {
+            if (d < 0) {
+                throw Errors.error(MPI.ERR_ARG, call + ": degree " + d + " is negative");
+            }
+            edges += d;
+        }
+        if (edges > destinations.length || (weighted && (weights == null || weights.length < edges))) {
+            throw Errors.error(MPI.ERR_ARG, call + ": " + edges + " edges need as many destinations"
+                    + (weighted ? " and weights" : ""));
+        }
+        // each edge (s, d, w) goes to s as (out, d, w) and to d as (in, s, w): three ints each
+        int[] counts = new int[size];
+        for (int i = 0, e = 0; i < sources.length; i++) {
+            for (int k = 0; k < degrees[i]; k++, e++) {
+                counts[sources[i]] += 3;
+                counts[destinations[e]] += 3;
+            }
+        }
+        int[] displs = new int[size];
+        for (int r = 1; r < size; r++) {
+            displs[r] = displs[r - 1] + counts[r - 1];
+        }
+        int[] send = new int[displs[size - 1] + counts[size - 1]];
+        int[] at = displs.clone();
+        for (int i = 0, e = 0; i < sources.length; i++) {
+            for (int k = 0; k < degrees[i]; k++, e++) {
+                int s = sources[i];
+                int d = destinations[e];
+                int w = weighted ? weights[e] : 0;
+                send[at[s]++] = 1;
+                send[at[s]++] = d;
+                send[at[s]++] = w;
+                send[at[d]++] = 0;
+                send[at[d]++] = s;
+                send[at[d]++] = w;
+            }
+        }
+        int[] recvCounts = new int[size];
+        int[] recv;
+        int[] rdispls = new int[size];
+        try {
+            c.alltoall(counts, recvCounts, 1, io.tutti.Datatype.INT);
+            for (int r = 1; r < size; r++) {
+                rdispls[r] = rdispls[r - 1] + recvCounts[r - 1];
+            }
+            recv = new int[rdispls[size - 1] + recvCounts[size - 1]];
+            c.alltoallv(send, counts, displs, recv, recvCounts, rdispls, io.tutti.Datatype.INT);
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        int nIn = 0;
+        for (int i = 0; i < recv.length; i += 3) {
+            nIn += recv[i] == 0 ? 1 : 0;
+        }
+        int[] in = new int[nIn];
+        int[] inW = new int[nIn];
+        int[] out = new int[recv.length / 3 - nIn];
+        int[] outW = new int[out.length];
+        for (int i = 0, a = 0, b = 0; i < recv.length; i += 3) {
+            if (recv[i] == 0) {
+                in[a] = recv[i + 1];
+                inW[a++] = recv[i + 2];
+            } else {
+                out[b] = recv[i + 1];
+                outW[b++] = recv[i + 2];
+            }
+        }
+        return GraphComm.over(split(0, getRank(), call), this,
+                traffic -> Topology.distGraph(in, inW, out, outW, weighted, traffic), call);
+    }
+
+    private static void checkRanks(int[] ranks, int size, String call) throws MPIException {
+        if (ranks == null) {
+            throw Errors.error(MPI.ERR_ARG, call + ": a rank array is null");
+        }
+        for (int r : ranks) {
+            if (r < 0 || r >= size) {
+                throw Errors.error(MPI.ERR_RANK, call + ": invalid rank " + r + ": this communicator has " + size
+                        + " ranks");
+            }
+        }
+    }
+
+    /** This rank's index in {@code group}, a subset of this communicator's group, or {@link MPI#UNDEFINED}. */
+    private int subgroupIndex(Group group, String call) throws MPIException {
+        if (group == null) {
+            throw Errors.error(MPI.ERR_GROUP, call + ": the group is null");
+        }
+        int[] g = group.members();
+        int[] mine = members();     // after the group's check: this communicator's handler again
+        for (int w : g) {
+            if (Group.indexOf(mine, w) == MPI.UNDEFINED) {
+                throw Errors.error(MPI.ERR_GROUP, call + ": the group has world rank " + w + ", which is not in "
+                        + this);
+            }
+        }
+        return Group.indexOf(g, getWorldRank());
     }
 
     /** Rank r gets the combination with {@code op} of ranks 0 to r's {@code sendbuf} (MPI_SCAN). */

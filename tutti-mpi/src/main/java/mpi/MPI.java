@@ -38,6 +38,8 @@ public final class MPI {
     private static Thread mainThread;
     private static int provided;
     private static BufferedSends attached;
+    /** The communicator of the call in progress, whose error handler its errors go to. */
+    private static Comm raisedOn;
     private static String processorName;
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
 
@@ -66,7 +68,7 @@ public final class MPI {
     public static final int SIMILAR = 2;
     public static final int UNEQUAL = 3;
 
-    // the keys of the predefined attributes (Comm.getAttr, a later step)
+    // the keys of the predefined attributes (Comm.getAttr)
     public static final int TAG_UB = 0;
     public static final int HOST = 1;
     public static final int IO = 2;
@@ -186,9 +188,22 @@ public final class MPI {
     // ------------------------------------------------------------ predefined objects
 
     /** All ranks of the job. */
-    public static final Intracomm COMM_WORLD = new Intracomm("MPI.COMM_WORLD");
+    public static final Intracomm COMM_WORLD = new Intracomm("MPI.COMM_WORLD", "MPI_COMM_WORLD");
     /** This rank alone. */
-    public static final Intracomm COMM_SELF = new Intracomm("MPI.COMM_SELF");
+    public static final Intracomm COMM_SELF = new Intracomm("MPI.COMM_SELF", "MPI_COMM_SELF");
+    /** The group of no process. */
+    public static final Group GROUP_EMPTY = new Group(new int[0]);
+    /** The null info: calls that take hints accept it. */
+    public static final Info INFO_NULL = Info.predefined(true);
+    /** What is known of the job's environment: {@code host}, {@code wdir}, {@code maxprocs}. */
+    public static final Info INFO_ENV = Info.predefined(false);
+
+    /** Every communicator's default: an error prints a line naming the rank and the call, and the job ends. */
+    public static final Errhandler ERRORS_ARE_FATAL = new Errhandler("MPI.ERRORS_ARE_FATAL", true);
+    /** As {@link #ERRORS_ARE_FATAL}. */
+    public static final Errhandler ERRORS_ABORT = new Errhandler("MPI.ERRORS_ABORT", true);
+    /** An error is thrown as an {@link MPIException} with its MPI class and code. */
+    public static final Errhandler ERRORS_RETURN = new Errhandler("MPI.ERRORS_RETURN", false);
 
     public static final Datatype DATATYPE_NULL = new Datatype(Datatype.NULL, "MPI.DATATYPE_NULL",
             "MPI_DATATYPE_NULL", 0, 0, 0, 1, 0, 0, null, null);
@@ -229,6 +244,13 @@ public final class MPI {
     /** Two {@code double}s (real, imaginary) in a {@code double[]}. */
     public static final Datatype DOUBLE_COMPLEX = new Datatype(Datatype.DOUBLE_COMPLEX, "MPI.DOUBLE_COMPLEX",
             "MPI_C_DOUBLE_COMPLEX", 16, 16, 16, 8, 2, 8, double[].class, null);
+
+    /** The accessors of the (value, index) pairs in byte buffers: MPI.doubleInt.getData(buf, i).getValue(), ... */
+    public static final Int2 int2 = new Int2();
+    public static final ShortInt shortInt = new ShortInt();
+    public static final LongInt longInt = new LongInt();
+    public static final FloatInt floatInt = new FloatInt();
+    public static final DoubleInt doubleInt = new DoubleInt();
 
     /** The null request: waits and tests on it return at once. */
     public static final Request REQUEST_NULL = new Request();
@@ -286,6 +308,7 @@ public final class MPI {
             Communicator world = t.world();
             COMM_WORLD.bind(world);
             COMM_SELF.bind(world.split(world.rank(), 0));
+            INFO_ENV.environment(hostName(), world.size());
         } catch (TuttiException e) {
             t.close();
             throw Errors.of(e, "MPI.Init");
@@ -339,7 +362,11 @@ public final class MPI {
         return finalized;
     }
 
-    /** Fails unless MPI is initialized and not finalized: the guard of every call. */
+    /**
+     * Fails unless MPI is initialized and not finalized, and the calling thread may call MPI at the
+     * thread level provided: the guard of every call. Its errors go to {@link #COMM_WORLD}'s handler,
+     * as MPI says for calls on no communicator, until {@link Comm} names its own ({@link #raisedOn}).
+     */
     static void check() throws MPIException {
         if (!initialized) {
             throw new MPIException("MPI is not initialized: call MPI.Init(args) first.");
@@ -347,6 +374,48 @@ public final class MPI {
         if (finalized) {
             throw new MPIException("MPI is finalized.");
         }
+        raisedOn = COMM_WORLD;
+        if (provided < THREAD_SERIALIZED && Thread.currentThread() != mainThread) {
+            throw Errors.error(ERR_OTHER, "an MPI call from thread \"" + Thread.currentThread().getName()
+                    + "\", which did not call MPI.Init: the thread level provided is "
+                    + (provided == THREAD_SINGLE ? "MPI.THREAD_SINGLE" : "MPI.THREAD_FUNNELED")
+                    + "; start with MPI.InitThread(args, MPI.THREAD_SERIALIZED) to call from other threads, one"
+                    + " at a time");
+        }
+    }
+
+    /** Makes {@code c} the communicator whose error handler the errors of the call in progress go to. */
+    static void raisedOn(Comm c) {
+        raisedOn = c;
+    }
+
+    /**
+     * Hands {@code e} to the error handler of the call's communicator: returns it to be thrown under
+     * {@link #ERRORS_RETURN}; under {@link #ERRORS_ARE_FATAL} prints one line and ends the job.
+     */
+    static MPIException handle(MPIException e) {
+        Comm c = raisedOn;
+        Errhandler h = c == null ? null : c.errhandler;
+        if (initialized && !finalized && h != null && h.fatal) {
+            int rank = -1;
+            try {
+                rank = COMM_WORLD.getRank();
+            } catch (MPIException ignored) {
+                // the rank stays unknown
+            }
+            end(e.getErrorClass() == 0 ? 1 : e.getErrorClass(), "rank " + rank + " (" + c + "): " + e.getMessage()
+                    + " [MPI error class " + e.getErrorClass() + "]; the job ends, as " + h + " says (set"
+                    + " MPI.ERRORS_RETURN with setErrhandler to get an MPIException instead)");
+        }
+        return e;
+    }
+
+    /** Ends the job: prints {@code message} on standard error and exits with {@code status}; the launcher stops the rest. */
+    static void end(int status, String message) {
+        System.out.flush();
+        System.err.println("mpi: " + message);
+        System.err.flush();
+        System.exit(status);
     }
 
     // ------------------------------------------------------------ clock, names, versions
@@ -366,6 +435,11 @@ public final class MPI {
     /** The name of this host (MPI_GET_PROCESSOR_NAME), at most 256 characters. */
     public static String getProcessorName() throws MPIException {
         check();
+        return hostName();
+    }
+
+    /** This host's name, at most 256 characters. */
+    static String hostName() {
         String name = processorName;
         if (name == null) {
             try {

@@ -5,9 +5,9 @@ package mpi;
  * MPI error class ({@link MPI#ERR_TRUNCATE}, {@link MPI#ERR_RANK}, ...) and code; for the errors
  * this layer raises the code is the class.
  *
- * <p>Error handlers are not there yet (see {@code docs/guide/mpi-api.md}): every error is thrown,
- * which is what the bindings do under {@code MPI.ERRORS_RETURN}, instead of ending the job as their
- * default {@code MPI.ERRORS_ARE_FATAL} does.
+ * <p>It is thrown under {@link MPI#ERRORS_RETURN}; under the default {@link MPI#ERRORS_ARE_FATAL}
+ * the job ends instead (see {@link Errhandler}). Before {@code Init} and after {@code Finalize}
+ * every error is thrown, with class 0.
  */
 public final class MPIException extends Exception {
     private static final long serialVersionUID = 1L;

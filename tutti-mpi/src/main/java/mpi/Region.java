@@ -29,6 +29,12 @@ final class Region {
     private int booleanOffset;
     private byte[] bytes = EMPTY;
     private final DirectBuffers direct = new DirectBuffers();
+    /** For a derived type with gaps: the packed data ({@link #data} is then its array), and where it unpacks to. */
+    private byte[] packed = EMPTY;
+    private MemorySegment packedSegment = MemorySegment.ofArray(packed);
+    private Datatype unpackType;
+    private MemorySegment unpackTo;
+    private long unpackAt;
 
     /**
      * Resolves {@code buf}, of {@code count} items of {@code type} ({@code count} checked not
@@ -38,6 +44,21 @@ final class Region {
     void resolve(Object buf, int count, Datatype type, boolean receive, String call) throws MPIException {
         booleans = null;
         slice = null;
+        unpackType = null;
+        if (type.base != type) {
+            if (type.dense && type.base.size == type.base.extent) {
+                // one block of base elements: the base type, nothing packed
+                long n = (long) count * (type.size / Math.max(1, type.base.size));
+                if (n > Integer.MAX_VALUE) {
+                    throw Errors.error(MPI.ERR_COUNT, call + ": " + count + " items of the type are more than one"
+                            + " call moves");
+                }
+                resolve(buf, (int) n, type.base, receive, call);
+            } else {
+                packed(buf, count, type, receive, call);
+            }
+            return;
+        }
         long total = type.bytes(count);
         if (total > Integer.MAX_VALUE) {
             throw Errors.error(MPI.ERR_COUNT, call + ": " + count + " items of " + type + " are " + total
@@ -68,6 +89,100 @@ final class Region {
             }
             default -> array(buf, 0, n, type, receive, call);
         }
+    }
+
+    /**
+     * A derived type with gaps: its data packed into this region's own array (for a send now; for a
+     * receive by {@link #received}). Calls whose operation outlives them (nonblocking and persistent
+     * ones, named i... or ...Init, bSend's aside) would need the packed copy to live as long: not yet.
+     */
+    private void packed(Object buf, int count, Datatype type, boolean receive, String call) throws MPIException {
+        if ((call.startsWith("i") && !call.equals("ibSend")) || call.endsWith("Init")) {
+            throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, call + ": a derived type with gaps (" + type + ") is"
+                    + " not supported on nonblocking or persistent calls yet; use the blocking call, or pack with"
+                    + " Comm.pack and send MPI.PACKED");
+        }
+        long total = (long) count * type.size;
+        if (total > Integer.MAX_VALUE) {
+            throw Errors.error(MPI.ERR_COUNT, call + ": " + count + " items of the type are " + total
+                    + " bytes, more than one call moves (2^31 - 1)");
+        }
+        MemorySegment user;
+        long at;
+        switch (buf) {
+            case null -> {
+                if (total != 0) {
+                    throw Errors.error(MPI.ERR_BUFFER, call + ": the buffer is null but the count is " + count);
+                }
+                set(EMPTY, 0, 0);
+                return;
+            }
+            case Buffer b when b.isDirect() -> {
+                direct.slice(b, 0, call);
+                user = direct.whole;
+                at = 0;
+            }
+            case Buffer b -> {
+                if (!b.hasArray()) {
+                    throw Errors.error(MPI.ERR_BUFFER, call + ": a read-only heap buffer's array cannot be reached;"
+                            + " use the array, a writable buffer or a direct one");
+                }
+                user = segmentOf(b.array(), type, call);
+                at = (long) b.arrayOffset() * elementSize(b.array());
+            }
+            default -> {
+                user = segmentOf(buf, type, call);
+                at = 0;
+            }
+        }
+        if (at + type.firstByte(count) < 0 || at + type.endByte(count) > user.byteSize()) {
+            throw Errors.error(MPI.ERR_BUFFER, call + ": " + count + " items of " + type + " span bytes "
+                    + (at + type.firstByte(count)) + " to " + (at + type.endByte(count)) + ", beyond the buffer's "
+                    + user.byteSize());
+        }
+        int n = (int) total;
+        if (packed.length < n) {
+            packed = new byte[Math.max(n, 2 * packed.length)];
+            packedSegment = MemorySegment.ofArray(packed);
+        }
+        if (!receive) {
+            type.pack(user, at, count, packedSegment, 0);
+        }
+        unpackType = type;
+        unpackTo = user;
+        unpackAt = at;
+        set(packed, 0, n);
+    }
+
+    private static int elementSize(Object array) {
+        return switch (array) {
+            case short[] _, char[] _ -> 2;
+            case int[] _, float[] _ -> 4;
+            case long[] _, double[] _ -> 8;
+            default -> 1;
+        };
+    }
+
+    /** A segment over a primitive array that may hold {@code type}'s elements. */
+    private static MemorySegment segmentOf(Object a, Datatype type, String call) throws MPIException {
+        return switch (a) {
+            case byte[] x -> MemorySegment.ofArray(x);
+            case int[] x -> MemorySegment.ofArray(typedArray(x, type, call));
+            case double[] x -> MemorySegment.ofArray(typedArray(x, type, call));
+            case long[] x -> MemorySegment.ofArray(typedArray(x, type, call));
+            case float[] x -> MemorySegment.ofArray(typedArray(x, type, call));
+            case short[] x -> MemorySegment.ofArray(typedArray(x, type, call));
+            case char[] x -> MemorySegment.ofArray(typedArray(x, type, call));
+            case boolean[] x -> throw Errors.error(MPI.ERR_TYPE, call + ": a derived type over a boolean[] is not"
+                    + " supported (booleans are not bytes in Java's memory); use a byte[] of 0s and 1s");
+            default -> throw Errors.error(MPI.ERR_BUFFER, call + ": a buffer is a primitive array or a java.nio"
+                    + " buffer, not a " + a.getClass().getName());
+        };
+    }
+
+    private static <A> A typedArray(A array, Datatype type, String call) throws MPIException {
+        typed(type, array.getClass(), call);
+        return array;
     }
 
     private void array(Object a, int off, int n, Datatype type, boolean receive, String call) throws MPIException {
@@ -180,6 +295,9 @@ final class Region {
 
     /** After a receive of {@code n} bytes into this region: hands a boolean[]'s bytes over to it. */
     void received(long n) {
+        if (unpackType != null) {
+            unpackType.unpack(packedSegment, 0, n, unpackTo, unpackAt);
+        }
         if (booleans != null) {
             for (int i = 0; i < n; i++) {
                 booleans[booleanOffset + i] = bytes[i] != 0;
@@ -189,6 +307,10 @@ final class Region {
 
     /** Copies {@code n} bytes from {@code from} into this region (the receive half of a send-receive-replace). */
     void copyIn(MemorySegment from, long n) {
+        if (unpackType != null) {
+            unpackType.unpack(from, 0, n, unpackTo, unpackAt);
+            return;
+        }
         if (booleans != null) {
             for (int i = 0; i < n; i++) {
                 booleans[booleanOffset + i] = from.get(ValueLayout.JAVA_BYTE, i) != 0;
@@ -220,6 +342,21 @@ final class Region {
             case short[] a -> MemorySegment.copy(a, offset, to, ValueLayout.JAVA_SHORT_UNALIGNED, at, count);
             default -> throw new IllegalStateException("unexpected region " + data.getClass());
         }
+    }
+
+    /** The region's bytes as a segment (a view made for this call). */
+    MemorySegment segment() {
+        long n = byteCount();
+        return switch (data) {
+            case MemorySegment s -> s.asSlice(offset, n);
+            case byte[] a -> MemorySegment.ofArray(a).asSlice(offset, n);
+            case short[] a -> MemorySegment.ofArray(a).asSlice(2L * offset, n);
+            case int[] a -> MemorySegment.ofArray(a).asSlice(4L * offset, n);
+            case float[] a -> MemorySegment.ofArray(a).asSlice(4L * offset, n);
+            case long[] a -> MemorySegment.ofArray(a).asSlice(8L * offset, n);
+            case double[] a -> MemorySegment.ofArray(a).asSlice(8L * offset, n);
+            default -> throw new IllegalStateException("unexpected region " + data.getClass());
+        };
     }
 
     /** The region's length in bytes. */

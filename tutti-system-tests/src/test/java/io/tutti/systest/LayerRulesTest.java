@@ -158,6 +158,13 @@ class LayerRulesTest {
     }
 
     @Test
+    void theMpiSamplesUseTheMpiApiOnly() {
+        check(noClasses().that().resideInAPackage("io.tutti.samples.mpi").should().dependOnClassesThat(
+                resideInAPackage("io.tutti..").and(not(resideInAPackage("io.tutti.samples.mpi"))))
+                .because("they are Open MPI Java programs as their users write them: package mpi only"));
+    }
+
+    @Test
     void theMpiApiUsesTheApiOnly() {
         check(noClasses().that().resideInAPackage("mpi").should().dependOnClassesThat(
                 resideInAPackage("io.tutti..").and(not(resideInAPackage("io.tutti"))))

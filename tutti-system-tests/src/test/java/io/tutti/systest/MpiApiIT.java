@@ -2,6 +2,8 @@ package io.tutti.systest;
 
 import static io.tutti.systest.Launch.assertExit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,12 +36,34 @@ class MpiApiIT {
         "MpiCollectivesNonblocking, 2, nonblocking collectives ok",
         "MpiCollectivesNonblocking, 8, nonblocking collectives ok",
         "MpiMessage, 2, matched probe ok", "MpiMessage, 8, matched probe ok",
+        "MpiCommunicators, 2, communicators ok", "MpiCommunicators, 8, communicators ok",
+        "MpiDatatypes, 2, datatypes ok", "MpiDatatypes, 8, datatypes ok",
+        "MpiEnvironment, 2, environment ok", "MpiEnvironment, 8, environment ok",
+        "MpiTopologies, 2, topologies ok", "MpiTopologies, 8, topologies ok",
     })
     void programPasses(String program, int ranks, String passed) throws Exception {
         Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", Integer.toString(ranks),
                 "--timeout", "120s", "--cp", Launch.testClasses(), "io.tutti.systest.mpi." + program);
         assertExit(0, r);
         assertEquals(ranks, r.stdout().lines().filter(l -> l.endsWith(": " + passed)).count(), r::toString);
+        r.assertNoJobDirectory();
+    }
+
+    /**
+     * The default error handler, MPI.ERRORS_ARE_FATAL, and abort: the job ends with the error's class
+     * (or abort's code) and one line naming the rank and the call.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "error, 6, 'mpi: rank 1 (MPI.COMM_WORLD): send: invalid destination rank 2'",
+        "abort, 3, 'mpi: MPI_ABORT was called on rank 1 in communicator MPI.COMM_WORLD with error code 3'",
+    })
+    void fatalErrorsEndTheJob(String how, int code, String line) throws Exception {
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", "2", "--timeout", "120s",
+                "--cp", Launch.testClasses(), "io.tutti.systest.mpi.MpiFatal", how);
+        assertExit(code, r);
+        assertTrue(r.stderr().lines().anyMatch(l -> l.startsWith(line)), r::toString);
+        assertFalse(r.stdout().contains("not ended"), r::toString);
         r.assertNoJobDirectory();
     }
 }

@@ -33,6 +33,8 @@ public final class MpiBasics {
         that(MPI.isThreadMain(), "the thread that called Init is the main thread");
         that(MPI.isInitialized() && !MPI.isFinalized(), "initialized, not finalized");
         fails(0, "a second Init", () -> MPI.Init(args));
+        equal(MPI.ERRORS_ARE_FATAL, MPI.COMM_WORLD.getErrhandler(), "the default error handler");
+        MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_RETURN);
 
         Comm world = MPI.COMM_WORLD;
         int rank = world.getRank();

@@ -22,6 +22,7 @@ public final class MpiCollectives {
 
     public static void main(String[] args) throws MPIException {
         MPI.Init(args);
+        MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_RETURN);
         Intracomm c = MPI.COMM_WORLD;
         int rank = c.getRank();
         int n = c.getSize();

@@ -20,6 +20,7 @@ public final class MpiModes {
 
     public static void main(String[] args) throws MPIException {
         MPI.Init(args);
+        MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_RETURN);
         Comm world = MPI.COMM_WORLD;
         int rank = world.getRank();
         int size = world.getSize();

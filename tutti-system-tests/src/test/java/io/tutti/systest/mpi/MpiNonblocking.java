@@ -26,6 +26,7 @@ public final class MpiNonblocking {
 
     public static void main(String[] args) throws MPIException {
         MPI.Init(args);
+        MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_RETURN);
         Comm c = MPI.COMM_WORLD;
         int rank = c.getRank();
         int size = c.getSize();
