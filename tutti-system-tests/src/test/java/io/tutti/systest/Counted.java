@@ -5,14 +5,12 @@ import io.tutti.Request;
 import io.tutti.Tutti;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * Ranks that exchange a known set of messages, then hold still while a test reads their counters.
  * Arguments: the marker directory and the rounds. In each round every rank sends every other rank
- * one eager message of {@link #length} bytes; then each sends its successor one message of
- * {@link #BIG} bytes (a rendezvous). After every receive has completed a rank writes
+ * one eager message of {@link #length} bytes (a blocking send, which the rings take at once); then
+ * each starts a send of {@link #BIG} bytes (a rendezvous) to its successor. After every receive has completed a rank writes
  * {@code rank-R.done} and waits until {@code go} appears, at most 120 s, calling only
  * {@code Tutti.progress()} (which sends and receives nothing of its own): a peer's last
  * acknowledgements over a lossy rail may still be due.
@@ -36,15 +34,14 @@ public final class Counted {
             Communicator w = tutti.world();
             int rank = w.rank();
             int n = w.size();
-            List<Request> sends = new ArrayList<>();
             for (int i = 0; i < rounds; i++) {
                 for (int d = 0; d < n; d++) {
                     if (d != rank) {
-                        sends.add(w.isend(new byte[length(rank, i)], d, i));
+                        w.send(new byte[length(rank, i)], d, i);
                     }
                 }
             }
-            sends.add(w.isend(new byte[BIG], (rank + 1) % n, 1000));
+            Request big = w.isend(new byte[BIG], (rank + 1) % n, 1000);
             for (int i = 0; i < rounds; i++) {
                 for (int s = 0; s < n; s++) {
                     if (s != rank) {
@@ -53,9 +50,7 @@ public final class Counted {
                 }
             }
             w.recv(new byte[BIG], (rank + n - 1) % n, 1000);
-            for (Request r : sends) {
-                r.waitFor();
-            }
+            big.waitFor();
             Ranks.mark(dir, rank, "done");
             long deadline = System.nanoTime() + 120_000_000_000L;
             while (!Files.exists(dir.resolve("go")) && System.nanoTime() < deadline) {

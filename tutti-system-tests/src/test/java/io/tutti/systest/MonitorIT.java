@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tutti.bootstrap.ShmFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -68,17 +69,16 @@ class MonitorIT {
             Launch.Result status = Launch.run(work, Duration.ofSeconds(60), "status", id, "--json");
             assertEquals(0, status.exitCode(), status::toString);
             job = JSON.readTree(status.stdout());
-            Path dir = io.tutti.bootstrap.ShmFiles.defaultRoot().resolve("tutti-" + id);
-            try (var files = Files.list(dir)) {
+            // every rank's counters, or the files of the job's directory to say which are missing
+            try (var files = Files.list(ShmFiles.defaultRoot().resolve("tutti-" + id))) {
                 String listing = files.map(f -> f.getFileName().toString()).sorted().toList().toString();
-                assertEquals(RANKS, job.get("ranks").size(), () -> listing + "\n" + status.stderr() + "\n" + status.stdout());
+                assertEquals(RANKS, job.get("ranks").size(), () -> listing + "\n" + status);
             }
         } finally {
             Files.writeString(work.resolve("go"), "");
         }
         Launch.Result r = run.await(Duration.ofSeconds(90));
         assertEquals(0, r.exitCode(), r::toString);
-        assertEquals(RANKS, job.get("ranks").size(), job::toString);
         for (int rank = 0; rank < RANKS; rank++) {
             JsonNode m = job.get("ranks").get(rank);
             assertEquals(rank, m.get("rank").asInt());
@@ -122,7 +122,7 @@ class MonitorIT {
     @Test
     void stuckViewNamesTheCallPeerAndTagEachRankWaitsIn() throws Exception {
         Launch.Running run = Launch.start(work, Map.of(), "run", "--verbose", "-n", Integer.toString(RANKS),
-                "--timeout", "40s", "--cp", Launch.testClasses(), "io.tutti.systest.Stuck", work.toString());
+                "--timeout", "60s", "--cp", Launch.testClasses(), "io.tutti.systest.Stuck", work.toString());
         for (int r = 0; r < RANKS; r++) {
             Launch.awaitFile(run, work.resolve("rank-" + r + ".ready"), Duration.ofSeconds(30));
         }
@@ -131,10 +131,13 @@ class MonitorIT {
         Predicate<String> complete = s -> s.contains("rank 1 (pid") && s.contains("blocked in recv from rank 0, tag 77")
                 && s.lines().filter(l -> l.contains("blocked in barrier")).count() == RANKS - 2;
         String view = "";
-        for (int i = 0; i < 40 && !complete.test(view); i++) {
+        for (int i = 0; i < 20 && !complete.test(view); i++) {
             Launch.Result stuck = Launch.run(work, Duration.ofSeconds(30), "status", id, "--stuck");
-            assertEquals(0, stuck.exitCode(), stuck::toString);
             view = stuck.stdout();
+            if (stuck.exitCode() != 0) {
+                view += stuck;
+                break;
+            }
             Thread.sleep(250);
         }
         assertTrue(complete.test(view), view);
