@@ -12,6 +12,7 @@ import io.tutti.Request;
 import io.tutti.TuttiException;
 import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.metrics.Counters;
+import io.tutti.metrics.FlightEvents;
 import io.tutti.p2p.Engine;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -236,6 +237,7 @@ public final class Collectives {
             }
             Counters counters = engine.counters();
             long started = counters.startTimer();
+            FlightEvents.Collective event = counters.collectiveEvent();
             counters.operation(call.kind.ordinal());
             try {
                 x.start(send, recv, sequence.getAsInt(), type, op, userOp);
@@ -244,6 +246,7 @@ public final class Collectives {
                 counters.operation(-1);
             }
             counters.collective(call.kind.ordinal(), started);
+            counters.commit(event, call.kind.ordinal());
             return null;
         }
         engine.counters().collective(call.kind.ordinal(), 0);

@@ -54,21 +54,28 @@ public final class Counters implements RailCounters {
     private final int[] transportOf;
     private final long startMillis;
     private final long startNanos;
+    /** For the flight-recorder events. */
+    private final String job;
+    private final int rank;
+    private final List<String> operationNames;
     /** The owner's coarse clock, epoch ms: advanced by {@link #tick} on slow paths, stamped on receipt. */
     private long clockMillis;
     private long blockedSeq;
     private int operation = -1;
 
-    private Counters(MemorySegment s, boolean on, int size, int operations) {
+    private Counters(MemorySegment s, boolean on, String job, int rank, int size, List<String> operations) {
         this.s = s;
         this.on = on;
+        this.job = job;
+        this.rank = rank;
         this.size = size;
-        this.operations = operations;
+        this.operationNames = List.copyOf(operations);
+        this.operations = operations.size();
         int errors = ERRORS.size();
         this.peers = peersOffset(errors);
         this.collectives = collectivesOffset(errors, size);
-        this.netTotals = netTotalsOffset(errors, size, operations);
-        this.rails = railsOffset(errors, size, operations);
+        this.netTotals = netTotalsOffset(errors, size, this.operations);
+        this.rails = railsOffset(errors, size, this.operations);
         this.transportOf = new int[size];
         this.startMillis = System.currentTimeMillis();
         this.startNanos = System.nanoTime();
@@ -86,7 +93,7 @@ public final class Counters implements RailCounters {
      */
     public static Counters format(MemorySegment s, boolean on, String job, int rank, int size, long pid,
                                   List<String> operations) {
-        Counters c = new Counters(s, on, size, operations.size());
+        Counters c = new Counters(s, on, job, rank, size, operations);
         s.set(ValueLayout.JAVA_INT, VERSION_OFFSET, VERSION);
         s.set(ValueLayout.JAVA_INT, RANK_OFFSET, rank);
         s.set(ValueLayout.JAVA_INT, SIZE_OFFSET, size);
@@ -105,6 +112,9 @@ public final class Counters implements RailCounters {
         putText(s, LABELS_OFFSET, labels.toString(), LABELS_LENGTH - 4);
         c.cellRelease(TRAFFIC_OFFSET, CLOCK_CELL, c.startMillis);
         LONG.setRelease(s, (long) MAGIC_OFFSET, MAGIC);
+        if (on) {
+            FlightEvents.recording(); // registers the recorder listener now, not in the first call that asks
+        }
         return c;
     }
 
@@ -211,6 +221,60 @@ public final class Counters implements RailCounters {
                 add(at, 1 + bucket(now - startNanos), 1);
                 tick(now);
             }
+        }
+    }
+
+    /**
+     * A flight-recorder event of a blocking collective, begun now; null (nothing allocated) when
+     * counting is off or no recording runs. Pass it to {@link #commit} when the call ends.
+     */
+    public FlightEvents.Collective collectiveEvent() {
+        if (!on || !FlightEvents.recording()) {
+            return null;
+        }
+        FlightEvents.Collective e = new FlightEvents.Collective();
+        e.begin();
+        return e;
+    }
+
+    /** Ends and records {@code event} of operation {@code op}; nothing for null. */
+    public void commit(FlightEvents.Collective event, int op) {
+        if (event != null) {
+            event.end();
+            event.job = job;
+            event.rank = rank;
+            event.operation = operationNames.get(op);
+            event.commit();
+        }
+    }
+
+    /**
+     * A message of {@code bytes} (longer than the eager limit) to or from {@code peer} started its
+     * rendezvous: a flight-recorder event while a recording runs, else nothing. Owner thread.
+     */
+    public void largeMessage(int peer, int tag, long bytes, boolean sent) {
+        if (on && FlightEvents.recording()) {
+            FlightEvents.LargeMessage e = new FlightEvents.LargeMessage();
+            e.job = job;
+            e.rank = rank;
+            e.peer = peer;
+            e.tag = tag;
+            e.bytes = bytes;
+            e.sent = sent;
+            e.commit();
+        }
+    }
+
+    /** The rank is about to raise that {@code peer} (-1: the job) failed: counted, and a flight-recorder event. */
+    public void peerFailed(int peer, String message) {
+        error(PEER_FAILED);
+        if (on && FlightEvents.recording()) {
+            FlightEvents.PeerFailure e = new FlightEvents.PeerFailure();
+            e.job = job;
+            e.rank = rank;
+            e.peer = peer;
+            e.message = message;
+            e.commit();
         }
     }
 

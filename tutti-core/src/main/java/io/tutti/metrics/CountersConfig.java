@@ -8,7 +8,8 @@ import io.tutti.Config;
  * docs/guide/configuration.md lists it.
  *
  * @param enabled count messages, collectives, rails, errors and blocked calls in the rank's
- *                counters file, for {@code tutti status} and {@code Tutti.metrics()}
+ *                counters file, for {@code tutti status} and {@code Tutti.metrics()}, and emit the
+ *                flight-recorder events of collectives, large messages and peer failures
  */
 public record CountersConfig(boolean enabled) {
     public static final String ENABLED = "tutti.counters";

@@ -375,6 +375,7 @@ public final class Engine implements AutoCloseable {
             }
             return;
         }
+        links.counters.largeMessage(dest, tag, length, true);
         rendezvous.startSend(op);
     }
 

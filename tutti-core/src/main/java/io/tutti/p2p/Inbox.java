@@ -123,6 +123,7 @@ final class Inbox {
                 short flags = MessageHeaderDescriptor.flags(s, at);
                 long address = MessageHeaderDescriptor.address(s, at);
                 links.counters.received(source, total);
+                links.counters.largeMessage(source, tag, total, false);
                 Operation op = matching.matchPosted(context, source, tag);
                 if (op != null) {
                     rendezvous.startRecv(op, source, tag, handle, flags, address, total);

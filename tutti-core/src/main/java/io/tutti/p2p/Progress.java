@@ -302,9 +302,9 @@ final class Progress {
         links.counters.unblock();
     }
 
-    /** Counts a failure of a peer that this rank is about to raise. */
-    private TuttiException failed(TuttiException e) {
-        links.counters.error(Counters.PEER_FAILED);
+    /** Counts a failure of {@code peer} (-1: the job) that this rank is about to raise. */
+    private TuttiException failed(int peer, TuttiException e) {
+        links.counters.peerFailed(peer, e.getMessage());
         return e;
     }
 
@@ -331,7 +331,7 @@ final class Progress {
     private void checkLiveness(int peer) {
         String abort = links.fabric.abortReason();
         if (abort != null) {
-            throw failed(new TuttiException.PeerFailed("the job is being stopped: " + abort));
+            throw failed(-1, new TuttiException.PeerFailed("the job is being stopped: " + abort));
         }
         if (links.fabric.threads()) {
             return;
@@ -355,7 +355,7 @@ final class Progress {
         if (links.remote[r]) {
             String why = links.transport.failure(r);
             if (why != null) {
-                throw failed(new TuttiException.PeerFailed("rank " + r + " cannot be reached: " + why));
+                throw failed(r, new TuttiException.PeerFailed("rank " + r + " cannot be reached: " + why));
             }
             return;
         }
@@ -365,10 +365,10 @@ final class Progress {
                 if (wildcard) {
                     return;
                 }
-                throw failed(new TuttiException.PeerFailed("rank " + r + " has closed Tutti and exited; nothing more can"
+                throw failed(r, new TuttiException.PeerFailed("rank " + r + " has closed Tutti and exited; nothing more can"
                         + " come from it or reach it"));
             }
-            throw failed(new TuttiException.PeerFailed("rank " + r + " (pid " + links.fabric.pid(r) + ") has exited or was"
+            throw failed(r, new TuttiException.PeerFailed("rank " + r + " (pid " + links.fabric.pid(r) + ") has exited or was"
                     + " killed; communication with it is impossible (the launcher reports why it ended)"));
         }
     }

@@ -191,6 +191,8 @@ public final class RailsTransport implements RemoteTransport {
         this.handshake = new Handshake(mac, jobId, rank, sender, wire, stats);
         this.reliability = new Reliability(sender, striping, stats, wire.repairsLoss(), limits);
         this.liveness = new Liveness(config, sender, reliability, striping, stats, railNames);
+        String dir = c.jobDir() == null ? "" : c.jobDir().getFileName().toString();
+        liveness.identify(dir.startsWith("tutti-") ? dir.substring("tutti-".length()) : dir, rank);
         this.peers = new Peer[size];
         for (int r = 0; r < size; r++) {
             if (r != rank && c.remote()[r]) {

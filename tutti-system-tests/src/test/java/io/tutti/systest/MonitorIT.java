@@ -9,8 +9,11 @@ import io.tutti.bootstrap.ShmFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -147,6 +150,41 @@ class MonitorIT {
         assertTrue(r.stderr().contains("where they wait") && r.stderr().contains("blocked in recv from rank 0, tag 77"),
                 r::toString);
         r.assertNoJobDirectory();
+    }
+
+    /**
+     * {@code Tutti.metrics()} inside the ranks, and the flight-recorder events of a recorded job:
+     * every blocking collective (io.tutti.Collective) and the large message, at both ends
+     * (io.tutti.LargeMessage), with job and rank.
+     */
+    @Test
+    void metricsInTheProgramAndFlightRecorderEvents() throws Exception {
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(120), "run", "--verbose", "-n", "2", "--timeout", "100s",
+                "--jvm-opt", "-XX:StartFlightRecording=filename=" + work.resolve("rank-%p.jfr"), "--cp",
+                Launch.testClasses(), "io.tutti.systest.Recorded");
+        assertEquals(0, r.exitCode(), r::toString);
+        for (int rank = 0; rank < 2; rank++) {
+            assertTrue(r.stdout().contains("rank " + rank + ": allreduce 5 calls, 5 timed"), r::toString);
+            assertTrue(r.stdout().contains("rank " + rank + ": barrier 1 calls, 1 timed"), r::toString);
+        }
+        List<Long> pids = r.rankPids(2);
+        for (int rank = 0; rank < 2; rank++) {
+            List<RecordedEvent> events = RecordingFile.readAllEvents(work.resolve("rank-" + pids.get(rank) + ".jfr"));
+            int rk = rank;
+            List<String> collectives = events.stream().filter(e -> e.getEventType().getName().equals("io.tutti.Collective"))
+                    .peek(e -> assertEquals(rk, e.getInt("rank")))
+                    .peek(e -> assertEquals(r.jobId(), e.getString("job")))
+                    .map(e -> e.getString("operation")).toList();
+            assertEquals(List.of("allreduce", "allreduce", "allreduce", "allreduce", "allreduce", "barrier"), collectives);
+            List<RecordedEvent> large = events.stream()
+                    .filter(e -> e.getEventType().getName().equals("io.tutti.LargeMessage")).toList();
+            assertEquals(1, large.size(), large::toString);
+            RecordedEvent m = large.get(0);
+            assertEquals(rank == 0, m.getBoolean("sent"), m::toString);
+            assertEquals(1 - rank, m.getInt("peer"), m::toString);
+            assertEquals(3, m.getInt("tag"), m::toString);
+            assertEquals(Recorded.BIG, m.getLong("bytes"), m::toString);
+        }
     }
 
     /** The job id of a launcher started with {@code --verbose}, from what it has printed so far. */
