@@ -118,10 +118,13 @@ public final class Counters implements RailCounters {
         return c;
     }
 
-    /** A writer over private memory, for a rank whose counters file could not be made; nothing reads it. */
-    public static Counters detached(int size, List<String> operations) {
+    /**
+     * A writer that counts nothing, over private memory (no file): a rank with counting off. Its
+     * {@link #snapshot()} names the rank and says {@code enabled} false.
+     */
+    public static Counters off(String job, int rank, int size, long pid, List<String> operations) {
         MemorySegment s = MemorySegment.ofArray(new long[(int) (fileLength(size, operations.size()) / 8)]);
-        return format(s, false, "", 0, size, 0, operations);
+        return format(s, false, job, rank, size, pid, operations);
     }
 
     /** Writes {@code text} as an i32 length and UTF-8 bytes, cut to {@code max} bytes. */

@@ -158,14 +158,14 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /** This rank's counters: in its file in the job's directory when on, else private and still. */
+    /** This rank's counters: in its file in the job's directory when on, else private and still (no file). */
     private Counters counters(Fabric fabric, CountersConfig counting, List<String> operations) {
         int size = fabric.size();
-        if (!counting.enabled()) {
-            return Counters.detached(size, operations);
-        }
         String dir = fabric.directory().getFileName().toString();
         String job = dir.startsWith("tutti-") ? dir.substring("tutti-".length()) : dir;
+        if (!counting.enabled()) {
+            return Counters.off(job, fabric.rank(), size, ProcessHandle.current().pid(), operations);
+        }
         MemorySegment file = fabric.create(CountersDescriptor.fileName(fabric.rank()),
                 Counters.fileLength(size, operations.size()), arena);
         return Counters.format(file, true, job, fabric.rank(), size, ProcessHandle.current().pid(), operations);

@@ -153,16 +153,18 @@ class CountersTest {
     }
 
     @Test
-    void offCountsNothing() {
-        MemorySegment s = memory(2);
-        Counters c = Counters.format(s, false, "j", 0, 2, 1, OPS);
+    void offCountsNothingAndStillNamesTheRank() {
+        Counters c = Counters.off("j", 1, 2, 77, OPS);
         c.sent(1, 10);
         c.received(1, 10);
         c.collective(0, c.startTimer());
         c.block(Counters.RECV, 1, 1, 1);
         c.error(Counters.OTHER);
-        Metrics m = CountersReader.of(s, null).read();
+        Metrics m = c.snapshot();
         assertFalse(m.enabled());
+        assertEquals(1, m.rank());
+        assertEquals(77, m.pid());
+        assertEquals("j", m.job());
         assertEquals(new Metrics.Traffic(0, 0, 0, 0), m.peers().get(1).traffic());
         assertTrue(m.collectives().isEmpty() && m.errors().isEmpty());
         assertNull(m.blocked());
