@@ -41,6 +41,13 @@ public abstract class Tutti implements AutoCloseable {
     /** Drives communication once without blocking; useful in compute loops with requests in flight. */
     public abstract int progress();
 
+    /**
+     * A snapshot of this rank's counters: messages and bytes by transport and peer, collectives,
+     * rails, errors, and the call it is blocked in (none, from its own thread). The same values
+     * {@code tutti status} reads from outside while the job runs. Allocates; not for a hot loop.
+     */
+    public abstract Metrics metrics();
+
     /** Leaves the job: flushes queued messages, unmaps and removes this rank's shared memory. */
     @Override
     public abstract void close();

@@ -386,7 +386,7 @@ public final class Launcher {
             }
             JobDirectory.writeAtomically(job.dir(), StaleJobs.RANK_PIDS, procs.started().stream()
                     .map(p -> Long.toString(p.pid())).collect(Collectors.joining(" ")) + "\n");
-            return watch(o, procs, exited);
+            return watch(o, procs, exited, job.dir());
         } finally {
             RankProcesses.stop(procs.started());
             if (server != null) {
@@ -440,8 +440,15 @@ public final class Launcher {
         return all;
     }
 
+    /** What the ranks of this host were blocked in at the timeout, from their counters; "" when none tell. */
+    private static String stuckView(Path jobDir) {
+        JobStatus status = JobStatus.read(jobDir);
+        return status.ranks().isEmpty() ? "" : "; where they wait (this host's ranks):\n"
+                + status.stuck(System.currentTimeMillis()).stripTrailing();
+    }
+
     /** Waits for the ranks in the order they end; the first non-zero exit or the deadline ends the job. */
-    private int watch(Options o, Processes procs, LinkedBlockingQueue<Integer> exited) {
+    private int watch(Options o, Processes procs, LinkedBlockingQueue<Integer> exited, Path jobDir) {
         int n = o.ranks();
         long deadline = o.timeout() == null ? 0 : System.nanoTime() + o.timeout().toNanos();
         int running = n;
@@ -463,7 +470,8 @@ public final class Launcher {
                     }
                     if (!quiet(procs)) {
                         say("the job timed out after " + Durations.format(o.timeout()) + "; ranks still running: "
-                                + still.stream().map(String::valueOf).collect(Collectors.joining(", ")));
+                                + still.stream().map(String::valueOf).collect(Collectors.joining(", "))
+                                + stuckView(jobDir));
                     }
                     return EXIT_TIMEOUT;
                 }
@@ -605,7 +613,8 @@ public final class Launcher {
             }
             if (outcome.timedOut()) {
                 say("the job timed out after " + Durations.format(o.timeout()) + "; ranks still running: "
-                        + outcome.stillRunning().stream().map(String::valueOf).collect(Collectors.joining(", ")));
+                        + outcome.stillRunning().stream().map(String::valueOf).collect(Collectors.joining(", "))
+                        + stuckView(job.dir()));
                 return EXIT_TIMEOUT;
             }
             return 0;

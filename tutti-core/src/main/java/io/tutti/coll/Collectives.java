@@ -11,6 +11,8 @@ import io.tutti.Datatype;
 import io.tutti.Request;
 import io.tutti.TuttiException;
 import io.tutti.coll.schedule.CollectiveCall.Kind;
+import io.tutti.metrics.Counters;
+import io.tutti.metrics.FlightEvents;
 import io.tutti.p2p.Engine;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -233,10 +235,21 @@ public final class Collectives {
                 x = e.executor(engine, context, group);
                 e.blocking = x;
             }
-            x.start(send, recv, sequence.getAsInt(), type, op, userOp);
-            engine.await(x);
+            Counters counters = engine.counters();
+            long started = counters.startTimer();
+            FlightEvents.Collective event = counters.collectiveEvent();
+            counters.operation(call.kind.ordinal());
+            try {
+                x.start(send, recv, sequence.getAsInt(), type, op, userOp);
+                engine.await(x);
+            } finally {
+                counters.operation(-1);
+            }
+            counters.collective(call.kind.ordinal(), started);
+            counters.commit(event, call.kind.ordinal());
             return null;
         }
+        engine.counters().collective(call.kind.ordinal(), 0);
         if (mode == Mode.PERSISTENT) {
             return new CollectiveRequest(engine, e.executor(engine, context, group), send, recv, type,
                     op, userOp, sequence, null);

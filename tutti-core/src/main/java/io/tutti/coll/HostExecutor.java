@@ -275,6 +275,22 @@ public final class HostExecutor implements Engine.Task {
         return false;
     }
 
+    /** The peer of a receive this run has posted and not completed, else of such a send; -1 if none. */
+    @Override
+    public int waitsFor() {
+        int send = -1;
+        for (int k = 0; k < activeCount; k++) {
+            int i = active[k];
+            if (s.kind(i) == Schedule.RECV) {
+                return group[s.peer(i)];
+            }
+            if (s.kind(i) == Schedule.SEND && send < 0) {
+                send = group[s.peer(i)];
+            }
+        }
+        return send;
+    }
+
     /** Whether step {@code i} of the current run has completed (slow path: scans the queues). */
     private boolean completed(int i) {
         return remaining[i] == 0 && !queued(i) && !running(i);

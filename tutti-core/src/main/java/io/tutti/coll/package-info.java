@@ -4,7 +4,7 @@
  * point-to-point messages, shared-memory slots or the in-network group.
  *
  * <p>May import: {@code io.tutti}, {@code io.tutti.os}, {@code io.tutti.idle}, {@code io.tutti.reduce},
- * {@code io.tutti.p2p} and the {@code coll} subpackages; never {@code io.tutti.transport} or
+ * {@code io.tutti.p2p}, {@code io.tutti.metrics} and the {@code coll} subpackages; never {@code io.tutti.transport} or
  * {@code io.tutti.bootstrap}.
  */
 package io.tutti.coll;

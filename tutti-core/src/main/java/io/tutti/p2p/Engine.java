@@ -3,6 +3,9 @@ package io.tutti.p2p;
 import io.tutti.Config;
 import io.tutti.Status;
 import io.tutti.TuttiException;
+import io.tutti.metrics.Counters;
+import io.tutti.metrics.CountersConfig;
+import io.tutti.metrics.CountersDescriptor;
 import io.tutti.os.SingleCopy;
 import io.tutti.transport.Fabric;
 import io.tutti.transport.RemoteTransport;
@@ -56,11 +59,17 @@ public final class Engine implements AutoCloseable {
     private final Operation blockingSend;
     private final Operation blockingRecv;
 
-    /**
-     * Joins the job through {@code fabric}: creates this rank's inbound ring, waits for every rank,
-     * maps the rings of this node's ranks and opens the network transport to the others.
-     */
+    /** {@link #Engine(Fabric, P2pConfig, CountersConfig, List)} with the counters on and no collectives named. */
     public Engine(Fabric fabric, P2pConfig config) {
+        this(fabric, config, new CountersConfig(CountersConfig.ENABLED_DEFAULT), List.of());
+    }
+
+    /**
+     * Joins the job through {@code fabric}: creates this rank's counters file (when {@code counting}
+     * is on; {@code operations} names the collectives counted there) and inbound ring, waits for
+     * every rank, maps the rings of this node's ranks and opens the network transport to the others.
+     */
+    public Engine(Fabric fabric, P2pConfig config, CountersConfig counting, List<String> operations) {
         this.fabric = fabric;
         this.config = config;
         this.lock = config.progressThread() ? new ReentrantLock() : null;
@@ -75,7 +84,7 @@ public final class Engine implements AutoCloseable {
                 // before any peer maps the ring: they read it once
                 InboundRing.allowSleep(ringMemory);
             }
-            l = new Links(fabric, new InboundRing(ringMemory));
+            l = new Links(fabric, new InboundRing(ringMemory), counters(fabric, counting, operations));
             fabric.join();
             boolean anyRemote = false;
             for (int r = 0; r < size; r++) {
@@ -92,7 +101,13 @@ public final class Engine implements AutoCloseable {
                 l.eagerTo[r] = Math.min(config.eagerLimit(),
                         l.rings[r].maxBodyLength() - MessageHeaderDescriptor.LENGTH);
             }
+            for (int r = 0; r < size; r++) {
+                l.counters.transport(r, l.remote[r]);
+            }
             opened = anyRemote ? fabric.openNetwork(l.remote, config.netProvider()) : null;
+            if (opened != null) {
+                opened.attach(l.counters);
+            }
             // every rank fences here, with or without a transport: between publishing addresses and
             // reading them; and a rank may close (and remove its ring) only after every rank has
             // mapped every ring
@@ -141,6 +156,24 @@ public final class Engine implements AutoCloseable {
         if (agent != null) {
             agent.start();
         }
+    }
+
+    /** This rank's counters: in its file in the job's directory when on, else private and still (no file). */
+    private Counters counters(Fabric fabric, CountersConfig counting, List<String> operations) {
+        int size = fabric.size();
+        String dir = fabric.directory().getFileName().toString();
+        String job = dir.startsWith("tutti-") ? dir.substring("tutti-".length()) : dir;
+        if (!counting.enabled()) {
+            return Counters.off(job, fabric.rank(), size, ProcessHandle.current().pid(), operations);
+        }
+        MemorySegment file = fabric.create(CountersDescriptor.fileName(fabric.rank()),
+                Counters.fileLength(size, operations.size()), arena);
+        return Counters.format(file, true, job, fabric.rank(), size, ProcessHandle.current().pid(), operations);
+    }
+
+    /** This rank's counters, which the collectives count into; owner thread. */
+    public Counters counters() {
+        return links.counters;
     }
 
     private static void closeQuietly(RemoteTransport t) {
@@ -318,6 +351,7 @@ public final class Engine implements AutoCloseable {
             progress.checkOpen();
             if (length <= links.eagerTo[dest] && outbox.clear(dest)
                     && outbox.writeEager(dest, context, tag, array, segment, offset, (int) length)) {
+                links.counters.sent(dest, length);
                 return;
             }
             Operation op = blockingSend;
@@ -332,6 +366,7 @@ public final class Engine implements AutoCloseable {
                            long offset, long length) {
         progress.checkOpen();
         op.reset(Operation.SEND, context, dest, tag, array, segment, offset, length, null);
+        links.counters.sent(dest, length);
         if (length <= links.eagerTo[dest]) {
             if (outbox.clear(dest) && outbox.writeEager(dest, context, tag, array, segment, offset, (int) length)) {
                 op.complete(dest, tag, length);
@@ -340,6 +375,7 @@ public final class Engine implements AutoCloseable {
             }
             return;
         }
+        links.counters.largeMessage(dest, tag, length, true);
         rendezvous.startSend(op);
     }
 
@@ -718,6 +754,14 @@ public final class Engine implements AutoCloseable {
          */
         default boolean needs(int worldRank) {
             return true;
+        }
+
+        /**
+         * Slow path, for the counters' blocked call: the world rank the task waits for now (a
+         * receive it has posted, else a send), or -1 when it cannot tell or waits on several.
+         */
+        default int waitsFor() {
+            return -1;
         }
 
         /**

@@ -83,6 +83,7 @@ final class Inbox {
 
     /** An eager message, whichever record carried it: to its posted receive, or kept as unexpected. */
     private void onEager(int context, int source, int tag, MemorySegment s, long data, int payload) {
+        links.counters.received(source, payload);
         Operation op = matching.matchPosted(context, source, tag);
         if (op != null) {
             op.deliver(source, tag, s, data, payload);
@@ -121,6 +122,8 @@ final class Inbox {
                 }
                 short flags = MessageHeaderDescriptor.flags(s, at);
                 long address = MessageHeaderDescriptor.address(s, at);
+                links.counters.received(source, total);
+                links.counters.largeMessage(source, tag, total, false);
                 Operation op = matching.matchPosted(context, source, tag);
                 if (op != null) {
                     rendezvous.startRecv(op, source, tag, handle, flags, address, total);

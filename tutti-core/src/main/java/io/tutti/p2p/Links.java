@@ -1,6 +1,7 @@
 package io.tutti.p2p;
 
 import io.tutti.TuttiException;
+import io.tutti.metrics.Counters;
 import io.tutti.transport.Fabric;
 import io.tutti.transport.RemoteTransport;
 import io.tutti.transport.shm.InboundRing;
@@ -11,7 +12,8 @@ import java.lang.foreign.MemorySegment;
  * What every part of the engine shares about the other ranks, fixed at start-up: the ring a
  * record for each rank goes into (its inbound ring when it shares this node's memory, else our
  * outbox to it, which the network path drains), whether the network reaches it, the largest
- * message sent to it eagerly; and the count of packets any part rejected. Owner thread only.
+ * message sent to it eagerly; the count of packets any part rejected, and the rank's counters.
+ * Owner thread only.
  */
 final class Links {
     final Fabric fabric;
@@ -26,16 +28,19 @@ final class Links {
     final boolean[] remote;
     /** Per rank: our eager limit, capped by what its ring (and the network) can carry. */
     final int[] eagerTo;
+    /** This rank's counters file, which every part counts into (one call per event). */
+    final Counters counters;
     /** The network transport, or null when every peer shares memory with this rank. */
     RemoteTransport transport;
     private long dropped;
 
-    Links(Fabric fabric, InboundRing inbound) {
+    Links(Fabric fabric, InboundRing inbound, Counters counters) {
         this.fabric = fabric;
         this.rank = fabric.rank();
         this.size = fabric.size();
         this.wireJobId = fabric.wireJobId();
         this.inbound = inbound;
+        this.counters = counters;
         this.rings = new InboundRing[size];
         this.remote = new boolean[size];
         this.eagerTo = new int[size];
@@ -54,6 +59,7 @@ final class Links {
     /** Counts a packet rejected by a decoder or a protocol check. */
     void drop() {
         dropped++;
+        counters.dropped();
     }
 
     long dropped() {

@@ -121,6 +121,7 @@ public final class Operation implements Request {
     }
 
     void fail(TuttiException e) {
+        engine.counters().error(e);
         this.error = e;
         this.done = true;
     }

@@ -2,6 +2,7 @@ package io.tutti.p2p;
 
 import io.tutti.TuttiException;
 import io.tutti.idle.Idle;
+import io.tutti.metrics.Counters;
 import io.tutti.os.CpuTopology;
 import io.tutti.os.Futex;
 import io.tutti.transport.shm.InboundRing;
@@ -40,6 +41,10 @@ final class Progress {
     private long lastLivenessNanos = System.nanoTime();
     /** The task a wait is blocked on, asked to {@link Engine.Task#diagnose()} itself now and then. */
     private Engine.Task awaited;
+    /** The operation a wait is blocked on (null in a task's wait): what the counters name as its call. */
+    private Operation awaitedOp;
+    /** Whether this wait's call is in the counters: recorded once it stops spinning, removed as it ends. */
+    private boolean blockedShown;
     private boolean closed;
 
     Progress(Links links, Inbox inbox, Outbox outbox, Rendezvous rendezvous, NetworkPath network, P2pConfig config,
@@ -185,15 +190,24 @@ final class Progress {
     /** Repeats passes until {@code op} completes; throws its error. The caller holds the engine. */
     void await(Operation op) {
         int round = 0;
-        while (!op.done) {
-            if (passAndTasks() > 0) {
-                round = 0;
-                continue;
+        Operation outer = awaitedOp;
+        awaitedOp = op;
+        try {
+            while (!op.done) {
+                if (passAndTasks() > 0) {
+                    round = 0;
+                    continue;
+                }
+                if (op.done) {
+                    break;
+                }
+                round = idle(round, op.peer);
             }
-            if (op.done) {
-                break;
+        } finally {
+            awaitedOp = outer;
+            if (blockedShown) {
+                unblock();
             }
-            round = idle(round, op.peer);
         }
         if (op.error != null) {
             throw op.error;
@@ -219,6 +233,9 @@ final class Progress {
             }
         } finally {
             awaited = outer;
+            if (blockedShown) {
+                unblock();
+            }
         }
     }
 
@@ -243,9 +260,13 @@ final class Progress {
         if (idle.phase(round) == Idle.SPIN) {
             return idle.idle(round);
         }
+        if (!blockedShown) {
+            showBlocked(peer);
+        }
         long now = System.nanoTime();
         if (now - lastLivenessNanos > livenessNanos) {
             lastLivenessNanos = now;
+            links.counters.tick(now);
             checkLiveness(peer);
             if (awaited != null) {
                 awaited.diagnose();
@@ -263,6 +284,28 @@ final class Progress {
                 lock.lock();
             }
         }
+    }
+
+    /** Records in the counters which call this rank is blocked in, and for whom: a wait past its spinning. */
+    private void showBlocked(int peer) {
+        blockedShown = true;
+        Operation op = awaitedOp;
+        if (op != null) {
+            links.counters.block(op.kind == Operation.SEND ? Counters.SEND : Counters.RECV, op.peer, op.tag, op.context);
+        } else {
+            links.counters.block(Counters.WAIT, awaited != null ? awaited.waitsFor() : peer, -1, -1);
+        }
+    }
+
+    private void unblock() {
+        blockedShown = false;
+        links.counters.unblock();
+    }
+
+    /** Counts a failure of {@code peer} (-1: the job) that this rank is about to raise. */
+    private TuttiException failed(int peer, TuttiException e) {
+        links.counters.peerFailed(peer, e.getMessage());
+        return e;
     }
 
     /**
@@ -288,7 +331,7 @@ final class Progress {
     private void checkLiveness(int peer) {
         String abort = links.fabric.abortReason();
         if (abort != null) {
-            throw new TuttiException.PeerFailed("the job is being stopped: " + abort);
+            throw failed(-1, new TuttiException.PeerFailed("the job is being stopped: " + abort));
         }
         if (links.fabric.threads()) {
             return;
@@ -312,7 +355,7 @@ final class Progress {
         if (links.remote[r]) {
             String why = links.transport.failure(r);
             if (why != null) {
-                throw new TuttiException.PeerFailed("rank " + r + " cannot be reached: " + why);
+                throw failed(r, new TuttiException.PeerFailed("rank " + r + " cannot be reached: " + why));
             }
             return;
         }
@@ -322,11 +365,11 @@ final class Progress {
                 if (wildcard) {
                     return;
                 }
-                throw new TuttiException.PeerFailed("rank " + r + " has closed Tutti and exited; nothing more can"
-                        + " come from it or reach it");
+                throw failed(r, new TuttiException.PeerFailed("rank " + r + " has closed Tutti and exited; nothing more can"
+                        + " come from it or reach it"));
             }
-            throw new TuttiException.PeerFailed("rank " + r + " (pid " + links.fabric.pid(r) + ") has exited or was"
-                    + " killed; communication with it is impossible (the launcher reports why it ended)");
+            throw failed(r, new TuttiException.PeerFailed("rank " + r + " (pid " + links.fabric.pid(r) + ") has exited or was"
+                    + " killed; communication with it is impossible (the launcher reports why it ended)"));
         }
     }
 }

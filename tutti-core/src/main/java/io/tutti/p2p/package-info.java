@@ -3,6 +3,6 @@
  * protocols over shared memory and the network transport, and progress.
  *
  * <p>May import: {@code io.tutti}, {@code io.tutti.os}, {@code io.tutti.idle}, {@code io.tutti.wire},
- * {@code io.tutti.transport}, {@code io.tutti.transport.shm}; never {@code io.tutti.bootstrap}.
+ * {@code io.tutti.transport}, {@code io.tutti.transport.shm}, {@code io.tutti.metrics}; never {@code io.tutti.bootstrap}.
  */
 package io.tutti.p2p;

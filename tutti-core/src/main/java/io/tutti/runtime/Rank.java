@@ -2,6 +2,7 @@ package io.tutti.runtime;
 
 import io.tutti.Communicator;
 import io.tutti.Config;
+import io.tutti.Metrics;
 import io.tutti.Tutti;
 import io.tutti.TuttiException;
 import io.tutti.bootstrap.JobInfo;
@@ -9,11 +10,15 @@ import io.tutti.bootstrap.Node;
 import io.tutti.coll.CollConfig;
 import io.tutti.coll.Selector;
 import io.tutti.coll.inc.InNetworkGroup;
+import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Topology;
+import io.tutti.metrics.CountersConfig;
 import io.tutti.offload.OffloadConfig;
 import io.tutti.p2p.Engine;
 import io.tutti.p2p.P2pConfig;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One rank of a job under the API: its {@link Node} (the job's wiring), {@link Engine} and
@@ -38,7 +43,12 @@ public final class Rank extends Tutti {
         this.offload = OffloadConfig.from(settings);
         this.selector = new Selector(coll);
         P2pConfig p2p = P2pConfig.from(settings);
-        this.engine = new Engine(new Node(job, settings, Duration.ofSeconds(p2p.rendezvousSeconds())), p2p);
+        List<String> operations = new ArrayList<>();
+        for (CollectiveCall.Kind k : CollectiveCall.Kind.values()) {
+            operations.add(k.settingName());
+        }
+        this.engine = new Engine(new Node(job, settings, Duration.ofSeconds(p2p.rendezvousSeconds())), p2p,
+                CountersConfig.from(settings), operations);
         int[] all = new int[job.size()];
         for (int i = 0; i < all.length; i++) {
             all[i] = i;
@@ -70,6 +80,12 @@ public final class Rank extends Tutti {
     /** The job's settings, as read at init. */
     public Config settings() {
         return settings;
+    }
+
+    @Override
+    public Metrics metrics() {
+        checkOpen();
+        return engine.counters().snapshot();
     }
 
     @Override

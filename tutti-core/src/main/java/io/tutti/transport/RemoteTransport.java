@@ -90,6 +90,13 @@ public interface RemoteTransport extends AutoCloseable {
     /** Why {@code peer} is known to have failed (it stopped answering, or closed its end), or null. */
     String failure(int peer);
 
+    /**
+     * Gives the transport where to publish its rails' counters (the rank's counters file); called
+     * once, before {@link #connect()}. This default publishes nothing.
+     */
+    default void attach(RailCounters counters) {
+    }
+
     /** Releases sockets and memory; records not yet delivered are lost. */
     @Override
     void close();

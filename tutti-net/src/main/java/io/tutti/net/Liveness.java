@@ -31,6 +31,9 @@ final class Liveness {
     private long lastPollAt;
     /** Since when this rank has been listening without a gap: silence is not counted before it. */
     private long listeningSince;
+    /** Who this is, for the rail state events ({@link #identify}). */
+    private String job = "";
+    private int rank = -1;
 
     Liveness(NetConfig config, FrameSender sender, Reliability reliability, Striping striping, RailStats stats,
              List<String> railNames) {
@@ -42,6 +45,12 @@ final class Liveness {
         this.railNames = List.copyOf(railNames);
         // above the agent's cadence (takeover plus one period of a quarter heartbeat), with room for jitter
         this.listenGap = 2 * (Math.max(1, config.heartbeatMillis()) * MS);
+    }
+
+    /** Names this rank and its job in the rail state events. */
+    void identify(String job, int rank) {
+        this.job = job;
+        this.rank = rank;
     }
 
     /** The rails are connected: this rank listens from {@code now}. */
@@ -86,6 +95,10 @@ final class Liveness {
         if (p.railCount > 1) {
             long railTimeout = config.railTimeoutMillis() * MS;
             for (int r = 0; r < p.railCount; r++) {
+                if (p.downReported[r] && !p.down[r]) {
+                    p.downReported[r] = false;
+                    RailStateEvent.emit(job, rank, p.rank, r, railNames.get(r), true, "heard again");
+                }
                 if (p.down[r] || !p.confirmed(r) || silence(p.lastHeard[r], now) <= railTimeout) {
                     continue;
                 }
@@ -95,7 +108,10 @@ final class Liveness {
                 }
                 if (otherHeard) {
                     p.down[r] = true;
+                    p.downReported[r] = true;
                     stats.railsDowned++;
+                    RailStateEvent.emit(job, rank, p.rank, r, railNames.get(r), false, "silent for "
+                            + silence(p.lastHeard[r], now) / MS + " ms while another rail of the peer is heard");
                     // what the silent rail carried goes again on the others
                     reliability.resendRail(p, r, now);
                     work++;

@@ -30,6 +30,8 @@ final class Peer {
 
     // the rails' health (Liveness)
     boolean[] down;
+    /** Per rail: a rail state event said it went down, and none yet that it is up again (Liveness). */
+    boolean[] downReported;
     long[] lastHeard;
     long[] lastSent;
     long lastHeardAny;
@@ -154,6 +156,7 @@ final class Peer {
         authOk = new boolean[n];
         confirmed = new boolean[n];
         down = new boolean[n];
+        downReported = new boolean[n];
         peerNonce = new long[n];
         lastHeard = new long[n];
         lastSent = new long[n];

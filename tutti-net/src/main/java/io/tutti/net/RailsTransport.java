@@ -4,6 +4,7 @@ import static io.tutti.net.DatagramDescriptor.*;
 
 import io.tutti.idle.Idle;
 import io.tutti.transport.Placement;
+import io.tutti.transport.RailCounters;
 import io.tutti.transport.RemoteTransport;
 import io.tutti.transport.RemoteTransportProvider;
 import java.lang.foreign.MemorySegment;
@@ -123,6 +124,12 @@ public final class RailsTransport implements RemoteTransport {
     private long ownerPolledAt;
     /** The owner is away after this long without a poll: the agent takes over. */
     private final long takeover;
+    /** Where {@link #publishCounters()} copies the counters to (the rank's counters file), or null. */
+    private RailCounters counters;
+    /** When the counters were last copied (nanoTime). */
+    private long countersAt;
+    /** How often at most the counters are copied into the counters file. */
+    private static final long COUNTERS_NANOS = 10 * MS;
     /** Written by {@link #connect()}, read by {@link #close()}: the engine orders the two. */
     private KeepAliveAgent agent;
 
@@ -184,6 +191,8 @@ public final class RailsTransport implements RemoteTransport {
         this.handshake = new Handshake(mac, jobId, rank, sender, wire, stats);
         this.reliability = new Reliability(sender, striping, stats, wire.repairsLoss(), limits);
         this.liveness = new Liveness(config, sender, reliability, striping, stats, railNames);
+        String dir = c.jobDir() == null ? "" : c.jobDir().getFileName().toString();
+        liveness.identify(dir.startsWith("tutti-") ? dir.substring("tutti-".length()) : dir, rank);
         this.peers = new Peer[size];
         for (int r = 0; r < size; r++) {
             if (r != rank && c.remote()[r]) {
@@ -393,7 +402,67 @@ public final class RailsTransport implements RemoteTransport {
                 work += housekeeping(p, sink == null);
             }
         }
+        if (counters != null && now - countersAt >= COUNTERS_NANOS) {
+            publishCounters();
+        }
         return work;
+    }
+
+    @Override
+    public void attach(RailCounters counters) {
+        enter();
+        try {
+            for (int r = 0; r < railNames.size(); r++) {
+                counters.railName(r, railNames.get(r));
+            }
+            this.counters = counters;
+        } finally {
+            exit();
+        }
+    }
+
+    /**
+     * Copies the rails' counters into the rank's counters file, at most every {@link #COUNTERS_NANOS}:
+     * readers see them a few milliseconds late, and a poll pays one comparison. Under the flag.
+     */
+    private void publishCounters() {
+        countersAt = now;
+        RailCounters c = counters;
+        for (int r = 0; r < railNames.size(); r++) {
+            boolean up = false;
+            for (Peer p : peers) {
+                up |= p != null && r < p.railCount && p.usable(r);
+            }
+            long load = striping.load(r);
+            c.rail(r, RailCounters.Rail.STATE, !up ? RailCounters.DOWN
+                    : load > config.busyBytes() ? RailCounters.BUSY : RailCounters.FREE);
+            c.rail(r, RailCounters.Rail.DATAGRAMS_SENT, stats.railDataSent[r]);
+            c.rail(r, RailCounters.Rail.BYTES_SENT, stats.railBytesSent[r]);
+            c.rail(r, RailCounters.Rail.DATAGRAMS_RECEIVED, stats.railDataReceived[r]);
+            c.rail(r, RailCounters.Rail.RETRANSMITS, stats.railRetransmits[r]);
+            c.rail(r, RailCounters.Rail.OUTSTANDING_BYTES, load);
+        }
+        long foreign = stats.drops[DropReason.JOB.ordinal()] + stats.drops[DropReason.UNAUTHENTICATED.ordinal()]
+                + stats.drops[DropReason.BAD_MAC.ordinal()];
+        long all = 0;
+        for (long d : stats.drops) {
+            all += d;
+        }
+        long crc = stats.drops[DropReason.CRC.ordinal()];
+        long srtt = 0;
+        int timed = 0;
+        for (Peer p : peers) {
+            if (p != null && p.srtt > 0) {
+                srtt += p.srtt;
+                timed++;
+            }
+        }
+        c.total(RailCounters.Total.NAKS_SENT, stats.naksSent);
+        c.total(RailCounters.Total.CRC_DROPS, crc);
+        c.total(RailCounters.Total.FOREIGN_DROPS, foreign);
+        c.total(RailCounters.Total.OTHER_DROPS, all - crc - foreign);
+        c.total(RailCounters.Total.TIMEOUTS, stats.timeouts);
+        c.total(RailCounters.Total.SRTT_NANOS, timed == 0 ? 0 : srtt / timed);
     }
 
     /** Hellos, silence, timeouts, NAKs, acknowledgements, heartbeats of {@code p}; {@code agent}: the agent's poll. */

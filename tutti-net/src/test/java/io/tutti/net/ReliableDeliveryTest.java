@@ -4,10 +4,17 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.tutti.transport.RemoteTransport;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Two rails transports in one JVM: exactly once, in order, intact, over lossy and corrupting rails. */
 @Timeout(120)
@@ -157,9 +164,13 @@ class ReliableDeliveryTest {
         }
     }
 
+    /** ... and a flight recording shows the rail going down and coming back up (io.tutti.RailState). */
     @Test
-    void aRailThatGoesSilentMidTransferIsTakenOutAndTheTransferCompletes() throws Exception {
-        try (Fixture f = new Fixture(2, Map.of("TUTTI_RAILS", "lo,lo", "TUTTI_NET_RAIL_TIMEOUT_MS", "200"))) {
+    void aRailThatGoesSilentMidTransferIsTakenOutAndTheTransferCompletes(@TempDir Path tmp) throws Exception {
+        try (Recording recording = new Recording();
+             Fixture f = new Fixture(2, Map.of("TUTTI_RAILS", "lo,lo", "TUTTI_NET_RAIL_TIMEOUT_MS", "200"))) {
+            recording.enable("io.tutti.RailState");
+            recording.start();
             exchange(f, 20_000, 3, f.t[0].maxRecordLength(), () -> {
                 assertTrue(f.t[0].railUp(1, 1) && f.t[1].railUp(0, 1), "rail 1 was up before");
                 f.t[0].injectFaults(1, 1.0, 0, 0, 0);
@@ -181,6 +192,17 @@ class ReliableDeliveryTest {
                 f.pollAll();
             }
             assertTrue(f.t[0].railUp(1, 1) && f.t[1].railUp(0, 1), "rail 1 did not rejoin");
+            recording.stop();
+            Path file = tmp.resolve("rails.jfr");
+            recording.dump(file);
+            List<String> changes = new ArrayList<>();
+            for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+                if (e.getInt("rank") == 0 && e.getInt("peer") == 1 && e.getInt("rail") == 1) {
+                    changes.add(e.getBoolean("up") ? "up" : "down");
+                }
+            }
+            assertTrue(changes.indexOf("down") >= 0 && changes.lastIndexOf("up") > changes.indexOf("down"),
+                    "rank 0's rail state events for rail 1 to rank 1: " + changes);
         }
     }
 

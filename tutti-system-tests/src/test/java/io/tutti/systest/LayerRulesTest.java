@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Test;
 class LayerRulesTest {
     /** The packages of tutti-core, bottom to top as the README's package map lists them. */
     private static final String[] CORE = {"io.tutti", "io.tutti.os..", "io.tutti.idle..", "io.tutti.wire..",
-        "io.tutti.reduce..", "io.tutti.transport..", "io.tutti.bootstrap..", "io.tutti.p2p..", "io.tutti.coll..",
-        "io.tutti.offload..", "io.tutti.rma..", "io.tutti.runtime.."};
+        "io.tutti.reduce..", "io.tutti.transport..", "io.tutti.metrics..", "io.tutti.bootstrap..", "io.tutti.p2p..",
+        "io.tutti.coll..", "io.tutti.offload..", "io.tutti.rma..", "io.tutti.runtime.."};
 
     private static JavaClasses classes;
 
@@ -131,6 +131,21 @@ class LayerRulesTest {
         check(noClasses().that().resideInAnyPackage(CORE).and().resideOutsideOfPackages("io.tutti.rma..",
                 "io.tutti.runtime..").should().dependOnClassesThat().resideInAPackage("io.tutti.rma..")
                 .because("only the runtime wires windows under the API"));
+    }
+
+    @Test
+    void theCountersImportTheApiAndTheTransportSpiOnly() {
+        check(noClasses().that().resideInAPackage("io.tutti.metrics..").should().dependOnClassesThat(
+                resideInAPackage("io.tutti..").and(not(resideInAnyPackage("io.tutti", "io.tutti.metrics..",
+                        "io.tutti.transport")))).because("every layer counts into them, and readers outside the"
+                + " job (tutti status) map them: they sit just above the API and the transport SPI"));
+    }
+
+    @Test
+    void theNetworkTransportCountsThroughTheSpi() {
+        check(noClasses().that().resideInAPackage("io.tutti.net..").should().dependOnClassesThat()
+                .resideInAPackage("io.tutti.metrics..")
+                .because("tutti-net publishes its rails' counters through io.tutti.transport.RailCounters"));
     }
 
     @Test

@@ -1,0 +1,255 @@
+package io.tutti.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.tutti.Metrics;
+import io.tutti.metrics.CountersDescriptor;
+import io.tutti.metrics.CountersReader;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The counters of the ranks of one job on this host, read from their files in the job's directory
+ * ({@code counters-N}, {@link CountersDescriptor}), and their three views: the table
+ * {@code tutti status JOB} prints, its JSON, and the stuck view (which call each rank waits in, for
+ * whom), which {@code tutti run --timeout} prints too.
+ */
+record JobStatus(String job, List<Metrics> ranks) {
+    private static final JsonFactory JSON = new JsonFactory();
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS")
+            .withZone(ZoneId.systemDefault());
+
+    /** Reads every rank's counters file in {@code dir}, by rank; files not yet formatted are skipped. */
+    static JobStatus read(Path dir) {
+        List<Metrics> ranks = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "counters-*")) {
+            for (Path f : files) {
+                try (CountersReader r = CountersReader.open(f)) {
+                    if (r != null) {
+                        ranks.add(r.read());
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // no directory (the job has ended): no ranks
+        }
+        ranks.sort(Comparator.comparingInt(Metrics::rank));
+        String name = dir.getFileName().toString();
+        return new JobStatus(name.startsWith("tutti-") ? name.substring("tutti-".length()) : name, ranks);
+    }
+
+    /** The stuck view: per rank, the call it waits in, for whom and since when; or that it is not blocked. */
+    String stuck(long nowMillis) {
+        StringBuilder b = new StringBuilder();
+        for (Metrics m : ranks) {
+            b.append("  rank ").append(m.rank()).append(" (pid ").append(m.pid()).append("): ");
+            Metrics.Blocked w = m.blocked();
+            if (!m.enabled()) {
+                b.append("counters are off (tutti.counters=false)");
+            } else if (w == null) {
+                b.append("not blocked in a call");
+            } else {
+                b.append("blocked in ").append(w.call());
+                b.append(whom(w));
+                if (w.tag() >= 0) {
+                    b.append(", tag ").append(w.tag());
+                } else if (w.call().equals("recv")) {
+                    b.append(", any tag");
+                }
+                if (w.context() >= 0) {
+                    b.append(", context ").append(w.context());
+                }
+                b.append(", for ").append(seconds(nowMillis - w.sinceMillis())).append(" s");
+            }
+            b.append('\n');
+        }
+        return b.toString();
+    }
+
+    /** The table: one line per rank, then one per rail of each rank with a network transport. */
+    String table(long nowMillis) {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "job %s, %d rank(s) on this host, %s%n", job, ranks.size(),
+                CLOCK.format(Instant.ofEpochMilli(nowMillis))));
+        b.append(String.format(Locale.ROOT, "%5s %8s %10s %10s %10s %10s %9s %6s  %s%n", "RANK", "PID", "SENT",
+                "SENT B", "RECEIVED", "RECV B", "COLLS", "ERRORS", "BLOCKED IN"));
+        for (Metrics m : ranks) {
+            long sent = m.shm().messagesSent() + m.net().messagesSent();
+            long sentB = m.shm().bytesSent() + m.net().bytesSent();
+            long recv = m.shm().messagesReceived() + m.net().messagesReceived();
+            long recvB = m.shm().bytesReceived() + m.net().bytesReceived();
+            long colls = 0;
+            for (Metrics.Collective c : m.collectives()) {
+                colls += c.calls();
+            }
+            long errors = 0;
+            for (Metrics.ErrorCount e : m.errors()) {
+                errors += e.count();
+            }
+            Metrics.Blocked w = m.blocked();
+            String blocked = !m.enabled() ? "(counters off)" : w == null ? "-"
+                    : w.call() + whom(w) + (w.tag() < 0 ? "" : " tag " + w.tag())
+                    + " " + seconds(nowMillis - w.sinceMillis()) + " s";
+            b.append(String.format(Locale.ROOT, "%5d %8d %10d %10s %10d %10s %9d %6d  %s%n", m.rank(), m.pid(), sent,
+                    bytes(sentB), recv, bytes(recvB), colls, errors, blocked));
+        }
+        boolean railHeader = false;
+        for (Metrics m : ranks) {
+            for (Metrics.Rail r : m.rails()) {
+                if (!railHeader) {
+                    b.append(String.format(Locale.ROOT, "%n%5s %4s %-16s %5s %10s %10s %10s %8s %10s %8s %6s%n", "RANK",
+                            "RAIL", "INTERFACE", "STATE", "DGRAMS OUT", "BYTES OUT", "DGRAMS IN", "RESENT", "IN FLIGHT",
+                            "SRTT us", "NAKS"));
+                    railHeader = true;
+                }
+                b.append(String.format(Locale.ROOT, "%5d %4d %-16s %5s %10d %10s %10d %8d %10s %8d %6d%n", m.rank(),
+                        r.index(), r.name(), r.state(), r.datagramsSent(), bytes(r.bytesSent()), r.datagramsReceived(),
+                        r.retransmits(), bytes(r.outstandingBytes()), m.netTotals().srttNanos() / 1000,
+                        m.netTotals().naksSent()));
+            }
+        }
+        return b.toString();
+    }
+
+    /** The JSON of {@code tutti status --json}: written by jackson-core, every string escaped. */
+    String json() {
+        StringWriter out = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("job", job);
+            g.writeArrayFieldStart("ranks");
+            for (Metrics m : ranks) {
+                rank(g, m);
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+    private static void rank(JsonGenerator g, Metrics m) throws IOException {
+        g.writeStartObject();
+        g.writeNumberField("rank", m.rank());
+        g.writeNumberField("size", m.size());
+        g.writeNumberField("pid", m.pid());
+        g.writeNumberField("startedMillis", m.startedMillis());
+        g.writeBooleanField("enabled", m.enabled());
+        traffic(g, "shm", m.shm());
+        traffic(g, "net", m.net());
+        g.writeNumberField("droppedRecords", m.droppedRecords());
+        g.writeArrayFieldStart("peers");
+        for (Metrics.Peer p : m.peers()) {
+            g.writeStartObject();
+            g.writeNumberField("rank", p.rank());
+            g.writeStringField("transport", p.transport());
+            traffic(g, "traffic", p.traffic());
+            g.writeNumberField("lastHeardMillis", p.lastHeardMillis());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("collectives");
+        for (Metrics.Collective c : m.collectives()) {
+            g.writeStartObject();
+            g.writeStringField("operation", c.operation());
+            g.writeNumberField("calls", c.calls());
+            g.writeNumberField("timed", c.timed());
+            g.writeNumberField("p50Nanos", c.percentileNanos(0.5));
+            g.writeNumberField("p99Nanos", c.percentileNanos(0.99));
+            g.writeFieldName("log2Histogram");
+            g.writeArray(c.histogram(), 0, c.histogram().length);
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("rails");
+        for (Metrics.Rail r : m.rails()) {
+            g.writeStartObject();
+            g.writeNumberField("index", r.index());
+            g.writeStringField("name", r.name());
+            g.writeStringField("state", r.state());
+            g.writeNumberField("datagramsSent", r.datagramsSent());
+            g.writeNumberField("bytesSent", r.bytesSent());
+            g.writeNumberField("datagramsReceived", r.datagramsReceived());
+            g.writeNumberField("retransmits", r.retransmits());
+            g.writeNumberField("outstandingBytes", r.outstandingBytes());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        Metrics.NetTotals t = m.netTotals();
+        g.writeObjectFieldStart("netTotals");
+        g.writeNumberField("naksSent", t.naksSent());
+        g.writeNumberField("crcDrops", t.crcDrops());
+        g.writeNumberField("foreignDrops", t.foreignDrops());
+        g.writeNumberField("otherDrops", t.otherDrops());
+        g.writeNumberField("timeouts", t.timeouts());
+        g.writeNumberField("srttNanos", t.srttNanos());
+        g.writeEndObject();
+        g.writeObjectFieldStart("errors");
+        for (Metrics.ErrorCount e : m.errors()) {
+            g.writeNumberField(e.kind(), e.count());
+        }
+        g.writeEndObject();
+        Metrics.Blocked w = m.blocked();
+        if (w == null) {
+            g.writeNullField("blocked");
+        } else {
+            g.writeObjectFieldStart("blocked");
+            g.writeStringField("call", w.call());
+            g.writeNumberField("peer", w.peer());
+            g.writeNumberField("tag", w.tag());
+            g.writeNumberField("context", w.context());
+            g.writeNumberField("sinceMillis", w.sinceMillis());
+            g.writeEndObject();
+        }
+        g.writeEndObject();
+    }
+
+    private static void traffic(JsonGenerator g, String name, Metrics.Traffic t) throws IOException {
+        g.writeObjectFieldStart(name);
+        g.writeNumberField("messagesSent", t.messagesSent());
+        g.writeNumberField("bytesSent", t.bytesSent());
+        g.writeNumberField("messagesReceived", t.messagesReceived());
+        g.writeNumberField("bytesReceived", t.bytesReceived());
+        g.writeEndObject();
+    }
+
+    /** " to rank 3" for a send, " from rank 3" or " from any rank" for a receive, " waiting for rank 3" else. */
+    private static String whom(Metrics.Blocked w) {
+        boolean receive = w.call().equals("recv") || w.call().equals("probe");
+        if (w.peer() < 0) {
+            return receive ? " from any rank" : "";
+        }
+        return (w.call().equals("send") ? " to rank " : receive ? " from rank " : " waiting for rank ") + w.peer();
+    }
+
+    private static String seconds(long millis) {
+        return String.format(Locale.ROOT, "%.1f", Math.max(0, millis) / 1000.0);
+    }
+
+    /** Bytes with a binary unit: 512, 1.5K, 3.2M, 7.0G. */
+    static String bytes(long n) {
+        if (n < 1024) {
+            return Long.toString(n);
+        }
+        String units = "KMGTPE";
+        double v = n;
+        int u = -1;
+        while (v >= 1024 && u < units.length() - 1) {
+            v /= 1024;
+            u++;
+        }
+        return String.format(Locale.ROOT, "%.1f%c", v, units.charAt(u));
+    }
+}

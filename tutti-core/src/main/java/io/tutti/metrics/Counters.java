@@ -1,0 +1,378 @@
+package io.tutti.metrics;
+
+import static io.tutti.metrics.CountersDescriptor.*;
+
+import io.tutti.TuttiException;
+import io.tutti.transport.RailCounters;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The writing side of a rank's counters file ({@link CountersDescriptor}): one call per event on
+ * the hot paths, a read of the owner's own last value and a release store, no allocation. The
+ * owner's methods are called by whoever holds the engine (one thread at a time); the
+ * {@link RailCounters} methods by the network transport's protocol thread. Off
+ * ({@link CountersConfig#enabled()} false), every method returns at once.
+ *
+ * <p>Memory ordering: every cell is stored with {@code setRelease} by its one writer, so a reader
+ * that loads a cell with acquire sees every earlier store of that writer (in {@link #sent} the
+ * bytes before the count). The blocked call is a seqlock ({@link #block}, {@link #unblock}).
+ */
+public final class Counters implements RailCounters {
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+
+    /** What {@link #block} records as the call, in cell {@code BLOCKED_CALL}: these, or COLLECTIVE + operation. */
+    public static final int NONE = 0;
+    public static final int SEND = 1;
+    public static final int RECV = 2;
+    public static final int PROBE = 3;
+    public static final int WAIT = 4;
+    public static final int COLLECTIVE = 16;
+
+    /** The error classes, in cell order: what {@link #error} counts. */
+    public static final List<String> ERRORS = List.of("peer-failed", "truncation", "invalid-argument", "not-active",
+            "other");
+    public static final int PEER_FAILED = 0;
+    public static final int TRUNCATION = 1;
+    public static final int INVALID_ARGUMENT = 2;
+    public static final int NOT_ACTIVE = 3;
+    public static final int OTHER = 4;
+
+    private final MemorySegment s;
+    private final boolean on;
+    private final long peers;
+    private final long collectives;
+    private final long netTotals;
+    private final long rails;
+    private final int size;
+    private final int operations;
+    /** Per peer: SHM or NET, set at start-up. */
+    private final int[] transportOf;
+    private final long startMillis;
+    private final long startNanos;
+    /** For the flight-recorder events. */
+    private final String job;
+    private final int rank;
+    private final List<String> operationNames;
+    /** The owner's coarse clock, epoch ms: advanced by {@link #tick} on slow paths, stamped on receipt. */
+    private long clockMillis;
+    private long blockedSeq;
+    private int operation = -1;
+
+    private Counters(MemorySegment s, boolean on, String job, int rank, int size, List<String> operations) {
+        this.s = s;
+        this.on = on;
+        this.job = job;
+        this.rank = rank;
+        this.size = size;
+        this.operationNames = List.copyOf(operations);
+        this.operations = operations.size();
+        int errors = ERRORS.size();
+        this.peers = peersOffset(errors);
+        this.collectives = collectivesOffset(errors, size);
+        this.netTotals = netTotalsOffset(errors, size, this.operations);
+        this.rails = railsOffset(errors, size, this.operations);
+        this.transportOf = new int[size];
+        this.startMillis = System.currentTimeMillis();
+        this.startNanos = System.nanoTime();
+        this.clockMillis = startMillis;
+    }
+
+    /** The file's length for a job of {@code size} ranks and {@code operations} collective operations. */
+    public static long fileLength(int size, int operations) {
+        return CountersDescriptor.fileLength(ERRORS.size(), size, operations);
+    }
+
+    /**
+     * Formats {@code s} (zeroed, {@link #fileLength} bytes) and returns its writer; the magic is
+     * stored last, so a reader that sees it sees a formatted file.
+     */
+    public static Counters format(MemorySegment s, boolean on, String job, int rank, int size, long pid,
+                                  List<String> operations) {
+        Counters c = new Counters(s, on, job, rank, size, operations);
+        s.set(ValueLayout.JAVA_INT, VERSION_OFFSET, VERSION);
+        s.set(ValueLayout.JAVA_INT, RANK_OFFSET, rank);
+        s.set(ValueLayout.JAVA_INT, SIZE_OFFSET, size);
+        s.set(ValueLayout.JAVA_INT, RAILS_OFFSET, MAX_RAILS);
+        s.set(ValueLayout.JAVA_LONG, PID_OFFSET, pid);
+        s.set(ValueLayout.JAVA_LONG, STARTED_OFFSET, c.startMillis);
+        s.set(ValueLayout.JAVA_INT, ENABLED_OFFSET, on ? 1 : 0);
+        putText(s, JOB_OFFSET, job, JOB_MAX_BYTES);
+        StringBuilder labels = new StringBuilder();
+        for (String op : operations) {
+            labels.append("collective ").append(op).append('\n');
+        }
+        for (String e : ERRORS) {
+            labels.append("error ").append(e).append('\n');
+        }
+        putText(s, LABELS_OFFSET, labels.toString(), LABELS_LENGTH - 4);
+        c.cellRelease(TRAFFIC_OFFSET, CLOCK_CELL, c.startMillis);
+        LONG.setRelease(s, (long) MAGIC_OFFSET, MAGIC);
+        if (on) {
+            FlightEvents.recording(); // registers the recorder listener now, not in the first call that asks
+        }
+        return c;
+    }
+
+    /**
+     * A writer that counts nothing, over private memory (no file): a rank with counting off. Its
+     * {@link #snapshot()} names the rank and says {@code enabled} false.
+     */
+    public static Counters off(String job, int rank, int size, long pid, List<String> operations) {
+        MemorySegment s = MemorySegment.ofArray(new long[(int) (fileLength(size, operations.size()) / 8)]);
+        return format(s, false, job, rank, size, pid, operations);
+    }
+
+    /** Writes {@code text} as an i32 length and UTF-8 bytes, cut to {@code max} bytes. */
+    static void putText(MemorySegment s, long at, String text, int max) {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(b.length, max);
+        MemorySegment.copy(b, 0, s, ValueLayout.JAVA_BYTE, at + 4, n);
+        INT.setRelease(s, at, n);
+    }
+
+    /** Whether counting is on. */
+    public boolean enabled() {
+        return on;
+    }
+
+    // ------------------------------------------------------------------ owner: traffic
+
+    /** At start-up: whether {@code peer} is reached through the network. Owner thread. */
+    public void transport(int peer, boolean network) {
+        transportOf[peer] = network ? NET : SHM;
+        if (on) {
+            cellRelease(peers + (long) peer * PEER_CELLS * 8, TRANSPORT, transportOf[peer]);
+        }
+    }
+
+    /** A send of {@code bytes} to {@code peer} started. Release stores, bytes before counts. Owner thread. */
+    public void sent(int peer, long bytes) {
+        if (on) {
+            count(peer, MSGS_SENT, BYTES_SENT, bytes);
+        }
+    }
+
+    /** A message of {@code bytes} arrived from {@code peer} (eager, or a rendezvous' RTS). Owner thread. */
+    public void received(int peer, long bytes) {
+        if (on) {
+            count(peer, MSGS_RECEIVED, BYTES_RECEIVED, bytes);
+            cellRelease(peers + (long) peer * PEER_CELLS * 8, LAST_HEARD, clockMillis);
+        }
+    }
+
+    private void count(int peer, int msgs, int bytesCell, long bytes) {
+        long p = peers + (long) peer * PEER_CELLS * 8;
+        long t = TRAFFIC_OFFSET + (long) transportOf[peer] * 4 * 8;
+        add(p, bytesCell, bytes);
+        add(t, bytesCell, bytes);
+        add(p, msgs, 1);
+        add(t, msgs, 1);
+    }
+
+    /** A record was rejected by the engine's checks. Owner thread. */
+    public void dropped() {
+        if (on) {
+            add(TRAFFIC_OFFSET, DROPPED_CELL, 1);
+        }
+    }
+
+    /** An error of class {@code kind} ({@link #PEER_FAILED}, ...) is raised. Owner thread. */
+    public void error(int kind) {
+        if (on) {
+            add(ERRORS_OFFSET, kind, 1);
+        }
+    }
+
+    /** An error is raised to the program: counted under its class. Owner thread. */
+    public void error(RuntimeException e) {
+        error(e instanceof TuttiException.PeerFailed ? PEER_FAILED
+                : e instanceof TuttiException.Truncation ? TRUNCATION
+                : e instanceof TuttiException.InvalidArgument ? INVALID_ARGUMENT
+                : e instanceof TuttiException.NotActive ? NOT_ACTIVE : OTHER);
+    }
+
+    /** Advances the owner's coarse clock to {@code nanoTime} (a reading the caller has anyway). Owner thread. */
+    public void tick(long nanoTime) {
+        if (on) {
+            clockMillis = startMillis + (nanoTime - startNanos) / 1_000_000L;
+            cellRelease(TRAFFIC_OFFSET, CLOCK_CELL, clockMillis);
+        }
+    }
+
+    // ------------------------------------------------------------------ owner: collectives
+
+    /** A reading of the clock to pass to {@link #collective}, or 0 when counting is off. */
+    public long startTimer() {
+        return on ? System.nanoTime() : 0;
+    }
+
+    /**
+     * A call of operation {@code op} (its index in the labels) started; with {@code startNanos}
+     * from {@link #startTimer} for a blocking call that has just finished, else 0 (not timed). Owner.
+     */
+    public void collective(int op, long startNanos) {
+        if (on) {
+            long at = collectives + (long) op * COLLECTIVE_CELLS * 8;
+            add(at, 0, 1);
+            if (startNanos != 0) {
+                long now = System.nanoTime();
+                add(at, 1 + bucket(now - startNanos), 1);
+                tick(now);
+            }
+        }
+    }
+
+    /**
+     * A flight-recorder event of a blocking collective, begun now; null (nothing allocated) when
+     * counting is off or no recording runs. Pass it to {@link #commit} when the call ends.
+     */
+    public FlightEvents.Collective collectiveEvent() {
+        if (!on || !FlightEvents.recording()) {
+            return null;
+        }
+        FlightEvents.Collective e = new FlightEvents.Collective();
+        e.begin();
+        return e;
+    }
+
+    /** Ends and records {@code event} of operation {@code op}; nothing for null. */
+    public void commit(FlightEvents.Collective event, int op) {
+        if (event != null) {
+            event.end();
+            event.job = job;
+            event.rank = rank;
+            event.operation = operationNames.get(op);
+            event.commit();
+        }
+    }
+
+    /**
+     * A message of {@code bytes} (longer than the eager limit) to or from {@code peer} started its
+     * rendezvous: a flight-recorder event while a recording runs, else nothing. Owner thread.
+     */
+    public void largeMessage(int peer, int tag, long bytes, boolean sent) {
+        if (on && FlightEvents.recording()) {
+            FlightEvents.LargeMessage e = new FlightEvents.LargeMessage();
+            e.job = job;
+            e.rank = rank;
+            e.peer = peer;
+            e.tag = tag;
+            e.bytes = bytes;
+            e.sent = sent;
+            e.commit();
+        }
+    }
+
+    /** The rank is about to raise that {@code peer} (-1: the job) failed: counted, and a flight-recorder event. */
+    public void peerFailed(int peer, String message) {
+        error(PEER_FAILED);
+        if (on && FlightEvents.recording()) {
+            FlightEvents.PeerFailure e = new FlightEvents.PeerFailure();
+            e.job = job;
+            e.rank = rank;
+            e.peer = peer;
+            e.message = message;
+            e.commit();
+        }
+    }
+
+    /** The collective operation the next {@link #block} of a task names (-1: none); the caller resets it. */
+    public void operation(int op) {
+        operation = op;
+    }
+
+    // ------------------------------------------------------------------ owner: the blocked call
+
+    /**
+     * The rank waits in {@code call} ({@link #SEND}, ..., {@link #WAIT}: a task, named after the
+     * collective set by {@link #operation}) for {@code peer}, {@code tag} on {@code context}. Slow
+     * path (a wait past its spinning). Seqlock write: the sequence is made odd, a store-store fence
+     * keeps the fields after it, the fields, then the sequence made even with a release store.
+     */
+    public void block(int call, int peer, int tag, int context) {
+        if (!on) {
+            return;
+        }
+        int named = call == WAIT && operation >= 0 ? COLLECTIVE + operation : call;
+        long now = System.nanoTime();
+        tick(now);
+        long seq = blockedSeq + 1;
+        LONG.setOpaque(s, BLOCKED_OFFSET + BLOCKED_SEQ * 8L, seq);
+        VarHandle.storeStoreFence();
+        LONG.setOpaque(s, BLOCKED_OFFSET + BLOCKED_CALL * 8L, (long) named);
+        LONG.setOpaque(s, BLOCKED_OFFSET + BLOCKED_PEER * 8L, (long) peer);
+        LONG.setOpaque(s, BLOCKED_OFFSET + BLOCKED_TAG * 8L, (long) tag);
+        LONG.setOpaque(s, BLOCKED_OFFSET + BLOCKED_CONTEXT * 8L, (long) context);
+        LONG.setOpaque(s, BLOCKED_OFFSET + BLOCKED_SINCE * 8L, clockMillis);
+        blockedSeq = seq + 1;
+        LONG.setRelease(s, BLOCKED_OFFSET + BLOCKED_SEQ * 8L, blockedSeq);
+    }
+
+    /** The wait {@link #block} recorded has ended. Same protocol, the call set to {@link #NONE}. */
+    public void unblock() {
+        if (!on) {
+            return;
+        }
+        long seq = blockedSeq + 1;
+        LONG.setOpaque(s, BLOCKED_OFFSET + BLOCKED_SEQ * 8L, seq);
+        VarHandle.storeStoreFence();
+        LONG.setOpaque(s, BLOCKED_OFFSET + BLOCKED_CALL * 8L, (long) NONE);
+        blockedSeq = seq + 1;
+        LONG.setRelease(s, BLOCKED_OFFSET + BLOCKED_SEQ * 8L, blockedSeq);
+    }
+
+    // ------------------------------------------------------------------ the transport's region
+
+    @Override
+    public void railName(int rail, String name) {
+        if (on && rail >= 0 && rail < MAX_RAILS) {
+            putText(s, rails + (long) rail * RAIL_LENGTH + RAIL_NAME_OFFSET, name, RAIL_NAME_MAX_BYTES);
+        }
+    }
+
+    @Override
+    public void rail(int rail, Rail what, long value) {
+        if (on && rail >= 0 && rail < MAX_RAILS) {
+            cellRelease(rails + (long) rail * RAIL_LENGTH, what.ordinal(), value);
+        }
+    }
+
+    @Override
+    public void total(Total what, long value) {
+        if (on) {
+            cellRelease(netTotals, what.ordinal(), value);
+        }
+    }
+
+    // ------------------------------------------------------------------ cells
+
+    /** One writer's increment: its own last value, plus {@code n}, stored with release. */
+    private void add(long group, int cell, long n) {
+        long at = group + cell * 8L;
+        LONG.setRelease(s, at, (long) LONG.get(s, at) + n);
+    }
+
+    private void cellRelease(long group, int cell, long value) {
+        LONG.setRelease(s, group + cell * 8L, value);
+    }
+
+    /** What the counters hold now, read as another process would read them. Allocates. */
+    public io.tutti.Metrics snapshot() {
+        return CountersReader.of(s, null).read();
+    }
+
+    /** Ranks in the job. */
+    public int size() {
+        return size;
+    }
+
+    /** Collective operations counted. */
+    public int operations() {
+        return operations;
+    }
+}

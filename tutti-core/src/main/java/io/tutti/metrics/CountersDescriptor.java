@@ -1,0 +1,135 @@
+package io.tutti.metrics;
+
+import io.tutti.transport.RailCounters;
+
+/**
+ * Layout of a rank's counters file ({@code counters-RANK} in the job's directory), Aeron's CnC idea:
+ * the owning rank writes, any process of the user maps it and reads, nobody locks.
+ *
+ * <pre>
+ *  header (512 bytes)
+ *    +0   magic      i64  MAGIC, stored last (release): the file is formatted
+ *    +8   version    i32  VERSION        +12  rank     i32
+ *    +16  size       i32  ranks          +20  rails    i32  RailCounters.MAX_RAILS
+ *    +24  pid        i64                 +32  started  i64  epoch ms
+ *    +40  enabled    i32  0: counting is off
+ *    +64  job id     i32 length, then UTF-8 (at most 440 bytes)
+ *  labels (1024 bytes): "collective NAME" and "error NAME" lines, in cell order
+ *  values, each group on its own 128-byte lines, 8-byte cells:
+ *    traffic    owner      shm {msgs, bytes sent, msgs, bytes received}, net {same}, dropped, clock
+ *    blocked    owner      seq, call, peer, tag, context, since (a seqlock: seq odd while written)
+ *    errors     owner      one cell per error class
+ *    peers      owner      size x 8 cells: msgs, bytes sent, msgs, bytes received, last heard, transport
+ *    collectives owner     per operation 40 cells: calls, then BUCKETS log2 latency buckets
+ *    net totals transport  RailCounters.Total, one cell each
+ *    rails      transport  MAX_RAILS x 256 bytes: RailCounters.Rail cells; name at +128 (i32 length, UTF-8)
+ * </pre>
+ *
+ * Two writers, two regions: the rank's own thread (which holds the engine) writes the owner groups
+ * and the network transport's protocol thread the last two, so no cache line has two writers. A
+ * cell is written with a release store by its one writer and read with an acquire load; the
+ * latency histogram is log2 buckets rather than an HdrHistogram because HdrHistogram keeps its
+ * counts in a heap array, which another process cannot map.
+ */
+public final class CountersDescriptor {
+    /** "TUTTICNT" as a little-endian long. */
+    public static final long MAGIC = 0x544E435454555454L;
+    public static final int VERSION = 1;
+
+    public static final int MAGIC_OFFSET = 0;
+    public static final int VERSION_OFFSET = 8;
+    public static final int RANK_OFFSET = 12;
+    public static final int SIZE_OFFSET = 16;
+    public static final int RAILS_OFFSET = 20;
+    public static final int PID_OFFSET = 24;
+    public static final int STARTED_OFFSET = 32;
+    public static final int ENABLED_OFFSET = 40;
+    public static final int JOB_OFFSET = 64;
+    public static final int JOB_MAX_BYTES = 440;
+    public static final int HEADER_LENGTH = 512;
+
+    public static final int LABELS_OFFSET = HEADER_LENGTH;
+    public static final int LABELS_LENGTH = 1024;
+
+    private static final int LINE = 128;
+    private static final int CELL = 8;
+
+    /** Traffic cells: transport (SHM, NET) times the four below; then DROPPED and CLOCK. */
+    public static final int TRAFFIC_OFFSET = LABELS_OFFSET + LABELS_LENGTH;
+    public static final int SHM = 0;
+    public static final int NET = 1;
+    public static final int MSGS_SENT = 0;
+    public static final int BYTES_SENT = 1;
+    public static final int MSGS_RECEIVED = 2;
+    public static final int BYTES_RECEIVED = 3;
+    public static final int DROPPED_CELL = 8;
+    /** The owner's coarse clock (epoch ms), advanced when it waits: what "last heard" is stamped with. */
+    public static final int CLOCK_CELL = 9;
+
+    public static final int BLOCKED_OFFSET = TRAFFIC_OFFSET + LINE;
+    public static final int BLOCKED_SEQ = 0;
+    public static final int BLOCKED_CALL = 1;
+    public static final int BLOCKED_PEER = 2;
+    public static final int BLOCKED_TAG = 3;
+    public static final int BLOCKED_CONTEXT = 4;
+    public static final int BLOCKED_SINCE = 5;
+
+    public static final int ERRORS_OFFSET = BLOCKED_OFFSET + LINE;
+
+    /** Cells per peer: the four traffic cells, LAST_HEARD, TRANSPORT, two spare (64 bytes). */
+    public static final int PEER_CELLS = 8;
+    public static final int LAST_HEARD = 4;
+    public static final int TRANSPORT = 5;
+
+    /** Latency buckets per operation: bucket i counts calls of [2^i, 2^(i+1)) ns, the last one all longer. */
+    public static final int BUCKETS = 38;
+    /** Cells per operation: the call count, then the buckets, then spare (320 bytes). */
+    public static final int COLLECTIVE_CELLS = 40;
+
+    public static final int RAIL_LENGTH = 256;
+    public static final int RAIL_NAME_OFFSET = 128;
+    public static final int RAIL_NAME_MAX_BYTES = 124;
+
+    private CountersDescriptor() {
+    }
+
+    /** The name of rank {@code rank}'s counters file in the job's directory. */
+    public static String fileName(int rank) {
+        return "counters-" + rank;
+    }
+
+    /** Rounds up to whole 128-byte lines. */
+    static long lines(long bytes) {
+        return (bytes + LINE - 1) & -LINE;
+    }
+
+    /** Offset of the peers group. */
+    public static long peersOffset(int errorKinds) {
+        return ERRORS_OFFSET + lines((long) errorKinds * CELL);
+    }
+
+    /** Offset of the collectives group. */
+    public static long collectivesOffset(int errorKinds, int size) {
+        return peersOffset(errorKinds) + lines((long) size * PEER_CELLS * CELL);
+    }
+
+    /** Offset of the network totals (the transport's first line). */
+    public static long netTotalsOffset(int errorKinds, int size, int operations) {
+        return collectivesOffset(errorKinds, size) + lines((long) operations * COLLECTIVE_CELLS * CELL);
+    }
+
+    /** Offset of the rails group. */
+    public static long railsOffset(int errorKinds, int size, int operations) {
+        return netTotalsOffset(errorKinds, size, operations) + lines((long) RailCounters.Total.values().length * CELL);
+    }
+
+    /** The file's length for a job of {@code size} ranks. */
+    public static long fileLength(int errorKinds, int size, int operations) {
+        return railsOffset(errorKinds, size, operations) + (long) RailCounters.MAX_RAILS * RAIL_LENGTH;
+    }
+
+    /** The bucket of a latency: floor(log2(nanos)), at most the last. */
+    public static int bucket(long nanos) {
+        return Math.min(BUCKETS - 1, 63 - Long.numberOfLeadingZeros(Math.max(1, nanos)));
+    }
+}

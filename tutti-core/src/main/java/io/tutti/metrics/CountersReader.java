@@ -1,0 +1,238 @@
+package io.tutti.metrics;
+
+import static io.tutti.metrics.CountersDescriptor.*;
+
+import io.tutti.Metrics;
+import io.tutti.transport.RailCounters;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads a rank's counters ({@link CountersDescriptor}) from any process, while the rank runs and
+ * without disturbing it: every cell with an acquire load, the blocked call with the seqlock's
+ * reader protocol. Maps the file read-only; {@link #close()} unmaps it.
+ */
+public final class CountersReader implements AutoCloseable {
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    /** Tries of the seqlock before the blocked call is reported as changing (the rank is busy). */
+    private static final int SEQLOCK_TRIES = 100;
+    private static final String[] RAIL_STATES = {"down", "free", "busy"};
+
+    private final Arena arena;
+    private final MemorySegment s;
+    private final List<String> operations = new ArrayList<>();
+    private final List<String> errors = new ArrayList<>();
+    private final int size;
+
+    private CountersReader(Arena arena, MemorySegment s) {
+        this.arena = arena;
+        this.s = s;
+        this.size = s.get(ValueLayout.JAVA_INT, SIZE_OFFSET);
+        for (String line : text(s, LABELS_OFFSET, LABELS_LENGTH - 4).split("\n")) {
+            if (line.startsWith("collective ")) {
+                operations.add(line.substring("collective ".length()));
+            } else if (line.startsWith("error ")) {
+                errors.add(line.substring("error ".length()));
+            }
+        }
+    }
+
+    /**
+     * Maps a counters file; null when it does not exist or is not formatted yet (a rank starting).
+     * Throws {@link IllegalStateException} for a file of another layout version.
+     */
+    public static CountersReader open(Path file) {
+        Arena arena = Arena.ofShared();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long length = ch.size();
+            if (length < HEADER_LENGTH + LABELS_LENGTH) {
+                arena.close();
+                return null;
+            }
+            CountersReader r = of(ch.map(FileChannel.MapMode.READ_ONLY, 0, length, arena), arena);
+            if (r == null) {
+                arena.close();
+            }
+            return r;
+        } catch (IOException e) {
+            arena.close();
+            return null;
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A reader over a mapped (or private) counters segment, which closes {@code owner} (may be null)
+     * when it is closed; null while the segment is not formatted. Closes nothing when it returns
+     * null or throws.
+     */
+    public static CountersReader of(MemorySegment s, Arena owner) {
+        if ((long) LONG.getAcquire(s, (long) MAGIC_OFFSET) != MAGIC) {
+            return null;
+        }
+        int version = s.get(ValueLayout.JAVA_INT, VERSION_OFFSET);
+        if (version != VERSION) {
+            throw new IllegalStateException("counters file of layout version " + version + ", this Tutti reads "
+                    + VERSION + ": read it with the tutti of the job's own version");
+        }
+        CountersReader r = new CountersReader(owner, s);
+        long needed = CountersDescriptor.fileLength(r.errors.size(), r.size, r.operations.size());
+        if (s.byteSize() < needed) {
+            throw new IllegalStateException("counters file of " + s.byteSize() + " bytes, its header asks for "
+                    + needed);
+        }
+        return r;
+    }
+
+    static String text(MemorySegment s, long at, int max) {
+        int n = Math.clamp((int) INT.getAcquire(s, at), 0, max);
+        byte[] b = new byte[n];
+        MemorySegment.copy(s, ValueLayout.JAVA_BYTE, at + 4, b, 0, n);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    private long cell(long group, int cell) {
+        return (long) LONG.getAcquire(s, group + cell * 8L);
+    }
+
+    /** The rank whose counters these are. */
+    public int rank() {
+        return s.get(ValueLayout.JAVA_INT, RANK_OFFSET);
+    }
+
+    /** The rank's process. */
+    public long pid() {
+        return s.get(ValueLayout.JAVA_LONG, PID_OFFSET);
+    }
+
+    /** The collective operations, in the order of their cells. */
+    public List<String> operations() {
+        return List.copyOf(operations);
+    }
+
+    /** What the counters hold now. */
+    public Metrics read() {
+        int errorKinds = errors.size();
+        long peersAt = peersOffset(errorKinds);
+        long collAt = collectivesOffset(errorKinds, size);
+        long totalsAt = netTotalsOffset(errorKinds, size, operations.size());
+        long railsAt = railsOffset(errorKinds, size, operations.size());
+        List<Metrics.Peer> peers = new ArrayList<>(size);
+        for (int p = 0; p < size; p++) {
+            long at = peersAt + (long) p * PEER_CELLS * 8;
+            peers.add(new Metrics.Peer(p, cell(at, TRANSPORT) == NET ? "net" : "shm", traffic(at),
+                    cell(at, LAST_HEARD)));
+        }
+        List<Metrics.Collective> colls = new ArrayList<>();
+        for (int o = 0; o < operations.size(); o++) {
+            long at = collAt + (long) o * COLLECTIVE_CELLS * 8;
+            long calls = cell(at, 0);
+            if (calls > 0) {
+                long[] h = new long[BUCKETS];
+                for (int b = 0; b < BUCKETS; b++) {
+                    h[b] = cell(at, 1 + b);
+                }
+                colls.add(new Metrics.Collective(operations.get(o), calls, h));
+            }
+        }
+        List<Metrics.Rail> rails = new ArrayList<>();
+        for (int r = 0; r < s.get(ValueLayout.JAVA_INT, RAILS_OFFSET) && r < RailCounters.MAX_RAILS; r++) {
+            long at = railsAt + (long) r * RAIL_LENGTH;
+            String name = text(s, at + RAIL_NAME_OFFSET, RAIL_NAME_MAX_BYTES);
+            if (name.isEmpty()) {
+                continue;
+            }
+            int state = (int) cell(at, RailCounters.Rail.STATE.ordinal());
+            rails.add(new Metrics.Rail(r, name, RAIL_STATES[Math.clamp(state, 0, 2)],
+                    cell(at, RailCounters.Rail.DATAGRAMS_SENT.ordinal()), cell(at, RailCounters.Rail.BYTES_SENT.ordinal()),
+                    cell(at, RailCounters.Rail.DATAGRAMS_RECEIVED.ordinal()),
+                    cell(at, RailCounters.Rail.RETRANSMITS.ordinal()),
+                    cell(at, RailCounters.Rail.OUTSTANDING_BYTES.ordinal())));
+        }
+        Metrics.NetTotals totals = new Metrics.NetTotals(cell(totalsAt, RailCounters.Total.NAKS_SENT.ordinal()),
+                cell(totalsAt, RailCounters.Total.CRC_DROPS.ordinal()),
+                cell(totalsAt, RailCounters.Total.FOREIGN_DROPS.ordinal()),
+                cell(totalsAt, RailCounters.Total.OTHER_DROPS.ordinal()),
+                cell(totalsAt, RailCounters.Total.TIMEOUTS.ordinal()),
+                cell(totalsAt, RailCounters.Total.SRTT_NANOS.ordinal()));
+        List<Metrics.ErrorCount> errs = new ArrayList<>();
+        for (int e = 0; e < errorKinds; e++) {
+            long n = cell(ERRORS_OFFSET, e);
+            if (n > 0) {
+                errs.add(new Metrics.ErrorCount(errors.get(e), n));
+            }
+        }
+        return new Metrics(text(s, JOB_OFFSET, JOB_MAX_BYTES), rank(), size, pid(),
+                s.get(ValueLayout.JAVA_LONG, STARTED_OFFSET), s.get(ValueLayout.JAVA_INT, ENABLED_OFFSET) != 0,
+                traffic(TRAFFIC_OFFSET + SHM * 32L), traffic(TRAFFIC_OFFSET + NET * 32L),
+                cell(TRAFFIC_OFFSET, DROPPED_CELL), List.copyOf(peers), List.copyOf(colls), List.copyOf(rails), totals,
+                List.copyOf(errs), blocked());
+    }
+
+    /** The four traffic cells at {@code at}: count read before bytes, each after the bytes it counts. */
+    private Metrics.Traffic traffic(long at) {
+        long msgsSent = cell(at, MSGS_SENT);
+        long bytesSent = cell(at, BYTES_SENT);
+        long msgsReceived = cell(at, MSGS_RECEIVED);
+        long bytesReceived = cell(at, BYTES_RECEIVED);
+        return new Metrics.Traffic(msgsSent, bytesSent, msgsReceived, bytesReceived);
+    }
+
+    /**
+     * The blocked call, by the seqlock's reader protocol: the sequence (acquire), the fields, a
+     * load-load fence, the sequence again; the fields are one write's when both readings are the same
+     * even number. Null when not blocked, or when it changed on every try (the rank is busy).
+     */
+    public Metrics.Blocked blocked() {
+        long at = BLOCKED_OFFSET;
+        for (int i = 0; i < SEQLOCK_TRIES; i++) {
+            long seq = (long) LONG.getAcquire(s, at + BLOCKED_SEQ * 8L);
+            if ((seq & 1) != 0) {
+                Thread.onSpinWait();
+                continue;
+            }
+            long call = (long) LONG.getOpaque(s, at + BLOCKED_CALL * 8L);
+            long peer = (long) LONG.getOpaque(s, at + BLOCKED_PEER * 8L);
+            long tag = (long) LONG.getOpaque(s, at + BLOCKED_TAG * 8L);
+            long context = (long) LONG.getOpaque(s, at + BLOCKED_CONTEXT * 8L);
+            long since = (long) LONG.getOpaque(s, at + BLOCKED_SINCE * 8L);
+            VarHandle.loadLoadFence();
+            if ((long) LONG.getOpaque(s, at + BLOCKED_SEQ * 8L) != seq) {
+                continue;
+            }
+            return call == Counters.NONE ? null
+                    : new Metrics.Blocked(callName((int) call), (int) peer, (int) tag, (int) context, since);
+        }
+        return null;
+    }
+
+    private String callName(int call) {
+        return switch (call) {
+            case Counters.SEND -> "send";
+            case Counters.RECV -> "recv";
+            case Counters.PROBE -> "probe";
+            case Counters.WAIT -> "wait";
+            default -> call >= Counters.COLLECTIVE && call - Counters.COLLECTIVE < operations.size()
+                    ? operations.get(call - Counters.COLLECTIVE) : "call " + call;
+        };
+    }
+
+    @Override
+    public void close() {
+        if (arena != null) {
+            arena.close();
+        }
+    }
+}

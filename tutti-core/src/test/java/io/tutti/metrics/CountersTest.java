@@ -1,0 +1,213 @@
+package io.tutti.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tutti.Metrics;
+import io.tutti.TuttiException;
+import io.tutti.transport.RailCounters;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The counters file: what the owner writes is what a reader of the file reads, cell by cell. */
+class CountersTest {
+    private static final List<String> OPS = List.of("barrier", "allreduce");
+
+    @TempDir
+    Path dir;
+
+    private static MemorySegment memory(int size) {
+        return Arena.ofAuto().allocate(Counters.fileLength(size, OPS.size()), 128);
+    }
+
+    @Test
+    void headerAndLabelsDescribeTheRank() {
+        MemorySegment s = memory(3);
+        Counters.format(s, true, "job-7", 2, 3, 4242, OPS);
+        Metrics m = CountersReader.of(s, null).read();
+        assertEquals("job-7", m.job());
+        assertEquals(2, m.rank());
+        assertEquals(3, m.size());
+        assertEquals(4242, m.pid());
+        assertTrue(m.enabled());
+        assertTrue(m.startedMillis() > 0);
+        assertEquals(3, m.peers().size());
+        assertEquals(OPS, CountersReader.of(s, null).operations());
+        assertNull(m.blocked());
+    }
+
+    @Test
+    void trafficIsCountedPerPeerAndPerTransport() {
+        MemorySegment s = memory(3);
+        Counters c = Counters.format(s, true, "j", 0, 3, 1, OPS);
+        c.transport(1, false);
+        c.transport(2, true);
+        c.sent(1, 10);
+        c.sent(1, 20);
+        c.sent(2, 1000);
+        c.received(2, 7);
+        c.tick(System.nanoTime());
+        c.received(1, 5);
+        Metrics m = CountersReader.of(s, null).read();
+        assertEquals(new Metrics.Traffic(2, 30, 1, 5), m.shm());
+        assertEquals(new Metrics.Traffic(1, 1000, 1, 7), m.net());
+        assertEquals(new Metrics.Traffic(2, 30, 1, 5), m.peers().get(1).traffic());
+        assertEquals("shm", m.peers().get(1).transport());
+        assertEquals("net", m.peers().get(2).transport());
+        assertTrue(m.peers().get(1).lastHeardMillis() >= m.startedMillis());
+        assertEquals(new Metrics.Traffic(0, 0, 0, 0), m.peers().get(0).traffic());
+    }
+
+    @Test
+    void collectivesAreCountedWithLog2LatencyBuckets() {
+        MemorySegment s = memory(2);
+        Counters c = Counters.format(s, true, "j", 0, 2, 1, OPS);
+        c.collective(1, 0);
+        c.collective(1, c.startTimer());
+        Metrics m = CountersReader.of(s, null).read();
+        assertEquals(1, m.collectives().size(), "operations never called are left out");
+        Metrics.Collective all = m.collectives().get(0);
+        assertEquals("allreduce", all.operation());
+        assertEquals(2, all.calls());
+        assertEquals(1, all.timed(), "a call started with 0 is counted, not timed");
+        assertTrue(all.percentileNanos(0.5) > 0);
+        assertEquals(0, CountersDescriptor.bucket(1));
+        assertEquals(10, CountersDescriptor.bucket(1024));
+        assertEquals(10, CountersDescriptor.bucket(2047));
+        assertEquals(CountersDescriptor.BUCKETS - 1, CountersDescriptor.bucket(Long.MAX_VALUE));
+        long[] h = new long[CountersDescriptor.BUCKETS];
+        h[3] = 99;
+        h[12] = 1;
+        Metrics.Collective known = new Metrics.Collective("x", 100, h);
+        assertEquals(16, known.percentileNanos(0.5));
+        assertEquals(16, known.percentileNanos(0.99));
+        assertEquals(8192, known.percentileNanos(1.0));
+    }
+
+    @Test
+    void theBlockedCallNamesCallPeerTagAndContextUntilItEnds() {
+        MemorySegment s = memory(4);
+        Counters c = Counters.format(s, true, "j", 0, 4, 1, OPS);
+        CountersReader r = CountersReader.of(s, null);
+        c.block(Counters.RECV, 3, 77, 5);
+        Metrics.Blocked b = r.blocked();
+        assertEquals(new Metrics.Blocked("recv", 3, 77, 5, b.sinceMillis()), b);
+        assertTrue(b.sinceMillis() > 0);
+        c.unblock();
+        assertNull(r.blocked());
+        c.operation(1);
+        c.block(Counters.WAIT, 2, -1, -1);
+        assertEquals("allreduce", r.blocked().call());
+        c.operation(-1);
+        c.block(Counters.WAIT, -1, -1, -1);
+        assertEquals("wait", r.blocked().call());
+        c.block(Counters.SEND, 1, 0, 0);
+        assertEquals("send", r.blocked().call());
+    }
+
+    @Test
+    void railsAndTotalsOfTheTransport() {
+        MemorySegment s = memory(2);
+        Counters c = Counters.format(s, true, "j", 0, 2, 1, OPS);
+        c.railName(0, "eth0");
+        c.railName(1, "eth1");
+        c.railName(RailCounters.MAX_RAILS, "ignored");
+        c.rail(1, RailCounters.Rail.STATE, RailCounters.BUSY);
+        c.rail(1, RailCounters.Rail.RETRANSMITS, 12);
+        c.rail(1, RailCounters.Rail.DATAGRAMS_SENT, 340);
+        c.rail(RailCounters.MAX_RAILS, RailCounters.Rail.DATAGRAMS_SENT, 1);
+        c.total(RailCounters.Total.NAKS_SENT, 4);
+        c.total(RailCounters.Total.SRTT_NANOS, 25_000);
+        Metrics m = CountersReader.of(s, null).read();
+        assertEquals(2, m.rails().size());
+        assertEquals(new Metrics.Rail(0, "eth0", "down", 0, 0, 0, 0, 0), m.rails().get(0));
+        assertEquals(new Metrics.Rail(1, "eth1", "busy", 340, 0, 0, 12, 0), m.rails().get(1));
+        assertEquals(new Metrics.NetTotals(4, 0, 0, 0, 0, 25_000), m.netTotals());
+    }
+
+    @Test
+    void errorsAndDropsAreCountedByClass() {
+        MemorySegment s = memory(2);
+        Counters c = Counters.format(s, true, "j", 0, 2, 1, OPS);
+        c.error(new TuttiException.PeerFailed("x"));
+        c.error(new TuttiException.PeerFailed("y"));
+        c.error(new TuttiException.Truncation("z"));
+        c.error(new IllegalStateException());
+        c.dropped();
+        Metrics m = CountersReader.of(s, null).read();
+        assertEquals(List.of(new Metrics.ErrorCount("peer-failed", 2), new Metrics.ErrorCount("truncation", 1),
+                new Metrics.ErrorCount("other", 1)), m.errors());
+        assertEquals(1, m.droppedRecords());
+    }
+
+    @Test
+    void offCountsNothingAndStillNamesTheRank() {
+        Counters c = Counters.off("j", 1, 2, 77, OPS);
+        c.sent(1, 10);
+        c.received(1, 10);
+        c.collective(0, c.startTimer());
+        c.block(Counters.RECV, 1, 1, 1);
+        c.error(Counters.OTHER);
+        Metrics m = c.snapshot();
+        assertFalse(m.enabled());
+        assertEquals(1, m.rank());
+        assertEquals(77, m.pid());
+        assertEquals("j", m.job());
+        assertEquals(new Metrics.Traffic(0, 0, 0, 0), m.peers().get(1).traffic());
+        assertTrue(m.collectives().isEmpty() && m.errors().isEmpty());
+        assertNull(m.blocked());
+        assertEquals(0, c.startTimer());
+    }
+
+    @Test
+    void groupsOfTheTwoWritersNeverShareALine() {
+        int errors = Counters.ERRORS.size();
+        for (int size : new int[] {1, 2, 3, 17, 1000}) {
+            long[] groups = {CountersDescriptor.TRAFFIC_OFFSET, CountersDescriptor.BLOCKED_OFFSET,
+                CountersDescriptor.ERRORS_OFFSET, CountersDescriptor.peersOffset(errors),
+                CountersDescriptor.collectivesOffset(errors, size), CountersDescriptor.netTotalsOffset(errors, size, 11),
+                CountersDescriptor.railsOffset(errors, size, 11), CountersDescriptor.fileLength(errors, size, 11)};
+            for (int i = 0; i < groups.length; i++) {
+                assertEquals(0, groups[i] % 128, "group " + i + " of a job of " + size);
+                if (i > 0) {
+                    assertTrue(groups[i] > groups[i - 1], "group " + i + " of a job of " + size);
+                }
+            }
+            assertTrue(CountersDescriptor.peersOffset(errors) >= CountersDescriptor.ERRORS_OFFSET + errors * 8L);
+        }
+    }
+
+    @Test
+    void aReaderOfAFileSeesNothingUntilItIsFormattedAndRefusesAnotherVersion() throws IOException {
+        Path file = dir.resolve(CountersDescriptor.fileName(0));
+        assertNull(CountersReader.open(file), "no file");
+        long length = Counters.fileLength(2, OPS.size());
+        try (Arena arena = Arena.ofShared(); FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            MemorySegment s = ch.map(FileChannel.MapMode.READ_WRITE, 0, length, arena);
+            assertNull(CountersReader.open(file), "zeros: not formatted yet");
+            Counters c = Counters.format(s, true, "j", 1, 2, 9, OPS);
+            c.sent(0, 3);
+            try (CountersReader r = CountersReader.open(file)) {
+                assertEquals(1, r.rank());
+                assertEquals(new Metrics.Traffic(1, 3, 0, 0), r.read().peers().get(0).traffic());
+            }
+            s.set(ValueLayout.JAVA_INT, CountersDescriptor.VERSION_OFFSET, CountersDescriptor.VERSION + 1);
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> CountersReader.open(file));
+            assertTrue(e.getMessage().contains("version"), e.getMessage());
+        }
+        Files.delete(file);
+    }
+}

@@ -1,0 +1,194 @@
+package io.tutti.systest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tutti.bootstrap.ShmFiles;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The counters of a running job, read from another process with {@code tutti status}: exact
+ * message and byte counts per rank, transport and peer after a known exchange ({@link Counted}),
+ * over shared memory and over the network rails with injected loss (then retransmissions show on
+ * the rails); and the stuck view of ranks hanging in known calls ({@link Stuck}), from
+ * {@code tutti status --stuck} and from the message of {@code tutti run --timeout}.
+ */
+@Timeout(240)
+class MonitorIT {
+    private static final int RANKS = 4;
+    private static final int ROUNDS = 5;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path work;
+
+    @Test
+    void countersOfARunningJobMatchWhatItSentOverSharedMemory() throws Exception {
+        JsonNode job = exchangeAndRead(Map.of(), "shm");
+        for (JsonNode rank : job.get("ranks")) {
+            assertEquals(0, rank.get("net").get("messagesSent").asLong(), rank::toString);
+        }
+    }
+
+    @Test
+    void countersOverLossyRailsMatchAndShowRetransmissions() throws Exception {
+        JsonNode job = exchangeAndRead(Map.of("TUTTI_TRANSPORT", "net", "TUTTI_NET_DROP", "0.05"), "net");
+        long retransmits = 0;
+        for (JsonNode rank : job.get("ranks")) {
+            assertEquals(0, rank.get("shm").get("messagesSent").asLong(), rank::toString);
+            assertEquals(1, rank.get("rails").size(), rank::toString);
+            retransmits += rank.get("rails").get(0).get("retransmits").asLong();
+            assertTrue(rank.get("rails").get(0).get("datagramsSent").asLong() > 0, rank::toString);
+        }
+        assertTrue(retransmits > 0, () -> "5 % of the datagrams dropped, yet no retransmission counted: " + job);
+    }
+
+    /**
+     * Runs {@link Counted} with {@code env}, reads {@code tutti status JOB --json} once every rank
+     * is done, checks the counts against the exchange, releases the ranks, and returns the JSON.
+     */
+    private JsonNode exchangeAndRead(Map<String, String> env, String transport) throws Exception {
+        Launch.Running run = Launch.start(work, env, "run", "--verbose", "-n", Integer.toString(RANKS), "--timeout",
+                "150s", "--cp", Launch.testClasses(), "io.tutti.systest.Counted", work.toString(),
+                Integer.toString(ROUNDS));
+        JsonNode job;
+        try {
+            for (int r = 0; r < RANKS; r++) {
+                Launch.awaitFile(run, work.resolve("rank-" + r + ".done"), Duration.ofSeconds(120));
+            }
+            String id = jobId(run);
+            Launch.Result status = Launch.run(work, Duration.ofSeconds(60), "status", id, "--json");
+            assertEquals(0, status.exitCode(), status::toString);
+            job = JSON.readTree(status.stdout());
+            // every rank's counters, or the files of the job's directory to say which are missing
+            try (var files = Files.list(ShmFiles.defaultRoot().resolve("tutti-" + id))) {
+                String listing = files.map(f -> f.getFileName().toString()).sorted().toList().toString();
+                assertEquals(RANKS, job.get("ranks").size(), () -> listing + "\n" + status);
+            }
+        } finally {
+            Files.writeString(work.resolve("go"), "");
+        }
+        Launch.Result r = run.await(Duration.ofSeconds(90));
+        assertEquals(0, r.exitCode(), r::toString);
+        for (int rank = 0; rank < RANKS; rank++) {
+            JsonNode m = job.get("ranks").get(rank);
+            assertEquals(rank, m.get("rank").asInt());
+            assertTrue(m.get("enabled").asBoolean(), m::toString);
+            long sentBytes = 0;
+            long receivedBytes = 0;
+            for (int peer = 0; peer < RANKS; peer++) {
+                if (peer == rank) {
+                    continue;
+                }
+                long to = 0;
+                long from = 0;
+                for (int i = 0; i < ROUNDS; i++) {
+                    to += Counted.length(rank, i);
+                    from += Counted.length(peer, i);
+                }
+                boolean bigTo = peer == (rank + 1) % RANKS;
+                boolean bigFrom = rank == (peer + 1) % RANKS;
+                JsonNode p = m.get("peers").get(peer);
+                assertEquals(transport, p.get("transport").asText(), p::toString);
+                JsonNode t = p.get("traffic");
+                String where = "rank " + rank + " with peer " + peer + ": " + t;
+                assertEquals(ROUNDS + (bigTo ? 1 : 0), t.get("messagesSent").asLong(), where);
+                assertEquals(to + (bigTo ? Counted.BIG : 0), t.get("bytesSent").asLong(), where);
+                assertEquals(ROUNDS + (bigFrom ? 1 : 0), t.get("messagesReceived").asLong(), where);
+                assertEquals(from + (bigFrom ? Counted.BIG : 0), t.get("bytesReceived").asLong(), where);
+                assertTrue(p.get("lastHeardMillis").asLong() >= m.get("startedMillis").asLong(), where);
+                sentBytes += t.get("bytesSent").asLong();
+                receivedBytes += t.get("bytesReceived").asLong();
+            }
+            JsonNode total = m.get(transport);
+            assertEquals((long) ROUNDS * (RANKS - 1) + 1, total.get("messagesSent").asLong(), total::toString);
+            assertEquals((long) ROUNDS * (RANKS - 1) + 1, total.get("messagesReceived").asLong(), total::toString);
+            assertEquals(sentBytes, total.get("bytesSent").asLong(), total::toString);
+            assertEquals(receivedBytes, total.get("bytesReceived").asLong(), total::toString);
+            assertTrue(m.get("blocked").isNull(), m::toString);
+        }
+        return job;
+    }
+
+    @Test
+    void stuckViewNamesTheCallPeerAndTagEachRankWaitsIn() throws Exception {
+        Launch.Running run = Launch.start(work, Map.of(), "run", "--verbose", "-n", Integer.toString(RANKS),
+                "--timeout", "60s", "--cp", Launch.testClasses(), "io.tutti.systest.Stuck", work.toString());
+        for (int r = 0; r < RANKS; r++) {
+            Launch.awaitFile(run, work.resolve("rank-" + r + ".ready"), Duration.ofSeconds(30));
+        }
+        String id = jobId(run);
+        // a wait shows once it stops spinning: ask until rank 1's does, a bounded number of times
+        Predicate<String> complete = s -> s.contains("rank 1 (pid") && s.contains("blocked in recv from rank 0, tag 77")
+                && s.lines().filter(l -> l.contains("blocked in barrier")).count() == RANKS - 2;
+        String view = "";
+        for (int i = 0; i < 20 && !complete.test(view); i++) {
+            Launch.Result stuck = Launch.run(work, Duration.ofSeconds(30), "status", id, "--stuck");
+            view = stuck.stdout();
+            if (stuck.exitCode() != 0) {
+                view += stuck;
+                break;
+            }
+            Thread.sleep(250);
+        }
+        assertTrue(complete.test(view), view);
+        assertTrue(view.lines().anyMatch(l -> l.startsWith("  rank 0 ") && l.endsWith("not blocked in a call")), view);
+        Launch.Result r = run.await(Duration.ofSeconds(90));
+        assertEquals(124, r.exitCode(), r::toString);
+        assertTrue(r.stderr().contains("where they wait") && r.stderr().contains("blocked in recv from rank 0, tag 77"),
+                r::toString);
+        r.assertNoJobDirectory();
+    }
+
+    /**
+     * {@code Tutti.metrics()} inside the ranks, and the flight-recorder events of a recorded job:
+     * every blocking collective (io.tutti.Collective) and the large message, at both ends
+     * (io.tutti.LargeMessage), with job and rank.
+     */
+    @Test
+    void metricsInTheProgramAndFlightRecorderEvents() throws Exception {
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(120), "run", "--verbose", "-n", "2", "--timeout", "100s",
+                "--jvm-opt", "-XX:StartFlightRecording=filename=" + work.resolve("rank-%p.jfr"), "--cp",
+                Launch.testClasses(), "io.tutti.systest.Recorded");
+        assertEquals(0, r.exitCode(), r::toString);
+        for (int rank = 0; rank < 2; rank++) {
+            assertTrue(r.stdout().contains("rank " + rank + ": allreduce 5 calls, 5 timed"), r::toString);
+            assertTrue(r.stdout().contains("rank " + rank + ": barrier 1 calls, 1 timed"), r::toString);
+        }
+        List<Long> pids = r.rankPids(2);
+        for (int rank = 0; rank < 2; rank++) {
+            List<RecordedEvent> events = RecordingFile.readAllEvents(work.resolve("rank-" + pids.get(rank) + ".jfr"));
+            int rk = rank;
+            List<String> collectives = events.stream().filter(e -> e.getEventType().getName().equals("io.tutti.Collective"))
+                    .peek(e -> assertEquals(rk, e.getInt("rank")))
+                    .peek(e -> assertEquals(r.jobId(), e.getString("job")))
+                    .map(e -> e.getString("operation")).toList();
+            assertEquals(List.of("allreduce", "allreduce", "allreduce", "allreduce", "allreduce", "barrier"), collectives);
+            List<RecordedEvent> large = events.stream()
+                    .filter(e -> e.getEventType().getName().equals("io.tutti.LargeMessage")).toList();
+            assertEquals(1, large.size(), large::toString);
+            RecordedEvent m = large.get(0);
+            assertEquals(rank == 0, m.getBoolean("sent"), m::toString);
+            assertEquals(1 - rank, m.getInt("peer"), m::toString);
+            assertEquals(3, m.getInt("tag"), m::toString);
+            assertEquals(Recorded.BIG, m.getLong("bytes"), m::toString);
+        }
+    }
+
+    /** The job id of a launcher started with {@code --verbose}, from what it has printed so far. */
+    private static String jobId(Launch.Running run) throws Exception {
+        return new Launch.Result(0, "", Files.readString(run.stderr()), Duration.ZERO).jobId();
+    }
+}
