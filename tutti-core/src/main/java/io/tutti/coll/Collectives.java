@@ -218,6 +218,47 @@ public final class Collectives {
      * the request.
      */
     public Request run(Mode mode, Invocation call) {
+        int issued = sequenceCounter;
+        try {
+            return run0(mode, call);
+        } catch (TuttiException e) {
+            if (mode != Mode.PERSISTENT) {
+                failed(issued);
+            }
+            throw e;
+        }
+    }
+
+    /** The sequence number the next call takes: with {@link #failed}, what a call that fails before it runs needs. */
+    public int issued() {
+        return sequenceCounter;
+    }
+
+    /**
+     * A blocking or nonblocking call numbered {@code issued} has failed on this rank (bad
+     * arguments, a mismatch): it keeps its sequence number, so that every rank numbers the next call
+     * alike, and every other rank is told, so that none waits for this one in it
+     * ({@link HostExecutor#diagnose}). Every rank can go on with the next call.
+     */
+    public void failed(int issued) {
+        if (sequenceCounter == issued) {
+            sequenceCounter++;
+        }
+        if (topology().sharedMemory()) {
+            // the others' slot exchanges of this call must not wait for this rank's departures
+            if (nodeSlots == null) {
+                nodeSlots = new NodeSlots(engine, context, group, rank);
+            }
+            nodeSlots.abandon(issued, 0, 0);
+        }
+        for (int r = 0; r < group.length; r++) {
+            if (r != rank) {
+                engine.announceCall(group[r], context, issued, HostExecutor.FAILED, 0, 0);
+            }
+        }
+    }
+
+    private Request run0(Mode mode, Invocation call) {
         MemorySegment send = call.send;
         MemorySegment recv = call.recv;
         Datatype type = call.type;
