@@ -218,10 +218,13 @@ public final class Collectives {
      * the request.
      */
     public Request run(Mode mode, Invocation call) {
+        // before any shared memory is touched: it is unmapped once the rank has closed
+        engine.checkOpen();
         int issued = sequenceCounter;
         try {
             return run0(mode, call);
-        } catch (TuttiException e) {
+        } catch (TuttiException.InvalidArgument e) {
+            // other errors (a dead peer, a closed rank) end the communicator's collectives anyway
             if (mode != Mode.PERSISTENT) {
                 failed(issued);
             }
@@ -253,7 +256,11 @@ public final class Collectives {
         }
         for (int r = 0; r < group.length; r++) {
             if (r != rank) {
-                engine.announceCall(group[r], context, issued, HostExecutor.FAILED, 0, 0);
+                try {
+                    engine.announceCall(group[r], context, issued, HostExecutor.FAILED, 0, 0);
+                } catch (TuttiException e) {
+                    // a peer that cannot be told (it has failed) waits for nothing any more
+                }
             }
         }
     }

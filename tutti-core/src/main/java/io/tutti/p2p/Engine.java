@@ -641,6 +641,11 @@ public final class Engine implements AutoCloseable {
 
     // ------------------------------------------------------------------ close
 
+    /** Fails with {@link TuttiException.NotActive} once this engine is closed: for calls that reach no other check first. */
+    public void checkOpen() {
+        progress.checkOpen();
+    }
+
     /** Whether {@link #close()} has run. */
     public boolean isClosed() {
         return progress.closed();

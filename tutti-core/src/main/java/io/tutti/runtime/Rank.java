@@ -84,6 +84,7 @@ public final class Rank extends Tutti {
             InNetworkGroup.releaseAll(engine);
         }
         engine.close();
+        RankProvider.closed(job);
     }
 
     @Override
@@ -136,7 +137,7 @@ public final class Rank extends Tutti {
     private void checkOpen() {
         if (engine.isClosed()) {
             throw new TuttiException.NotActive("Tutti has been closed on rank " + job.rank()
-                    + "; create a new instance with Tutti.init to communicate again");
+                    + "; no communication is possible after close(), and Tutti.init is refused after it");
         }
     }
 }

@@ -121,7 +121,7 @@ final class RankCommunicator extends Communicator {
      * the call still takes its place in the communicator's sequence, and the other ranks are told
      * not to wait for this one in it ({@link Collectives#failed}), so every rank can go on.
      */
-    private TuttiException refused(Call how, int issued, TuttiException e) {
+    private TuttiException refused(Call how, int issued, TuttiException.InvalidArgument e) {
         if (how != Call.PERSISTENT && collectives.issued() == issued) {
             collectives.failed(issued);
         }
@@ -134,7 +134,7 @@ final class RankCommunicator extends Communicator {
         try {
             return collectives.run(mode(how), collectives.call(Kind.BARRIER, MemorySegment.NULL, MemorySegment.NULL,
                     Datatype.BYTE));
-        } catch (TuttiException e) {
+        } catch (TuttiException.InvalidArgument e) {
             throw refused(how, issued, e);
         }
     }
@@ -147,7 +147,7 @@ final class RankCommunicator extends Communicator {
             MemorySegment b = args.view(buf, count, type, "buffer");
             return collectives.run(mode(how), collectives.call(Kind.BCAST, b, b, type)
                     .bytes(bytes(count, type)).root(root));
-        } catch (TuttiException e) {
+        } catch (TuttiException.InvalidArgument e) {
             throw refused(how, issued, e);
         }
     }
@@ -167,7 +167,7 @@ final class RankCommunicator extends Communicator {
             MemorySegment snd = inPlace ? r : args.view(send, count, type, "send buffer");
             return collectives.run(mode(how), collectives.call(Kind.REDUCE, snd, r, type).reduction(op, userOp)
                     .bytes(bytes(count, type)).root(root).inPlace(inPlace));
-        } catch (TuttiException e) {
+        } catch (TuttiException.InvalidArgument e) {
             throw refused(how, issued, e);
         }
     }
@@ -183,7 +183,7 @@ final class RankCommunicator extends Communicator {
             MemorySegment snd = inPlace ? r : args.view(send, count, type, "send buffer");
             return collectives.run(mode(how), collectives.call(Kind.ALLREDUCE, snd, r, type).reduction(op, userOp)
                     .bytes(bytes(count, type)).inPlace(inPlace));
-        } catch (TuttiException e) {
+        } catch (TuttiException.InvalidArgument e) {
             throw refused(how, issued, e);
         }
     }
@@ -199,7 +199,7 @@ final class RankCommunicator extends Communicator {
             MemorySegment snd = inPlace ? r : args.view(send, count, type, "send buffer");
             return collectives.run(mode(how), collectives.call(exclusive ? Kind.EXSCAN : Kind.SCAN, snd, r, type)
                     .reduction(op, userOp).bytes(bytes(count, type)).inPlace(inPlace));
-        } catch (TuttiException e) {
+        } catch (TuttiException.InvalidArgument e) {
             throw refused(how, issued, e);
         }
     }
@@ -219,7 +219,7 @@ final class RankCommunicator extends Communicator {
             MemorySegment snd = inPlace ? r : args.viewBytes(send, total, type, "send buffer");
             return collectives.run(mode(how), collectives.call(Kind.REDUCE_SCATTER, snd, r, type).reduction(op, userOp)
                     .bytes(total).inPlace(inPlace).blocks(blocks, null));
-        } catch (TuttiException e) {
+        } catch (TuttiException.InvalidArgument e) {
             throw refused(how, issued, e);
         }
     }
@@ -249,7 +249,7 @@ final class RankCommunicator extends Communicator {
             MemorySegment r = inPlace ? MemorySegment.NULL : args.view(recv, recvCount, type, "receive buffer");
             return collectives.run(mode(how), collectives.call(Kind.SCATTER, snd, r, type).root(root).inPlace(inPlace)
                     .blocks(blocks, dis).irregular(irregular));
-        } catch (TuttiException e) {
+        } catch (TuttiException.InvalidArgument e) {
             throw refused(how, issued, e);
         }
     }
@@ -279,7 +279,7 @@ final class RankCommunicator extends Communicator {
             MemorySegment snd = inPlace ? MemorySegment.NULL : args.view(send, sendCount, type, "send buffer");
             return collectives.run(mode(how), collectives.call(Kind.GATHER, snd, r, type).root(root).inPlace(inPlace)
                     .blocks(blocks, dis).irregular(irregular));
-        } catch (TuttiException e) {
+        } catch (TuttiException.InvalidArgument e) {
             throw refused(how, issued, e);
         }
     }
@@ -300,7 +300,7 @@ final class RankCommunicator extends Communicator {
             MemorySegment snd = inPlace ? r : args.view(send, (int) (blocks[rank] / type.extent()), type, "send buffer");
             return collectives.run(mode(how), collectives.call(Kind.ALLGATHER, snd, r, type).inPlace(inPlace)
                     .blocks(blocks, dis));
-        } catch (TuttiException e) {
+        } catch (TuttiException.InvalidArgument e) {
             throw refused(how, issued, e);
         }
     }
@@ -319,7 +319,7 @@ final class RankCommunicator extends Communicator {
             MemorySegment snd = inPlace ? r : args.viewBytes(send, extentOf(sb, sd), type, "send buffer");
             return collectives.run(mode(how), collectives.call(Kind.ALLTOALL, snd, r, type).inPlace(inPlace)
                     .blocks(rb, rd).sendBlocks(sb, sd).irregular(sendCounts != null || recvCounts != null));
-        } catch (TuttiException e) {
+        } catch (TuttiException.InvalidArgument e) {
             throw refused(how, issued, e);
         }
     }
