@@ -92,7 +92,7 @@ public final class Engine implements AutoCloseable {
                 l.eagerTo[r] = Math.min(config.eagerLimit(),
                         l.rings[r].maxBodyLength() - MessageHeaderDescriptor.LENGTH);
             }
-            opened = anyRemote ? fabric.openNetwork(l.remote, config.netProvider()) : null;
+            opened = anyRemote ? openNetwork(fabric, l.remote, config.netProvider()) : null;
             // every rank fences here, with or without a transport: between publishing addresses and
             // reading them; and a rank may close (and remove its ring) only after every rank has
             // mapped every ring
@@ -140,6 +140,22 @@ public final class Engine implements AutoCloseable {
         this.agent = lock == null ? null : new ProgressAgent(progress, "tutti-progress-" + rank);
         if (agent != null) {
             agent.start();
+        }
+    }
+
+    /**
+     * Opens the network transport; its errors say so (a bad network setting is the program's error,
+     * not the shared memory's): a setting out of range is {@link TuttiException.InvalidArgument}.
+     */
+    private static RemoteTransport openNetwork(Fabric fabric, boolean[] remote, String provider) {
+        try {
+            return fabric.openNetwork(remote, provider);
+        } catch (TuttiException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new TuttiException.InvalidArgument("network rails: " + e.getMessage());
+        } catch (RuntimeException e) {
+            throw new TuttiException.Startup("cannot open the network rails: " + e.getMessage(), e);
         }
     }
 

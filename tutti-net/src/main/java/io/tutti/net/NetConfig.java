@@ -188,6 +188,13 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
         if (!net.equals("udp") && !net.equals("tcp")) {
             throw new IllegalArgumentException(envName(NET) + " must be udp or tcp, not '" + net + "'");
         }
+        for (String timer : List.of(TIMEOUT_MS, START_TIMEOUT_MS, RAIL_TIMEOUT_MS, HEARTBEAT_MS, RTO_FLOOR_US)) {
+            int v = integer(settings, timer, 1);
+            if (v < 1) {
+                // a timer of 0 or less would declare every peer failed, or spin, at once
+                throw new IllegalArgumentException(envName(timer) + " must be a positive number, not " + v);
+            }
+        }
         return new NetConfig(net, List.copyOf(rails), integer(settings, MTU, MTU_DEFAULT),
                 integer(settings, MAX_RECORD, MAX_RECORD_DEFAULT), integer(settings, WINDOW, WINDOW_DEFAULT),
                 integer(settings, TIMEOUT_MS, TIMEOUT_MS_DEFAULT),
