@@ -1,7 +1,6 @@
 package io.tutti.systest;
 
 import static io.tutti.systest.Launch.assertExit;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
