@@ -19,8 +19,8 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * The stall attack, from the path: run in the switch namespace of a {@link Netns} cluster (with
- * non-local binding allowed), it reads every IPv4 packet crossing the switch (a packet socket),
+ * The stall attack, from the path: run in the switch namespace of a {@link Netns} cluster (which
+ * holds rank 1's address on its loopback, so that it may send from it), it reads every IPv4 packet crossing the switch (a packet socket),
  * and for each rails DATA from rank 0 to rank 1 sends rank 0 an ACK of that newest sequence number
  * from rank 1's own address and port, with the session's tag it saw, a fresh counter and a made-up
  * MAC; it also sends again, later, ACKs that rank 1 really sent (replays). {@code AckForger
@@ -30,8 +30,11 @@ import java.util.zip.CRC32C;
 public final class AckForger {
     private static final int AF_PACKET = 17;
     private static final int SOCK_DGRAM = 2;
-    /** htons(ETH_P_IP) on a little-endian host. */
-    private static final int ETH_P_IP_BE = 0x0008;
+    /**
+     * htons(ETH_P_ALL) on a little-endian host: a bridge takes the frames it forwards before any
+     * protocol's packet socket would see them, only the all-protocols taps see them.
+     */
+    private static final int ETH_P_ALL_BE = 0x0300;
 
     private AckForger() {
     }
@@ -44,10 +47,12 @@ public final class AckForger {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
         MethodHandle recv = linker.downcallHandle(linker.defaultLookup().find("recv").orElseThrow(),
                 FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-        int fd = (int) socket.invokeExact(AF_PACKET, SOCK_DGRAM, ETH_P_IP_BE);
+        int fd = (int) socket.invokeExact(AF_PACKET, SOCK_DGRAM, ETH_P_ALL_BE);
         if (fd < 0) {
             throw new IllegalStateException("no packet socket (needs root in the namespace)");
         }
+        long seen = 0;
+        long tutti = 0;
         long forged = 0;
         long replayed = 0;
         long counter = 1L << 40;
@@ -64,6 +69,7 @@ public final class AckForger {
                     Thread.sleep(1);
                     continue;
                 }
+                seen++;
                 ByteBuffer p = packet.asSlice(0, n).asByteBuffer();
                 int ihl = (p.get(0) & 0xF) * 4;
                 if ((p.get(0) >> 4) != 4 || p.get(9) != 17 || n < ihl + 8 + HEADER) {
@@ -73,6 +79,7 @@ public final class AckForger {
                 if (p.getShort(at + MAGIC_OFFSET) != MAGIC) {
                     continue;
                 }
+                tutti++;
                 byte type = p.get(at + TYPE_OFFSET);
                 int source = p.getInt(at + SOURCE_OFFSET);
                 byte[] srcIp = new byte[4];
@@ -94,7 +101,7 @@ public final class AckForger {
                 }
                 if (out == null) {
                     // rank 1's address and port, bound here though they are not this namespace's
-                    out = DatagramChannel.open();
+                    out = DatagramChannel.open(java.net.StandardProtocolFamily.INET);
                     out.bind(new InetSocketAddress(InetAddress.getByAddress(dstIp), dstPort));
                     victim = new InetSocketAddress(InetAddress.getByAddress(srcIp), srcPort);
                 }
@@ -116,6 +123,7 @@ public final class AckForger {
                 }
             }
         }
-        System.out.println("forged " + forged + " replayed " + replayed);
+        System.out.println("forged " + forged + " replayed " + replayed + " (of " + seen + " packets seen, " + tutti
+                + " of Tutti's)");
     }
 }
