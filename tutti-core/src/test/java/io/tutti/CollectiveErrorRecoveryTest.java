@@ -2,8 +2,6 @@ package io.tutti;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.tutti.bootstrap.ThreadLauncher;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -14,24 +12,11 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class CollectiveErrorRecoveryTest {
 
-    static void job(int n, ThreadLauncher.RankBody body) {
-        ThreadLauncher.Outcome o = ThreadLauncher.run(n, Duration.ofSeconds(90), body);
-        if (!o.succeeded()) {
-            ThreadLauncher.RankResult f = o.firstFailure();
-            AssertionError e = new AssertionError(f != null ? "rank " + f.rank() + " failed" : "hung: ranks "
-                    + o.stillRunning() + " still running");
-            if (f != null) {
-                e.initCause(f.failure());
-            }
-            throw e;
-        }
-    }
-
     /** The sequence, shrunk: mismatched allreduce, a gather where every rank is root, a mismatched bcast, then a barrier. */
     @Test
     void aBarrierAfterMismatchedCollectivesCompletes() {
         List<String> errors = Collections.synchronizedList(new ArrayList<>());
-        job(2, rank -> {
+        TypedCallsTest.job(2, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
                 int me = w.rank();
@@ -59,6 +44,9 @@ class CollectiveErrorRecoveryTest {
                 assertEquals(3, sum[0]);
             }
         });
-        System.out.println(String.join("\n", errors));
+        // each mismatch was reported where it shows: both ranks of the allreduce, the bcast's non-root
+        for (String call : List.of("allreduce 0", "allreduce 1", "gather 0", "gather 1", "bcast 1")) {
+            assertTrue(errors.stream().anyMatch(e -> e.startsWith(call + ": ")), call + " not reported: " + errors);
+        }
     }
 }

@@ -2,8 +2,6 @@ package io.tutti;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.tutti.bootstrap.ThreadLauncher;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -13,7 +11,7 @@ class MisuseAfterCloseTest {
 
     @Test
     void collectivesAndPointToPointAfterCloseAreNotActive() {
-        CollectiveErrorRecoveryTest.job(2, rank -> {
+        TypedCallsTest.job(2, rank -> {
             Tutti t = Tutti.init(new String[0]);
             Communicator w = t.world();
             w.barrier();
@@ -30,7 +28,7 @@ class MisuseAfterCloseTest {
 
     @Test
     void initAfterCloseIsRefusedEveryTime() {
-        CollectiveErrorRecoveryTest.job(2, rank -> {
+        TypedCallsTest.job(2, rank -> {
             Tutti.init(new String[0]).close();
             for (int i = 0; i < 3; i++) {
                 TuttiException.NotActive e = assertThrows(TuttiException.NotActive.class,
@@ -42,7 +40,7 @@ class MisuseAfterCloseTest {
 
     @Test
     void nullArrayBuffersAreInvalidArguments() {
-        CollectiveErrorRecoveryTest.job(2, rank -> {
+        TypedCallsTest.job(2, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
                 int peer = 1 - w.rank();

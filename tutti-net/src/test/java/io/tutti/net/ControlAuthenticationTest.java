@@ -28,6 +28,13 @@ class ControlAuthenticationTest {
         return b;
     }
 
+    /** An ACK as a forger without the key makes it: MAC left zero, CRC valid. */
+    static ByteBuffer forged(long tag, long counter, long ack) {
+        ByteBuffer b = ack(tag, counter, ack, 0);
+        seal(new CRC32C(), b, HEADER);
+        return b;
+    }
+
     /** Seals {@code b} as the real peer would: MAC by the session's key (all of it), then the CRC. */
     static ByteBuffer genuine(SessionKeys s, ByteBuffer b) {
         new RecordMac().seal(s.key(), b, b.capacity(), null, true);
@@ -52,20 +59,16 @@ class ControlAuthenticationTest {
             SessionKeys s = f.t[0].session(1);
             InetSocketAddress spoofed = f.t[1].railAddresses().get(0);
             // the tag seen on the path, a fresh counter, a MAC made up (no key), a valid CRC
-            ByteBuffer forged = ack(s.tag(), 1_000_000, 3, 0);
-            seal(new CRC32C(), forged, HEADER);
-            f.t[0].inject(0, spoofed, forged, HEADER);
+            f.t[0].inject(0, spoofed, forged(s.tag(), 1_000_000, 3), HEADER);
             assertEquals(1, f.t[0].dropped(DropReason.BAD_MAC), f.t[0].statistics());
             // a DATA header carries an acknowledgement too
-            ByteBuffer data = ack(s.tag(), 1_000_001, 3, 0).put(TYPE_OFFSET, DATA);
+            ByteBuffer data = forged(s.tag(), 1_000_001, 3).put(TYPE_OFFSET, DATA);
             data.putShort(FRAG_COUNT_OFFSET, (short) 1);
             seal(new CRC32C(), data, HEADER);
             f.t[0].inject(0, spoofed, data, HEADER);
             assertEquals(2, f.t[0].dropped(DropReason.BAD_MAC), f.t[0].statistics());
             // without the tag (an attacker off the path): dropped before any MAC
-            ByteBuffer blind = ack(0x1234_5678L, 1_000_002, 3, 0);
-            seal(new CRC32C(), blind, HEADER);
-            f.t[0].inject(0, spoofed, blind, HEADER);
+            f.t[0].inject(0, spoofed, forged(0x1234_5678L, 1_000_002, 3), HEADER);
             assertEquals(1, f.t[0].dropped(DropReason.SESSION), f.t[0].statistics());
             assertEquals(0, f.t[0].released(1), "a forged acknowledgement freed records");
         }

@@ -4,12 +4,10 @@ import static io.tutti.net.DatagramDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,14 +28,11 @@ class StallAttackTest {
             long tag = f.t[0].session(1).tag();
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong forged = new AtomicLong();
-            CRC32C crc = new CRC32C();
             Thread attacker = Thread.ofPlatform().name("attacker").start(() -> {
                 long counter = 1L << 40;
                 while (!stop.get()) {
                     long newest = f.t[0].nextSequence(1);
-                    ByteBuffer b = ControlAuthenticationTest.ack(tag, counter++, newest, 0);
-                    seal(crc, b, HEADER);
-                    f.t[0].inject(0, spoofed, b, HEADER);
+                    f.t[0].inject(0, spoofed, ControlAuthenticationTest.forged(tag, counter++, newest), HEADER);
                     forged.incrementAndGet();
                     LockSupport.parkNanos(100_000);
                 }
