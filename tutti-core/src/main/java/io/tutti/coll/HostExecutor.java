@@ -300,10 +300,11 @@ public final class HostExecutor implements Engine.Task {
     }
 
     /**
-     * The first signature word of a call announced as failed on its rank ({@link
-     * io.tutti.coll.Collectives}): every other rank stops waiting for it in that call.
+     * Set in the first signature word of a call announced as failed on its rank ({@link
+     * io.tutti.coll.Collectives#failed}), over the call's signature where the rank knew it (else 0):
+     * every other rank stops waiting for it in that call, and says how the calls differ if they do.
      */
-    public static final long FAILED = Long.MIN_VALUE;
+    public static final long FAILED = Engine.CALL_FAILED;
 
     @Override
     public void fail(TuttiException error) {
@@ -389,19 +390,29 @@ public final class HostExecutor implements Engine.Task {
      * ranks it waits for, which may not be the ones this rank waits for).
      */
     private void otherCall(int peer, long[] heard) {
-        if (!engine.announcedCall(group[peer], context, heard) || (int) heard[0] != sequence) {
-            return;
+        if (engine.announcedFailure(group[peer], context, heard) && (int) heard[0] == sequence) {
+            judge(peer, heard);
         }
-        if (heard[1] == FAILED) {
-            throw disagree("rank " + peer + "'s part of this " + s.name() + " failed (an argument it alone"
-                    + " got wrong, or a mismatch it saw first)");
+        if (engine.announcedCall(group[peer], context, heard) && (int) heard[0] == sequence) {
+            judge(peer, heard);
         }
-        if (signature != null && (heard[1] != signature[0] || heard[2] != signature[1] || heard[3] != signature[2])) {
-            long[] theirs = {heard[1], heard[2], heard[3]};
+    }
+
+    /** Fails the run for what {@code peer} announced of this very call ({@link #otherCall}), if it must. */
+    private void judge(int peer, long[] heard) {
+        boolean failed = (heard[1] & FAILED) != 0;
+        long[] theirs = {heard[1] & ~FAILED, heard[2], heard[3]};
+        boolean known = theirs[0] != 0 || theirs[1] != 0 || theirs[2] != 0;
+        if (known && signature != null
+                && (theirs[0] != signature[0] || theirs[1] != signature[1] || theirs[2] != signature[2])) {
             String what = CollectiveCall.describe(theirs).equals(CollectiveCall.describe(signature))
                     ? " with another algorithm" : "";
             throw disagree("rank " + peer + " is in " + CollectiveCall.describe(theirs) + what + " where rank "
                     + s.rank() + " is in " + CollectiveCall.describe(signature));
+        }
+        if (failed) {
+            throw disagree("rank " + peer + "'s part of this " + s.name() + " failed (an argument it alone"
+                    + " got wrong, or a mismatch it saw first)");
         }
     }
 

@@ -640,6 +640,21 @@ public final class Engine implements AutoCloseable {
         return calls.announced(source, context, into);
     }
 
+    /**
+     * Set in an announced call's first signature word: the call failed on the announcing rank
+     * (the other bits: its signature, or 0). Such an announcement is kept apart from the latest
+     * ({@link #announcedFailure}), so that the rank's next call does not hide it.
+     */
+    public static final long CALL_FAILED = 1L << 62;
+
+    /**
+     * The latest call {@code source} announced as failed ({@link #CALL_FAILED}) on {@code context},
+     * as {@link #announcedCall} gives it; false when none. Called from within a wait on this engine.
+     */
+    public boolean announcedFailure(int source, int context, long[] into) {
+        return calls.failed(source, context, into);
+    }
+
     /** What {@link #forEachUnexpected} reports of a message that arrived before its receive was posted. */
     @FunctionalInterface
     public interface UnexpectedVisitor {

@@ -92,6 +92,11 @@ public final class Rank extends Tutti {
         return engine.isClosed();
     }
 
+    /** The collectives' settings. */
+    CollConfig collConfig() {
+        return coll;
+    }
+
     Selector selector() {
         return selector;
     }

@@ -50,7 +50,7 @@ final class RankCommunicator extends Communicator {
         this.group = group();
         this.worldToComm = worldToComm();
         this.collectives = new Collectives(engine, context + 1, group, rank, tutti.selector(),
-                () -> tutti.topologyOf(group), tutti.settings().asMap());
+                () -> tutti.topologyOf(group), tutti.settings().asMap(), tutti.collConfig().check());
         this.args = new CollectiveArguments(group.length, rank);
     }
 
@@ -123,7 +123,7 @@ final class RankCommunicator extends Communicator {
      */
     private TuttiException refused(Call how, int issued, TuttiException.InvalidArgument e) {
         if (how != Call.PERSISTENT && collectives.issued() == issued) {
-            collectives.failed(issued);
+            collectives.failed(issued, null);
         }
         return e;
     }
