@@ -38,12 +38,12 @@ class StallAttackTest {
                 }
             });
             try {
-                ReliableDeliveryTest.exchange(f, 5000, 11, 8192, null);
+                ReliableDeliveryTest.exchange(f, 20_000, 11, 8192, null);
             } finally {
                 stop.set(true);
                 attacker.join(10_000);
             }
-            assertTrue(forged.get() > 100, "the attack ran: " + forged.get());
+            assertTrue(forged.get() > 10, "the attack ran: " + forged.get());
             assertEquals(forged.get(), f.t[0].dropped(DropReason.BAD_MAC), f.t[0].statistics());
             assertTrue(f.t[0].retransmits() > 0, "losses were repaired: " + f.t[0].statistics());
         }
