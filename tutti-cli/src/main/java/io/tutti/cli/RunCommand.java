@@ -145,6 +145,11 @@ public final class RunCommand implements Callable<Integer> {
             System.err.println("tutti run: this host is not one of Slurm job " + slurm.jobId() + "'s nodes ("
                     + slurm.nodeList() + "): its ranks start there through srun and connect back here over TCP");
         }
+        String bad = SettingsCheck.problem(environment);
+        if (bad != null) {
+            System.err.println("tutti run: " + bad);
+            return Launcher.EXIT_USAGE;
+        }
         // Without -n, every slot of the hosts gets a rank, as with mpirun.
         Launcher.Options options = new Launcher.Options(ranks != null ? ranks : where.slots(), threads, timeout, tagOutput, classpath, jvmOptions,
                 target, args, verbose, where);

@@ -24,9 +24,12 @@ import java.util.Map;
  *                   benchmarks of the hierarchical algorithms on one machine); 0: nodes are hosts
  * @param sockets    pretend each node has this many sockets, its ranks split evenly in rank order;
  *                   0: the CPU package each rank started on
+ * @param check      before every blocking or nonblocking collective, the ranks compare the call's
+ *                   signature (operation, root, bytes, datatype, reduction, algorithm) and fail
+ *                   with both calls named where they differ ({@code TUTTI_CHECK=collectives})
  */
 public record CollConfig(long segment, int kary, String incMode, Map<Kind, String> algorithms, int nodeSize,
-                         int sockets) {
+                         int sockets, boolean check) {
     public static final String SEGMENT = "tutti.coll.segment";
     public static final long SEGMENT_DEFAULT = ScheduleAlgorithm.Params.SEGMENT_DEFAULT;
     public static final String KARY = "tutti.coll.kary";
@@ -35,6 +38,14 @@ public record CollConfig(long segment, int kary, String incMode, Map<Kind, Strin
     public static final String INC_MODE_DEFAULT = "node";
     public static final String NODE_SIZE = "tutti.topology.node.size";
     public static final String SOCKETS = "tutti.topology.sockets";
+    public static final String CHECK = "tutti.check";
+    /**
+     * None: the ranks find out that they disagree only when a call stalls (a liveness interval),
+     * and a disagreement that does not stall (another reduction, another datatype of the same size)
+     * goes unnoticed; {@code collectives} costs an allgather of the signatures per call, whose
+     * price at np 4 on an 8 B allreduce is to be measured before it could be the default.
+     */
+    public static final String CHECK_DEFAULT = "";
 
     public CollConfig {
         checkIncMode(incMode);
@@ -56,7 +67,7 @@ public record CollConfig(long segment, int kary, String incMode, Map<Kind, Strin
 
     /** Defaults only: the selector chooses every algorithm. */
     public static CollConfig defaults() {
-        return new CollConfig(SEGMENT_DEFAULT, KARY_DEFAULT, INC_MODE_DEFAULT, Map.of(), 0, 0);
+        return new CollConfig(SEGMENT_DEFAULT, KARY_DEFAULT, INC_MODE_DEFAULT, Map.of(), 0, 0, false);
     }
 
     /** The collectives' settings of a job. */
@@ -72,7 +83,13 @@ public record CollConfig(long segment, int kary, String incMode, Map<Kind, Strin
                 forced.put(k, algorithm);
             }
         }
-        return new CollConfig(segment, kary, mode, forced, atLeastZero(c, NODE_SIZE), atLeastZero(c, SOCKETS));
+        String check = c.text(CHECK, CHECK_DEFAULT).trim();
+        if (!check.isEmpty() && !check.equals("collectives") && !check.equals("none")) {
+            throw new TuttiException.InvalidArgument(Config.envName(CHECK) + " must be collectives or none, got '"
+                    + check + "'");
+        }
+        return new CollConfig(segment, kary, mode, forced, atLeastZero(c, NODE_SIZE), atLeastZero(c, SOCKETS),
+                check.equals("collectives"));
     }
 
     /** The property that forces {@code kind}'s algorithm: {@code tutti.coll.allreduce}. */

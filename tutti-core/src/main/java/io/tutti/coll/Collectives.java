@@ -1,5 +1,6 @@
 package io.tutti.coll;
 
+import io.tutti.Config;
 import io.tutti.ReduceOp;
 import io.tutti.UserOp;
 import io.tutti.coll.inc.InNetworkGroup;
@@ -53,6 +54,13 @@ public final class Collectives {
     private boolean incUnsupportedLogged;
     /** The shared-memory slots, created when a {@code slots} schedule is first built. */
     private NodeSlots nodeSlots;
+    /** Whether calls compare their signatures first ({@link #verify}); and whether one is being compared now. */
+    private final boolean check;
+    private boolean checking;
+    /** The signature of the call being run, once known: what {@link #failed} announces. */
+    private long[] running;
+    /** Words of a call's signature in {@link #verify}. */
+    private static final int SIGNATURE_WORDS = 5;
 
     /**
      * A schedule, the executor kept for blocking calls of it, and the idle executors of finished
@@ -108,9 +116,11 @@ public final class Collectives {
      * @param group    communicator rank to world rank
      * @param topology where the ranks run, asked for when a schedule is first built
      * @param settings the job's settings, by environment name: what a switch client reads its own from
+     * @param check    compare every call's signature first ({@link CollConfig#check()})
      */
     public Collectives(Engine engine, int context, int[] group, int rank, Selector algorithms,
-                       java.util.function.Supplier<Topology> topology, Map<String, String> settings) {
+                       java.util.function.Supplier<Topology> topology, Map<String, String> settings, boolean check) {
+        this.check = check;
         this.engine = engine;
         this.settings = settings;
         this.context = context;
@@ -220,6 +230,57 @@ public final class Collectives {
      * the request.
      */
     public Request run(Mode mode, Invocation call) {
+        // before any shared memory is touched: it is unmapped once the rank has closed
+        engine.checkOpen();
+        int issued = sequenceCounter;
+        running = null;
+        try {
+            return run0(mode, call);
+        } catch (TuttiException.InvalidArgument e) {
+            // other errors (a dead peer, a closed rank) end the communicator's collectives anyway
+            if (mode != Mode.PERSISTENT) {
+                failed(issued, running);
+            }
+            throw e;
+        }
+    }
+
+    /** The sequence number the next call takes: with {@link #failed}, what a call that fails before it runs needs. */
+    public int issued() {
+        return sequenceCounter;
+    }
+
+    /**
+     * A blocking or nonblocking call numbered {@code issued} has failed on this rank (bad
+     * arguments, a mismatch): it keeps its sequence number, so that every rank numbers the next call
+     * alike, and every other rank is told, so that none waits for this one in it
+     * ({@link HostExecutor#diagnose}), with the call's {@code signature} where it is known (else
+     * null), so that they can say how the calls differ. Every rank can go on with the next call.
+     */
+    public void failed(int issued, long[] signature) {
+        if (sequenceCounter == issued) {
+            sequenceCounter++;
+        }
+        if (topology().sharedMemory()) {
+            // the others' slot exchanges of this call must not wait for this rank's departures
+            if (nodeSlots == null) {
+                nodeSlots = new NodeSlots(engine, context, group, rank);
+            }
+            nodeSlots.abandon(issued, 0, 0);
+        }
+        for (int r = 0; r < group.length; r++) {
+            if (r != rank) {
+                try {
+                    engine.announceCall(group[r], context, issued, HostExecutor.FAILED | (signature == null ? 0
+                            : signature[0]), signature == null ? 0 : signature[1], signature == null ? 0 : signature[2]);
+                } catch (TuttiException e) {
+                    // a peer that cannot be told (it has failed) waits for nothing any more
+                }
+            }
+        }
+    }
+
+    private Request run0(Mode mode, Invocation call) {
         MemorySegment send = call.send;
         MemorySegment recv = call.recv;
         Datatype type = call.type;
@@ -228,6 +289,10 @@ public final class Collectives {
         Entry e = entry(call);
         if (e.inc != null && !e.inc.supports(op, userOp, type)) {
             e = fallback(e, op, userOp, type);
+        }
+        running = e.signature;
+        if (check && !checking && mode != Mode.PERSISTENT) {
+            verify(e, type, op, userOp);
         }
         if (mode == Mode.BLOCKING) {
             HostExecutor x = e.blocking;
@@ -255,6 +320,47 @@ public final class Collectives {
                     op, userOp, sequence, null);
         }
         return new CollectiveRequest(engine, e.take(engine, context, group), send, recv, type, op, userOp, sequence, e);
+    }
+
+    /**
+     * Compares this rank's call with every other rank's before it runs (an allgather of the
+     * signatures, as MPI correctness tools do): where they differ, every rank fails with its call
+     * and the first differing rank's named. The compared call takes the sequence number; the call
+     * itself, refused, takes none.
+     */
+    private void verify(Entry e, Datatype type, ReduceOp op, UserOp userOp) {
+        long[] mine = {e.signature[0], e.signature[1], e.signature[2], type.ordinal(),
+            userOp != null ? -2 : op == null ? -1 : op.ordinal()};
+        long[] all = new long[SIGNATURE_WORDS * group.length];
+        long[] blocks = new long[group.length];
+        long[] displs = new long[group.length];
+        for (int r = 0; r < group.length; r++) {
+            blocks[r] = 8L * SIGNATURE_WORDS;
+            displs[r] = 8L * SIGNATURE_WORDS * r;
+        }
+        checking = true;
+        try {
+            run(Mode.BLOCKING, new Invocation().reset(Kind.ALLGATHER, MemorySegment.ofArray(mine),
+                    MemorySegment.ofArray(all), Datatype.LONG).blocks(blocks, displs));
+        } finally {
+            checking = false;
+        }
+        for (int r = 0; r < group.length; r++) {
+            long[] theirs = java.util.Arrays.copyOfRange(all, SIGNATURE_WORDS * r, SIGNATURE_WORDS * (r + 1));
+            if (!java.util.Arrays.equals(theirs, mine)) {
+                throw new TuttiException.InvalidArgument("rank " + rank + " calls " + describe(mine) + " where rank "
+                        + r + " calls " + describe(theirs) + " (" + Config.envName(CollConfig.CHECK)
+                        + "=collectives): every rank must make the same collective call");
+            }
+        }
+    }
+
+    /** A signature of {@link #verify} in words. */
+    private static String describe(long[] signature) {
+        String op = signature[4] == -2 ? ", a user operation" : signature[4] == -1 ? ""
+                : ", " + ReduceOp.values()[(int) signature[4]];
+        return CollectiveCall.describe(signature) + " of " + Datatype.values()[(int) signature[3]] + op
+                + " (algorithm #" + Integer.toHexString((int) signature[2]) + ")";
     }
 
     /**

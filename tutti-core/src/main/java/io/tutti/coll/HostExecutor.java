@@ -155,7 +155,7 @@ public final class HostExecutor implements Engine.Task {
         this.announced = false;
         this.done = 0;
         if (slotSteps > 0) {
-            slotBase = slots.reserve(slotSteps);
+            slotBase = slots.reserve(sequence, slotSteps);
         }
         this.readyHead = 0;
         this.readyCount = 0;
@@ -315,6 +315,13 @@ public final class HostExecutor implements Engine.Task {
         return false;
     }
 
+    /**
+     * Set in the first signature word of a call announced as failed on its rank ({@link
+     * io.tutti.coll.Collectives#failed}), over the call's signature where the rank knew it (else 0):
+     * every other rank stops waiting for it in that call, and says how the calls differ if they do.
+     */
+    public static final long FAILED = Engine.CALL_FAILED;
+
     @Override
     public void fail(TuttiException error) {
         failure = error;
@@ -332,6 +339,26 @@ public final class HostExecutor implements Engine.Task {
         if (done == s.steps()) {
             return;
         }
+        long[] heard = new long[4];
+        for (int peer = 0; peer < group.length; peer++) {
+            // any rank that has said its part of this call failed, or is in it with another signature
+            if (peer != s.rank()) {
+                otherCall(peer, heard);
+            }
+        }
+        for (int k = 0; k < activeCount; k++) {
+            int i = active[k];
+            if (isSlots(s.kind(i))) {
+                // every rank takes part in a slot exchange
+                for (int peer = 0; peer < group.length; peer++) {
+                    if (peer != s.rank()) {
+                        leftThisCall(peer, heard);
+                    }
+                }
+            } else if (s.kind(i) == Schedule.SEND || s.kind(i) == Schedule.RECV) {
+                leftThisCall(s.peer(i), heard);
+            }
+        }
         engine.forEachUnexpected(context, (source, tag, bytes) -> {
             int stepTag = tag - wireBase;
             if (stepTag < 0 || stepTag >= Schedule.MAX_TAG) {
@@ -346,25 +373,79 @@ public final class HostExecutor implements Engine.Task {
         if (signature == null) {
             return;
         }
-        long[] heard = new long[4];
         for (int k = 0; k < activeCount; k++) {
-            if (s.kind(active[k]) == Schedule.INC || isSlots(s.kind(active[k]))) {
-                continue; // waits on the switches, or on every rank's slot, not on a peer's message
+            byte kind = s.kind(active[k]);
+            if (kind == Schedule.INC) {
+                continue; // waits on the switches, not on a peer
             }
-            int peer = s.peer(active[k]);
-            if (!announced) {
-                engine.announceCall(group[peer], context, sequence, signature[0], signature[1], signature[2]);
-            }
-            if (engine.announcedCall(group[peer], context, heard) && (int) heard[0] == sequence
-                    && (heard[1] != signature[0] || heard[2] != signature[1] || heard[3] != signature[2])) {
-                long[] theirs = {heard[1], heard[2], heard[3]};
-                String what = CollectiveCall.describe(theirs).equals(CollectiveCall.describe(signature))
-                        ? " with another algorithm" : "";
-                throw disagree("rank " + peer + " is in " + CollectiveCall.describe(theirs) + what + " where rank "
-                        + s.rank() + " is in " + CollectiveCall.describe(signature));
+            if (isSlots(kind)) {
+                // waits on every rank's slot: tells them all
+                for (int peer = 0; peer < group.length; peer++) {
+                    if (peer != s.rank()) {
+                        compareCalls(peer, heard);
+                    }
+                }
+            } else {
+                compareCalls(s.peer(active[k]), heard);
             }
         }
         announced = true;
+    }
+
+    /** Announces this run's call to {@code peer}, once per run: it compares it with its own ({@link #otherCall}). */
+    private void compareCalls(int peer, long[] heard) {
+        if (!announced) {
+            engine.announceCall(group[peer], context, sequence, signature[0], signature[1], signature[2]);
+        }
+        otherCall(peer, heard);
+    }
+
+    /**
+     * Fails the run when communicator rank {@code peer}, waited for or not, has said that its part of
+     * this call failed, or that it waits in this call with another signature (it announced so to the
+     * ranks it waits for, which may not be the ones this rank waits for).
+     */
+    private void otherCall(int peer, long[] heard) {
+        if (engine.announcedFailure(group[peer], context, heard) && (int) heard[0] == sequence) {
+            judge(peer, heard);
+        }
+        if (engine.announcedCall(group[peer], context, heard) && (int) heard[0] == sequence) {
+            judge(peer, heard);
+        }
+    }
+
+    /** Fails the run for what {@code peer} announced of this very call ({@link #otherCall}), if it must. */
+    private void judge(int peer, long[] heard) {
+        boolean failed = (heard[1] & FAILED) != 0;
+        long[] theirs = {heard[1] & ~FAILED, heard[2], heard[3]};
+        boolean known = theirs[0] != 0 || theirs[1] != 0 || theirs[2] != 0;
+        if (known && signature != null
+                && (theirs[0] != signature[0] || theirs[1] != signature[1] || theirs[2] != signature[2])) {
+            String what = CollectiveCall.describe(theirs).equals(CollectiveCall.describe(signature))
+                    ? " with another algorithm" : "";
+            throw disagree("rank " + peer + " is in " + CollectiveCall.describe(theirs) + what + " where rank "
+                    + s.rank() + " is in " + CollectiveCall.describe(signature));
+        }
+        if (failed) {
+            throw disagree("rank " + peer + "'s part of this " + s.name() + " failed (an argument it alone"
+                    + " got wrong, or a mismatch it saw first)");
+        }
+    }
+
+    /**
+     * Fails the run when communicator rank {@code peer}, which this run waits for, has said that it
+     * waits in a later call: then it will do nothing more in this one.
+     */
+    private void leftThisCall(int peer, long[] heard) {
+        if (!engine.announcedCall(group[peer], context, heard)) {
+            return;
+        }
+        // announcements travel in order with the data: a peer already in a later call has sent
+        // all it will of this one, and waits for this rank there
+        if ((int) heard[0] - sequence > 0) {
+            throw disagree("rank " + peer + " has gone on to a later collective call while rank " + s.rank()
+                    + " waits for it in " + s.name() + " (rank " + peer + " failed in this call, or skipped it)");
+        }
     }
 
     private TuttiException.InvalidArgument disagree(String what) {
@@ -462,6 +543,9 @@ public final class HostExecutor implements Engine.Task {
      * the steps get fresh ones, and the schedule may be started again.
      */
     private void abandon() {
+        if (slotSteps > 0 && done != s.steps()) {
+            slots.abandon(sequence, slotBase, slotSteps);
+        }
         for (int k = 0; k < activeCount; k++) {
             int i = active[k];
             if (s.kind(i) == Schedule.INC || isSlots(s.kind(i))) {

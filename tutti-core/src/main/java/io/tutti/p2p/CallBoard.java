@@ -12,6 +12,11 @@ final class CallBoard {
     private final int size;
     /** The latest CALL of each source: context, sequence, three signature words; null until one comes. */
     private long[] calls;
+    /**
+     * The latest CALL of each source that said the call failed there ({@link Engine#CALL_FAILED}),
+     * the same way: kept apart, so that the source's next call does not hide it.
+     */
+    private long[] failures;
 
     CallBoard(Outbox outbox, int size) {
         this.outbox = outbox;
@@ -32,15 +37,34 @@ final class CallBoard {
         return true;
     }
 
+    /** See {@link Engine#announcedFailure}. */
+    boolean failed(int source, int context, long[] into) {
+        if (failures == null || failures[source * 5] != ((long) context << 1 | 1)) {
+            return false;
+        }
+        System.arraycopy(failures, source * 5 + 1, into, 0, 4);
+        return true;
+    }
+
     void onCall(int source, int context, int sequence, long w0, long w1, long w2) {
         if (calls == null) {
             calls = new long[size * 5];
         }
+        store(calls, source, context, sequence, w0, w1, w2);
+        if ((w0 & Engine.CALL_FAILED) != 0) {
+            if (failures == null) {
+                failures = new long[size * 5];
+            }
+            store(failures, source, context, sequence, w0, w1, w2);
+        }
+    }
+
+    private static void store(long[] board, int source, int context, int sequence, long w0, long w1, long w2) {
         int at = source * 5;
-        calls[at] = (long) context << 1 | 1;
-        calls[at + 1] = sequence;
-        calls[at + 2] = w0;
-        calls[at + 3] = w1;
-        calls[at + 4] = w2;
+        board[at] = (long) context << 1 | 1;
+        board[at + 1] = sequence;
+        board[at + 2] = w0;
+        board[at + 3] = w1;
+        board[at + 4] = w2;
     }
 }

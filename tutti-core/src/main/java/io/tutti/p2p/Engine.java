@@ -104,7 +104,7 @@ public final class Engine implements AutoCloseable {
             for (int r = 0; r < size; r++) {
                 l.counters.transport(r, l.remote[r]);
             }
-            opened = anyRemote ? fabric.openNetwork(l.remote, config.netProvider()) : null;
+            opened = anyRemote ? openNetwork(fabric, l.remote, config.netProvider()) : null;
             if (opened != null) {
                 opened.attach(l.counters);
             }
@@ -174,6 +174,22 @@ public final class Engine implements AutoCloseable {
     /** This rank's counters, which the collectives count into; owner thread. */
     public Counters counters() {
         return links.counters;
+    }
+
+    /**
+     * Opens the network transport; its errors say so (a bad network setting is the program's error,
+     * not the shared memory's): a setting out of range is {@link TuttiException.InvalidArgument}.
+     */
+    private static RemoteTransport openNetwork(Fabric fabric, boolean[] remote, String provider) {
+        try {
+            return fabric.openNetwork(remote, provider);
+        } catch (TuttiException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new TuttiException.InvalidArgument("network rails: " + e.getMessage());
+        } catch (RuntimeException e) {
+            throw new TuttiException.Startup("cannot open the network rails: " + e.getMessage(), e);
+        }
     }
 
     private static void closeQuietly(RemoteTransport t) {
@@ -661,6 +677,21 @@ public final class Engine implements AutoCloseable {
         return calls.announced(source, context, into);
     }
 
+    /**
+     * Set in an announced call's first signature word: the call failed on the announcing rank
+     * (the other bits: its signature, or 0). Such an announcement is kept apart from the latest
+     * ({@link #announcedFailure}), so that the rank's next call does not hide it.
+     */
+    public static final long CALL_FAILED = 1L << 62;
+
+    /**
+     * The latest call {@code source} announced as failed ({@link #CALL_FAILED}) on {@code context},
+     * as {@link #announcedCall} gives it; false when none. Called from within a wait on this engine.
+     */
+    public boolean announcedFailure(int source, int context, long[] into) {
+        return calls.failed(source, context, into);
+    }
+
     /** What {@link #forEachUnexpected} reports of a message that arrived before its receive was posted. */
     @FunctionalInterface
     public interface UnexpectedVisitor {
@@ -677,6 +708,11 @@ public final class Engine implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ close
+
+    /** Fails with {@link TuttiException.NotActive} once this engine is closed: for calls that reach no other check first. */
+    public void checkOpen() {
+        progress.checkOpen();
+    }
 
     /** Whether {@link #close()} has run. */
     public boolean isClosed() {

@@ -98,13 +98,24 @@ public record P2pConfig(int eagerLimit, int ringCapacity, int exchangeChunk, int
         if (exchangeSlots < 2) {
             throw new TuttiException.InvalidArgument(EXCHANGE_SLOTS + " must be >= 2, got " + exchangeSlots);
         }
-        if (spinTries < -1 || spinMicros < 0 || yieldTries < -1 || maxParkMicros < 1 || livenessMillis < 1 || rendezvousSeconds < 1) {
-            throw new TuttiException.InvalidArgument("idle, liveness and rendezvous settings must be positive");
-        }
+        atLeast(SPIN_TRIES, spinTries, -1);
+        atLeast(SPIN_MICROS, spinMicros, 0);
+        atLeast(YIELD_TRIES, yieldTries, -1);
+        atLeast(MAX_PARK_MICROS, maxParkMicros, 1);
+        atLeast(LIVENESS_MILLIS, livenessMillis, 1);
+        atLeast(RENDEZVOUS_SECONDS, rendezvousSeconds, 1);
         if (!transport.equals("auto") && !transport.equals("net")) {
             throw new TuttiException.InvalidArgument(TRANSPORT + " (or " + Config.envName(TRANSPORT)
                     + ") must be auto or net,"
                     + " got '" + transport + "'");
+        }
+    }
+
+    /** Fails, naming the setting by both its names, when {@code value} is below {@code least}. */
+    private static void atLeast(String property, int value, int least) {
+        if (value < least) {
+            throw new TuttiException.InvalidArgument(Config.envName(property) + " (" + property + ") must be at least "
+                    + least + ", got " + value);
         }
     }
 

@@ -100,11 +100,17 @@ public final class Rank extends Tutti {
             InNetworkGroup.releaseAll(engine);
         }
         engine.close();
+        RankProvider.closed(job);
     }
 
     @Override
     public boolean isClosed() {
         return engine.isClosed();
+    }
+
+    /** The collectives' settings. */
+    CollConfig collConfig() {
+        return coll;
     }
 
     Selector selector() {
@@ -152,7 +158,7 @@ public final class Rank extends Tutti {
     private void checkOpen() {
         if (engine.isClosed()) {
             throw new TuttiException.NotActive("Tutti has been closed on rank " + job.rank()
-                    + "; create a new instance with Tutti.init to communicate again");
+                    + "; no communication is possible after close(), and Tutti.init is refused after it");
         }
     }
 }

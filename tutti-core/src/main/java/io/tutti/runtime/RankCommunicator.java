@@ -54,7 +54,7 @@ final class RankCommunicator extends Communicator {
         this.group = group();
         this.worldToComm = worldToComm();
         this.collectives = new Collectives(engine, context + 1, group, rank, tutti.selector(),
-                () -> tutti.topologyOf(group), tutti.settings().asMap());
+                () -> tutti.topologyOf(group), tutti.settings().asMap(), tutti.collConfig().check());
         this.args = new CollectiveArguments(group.length, rank);
     }
 
@@ -136,150 +136,212 @@ final class RankCommunicator extends Communicator {
         };
     }
 
+    /**
+     * A blocking or nonblocking collective that failed on this rank before it ran (its arguments):
+     * the call still takes its place in the communicator's sequence, and the other ranks are told
+     * not to wait for this one in it ({@link Collectives#failed}), so every rank can go on.
+     */
+    private TuttiException refused(Call how, int issued, TuttiException.InvalidArgument e) {
+        if (how != Call.PERSISTENT && collectives.issued() == issued) {
+            collectives.failed(issued, null);
+        }
+        return e;
+    }
+
     @Override
     protected Request runBarrier(Call how) {
-        return collectives.run(mode(how), collectives.call(Kind.BARRIER, MemorySegment.NULL, MemorySegment.NULL,
-                Datatype.BYTE));
+        int issued = collectives.issued();
+        try {
+            return collectives.run(mode(how), collectives.call(Kind.BARRIER, MemorySegment.NULL, MemorySegment.NULL,
+                    Datatype.BYTE));
+        } catch (TuttiException.InvalidArgument e) {
+            throw refused(how, issued, e);
+        }
     }
 
     @Override
     protected Request runBcast(Call how, Object buf, int count, Datatype type, int root) {
-        checkRank(root, "root");
-        MemorySegment b = args.view(buf, count, type, "buffer");
-        return collectives.run(mode(how), collectives.call(Kind.BCAST, b, b, type)
-                .bytes(bytes(count, type)).root(root));
+        int issued = collectives.issued();
+        try {
+            checkRank(root, "root");
+            MemorySegment b = args.view(buf, count, type, "buffer");
+            return collectives.run(mode(how), collectives.call(Kind.BCAST, b, b, type)
+                    .bytes(bytes(count, type)).root(root));
+        } catch (TuttiException.InvalidArgument e) {
+            throw refused(how, issued, e);
+        }
     }
 
     @Override
     protected Request runReduce(Call how, Object send, Object recv, int count, Datatype type,
                                 ReduceOp op, UserOp userOp, int root) {
-        checkRank(root, "root");
-        CollectiveArguments.checkOp(op, userOp, type);
-        boolean inPlace = send == IN_PLACE;
-        if (inPlace && rank != root) {
-            throw new TuttiException.InvalidArgument("IN_PLACE is the root's send buffer only in reduce");
+        int issued = collectives.issued();
+        try {
+            checkRank(root, "root");
+            CollectiveArguments.checkOp(op, userOp, type);
+            boolean inPlace = send == IN_PLACE;
+            if (inPlace && rank != root) {
+                throw new TuttiException.InvalidArgument("IN_PLACE is the root's send buffer only in reduce");
+            }
+            MemorySegment r = rank == root ? args.view(recv, count, type, "receive buffer") : MemorySegment.NULL;
+            MemorySegment snd = inPlace ? r : args.view(send, count, type, "send buffer");
+            return collectives.run(mode(how), collectives.call(Kind.REDUCE, snd, r, type).reduction(op, userOp)
+                    .bytes(bytes(count, type)).root(root).inPlace(inPlace));
+        } catch (TuttiException.InvalidArgument e) {
+            throw refused(how, issued, e);
         }
-        MemorySegment r = rank == root ? args.view(recv, count, type, "receive buffer") : MemorySegment.NULL;
-        MemorySegment snd = inPlace ? r : args.view(send, count, type, "send buffer");
-        return collectives.run(mode(how), collectives.call(Kind.REDUCE, snd, r, type).reduction(op, userOp)
-                .bytes(bytes(count, type)).root(root).inPlace(inPlace));
     }
 
     @Override
     protected Request runAllreduce(Call how, Object send, Object recv, int count, Datatype type,
                                    ReduceOp op, UserOp userOp) {
-        CollectiveArguments.checkOp(op, userOp, type);
-        boolean inPlace = send == IN_PLACE;
-        MemorySegment r = args.view(recv, count, type, "receive buffer");
-        MemorySegment snd = inPlace ? r : args.view(send, count, type, "send buffer");
-        return collectives.run(mode(how), collectives.call(Kind.ALLREDUCE, snd, r, type).reduction(op, userOp)
-                .bytes(bytes(count, type)).inPlace(inPlace));
+        int issued = collectives.issued();
+        try {
+            CollectiveArguments.checkOp(op, userOp, type);
+            boolean inPlace = send == IN_PLACE;
+            MemorySegment r = args.view(recv, count, type, "receive buffer");
+            MemorySegment snd = inPlace ? r : args.view(send, count, type, "send buffer");
+            return collectives.run(mode(how), collectives.call(Kind.ALLREDUCE, snd, r, type).reduction(op, userOp)
+                    .bytes(bytes(count, type)).inPlace(inPlace));
+        } catch (TuttiException.InvalidArgument e) {
+            throw refused(how, issued, e);
+        }
     }
 
     @Override
     protected Request runScan(Call how, boolean exclusive, Object send, Object recv, int count, Datatype type,
                               ReduceOp op, UserOp userOp) {
-        CollectiveArguments.checkOp(op, userOp, type);
-        boolean inPlace = send == IN_PLACE;
-        MemorySegment r = args.view(recv, count, type, "receive buffer");
-        MemorySegment snd = inPlace ? r : args.view(send, count, type, "send buffer");
-        return collectives.run(mode(how), collectives.call(exclusive ? Kind.EXSCAN : Kind.SCAN, snd, r, type)
-                .reduction(op, userOp).bytes(bytes(count, type)).inPlace(inPlace));
+        int issued = collectives.issued();
+        try {
+            CollectiveArguments.checkOp(op, userOp, type);
+            boolean inPlace = send == IN_PLACE;
+            MemorySegment r = args.view(recv, count, type, "receive buffer");
+            MemorySegment snd = inPlace ? r : args.view(send, count, type, "send buffer");
+            return collectives.run(mode(how), collectives.call(exclusive ? Kind.EXSCAN : Kind.SCAN, snd, r, type)
+                    .reduction(op, userOp).bytes(bytes(count, type)).inPlace(inPlace));
+        } catch (TuttiException.InvalidArgument e) {
+            throw refused(how, issued, e);
+        }
     }
 
     /** {@code counts} null: {@code count} elements per rank. */
     @Override
     protected Request runReduceScatter(Call how, Object send, Object recv, int[] counts, int count,
                                        Datatype type, ReduceOp op, UserOp userOp) {
-        CollectiveArguments.checkOp(op, userOp, type);
-        long[] blocks = args.blocks(counts, count, type, "counts");
-        long total = CollectiveArguments.prefix(blocks, args.prefixDispls());
-        boolean inPlace = send == IN_PLACE;
-        MemorySegment r = inPlace ? args.viewBytes(recv, total, type, "receive buffer")
-                : args.viewBytes(recv, blocks[rank], type, "receive buffer");
-        MemorySegment snd = inPlace ? r : args.viewBytes(send, total, type, "send buffer");
-        return collectives.run(mode(how), collectives.call(Kind.REDUCE_SCATTER, snd, r, type).reduction(op, userOp)
-                .bytes(total).inPlace(inPlace).blocks(blocks, null));
+        int issued = collectives.issued();
+        try {
+            CollectiveArguments.checkOp(op, userOp, type);
+            long[] blocks = args.blocks(counts, count, type, "counts");
+            long total = CollectiveArguments.prefix(blocks, args.prefixDispls());
+            boolean inPlace = send == IN_PLACE;
+            MemorySegment r = inPlace ? args.viewBytes(recv, total, type, "receive buffer")
+                    : args.viewBytes(recv, blocks[rank], type, "receive buffer");
+            MemorySegment snd = inPlace ? r : args.viewBytes(send, total, type, "send buffer");
+            return collectives.run(mode(how), collectives.call(Kind.REDUCE_SCATTER, snd, r, type).reduction(op, userOp)
+                    .bytes(total).inPlace(inPlace).blocks(blocks, null));
+        } catch (TuttiException.InvalidArgument e) {
+            throw refused(how, issued, e);
+        }
     }
 
     /** {@code vector}: scatterv (counts read at the root only); else scatter. */
     @Override
     protected Request runScatter(Call how, Object send, int[] counts, int[] displs, Object recv, int recvCount,
                                  Datatype type, int root, boolean vector) {
-        checkRank(root, "root");
-        boolean inPlace = recv == IN_PLACE;
-        if (inPlace && rank != root) {
-            throw new TuttiException.InvalidArgument("IN_PLACE is the root's receive buffer only in scatter");
+        int issued = collectives.issued();
+        try {
+            checkRank(root, "root");
+            boolean inPlace = recv == IN_PLACE;
+            if (inPlace && rank != root) {
+                throw new TuttiException.InvalidArgument("IN_PLACE is the root's receive buffer only in scatter");
+            }
+            // every rank must choose the same algorithm, and non-roots may pass no counts
+            boolean irregular = vector;
+            long[] blocks = args.rootedBlocks(vector, counts, recvCount, type, root);
+            long[] dis = rank == root ? args.displacements(displs, blocks, recvCount, type, "displs")
+                    : args.displacements(null, blocks, 0, type, "displs");
+            MemorySegment snd = rank == root ? args.viewBytes(send, extentOf(blocks, dis), type, "send buffer")
+                    : MemorySegment.NULL;
+            if (rank == root && !inPlace && blocks[rank] != (long) recvCount * type.extent()) {
+                throw new TuttiException.InvalidArgument("the root's own block has " + blocks[rank] / type.extent()
+                        + " elements but its receive count is " + recvCount);
+            }
+            MemorySegment r = inPlace ? MemorySegment.NULL : args.view(recv, recvCount, type, "receive buffer");
+            return collectives.run(mode(how), collectives.call(Kind.SCATTER, snd, r, type).root(root).inPlace(inPlace)
+                    .blocks(blocks, dis).irregular(irregular));
+        } catch (TuttiException.InvalidArgument e) {
+            throw refused(how, issued, e);
         }
-        // every rank must choose the same algorithm, and non-roots may pass no counts
-        boolean irregular = vector;
-        long[] blocks = args.rootedBlocks(vector, counts, recvCount, type, root);
-        long[] dis = rank == root ? args.displacements(displs, blocks, recvCount, type, "displs")
-                : args.displacements(null, blocks, 0, type, "displs");
-        MemorySegment snd = rank == root ? args.viewBytes(send, extentOf(blocks, dis), type, "send buffer")
-                : MemorySegment.NULL;
-        if (rank == root && !inPlace && blocks[rank] != (long) recvCount * type.extent()) {
-            throw new TuttiException.InvalidArgument("the root's own block has " + blocks[rank] / type.extent()
-                    + " elements but its receive count is " + recvCount);
-        }
-        MemorySegment r = inPlace ? MemorySegment.NULL : args.view(recv, recvCount, type, "receive buffer");
-        return collectives.run(mode(how), collectives.call(Kind.SCATTER, snd, r, type).root(root).inPlace(inPlace)
-                .blocks(blocks, dis).irregular(irregular));
     }
 
     /** {@code vector}: gatherv (counts read at the root only); else gather. */
     @Override
     protected Request runGather(Call how, Object send, int sendCount, Object recv, int[] counts, int[] displs,
                                 Datatype type, int root, boolean vector) {
-        checkRank(root, "root");
-        boolean inPlace = send == IN_PLACE;
-        if (inPlace && rank != root) {
-            throw new TuttiException.InvalidArgument("IN_PLACE is the root's send buffer only in gather");
+        int issued = collectives.issued();
+        try {
+            checkRank(root, "root");
+            boolean inPlace = send == IN_PLACE;
+            if (inPlace && rank != root) {
+                throw new TuttiException.InvalidArgument("IN_PLACE is the root's send buffer only in gather");
+            }
+            // every rank must choose the same algorithm, and non-roots may pass no counts
+            boolean irregular = vector;
+            long[] blocks = args.rootedBlocks(vector, counts, sendCount, type, root);
+            long[] dis = rank == root ? args.displacements(displs, blocks, sendCount, type, "displs")
+                    : args.displacements(null, blocks, 0, type, "displs");
+            MemorySegment r = rank == root ? args.viewBytes(recv, extentOf(blocks, dis), type, "receive buffer")
+                    : MemorySegment.NULL;
+            if (rank == root && !inPlace && blocks[rank] != (long) sendCount * type.extent()) {
+                throw new TuttiException.InvalidArgument("the root's own block has " + blocks[rank] / type.extent()
+                        + " elements but its send count is " + sendCount);
+            }
+            MemorySegment snd = inPlace ? MemorySegment.NULL : args.view(send, sendCount, type, "send buffer");
+            return collectives.run(mode(how), collectives.call(Kind.GATHER, snd, r, type).root(root).inPlace(inPlace)
+                    .blocks(blocks, dis).irregular(irregular));
+        } catch (TuttiException.InvalidArgument e) {
+            throw refused(how, issued, e);
         }
-        // every rank must choose the same algorithm, and non-roots may pass no counts
-        boolean irregular = vector;
-        long[] blocks = args.rootedBlocks(vector, counts, sendCount, type, root);
-        long[] dis = rank == root ? args.displacements(displs, blocks, sendCount, type, "displs")
-                : args.displacements(null, blocks, 0, type, "displs");
-        MemorySegment r = rank == root ? args.viewBytes(recv, extentOf(blocks, dis), type, "receive buffer")
-                : MemorySegment.NULL;
-        if (rank == root && !inPlace && blocks[rank] != (long) sendCount * type.extent()) {
-            throw new TuttiException.InvalidArgument("the root's own block has " + blocks[rank] / type.extent()
-                    + " elements but its send count is " + sendCount);
-        }
-        MemorySegment snd = inPlace ? MemorySegment.NULL : args.view(send, sendCount, type, "send buffer");
-        return collectives.run(mode(how), collectives.call(Kind.GATHER, snd, r, type).root(root).inPlace(inPlace)
-                .blocks(blocks, dis).irregular(irregular));
     }
 
     @Override
     protected Request runAllgather(Call how, Object send, int sendCount, Object recv, int[] counts,
                                    int[] displs, Datatype type) {
-        boolean inPlace = send == IN_PLACE;
-        long[] blocks = args.blocks(counts, sendCount, type, "counts");
-        long[] dis = args.displacements(displs, blocks, sendCount, type, "displs");
-        if (!inPlace && blocks[rank] != (long) sendCount * type.extent()) {
-            throw new TuttiException.InvalidArgument("counts[" + rank + "] is " + blocks[rank] / type.extent()
-                    + " but this rank sends " + sendCount + " elements");
+        int issued = collectives.issued();
+        try {
+            boolean inPlace = send == IN_PLACE;
+            long[] blocks = args.blocks(counts, sendCount, type, "counts");
+            long[] dis = args.displacements(displs, blocks, sendCount, type, "displs");
+            if (!inPlace && blocks[rank] != (long) sendCount * type.extent()) {
+                throw new TuttiException.InvalidArgument("counts[" + rank + "] is " + blocks[rank] / type.extent()
+                        + " but this rank sends " + sendCount + " elements");
+            }
+            MemorySegment r = args.viewBytes(recv, extentOf(blocks, dis), type, "receive buffer");
+            MemorySegment snd = inPlace ? r : args.view(send, (int) (blocks[rank] / type.extent()), type, "send buffer");
+            return collectives.run(mode(how), collectives.call(Kind.ALLGATHER, snd, r, type).inPlace(inPlace)
+                    .blocks(blocks, dis));
+        } catch (TuttiException.InvalidArgument e) {
+            throw refused(how, issued, e);
         }
-        MemorySegment r = args.viewBytes(recv, extentOf(blocks, dis), type, "receive buffer");
-        MemorySegment snd = inPlace ? r : args.view(send, (int) (blocks[rank] / type.extent()), type, "send buffer");
-        return collectives.run(mode(how), collectives.call(Kind.ALLGATHER, snd, r, type).inPlace(inPlace)
-                .blocks(blocks, dis));
     }
 
     @Override
     protected Request runAlltoall(Call how, Object send, int[] sendCounts, int[] sendDispls, Object recv,
                                   int[] recvCounts, int[] recvDispls, int count, Datatype type) {
-        boolean inPlace = send == IN_PLACE;
-        long[] rb = args.blocks(recvCounts, count, type, "recvCounts");
-        long[] rd = args.displacements(recvDispls, rb, count, type, "recvDispls");
-        long[] sb = inPlace ? rb : args.blocks2(sendCounts, count, type, "sendCounts");
-        long[] sd = inPlace ? rd : args.displacements2(sendDispls, sb, count, type, "sendDispls");
-        MemorySegment r = args.viewBytes(recv, extentOf(rb, rd), type, "receive buffer");
-        MemorySegment snd = inPlace ? r : args.viewBytes(send, extentOf(sb, sd), type, "send buffer");
-        return collectives.run(mode(how), collectives.call(Kind.ALLTOALL, snd, r, type).inPlace(inPlace)
-                .blocks(rb, rd).sendBlocks(sb, sd).irregular(sendCounts != null || recvCounts != null));
+        int issued = collectives.issued();
+        try {
+            boolean inPlace = send == IN_PLACE;
+            long[] rb = args.blocks(recvCounts, count, type, "recvCounts");
+            long[] rd = args.displacements(recvDispls, rb, count, type, "recvDispls");
+            long[] sb = inPlace ? rb : args.blocks2(sendCounts, count, type, "sendCounts");
+            long[] sd = inPlace ? rd : args.displacements2(sendDispls, sb, count, type, "sendDispls");
+            MemorySegment r = args.viewBytes(recv, extentOf(rb, rd), type, "receive buffer");
+            MemorySegment snd = inPlace ? r : args.viewBytes(send, extentOf(sb, sd), type, "send buffer");
+            return collectives.run(mode(how), collectives.call(Kind.ALLTOALL, snd, r, type).inPlace(inPlace)
+                    .blocks(rb, rd).sendBlocks(sb, sd).irregular(sendCounts != null || recvCounts != null));
+        } catch (TuttiException.InvalidArgument e) {
+            throw refused(how, issued, e);
+        }
     }
 
     // ------------------------------------------------------------ offloaded persistent collectives

@@ -13,6 +13,19 @@ import io.tutti.bootstrap.LaunchEnvironment;
  * properties, and ends the rank if its launcher dies.
  */
 public final class RankProvider implements Tutti.Provider {
+    /** The ranks ({@code job id/rank}) that have closed in this process: each joins its job once. */
+    private static final java.util.Set<String> CLOSED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Rank {@code job}'s close has run: a later {@link Tutti#init} of it is refused, unless it is a
+     * job of one rank (alone, no one else to join), which simply starts again.
+     */
+    static void closed(JobInfo job) {
+        if (job.size() > 1) {
+            CLOSED.add(job.jobId() + "/" + job.rank());
+        }
+    }
+
     @Override
     public Tutti start(Config program) {
         Config settings = LaunchEnvironment.settings().with(program);
@@ -21,6 +34,12 @@ public final class RankProvider implements Tutti.Provider {
             job = Bootstrap.detect(LaunchEnvironment.current());
         } catch (IllegalStateException e) {
             throw new TuttiException.Startup(e.getMessage(), e);
+        }
+        if (CLOSED.contains(job.jobId() + "/" + job.rank())) {
+            // as MPI_Init after MPI_Finalize: the others have gone on without this rank, or ended
+            throw new TuttiException.NotActive("rank " + job.rank() + " of job " + job.jobId() + " has closed Tutti"
+                    + " already; a rank joins its job once, so Tutti.init after close() is refused (keep one"
+                    + " instance open for the whole program)");
         }
         Rank rank = new Rank(job, settings);
         watchLauncher(job);

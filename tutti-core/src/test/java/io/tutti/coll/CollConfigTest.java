@@ -58,7 +58,7 @@ class CollConfigTest {
         assertEquals("TUTTI_INC_MODE must be node or socket, got 'rack'", message("tutti.inc.mode", "rack"));
         assertTrue(message("tutti.coll.bcast", "fast").startsWith("TUTTI_COLL_BCAST=fast: 'fast' is not an algorithm"
                 + " for bcast; choose one of binomial, kary"));
-        assertThrows(TuttiException.InvalidArgument.class, () -> new CollConfig(0, 4, "node", Map.of(), 0, 0));
+        assertThrows(TuttiException.InvalidArgument.class, () -> new CollConfig(0, 4, "node", Map.of(), 0, 0, false));
     }
 
     private static String message(String property, String value) {

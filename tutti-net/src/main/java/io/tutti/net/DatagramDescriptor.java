@@ -13,7 +13,7 @@ import java.util.zip.CRC32C;
  * <pre>
  *  0               1               2               3
  * +---------------+---------------+---------------+---------------+
- * |        magic 0x5454 ("TT")    |  version = 1  |     type      |   0
+ * |        magic 0x5454 ("TT")    |  version = 2  |     type      |   0
  * +---------------+---------------+---------------+---------------+
  * |                           job id                              |   4
  * +---------------------------------------------------------------+
@@ -35,12 +35,31 @@ import java.util.zip.CRC32C;
  * +---------------------------------------------------------------+
  * |                 offset of this fragment in the record         |  52
  * +---------------------------------------------------------------+
- * |   CRC32C over bytes 0..55 and the payload                     |  56
+ * |   session tag (64): names the pair's session; 0 in a HELLO    |  56
  * +---------------------------------------------------------------+
- * |   payload ...                                                 |  60
+ * |   counter (64): one per datagram sent to this peer, from 1    |  64
+ * +---------------------------------------------------------------+
+ * |   MAC (128): HMAC-SHA256, truncated, over bytes 0..71 and     |  72
+ * |   the payload (a DATA's payload only with the data MAC on)    |
+ * |                                                               |
+ * |                                                               |
+ * +---------------------------------------------------------------+
+ * |   CRC32C over bytes 0..87 and the payload                     |  88
+ * +---------------------------------------------------------------+
+ * |   payload ...                                                 |  92
  * </pre>
  *
- * Flags: bit 0 ({@link #FLAG_ACK_HELD}) says that the acknowledgement this datagram carries was
+ * Why the tag, the counter and the MAC: after the handshake a datagram is trusted only as far
+ * as it proves the job's secret, so that nobody who lacks it, on the path or off it, can
+ * acknowledge what was not received (which stalls the stream), ask for retransmissions, keep a
+ * dead peer alive or say goodbye for it. The tag, derived at the handshake from both ends'
+ * nonces ({@link SessionKeys}), drops a stranger's datagram before any MAC is computed; the MAC
+ * ({@link RecordMac}, keyed per pair and session; a HELLO's by the job's key) covers every
+ * header field, so a DATA's piggybacked acknowledgement is as safe as an ACK's; the counter,
+ * checked against a window ({@link ReplayWindow}), drops a datagram seen before. The CRC stays:
+ * corruption is counted as such, and the MAC runs only on intact datagrams.
+ *
+ * <p>Flags: bit 0 ({@link #FLAG_ACK_HELD}) says that the acknowledgement this datagram carries was
  * held by its sender, after what it acknowledges arrived, longer than a round-trip sample may
  * include; the other bits are 0.
  *
@@ -53,7 +72,7 @@ public final class DatagramDescriptor {
     }
 
     public static final short MAGIC = 0x5454;
-    public static final byte VERSION = 1;
+    public static final byte VERSION = 2;
 
     public static final byte DATA = 1;
     public static final byte ACK = 2;
@@ -76,11 +95,16 @@ public final class DatagramDescriptor {
     public static final int CONSUMED_OFFSET = 40;
     public static final int RECORD_LENGTH_OFFSET = 48;
     public static final int FRAG_OFFSET_OFFSET = 52;
-    public static final int CRC_OFFSET = 56;
+    public static final int TAG_OFFSET = 56;
+    public static final int COUNTER_OFFSET = 64;
+    public static final int MAC_OFFSET = 72;
+    /** Bytes of the MAC: a truncated HMAC-SHA256 (forging one takes 2^128 tries on average). */
+    public static final int MAC_LENGTH = 16;
+    public static final int CRC_OFFSET = 88;
     /** Flag: the acknowledgement was held too long to time a round trip by. */
     public static final byte FLAG_ACK_HELD = 1;
     /** Header bytes before the payload. */
-    public static final int HEADER = 60;
+    public static final int HEADER = 92;
 
     /** Payload of a HELLO. */
     public static final int HELLO_PAYLOAD = 8 + 8 + 1 + 32;

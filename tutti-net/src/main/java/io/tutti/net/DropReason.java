@@ -24,8 +24,15 @@ public enum DropReason {
     FIELD,
     /** From an address that has not passed the HELLO challenge for its rank and rail. */
     UNAUTHENTICATED,
-    /** A HELLO whose answer to our challenge is wrong (another secret). */
+    /**
+     * A MAC that does not match: a HELLO whose header or answer to our challenge was made with
+     * another secret, or a datagram forged or altered by someone without the session's key.
+     */
     BAD_MAC,
+    /** A tag that is not the pair's session's: a stranger's, or sent before the session existed. */
+    SESSION,
+    /** A counter seen before (or older than the replay window): a datagram sent again by someone else. */
+    REPLAY,
     /** Outside the receive window. */
     WINDOW,
     /** Fault injection on receive. */

@@ -8,7 +8,8 @@ import java.util.zip.CRC32C;
 
 /**
  * Puts frames on the wire: writes the header every frame carries (with the current acknowledgement
- * of the peer's stream), seals it with the CRC32C, applies the injected send faults
+ * of the peer's stream), seals it with the session's tag, a new counter, the MAC
+ * ({@link RecordMac}) and the CRC32C, applies the injected send faults
  * ({@link FaultInjection}) and hands it to the {@link RailWire}, one per call or, for the frames of
  * one record on one rail, in a batch that leaves in one system call ({@link RailWire#sendBatch}).
  * Frames without a slot of their own (ACK, NAK, heartbeat, BYE) are built in one buffer here.
@@ -27,6 +28,11 @@ final class FrameSender {
      */
     private final long heldLimit;
     private final CRC32C crc = new CRC32C();
+    private final RecordMac mac = new RecordMac();
+    /** The job's key: it MACs HELLOs, sent before a session exists. */
+    private final RecordMac.Key jobKey;
+    /** Whether a DATA's MAC covers its payload too ({@link NetConfig#macData()}); its header always. */
+    private final boolean macData;
     /** The frames built here, and a corrupted copy of any frame. */
     private final ByteBuffer tx = ByteBuffer.allocateDirect(1 << 16);
     /** Per rail: the frames of the record being sent that leave in one system call ({@link RailWire#sendBatch}). */
@@ -34,7 +40,10 @@ final class FrameSender {
     private final int[] batchLength;
     private final int[] batchCount;
 
-    FrameSender(RailWire wire, FaultInjection faults, RailStats stats, int jobId, int rank, long heldLimit, int rails) {
+    FrameSender(RailWire wire, FaultInjection faults, RailStats stats, int jobId, int rank, long heldLimit, int rails,
+                RecordMac.Key jobKey, boolean macData) {
+        this.jobKey = jobKey;
+        this.macData = macData;
         this.wire = wire;
         this.faults = faults;
         this.stats = stats;
@@ -172,6 +181,13 @@ final class FrameSender {
      * bytes for a retransmission.
      */
     private ByteBuffer sealAndInject(Peer p, int rail, ByteBuffer b, int length, ByteBuffer tail, long now) {
+        byte type = b.get(TYPE_OFFSET);
+        boolean hello = type == HELLO;
+        // only rails the handshake confirmed carry other frames: the session exists by then
+        SessionKeys session = p.session;
+        b.putLong(TAG_OFFSET, hello ? 0 : session.tag());
+        b.putLong(COUNTER_OFFSET, ++p.txCounter);
+        mac.seal(hello ? jobKey : session.key(), b, length, tail, type != DATA || macData);
         b.putInt(CRC_OFFSET, crc(crc, b, length, tail));
         p.lastSent[rail] = now;
         if (faults.dropSent(rail)) {

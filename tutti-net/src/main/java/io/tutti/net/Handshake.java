@@ -18,7 +18,9 @@ import javax.crypto.spec.SecretKeySpec;
  * {@link #HELLO_INTERVAL} on a rail not yet confirmed, so a lost one costs that long.
  *
  * <p>A HELLO's payload: {@code nonce(8) yourNonce(8) flags(1) hmac(32)}, flags bit 0 "I have
- * authenticated you", bit 1 "you have authenticated me" (layout: {@link DatagramDescriptor}). Driven under
+ * authenticated you", bit 1 "you have authenticated me" (layout: {@link DatagramDescriptor}). The
+ * first valid answer also gives the pair its session ({@link SessionKeys}), which keys the MAC of
+ * every later datagram; a HELLO's own header MAC is keyed by the job's key. Driven under
  * the transport's in-poll flag; the HMAC runs in buffers of its own, allocating nothing.
  */
 final class Handshake {
@@ -46,13 +48,17 @@ final class Handshake {
     static Mac mac(byte[] secret, int jobId) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
-            byte[] key = secret != null && secret.length > 0 ? secret
-                    : ("tutti-job-" + jobId).getBytes(StandardCharsets.US_ASCII);
-            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            mac.init(new SecretKeySpec(jobKey(secret, jobId), "HmacSHA256"));
             return mac;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is not available: " + e.getMessage(), e);
         }
+    }
+
+    /** The job's key: the launcher's secret, or without one what the job id alone gives. */
+    static byte[] jobKey(byte[] secret, int jobId) {
+        return secret != null && secret.length > 0 ? secret
+                : ("tutti-job-" + jobId).getBytes(StandardCharsets.US_ASCII);
     }
 
     Handshake(Mac mac, int jobId, int rank, FrameSender sender, RailWire wire, RailStats stats) {
@@ -120,6 +126,11 @@ final class Handshake {
         }
         p.peerNonce[r] = theirs;
         if (valid) {
+            if (p.session == null) {
+                // the nonce answered is ours, the peer's is authentic (the HMAC covers it): the
+                // same on every rail, so the first rail's session is the pair's
+                p.session = SessionKeys.derive(mac, jobId, rank, p.rank, p.myNonce, theirs);
+            }
             p.authOk[r] = true;
             p.authAddr[r] = from;
             wire.authenticated(p.rank, r, from);

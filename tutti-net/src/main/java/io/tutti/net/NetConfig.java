@@ -54,13 +54,17 @@ import java.util.Map;
  * @param place         on the UDP rails (Linux), receive the payload of a DATA record that a receive
  *                      waits for straight into the receive's buffer ({@link UdpVectorIo}), and send
  *                      an off-heap payload from the sender's buffer, not through the wire's buffers
+ * @param macData       a DATA's MAC covers its payload too, not only its header (whose control fields
+ *                      every datagram's MAC covers): integrity of the data against an attacker on
+ *                      the path, at the price of a MAC over every byte sent
  * @param stats         each rank prints its rails' counters ({@link RailsTransport#statistics()}) to
  *                      standard error as it closes
  * @param settings      the raw settings, for the per-rail fault variants
  */
 public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, int windowBytes, int timeoutMillis,
                         int startTimeoutMillis, int railTimeoutMillis, int heartbeatMillis, int stripeMin, int busyBytes, int rtoFloorMicros,
-                        int ackDelayMicros, boolean gso, boolean place, boolean stats, Map<String, String> settings) {
+                        int ackDelayMicros, boolean gso, boolean place, boolean macData, boolean stats,
+                        Map<String, String> settings) {
     public static final String NET = "tutti.net";
     /**
      * UDP: the rails repair loss themselves and stripe and batch frame by frame; on loopback UDP
@@ -77,7 +81,7 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
     public static final String MTU = "tutti.net.mtu";
     /**
      * Chosen by the rails: 65000 on loopback and on TCP, where no path MTU bounds a frame, so that a
-     * record of up to 64 940 bytes travels whole; 1472 elsewhere, a 1500-byte Ethernet packet less
+     * record of up to 64 908 bytes travels whole; 1472 elsewhere, a 1500-byte Ethernet packet less
      * the IP and UDP headers (docs/perf/net.md).
      */
     public static final int MTU_DEFAULT = 0;
@@ -154,6 +158,14 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
      * (docs/perf/net.md, "payloads in place"). Off by itself where the calls cannot be made.
      */
     public static final boolean PLACE_DEFAULT = true;
+    public static final String MAC_DATA = "tutti.net.mac.data";
+    /**
+     * Off: every datagram's header (the acknowledgements, sequence numbers, lengths) is MACed
+     * anyway, which is what keeps the stream from being stalled or steered; the payload is checked
+     * by the CRC against corruption, and against an attacker on the path only with this on. Its cost
+     * on 1 MiB bandwidth is in the README's threat model.
+     */
+    public static final boolean MAC_DATA_DEFAULT = false;
     public static final String STATS = "tutti.net.stats";
     /** Off: a diagnostic line per rank on standard error. */
     public static final boolean STATS_DEFAULT = false;
@@ -176,6 +188,13 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
         if (!net.equals("udp") && !net.equals("tcp")) {
             throw new IllegalArgumentException(envName(NET) + " must be udp or tcp, not '" + net + "'");
         }
+        for (String timer : List.of(TIMEOUT_MS, START_TIMEOUT_MS, RAIL_TIMEOUT_MS, HEARTBEAT_MS, RTO_FLOOR_US)) {
+            int v = integer(settings, timer, 1);
+            if (v < 1) {
+                // a timer of 0 or less would declare every peer failed, or spin, at once
+                throw new IllegalArgumentException(envName(timer) + " must be a positive number, not " + v);
+            }
+        }
         return new NetConfig(net, List.copyOf(rails), integer(settings, MTU, MTU_DEFAULT),
                 integer(settings, MAX_RECORD, MAX_RECORD_DEFAULT), integer(settings, WINDOW, WINDOW_DEFAULT),
                 integer(settings, TIMEOUT_MS, TIMEOUT_MS_DEFAULT),
@@ -185,7 +204,8 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
                 integer(settings, BUSY_BYTES, BUSY_BYTES_DEFAULT),
                 integer(settings, RTO_FLOOR_US, RTO_FLOOR_US_DEFAULT),
                 integer(settings, ACK_DELAY_US, ACK_DELAY_US_DEFAULT), bool(settings, GSO, GSO_DEFAULT),
-                bool(settings, PLACE, PLACE_DEFAULT), bool(settings, STATS, STATS_DEFAULT), Map.copyOf(settings));
+                bool(settings, PLACE, PLACE_DEFAULT), bool(settings, MAC_DATA, MAC_DATA_DEFAULT),
+                bool(settings, STATS, STATS_DEFAULT), Map.copyOf(settings));
     }
 
     /** Whether the rails run over TCP connections rather than UDP datagrams. */

@@ -27,6 +27,12 @@ final class Peer {
     boolean[] confirmed;
     long[] peerNonce;
     long[] lastHello;
+    /** The pair's session, from the first rail authenticated on ({@link Handshake}); null before. */
+    SessionKeys session;
+    /** The counter of the last datagram sent to the peer ({@link DatagramDescriptor#COUNTER_OFFSET}). */
+    long txCounter;
+    /** The counters of the datagrams accepted from the peer: a replay is dropped. */
+    final ReplayWindow replay = new ReplayWindow();
 
     // the rails' health (Liveness)
     boolean[] down;

@@ -27,7 +27,8 @@ import javax.crypto.Mac;
  * {@link NetConfig#NET}; polled from {@link #poll} by the application's thread (or the engine's
  * progress agent), and by a {@link KeepAliveAgent} while the application computes, which keeps
  * the protocol going but delivers nothing (the sink is the owner's). This class is the façade: it
- * opens the rails, checks each frame that arrives and hands it on, to {@link Handshake} (HELLO,
+ * opens the rails, checks each frame that arrives (bounds and CRC, then the source, the session's
+ * tag, the MAC and the replay window) and hands it on, to {@link Handshake} (HELLO,
  * HMAC), {@link Reliability} (sequence, ACK/NAK, RTO, reassembly), {@link Striping} (rail choice,
  * the node's rail table), {@link Liveness} (heartbeats, silence); {@link FrameSender} frames what
  * goes out; each remote rank's state is a {@link Peer}.
@@ -104,6 +105,11 @@ public final class RailsTransport implements RemoteTransport {
     private final Liveness liveness;
     /** Checks received frames (the sender seals with its own). */
     private final CRC32C crc = new CRC32C();
+    private final RecordMac mac = new RecordMac();
+    /** The job's key, which MACs HELLOs. */
+    private final RecordMac.Key jobKey;
+    /** Whether a DATA's MAC covers its payload ({@link NetConfig#macData()}). */
+    private final boolean macData;
     /** The sink of the owner's poll in progress, for in-order records as they arrive; null otherwise. */
     private Sink sink;
     /** Frames of this poll that brought data, progress of the handshake or the window, or an end; not heartbeats. */
@@ -187,7 +193,9 @@ public final class RailsTransport implements RemoteTransport {
             throw e;
         }
         this.striping = new Striping(table, wire, config, n, maxPayload);
-        this.sender = new FrameSender(wire, faults, stats, jobId, rank, limits.heldLimit(), n);
+        this.jobKey = RecordMac.key(Handshake.jobKey(c.secret(), jobId));
+        this.macData = config.macData();
+        this.sender = new FrameSender(wire, faults, stats, jobId, rank, limits.heldLimit(), n, jobKey, macData);
         this.handshake = new Handshake(mac, jobId, rank, sender, wire, stats);
         this.reliability = new Reliability(sender, striping, stats, wire.repairsLoss(), limits);
         this.liveness = new Liveness(config, sender, reliability, striping, stats, railNames);
@@ -544,6 +552,14 @@ public final class RailsTransport implements RemoteTransport {
         }
         byte type = rx.get(TYPE_OFFSET);
         if (type == HELLO) {
+            if (!mac.verify(jobKey, rx, length, tail, true)) {
+                stats.drop(DropReason.BAD_MAC);
+                return;
+            }
+            if (!p.replay.accept(rx.getLong(COUNTER_OFFSET))) {
+                stats.drop(DropReason.REPLAY);
+                return;
+            }
             news++;
             wire.claimed(p.rank, r, from);
             handshake.onHello(p, r, from, rx, now);
@@ -551,6 +567,11 @@ public final class RailsTransport implements RemoteTransport {
         }
         if (!p.authenticated(r, from)) {
             stats.drop(DropReason.UNAUTHENTICATED);
+            return;
+        }
+        DropReason forged = authenticate(p, rx, length, tail, type);
+        if (forged != null) {
+            stats.drop(forged);
             return;
         }
         long ack = rx.getLong(ACK_OFFSET);
@@ -577,6 +598,23 @@ public final class RailsTransport implements RemoteTransport {
             case BYE -> p.peerClosed = true;
             default -> stats.drop(DropReason.TYPE);
         }
+    }
+
+    /**
+     * Checks that a frame other than a HELLO, from a source that passed the challenge, comes from
+     * the peer's session: its tag (else {@link DropReason#SESSION}), its MAC (else
+     * {@link DropReason#BAD_MAC}), a counter not seen before (else {@link DropReason#REPLAY}), in
+     * that order, so that a stranger's datagram costs no MAC. Null when it does.
+     */
+    private DropReason authenticate(Peer p, ByteBuffer rx, int length, ByteBuffer tail, byte type) {
+        SessionKeys session = p.session;
+        if (session == null || rx.getLong(TAG_OFFSET) != session.tag()) {
+            return DropReason.SESSION;
+        }
+        if (!mac.verify(session.key(), rx, length, tail, type != DATA || macData)) {
+            return DropReason.BAD_MAC;
+        }
+        return p.replay.accept(rx.getLong(COUNTER_OFFSET)) ? null : DropReason.REPLAY;
     }
 
     /**
@@ -689,6 +727,37 @@ public final class RailsTransport implements RemoteTransport {
     Thread keepAliveThread() {
         KeepAliveAgent k = agent;
         return k == null ? null : k.thread();
+    }
+
+    /**
+     * Hands this rank a frame on {@code rail} as if the wire had received it from {@code from}
+     * (tests: a forged or replayed datagram from a spoofed source address). Any thread.
+     */
+    void inject(int rail, Object from, ByteBuffer frame, int length) {
+        enter();
+        try {
+            if (!closed && connected) {
+                now = System.nanoTime();
+                received(rail, from, frame, MemorySegment.ofBuffer(frame), length, null);
+            }
+        } finally {
+            exit();
+        }
+    }
+
+    /** The next sequence number to {@code peer}: what a forger acknowledges to stall the stream (tests). */
+    long nextSequence(int peer) {
+        return counter(() -> peers[peer].nextSeq);
+    }
+
+    /** The session with {@code peer}, null before the handshake (tests: an attacker on the path sees its tag). */
+    SessionKeys session(int peer) {
+        enter();
+        try {
+            return peers[peer].session;
+        } finally {
+            exit();
+        }
     }
 
     /**

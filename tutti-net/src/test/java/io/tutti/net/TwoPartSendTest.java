@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class TwoPartSendTest {
 
     @ParameterizedTest(name = "{0}, mtu {1}")
-    @CsvSource({"udp, 0", "udp, 124", "udp, 1500", "tcp, 0"})
+    @CsvSource({"udp, 0", "udp, 156", "udp, 1500", "tcp, 0"})
     void theHeaderAndThePayloadArriveJoined(String wire, int mtu) throws Exception {
         Map<String, String> settings = new HashMap<>();
         settings.put("TUTTI_NET", wire);

@@ -1,6 +1,7 @@
 package io.tutti.systest;
 
 import static io.tutti.systest.Launch.assertExit;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -81,6 +82,26 @@ class CommandLineIT {
             assertExit(2, r);
             assertTrue(r.stderr().contains(c.message()), () -> c.args() + " should say '" + c.message() + "'\n" + r);
         }
+    }
+
+    /**
+     * A setting every rank would refuse is said once, by the launcher, naming it, before any rank
+     * starts; one only a rank can judge (a rail that does not exist) is said as the network's
+     * error, not the shared memory's.
+     */
+    @Test
+    void badSettingsAreReportedOnceAndAsWhatTheyAre() throws Exception {
+        Launch.Result r = Launch.run(work, java.util.Map.of("TUTTI_NET_TIMEOUT_MS", "-1"), Duration.ofSeconds(20),
+                "run", "-n", "4", "--cp", Launch.testClasses(), "io.tutti.systest.Hello");
+        assertExit(2, r);
+        assertEquals(1, r.stderr().lines().filter(l -> l.contains("TUTTI_NET_TIMEOUT_MS must be a positive number"))
+                .count(), r::toString);
+        assertFalse(r.stderr().contains("\tat "), r::toString);
+        Launch.Result rail = Launch.run(work, java.util.Map.of("TUTTI_TRANSPORT", "net", "TUTTI_RAILS",
+                "tutti-no-such-if"), Duration.ofSeconds(60), "run", "-n", "2", "--timeout", "50s", "--cp",
+                Launch.testClasses(), "io.tutti.systest.Hello");
+        assertTrue(rail.stderr().contains("tutti-no-such-if") && !rail.stderr().contains("shared memory"),
+                rail::toString);
     }
 
     @Test

@@ -14,11 +14,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * A rank that computes for three failure timeouts without calling Tutti, between two rounds of
  * exchanges over the network rails, is not declared failed: its rails' keep-alive thread answers
- * for it. Processes of one host on the loopback rails, the timeout lowered to 300 ms.
+ * for it. Processes of one host on the loopback rails, the timeout lowered to 1 s (short enough
+ * for three of them to be a short test, long enough that a loaded machine's scheduling gaps do not
+ * pass for a death).
  */
 @Timeout(90)
 class LongComputeIT {
-    private static final int TIMEOUT_MS = 300;
+    private static final int TIMEOUT_MS = 1000;
 
     @TempDir
     Path work;

@@ -77,6 +77,11 @@ final class Netns implements AutoCloseable {
         return List.copyOf(hosts);
     }
 
+    /** The switch namespace's name (tests: a process on the path between the hosts). */
+    String switchName() {
+        return sw;
+    }
+
     /** Takes rail {@code k} of host {@code h} down or up (from the switch side, as a cut cable). */
     void rail(int h, int k, boolean up) throws IOException, InterruptedException {
         ip("-n", sw, "link", "set", "h" + h + "r" + k, up ? "up" : "down");

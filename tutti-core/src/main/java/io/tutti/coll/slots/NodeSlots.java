@@ -12,8 +12,10 @@ import java.lang.foreign.MemorySegment;
  * {@link SlotArea}, created at its first exchange and mapped by the others as they need it; the
  * protocol (generations, stamps, departures) is described in {@link SlotAreaDescriptor}.
  *
- * <p>A call reserves its generations when it starts ({@link #reserve}); calls start in the same order
- * on every rank, so a generation names the same exchange everywhere. A rank publishes its
+ * <p>A call reserves its generations when it starts ({@link #reserve}), from
+ * {@link #CALL_GENERATIONS} per call sequence number on, so a generation names the same exchange on
+ * every rank, even after a call that one rank never started (its arguments failed) or abandoned (a
+ * mismatch): the unused generations are holes, skipped in order ({@link #abandon}). A rank publishes its
  * generations in order: a step whose turn has not come, or whose slot still holds a contribution
  * some rank has not read, waits in its poll. Waits therefore never block a thread, and an exchange
  * can always complete once every rank has started the calls before it.
@@ -36,6 +38,10 @@ public final class NodeSlots {
     private long reserved;
     /** The next generation this rank publishes. */
     private long published;
+    /** Holes in the generations this rank publishes, in order: at {@code holeFrom[i]} it goes on at {@code holeTo[i]}. */
+    private long[] holeFrom = new long[8];
+    private long[] holeTo = new long[8];
+    private int holes;
     /** Whether ranks note their processor when they publish: only worth it when ranks outnumber cores. */
     private final boolean trackCpus;
 
@@ -54,11 +60,69 @@ public final class NodeSlots {
         this.trackCpus = engine.localSize() > Runtime.getRuntime().availableProcessors();
     }
 
-    /** Hands out {@code count} consecutive generations to a starting call; returns the first. */
-    public long reserve(int count) {
-        long g = reserved;
-        reserved += count;
-        return g;
+    /**
+     * Generations a call takes at least: a call of sequence number q starts at q times this, or
+     * after the previous call's last (one with more exchanges than this). Two, so that consecutive
+     * calls still use different slots, four calls deep.
+     */
+    public static final int CALL_GENERATIONS = 2;
+
+    /** Hands out {@code count} consecutive generations to the starting call {@code sequence}; returns the first. */
+    public long reserve(int sequence, int count) {
+        long base = Math.max(reserved, Integer.toUnsignedLong(sequence) * CALL_GENERATIONS);
+        if (base > reserved) {
+            hole(reserved, base);
+        }
+        reserved = base + count;
+        return base;
+    }
+
+    /**
+     * The call {@code sequence}, which took {@code count} generations from {@code from} (0 when it
+     * failed before it started), has failed on this rank: what it has not published is never
+     * published, and its slots count as read, so that the other ranks' next use of them does not
+     * wait for this rank.
+     */
+    public void abandon(int sequence, long from, int count) {
+        long end = from + count;
+        if (count > 0 && published < end) {
+            hole(Math.max(from, published), end);
+        }
+        long first = Integer.toUnsignedLong(sequence) * CALL_GENERATIONS;
+        SlotArea me = own();
+        for (long g = first; g < Math.max(end, first + CALL_GENERATIONS); g++) {
+            int slot = (int) (g % SLOTS);
+            if (me.departed(slot) < g + 1) {
+                me.depart(slot, g + 1);
+            }
+        }
+    }
+
+    /** Generations {@code [from, to)} are never published by this rank: kept in order. */
+    private void hole(long from, long to) {
+        if (holes == holeFrom.length) {
+            holeFrom = java.util.Arrays.copyOf(holeFrom, 2 * holes);
+            holeTo = java.util.Arrays.copyOf(holeTo, 2 * holes);
+        }
+        int i = holes++;
+        while (i > 0 && holeFrom[i - 1] > from) {
+            holeFrom[i] = holeFrom[i - 1];
+            holeTo[i] = holeTo[i - 1];
+            i--;
+        }
+        holeFrom[i] = from;
+        holeTo[i] = to;
+    }
+
+    /** The next generation to publish, past the holes it has reached. */
+    private long nextToPublish() {
+        while (holes > 0 && published >= holeFrom[0]) {
+            published = Math.max(published, holeTo[0]);
+            holes--;
+            System.arraycopy(holeFrom, 1, holeFrom, 0, holes);
+            System.arraycopy(holeTo, 1, holeTo, 0, holes);
+        }
+        return published;
     }
 
     /** A reusable exchange for one SLOTS or SLOTS_REDUCE step. */
@@ -300,7 +364,7 @@ public final class NodeSlots {
 
         private boolean publish() {
             SlotArea me = own();
-            if (published != generation || !mappedAll() || !free(slot, me.ownStamp(slot))) {
+            if (nextToPublish() != generation || !mappedAll() || !free(slot, me.ownStamp(slot))) {
                 return false;
             }
             if (length > 0) {

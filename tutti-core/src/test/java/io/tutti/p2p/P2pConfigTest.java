@@ -1,0 +1,31 @@
+package io.tutti.p2p;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.tutti.Config;
+import io.tutti.TuttiException;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+/** A setting out of range is refused with its own name, not a general "must be positive". */
+class P2pConfigTest {
+
+    private static String refusal(String name, String value) {
+        return assertThrows(TuttiException.InvalidArgument.class,
+                () -> P2pConfig.from(Config.from(Map.of(name, value), new Properties()))).getMessage();
+    }
+
+    @Test
+    void eachIdleLivenessAndRendezvousSettingIsNamedWhenOutOfRange() {
+        assertTrue(refusal("TUTTI_LIVENESS_MS", "0").startsWith("TUTTI_LIVENESS_MS (tutti.liveness.ms) must be at"
+                + " least 1, got 0"), refusal("TUTTI_LIVENESS_MS", "0"));
+        assertTrue(refusal("TUTTI_RENDEZVOUS_TIMEOUT_S", "0").contains("TUTTI_RENDEZVOUS_TIMEOUT_S"));
+        assertTrue(refusal("TUTTI_IDLE_PARK_MAX_US", "0").contains("TUTTI_IDLE_PARK_MAX_US"));
+        assertTrue(refusal("TUTTI_IDLE_SPIN_US", "-1").contains("TUTTI_IDLE_SPIN_US"));
+        assertTrue(refusal("TUTTI_IDLE_SPIN", "-2").contains("TUTTI_IDLE_SPIN"));
+        assertTrue(refusal("TUTTI_IDLE_YIELD", "-2").contains("TUTTI_IDLE_YIELD"));
+        assertEquals(1, P2pConfig.from(Config.from(Map.of("TUTTI_LIVENESS_MS", "1"), new Properties()))
+                .livenessMillis());
+    }
+}
