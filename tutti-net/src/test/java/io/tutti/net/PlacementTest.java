@@ -75,8 +75,10 @@ class PlacementTest {
         }
     }
 
+    // Corruption of 4 %: the CRC check below needs at least one of some 300 datagrams corrupted,
+    // which 1 % left undone in 5 % of runs (0.99^300); at 4 % that is 5 in a million (0.96^300).
     @ParameterizedTest(name = "drop {0}, corrupt {1}, sent in place {2}")
-    @CsvSource({"0, 0, false", "0.05, 0.02, false", "0, 0, true", "0.05, 0.02, true"})
+    @CsvSource({"0, 0, false", "0.05, 0.04, false", "0, 0, true", "0.05, 0.04, true"})
     void aStreamOfLargeRecordsLandsInPlace(String drop, String corrupt, boolean sendInPlace) throws Exception {
         Destination d = stream(drop, corrupt, true, sendInPlace);
         // a record behind a gap waits in a slot, so loss leaves fewer in place
@@ -87,7 +89,7 @@ class PlacementTest {
 
     @Test
     void aSinkWithoutPlacesGetsEveryRecordWhole() throws Exception {
-        Destination d = stream("0.02", "0.01", false, true);
+        Destination d = stream("0.02", "0.04", false, true);
         assertEquals(0, d.placed);
         assertEquals(RECORDS, d.copied);
     }
