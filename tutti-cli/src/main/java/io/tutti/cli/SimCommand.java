@@ -4,6 +4,7 @@ import io.tutti.TuttiException;
 import io.tutti.bench.Sizes;
 import io.tutti.coll.Selector;
 import io.tutti.coll.schedule.CollectiveCall.Kind;
+import io.tutti.sim.ExperimentOutput;
 import io.tutti.sim.Fabric;
 import io.tutti.sim.Fit;
 import io.tutti.sim.IncAllreduceExperiment;
@@ -305,6 +306,7 @@ public final class SimCommand implements Callable<Integer> {
                 "  tutti sim experiment nic-reduce",
                 "  tutti sim experiment nic-reduce --fit --json",
                 "  tutti sim experiment inc-allreduce --calibration docs/sim/inc-allreduce.cal",
+                "  tutti sim experiment inc-allreduce --out results/   # CSV, JSON, PNG and SVG",
             })
     public static final class Experiment implements Callable<Integer> {
         @Spec
@@ -342,6 +344,10 @@ public final class SimCommand implements Callable<Integer> {
         @Option(names = "--json", description = "One JSON object per cell instead of tables.")
         boolean json;
 
+        @Option(names = "--out", paramLabel = "DIR", description = "Also write NAME.csv, NAME.json (the cells) and"
+                + " NAME.png, NAME.svg (paper against simulation) into DIR.")
+        Path outDir;
+
         @Option(names = "--no-progress", description = "No progress bar on standard error.")
         boolean noProgress;
 
@@ -378,11 +384,9 @@ public final class SimCommand implements Callable<Integer> {
                     List<NicReduceExperiment.Cell> cells = NicReduceExperiment.run(params, o,
                             bar::fraction);
                     bar.close();
-                    if (json) {
-                        cells.forEach(c -> out.println(c.json()));
-                    } else {
-                        out.print(NicReduceExperiment.format(cells, o));
-                    }
+                    print(out, cells, json, NicReduceExperiment.format(cells, o));
+                    written(n, NicReduceExperiment.TITLE + ", " + o.coll().settingName(), cells,
+                            NicReduceExperiment.BAR, err);
                 } else {
                     IncAllreduceExperiment.Options o = new IncAllreduceExperiment.Options(
                             hostAlgorithm, topology != null ? topology : "leafspine:hosts=3,spines=2");
@@ -392,21 +396,39 @@ public final class SimCommand implements Callable<Integer> {
                     List<IncAllreduceExperiment.Cell> cells = IncAllreduceExperiment.run(
                             params, o, bar::fraction);
                     bar.close();
-                    if (json) {
-                        cells.forEach(c -> out.println(c.json()));
-                    } else {
-                        out.print(IncAllreduceExperiment.format(cells, o));
-                    }
+                    print(out, cells, json, IncAllreduceExperiment.format(cells, o));
+                    written(n, IncAllreduceExperiment.TITLE, cells, IncAllreduceExperiment.BAR, err);
                 }
             } catch (IllegalArgumentException | TuttiException.InvalidArgument e) {
                 err.println("tutti sim experiment: " + e.getMessage());
                 return Launcher.EXIT_USAGE;
-            } catch (SimulationException e) {
+            } catch (SimulationException | java.io.UncheckedIOException e) {
                 err.println("tutti sim experiment: " + e.getMessage());
                 return 1;
             }
             out.flush();
             return 0;
+        }
+
+        /** The cells as JSON lines, or the tables. */
+        private static void print(PrintWriter out, List<? extends ExperimentOutput.Cell> cells, boolean json,
+                                  String tables) {
+            if (json) {
+                cells.forEach(c -> out.println(c.json()));
+            } else {
+                out.print(tables);
+            }
+        }
+
+        /** With {@code --out}: the files, named on standard error. */
+        private void written(String n, String title, List<? extends ExperimentOutput.Cell> cells, double bar,
+                             PrintWriter err) {
+            if (outDir != null) {
+                for (Path f : ExperimentOutput.write(outDir, n, title, cells, bar)) {
+                    err.println("wrote " + f);
+                }
+                err.flush();
+            }
         }
 
         private static SimParams printFit(List<Fit.Result> fits, SimParams params, PrintWriter err) {

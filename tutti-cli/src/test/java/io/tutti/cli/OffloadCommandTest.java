@@ -46,7 +46,15 @@ class OffloadCommandTest {
         }
         Result big = run("offload", "plan", "--coll", "allgather", "--n", "1000000");
         assertTrue(big.out().matches("(?s).*counters\\s+1\\s+60\\n.*"), big.out());
-        assertTrue(big.out().matches("(?s).*3 per round \\(\\[water-tank\\] table 6\\)\\s+-\\s+63\\n.*"), big.out());
+        assertTrue(big.out().matches("(?s).*table 6, the paper's formula\\s+1 \\(R = 42\\)\\s+63 = 21 x 3\\n.*"),
+                big.out());
+        assertTrue(big.out().matches("(?s).*maximum over \\d+ of 1000000 ranks.*\\n\\s+counters\\s+1\\s+60\\n.*"),
+                big.out());
+        assertTrue(big.out().contains("why they differ"), big.out());
+        Result t3 = run("offload", "plan", "--coll", "trinaryx3", "--n", "64");
+        assertEquals(0, t3.code(), t3.err());
+        assertTrue(t3.out().matches("(?s).*maximum over all 64 ranks:\\n\\s+counters\\s+4\\s+9\\n.*"), t3.out());
+        assertTrue(t3.out().matches("(?s).*5\\.1\\.1 \\(one segment\\)\\s+3\\s+9 = 6 receive \\+ 3 send\\n.*"), t3.out());
         Result bad = run("offload", "plan", "--coll", "allreduce", "--n", "4", "--bytes", "12");
         assertEquals(Launcher.EXIT_USAGE, bad.code());
         assertTrue(bad.err().contains("not a positive multiple"), bad.err());

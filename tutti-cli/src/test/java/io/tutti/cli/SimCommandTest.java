@@ -136,9 +136,14 @@ class SimCommandTest {
                 "speed-up grows with node count")) {
             assertTrue(nic.out().contains(s), s + " in\n" + nic.out());
         }
+        Path outDir = Path.of("target", "sim-experiment-out");
         Run inc = experiment("inc-allreduce", "--calibration", docs.resolve("inc-allreduce.cal").toString(),
-                "--json", "--no-progress");
+                "--json", "--no-progress", "--out", outDir.toString());
         assertEquals(0, inc.code(), inc.err());
+        for (String ext : List.of("csv", "json", "png", "svg")) {
+            Path f = outDir.resolve("inc-allreduce." + ext);
+            assertTrue(Files.isRegularFile(f) && inc.err().contains("wrote " + f), f + " " + inc.err());
+        }
         assertEquals(3 * 7 * 3 * 3, inc.out().lines().count());
         assertTrue(inc.out().contains("\"published_us\":53.730"), "table 6, 256 B, host PPN 64");
         Run fit = experiment("nic-reduce", "--calibration", docs.resolve("nic-reduce.cal").toString(), "--fit",

@@ -10,9 +10,11 @@ import io.tutti.coll.algo.LinearBarrier;
 import io.tutti.coll.algo.RecursiveDoublingAllgather;
 import io.tutti.coll.algo.RecursiveDoublingAllreduce;
 import io.tutti.coll.algo.ScheduleAlgorithm;
+import io.tutti.coll.algo.Trinaryx3Bcast;
 import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
+import java.util.BitSet;
 import java.util.function.IntFunction;
 
 /**
@@ -136,6 +138,80 @@ public final class OffloadPlans {
     public static OffloadCompiler.Resources resources(Coll coll, int n, int rank, long bytes, int root) {
         OffloadProgram p = program(coll, n, rank, bytes, root, OffloadAlu.Op.ADD, OffloadAlu.Type.INT64);
         return OffloadCompiler.resources(p, preMatched(coll, n, rank, bytes, root));
+    }
+
+    /** {@link #maxima} examines every rank up to this many, and a sample covering every role above. */
+    public static final int ALL_RANKS = 1024;
+
+    /**
+     * The largest figures over the ranks examined: what a NIC must provide for any rank, offloaded
+     * and pre-matched. {@code checkpoints} are distinct thresholds; a pre-matched program waits
+     * once per round, so its checkpoints are its rounds.
+     *
+     * @param examined how many of the {@code ranks} ranks were examined
+     */
+    public record Maxima(int ranks, int examined, int counters, int entries, int checkpoints, int preMatchedCounters,
+                         int preMatchedEntries, int preMatchedCheckpoints) {
+    }
+
+    /** {@link Maxima} of {@code coll}'s plan over {@code n} ranks. */
+    public static Maxima maxima(Coll coll, int n, long bytes, int root) {
+        return maxima(r -> program(coll, n, r, bytes, root, OffloadAlu.Op.ADD, OffloadAlu.Type.INT64),
+                r -> preMatched(coll, n, r, bytes, root), n, root);
+    }
+
+    /**
+     * {@link Maxima} of the programs {@code programs} gives against the pre-matched offload of
+     * {@code preMatched}'s schedules: over every rank up to {@link #ALL_RANKS}; above, over the
+     * first and last 64 ranks, 64 around the end of the fold of a non-power-of-two butterfly and
+     * around {@code root}, and every (n / 1024)-th rank: each role the butterflies and trees give a
+     * rank (folded out, folded in, beyond the fold; root, inner, leaf) is among them.
+     */
+    public static Maxima maxima(IntFunction<OffloadProgram> programs, IntFunction<Schedule> preMatched, int n,
+                                int root) {
+        BitSet ranks = new BitSet(n);
+        if (n <= ALL_RANKS) {
+            ranks.set(0, n);
+        } else {
+            int fold = 2 * (n - Integer.highestOneBit(n));
+            for (int c : new int[] {0, n - 64, fold - 32, root - 32}) {
+                ranks.set(Math.max(0, c), Math.min(n, Math.max(0, c) + 64));
+            }
+            for (int r = 0; r < n; r += n / ALL_RANKS) {
+                ranks.set(r);
+            }
+        }
+        int[] max = new int[6];
+        for (int r = ranks.nextSetBit(0); r >= 0; r = ranks.nextSetBit(r + 1)) {
+            OffloadProgram p = programs.apply(r);
+            OffloadCompiler.Resources res = OffloadCompiler.resources(p, preMatched.apply(r));
+            int[] v = {res.counters(), res.entries(), res.checkpoints(), res.preMatchedCounters(),
+                res.preMatchedEntries(), res.preMatchedRounds()};
+            for (int i = 0; i < v.length; i++) {
+                max[i] = Math.max(max[i], v[i]);
+            }
+        }
+        return new Maxima(n, ranks.cardinality(), max[0], max[1], max[2], max[3], max[4], max[5]);
+    }
+
+    /**
+     * [water-tank] table 6's formula for a butterfly over {@code n} nodes: ⌊log2 n⌋ rounds, plus 2
+     * (the fold in and out) when n is not a power of two; the pre-matched offload needs 3 counters
+     * per round (a send's and a receive's two), and with data every round has 2 checkpoints (R).
+     */
+    public static int paperRounds(int n) {
+        int log = 31 - Integer.numberOfLeadingZeros(n);
+        return log + (Integer.bitCount(n) == 1 ? 0 : 2);
+    }
+
+    /**
+     * Trinaryx3 broadcast schedules ([water-tank] §5.1: the K computer's algorithm, three pipelined
+     * ternary trees) of {@code bytes} from {@code root}, in segments of {@code segment} bytes.
+     */
+    public static IntFunction<Schedule> trinaryx3(int n, long bytes, int root, long segment) {
+        ScheduleAlgorithm.Params p = ScheduleAlgorithm.Params.DEFAULT.withSegment(segment);
+        ScheduleAlgorithm t = new Trinaryx3Bcast();
+        return r -> t.build(CollectiveCall.bcast(bytes, root), r, n, p);
     }
 
     /**

@@ -10,6 +10,11 @@ import java.util.Arrays;
  * to a time already pending and popping from a non-empty bucket cost O(1) and touch sequential
  * memory; only a new time pays for the heap.
  *
+ * <p>A bucket keeps its events in chunks of {@value #CHUNK} consecutive slots, so that draining a
+ * bucket of a million events reads memory in order: with one linked node per event, recycled
+ * nodes scattered each bucket over the whole pool (about 40 % of the pops of a binomial broadcast
+ * jumped more than 16 nodes), a cache miss per event once the pool outgrows the last-level cache.
+ *
  * <p>Everything lives in primitive arrays that grow by doubling and are recycled through free
  * lists, so that pushing and popping allocate nothing once the queue has reached its working size.
  */
@@ -19,18 +24,24 @@ public final class EventQueue {
     private int[] heapBucket;
     private int heapSize;
 
-    // buckets: a FIFO list of event nodes per distinct pending time
+    /** Events per chunk: a bucket's chunk holds this many payloads in consecutive slots (one cache line). */
+    static final int CHUNK = 8;
+
+    // buckets: a FIFO of chunks per distinct pending time; the next event to pop is slot
+    // bucketHeadPos of chunk bucketHead, the next to push goes to slot bucketTailPos of chunk bucketTail
     private long[] bucketTime;
     private int[] bucketHead;
     private int[] bucketTail;
+    private int[] bucketHeadPos;
+    private int[] bucketTailPos;
     private int bucketsUsed;
     private int freeBucket = -1;
 
-    // event nodes
-    private long[] nodeData;
-    private int[] nodeNext;
-    private int nodesUsed;
-    private int freeNode = -1;
+    // chunks: CHUNK payloads each in chunkData, the next chunk of the bucket (or of the free list) in chunkNext
+    private long[] chunkData;
+    private int[] chunkNext;
+    private int chunksUsed;
+    private int freeChunk = -1;
 
     // time -> bucket, open addressing with linear probing; slot empty when bucket is -1
     private long[] mapTime;
@@ -49,14 +60,16 @@ public final class EventQueue {
 
     /** A queue with room for {@code capacity} events before it first grows. */
     public EventQueue(int capacity) {
-        int c = Math.max(16, capacity);
+        int c = Math.max(16, capacity / CHUNK + 16);
         heapTime = new long[16];
         heapBucket = new int[16];
         bucketTime = new long[16];
         bucketHead = new int[16];
         bucketTail = new int[16];
-        nodeData = new long[c];
-        nodeNext = new int[c];
+        bucketHeadPos = new int[16];
+        bucketTailPos = new int[16];
+        chunkData = new long[c * CHUNK];
+        chunkNext = new int[c];
         mapTime = new long[64];
         mapBucket = new int[64];
         Arrays.fill(mapBucket, -1);
@@ -90,24 +103,17 @@ public final class EventQueue {
             lastPushTime = t;
             lastPushBucket = b;
         }
-        int n = freeNode;
-        if (n >= 0) {
-            freeNode = nodeNext[n];
-        } else {
-            if (nodesUsed == nodeData.length) {
-                nodeData = Arrays.copyOf(nodeData, nodesUsed * 2);
-                nodeNext = Arrays.copyOf(nodeNext, nodesUsed * 2);
-            }
-            n = nodesUsed++;
+        int tail = bucketTail[b];
+        int pos = bucketTailPos[b];
+        if (pos == CHUNK) {
+            int c = newChunk();
+            chunkNext[tail] = c;
+            bucketTail[b] = c;
+            tail = c;
+            pos = 0;
         }
-        nodeData[n] = payload;
-        nodeNext[n] = -1;
-        if (bucketHead[b] < 0) {
-            bucketHead[b] = n;
-        } else {
-            nodeNext[bucketTail[b]] = n;
-        }
-        bucketTail[b] = n;
+        chunkData[tail * CHUNK + pos] = payload;
+        bucketTailPos[b] = pos + 1;
         size++;
         pushed++;
     }
@@ -118,19 +124,24 @@ public final class EventQueue {
      */
     public void pop() {
         int b = heapBucket[0];
-        int n = bucketHead[b];
+        int head = bucketHead[b];
+        int pos = bucketHeadPos[b];
         lastTime = heapTime[0];
-        lastData = nodeData[n];
-        int next = nodeNext[n];
-        nodeNext[n] = freeNode;
-        freeNode = n;
+        lastData = chunkData[head * CHUNK + pos];
+        pos++;
         size--;
-        if (next >= 0) {
-            bucketHead[b] = next;
+        if (head != bucketTail[b] || pos != bucketTailPos[b]) {
+            if (pos == CHUNK) {
+                // the chunk is drained: its successor holds the bucket's next event
+                bucketHead[b] = chunkNext[head];
+                freeChunk(head);
+                pos = 0;
+            }
+            bucketHeadPos[b] = pos;
             return;
         }
         // the bucket is empty: retire its time
-        bucketHead[b] = -1;
+        freeChunk(head);
         remove(bucketTime[b]);
         bucketTail[b] = freeBucket;
         freeBucket = b;
@@ -138,6 +149,26 @@ public final class EventQueue {
             lastPushBucket = -1;
         }
         heapPopTop();
+    }
+
+    private int newChunk() {
+        int c = freeChunk;
+        if (c >= 0) {
+            freeChunk = chunkNext[c];
+        } else {
+            if (chunksUsed == chunkNext.length) {
+                chunkNext = Arrays.copyOf(chunkNext, chunksUsed * 2);
+                chunkData = Arrays.copyOf(chunkData, chunksUsed * 2 * CHUNK);
+            }
+            c = chunksUsed++;
+        }
+        chunkNext[c] = -1;
+        return c;
+    }
+
+    private void freeChunk(int c) {
+        chunkNext[c] = freeChunk;
+        freeChunk = c;
     }
 
     /** Time of the event last popped. */
@@ -160,11 +191,17 @@ public final class EventQueue {
                 bucketTime = Arrays.copyOf(bucketTime, c);
                 bucketHead = Arrays.copyOf(bucketHead, c);
                 bucketTail = Arrays.copyOf(bucketTail, c);
+                bucketHeadPos = Arrays.copyOf(bucketHeadPos, c);
+                bucketTailPos = Arrays.copyOf(bucketTailPos, c);
             }
             b = bucketsUsed++;
         }
+        int chunk = newChunk();
         bucketTime[b] = t;
-        bucketHead[b] = -1;
+        bucketHead[b] = chunk;
+        bucketTail[b] = chunk;
+        bucketHeadPos[b] = 0;
+        bucketTailPos[b] = 0;
         put(t, b);
         heapPush(t, b);
         return b;

@@ -1,10 +1,11 @@
 package io.tutti.sim;
 
 import io.tutti.coll.schedule.CollectiveCall.Kind;
-import io.tutti.report.JsonLine;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.DoubleConsumer;
 
 /**
@@ -29,6 +30,21 @@ public final class IncAllreduceExperiment {
     public static final int CALIBRATION_NODES = 4;
     /** Bytes per element: osu_allreduce reduces floats. */
     public static final int EXTENT = 4;
+    /** The target for a predicted cell (relative error), which most host and Socket cells miss. */
+    public static final double BAR = 0.15;
+    /** The title of the experiment's plot. */
+    public static final String TITLE = "[RoCE-INC] tables 4-6: allreduce on 4, 9 and 16 nodes";
+    /**
+     * The bands the tests hold the predicted cells (9 and 16 nodes) to, per mode: the largest error
+     * of any cell, and of the mean over a table. They are today's reach, wide for host and Socket
+     * (docs/perf/sim.md), so that a change that makes a prediction worse fails.
+     */
+    public static final Map<String, Double> CELL_BAND = Map.of("host", 0.60, "node", 0.30,
+            "socket", 0.50);
+    public static final Map<String, Double> MEAN_BAND = Map.of("host", 0.30, "node", 0.15,
+            "socket", 0.20);
+    /** At least this many of the 126 predicted cells are within {@link #BAR} (today's count). */
+    public static final int WITHIN_BAR_AT_LEAST = 56;
 
     /** [RoCE-INC] tables 4–6, µs: [table][size row][mode × 3 + ppn column]. */
     private static final double[][][] PUBLISHED = {
@@ -107,23 +123,39 @@ public final class IncAllreduceExperiment {
      * @param publishedUs the seed's figure (µs)
      * @param simulatedNs the simulator's completion time (ns)
      */
-    public record Cell(int table, int nodes, int size, String mode, int ppn, double publishedUs, long simulatedNs) {
+    public record Cell(int table, int nodes, int size, String mode, int ppn, double publishedUs, long simulatedNs)
+            implements ExperimentOutput.Cell {
         /** Relative error of the simulation against the seed. */
         public double error() {
             return simulatedNs / 1e3 / publishedUs - 1;
         }
 
         /** Whether this cell was fitted rather than predicted. */
+        @Override
         public boolean calibration() {
             return nodes == CALIBRATION_NODES;
         }
 
-        /** One JSON object. */
-        public String json() {
-            return JsonLine.object().text("experiment", "inc-allreduce").integer("table", table)
-                    .integer("nodes", nodes).integer("size", size).text("mode", mode).integer("ppn", ppn)
-                    .fixed("published_us", publishedUs, 3).fixed("simulated_us", simulatedNs / 1e3, 3)
-                    .fixed("error", error(), 4).bool("calibration", calibration()).end();
+        @Override
+        public String series() {
+            return mode;
+        }
+
+        /** The CSV columns and JSON fields, in order. */
+        @Override
+        public Map<String, Object> fields() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("experiment", "inc-allreduce");
+            m.put("table", table);
+            m.put("nodes", nodes);
+            m.put("size", size);
+            m.put("mode", mode);
+            m.put("ppn", ppn);
+            m.put("published_us", new ExperimentOutput.Fixed(publishedUs, 3));
+            m.put("simulated_us", new ExperimentOutput.Fixed(simulatedNs / 1e3, 3));
+            m.put("error", new ExperimentOutput.Fixed(error(), 4));
+            m.put("calibration", calibration());
+            return m;
         }
     }
 

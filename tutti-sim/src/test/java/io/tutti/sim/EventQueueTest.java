@@ -50,6 +50,31 @@ class EventQueueTest {
         assertTrue(q.isEmpty());
     }
 
+    /**
+     * Lock-step buckets of thousands of events (as under LogGP) span many chunks; two times filled
+     * in turn, drained, and filled again from recycled chunks keep insertion order.
+     */
+    @Test
+    void largeBucketsKeepTheirOrderAcrossChunks() {
+        EventQueue q = new EventQueue(1);
+        for (int pass = 0; pass < 3; pass++) {
+            long base = pass * 100L;
+            int n = 1000 * EventQueue.CHUNK + 3 + pass;
+            for (int i = 0; i < n; i++) {
+                q.push(base + 2, 2_000_000L + i);
+                q.push(base + 1, 1_000_000L + i);
+            }
+            for (long t : new long[] {base + 1, base + 2}) {
+                for (int i = 0; i < n; i++) {
+                    q.pop();
+                    assertEquals(t, q.time());
+                    assertEquals((t - base) * 1_000_000L + i, q.payload());
+                }
+            }
+            assertTrue(q.isEmpty());
+        }
+    }
+
     /** Widely spread distinct times exercise the heap and the time map's growth and deletion. */
     @Test
     void distinctTimes() {

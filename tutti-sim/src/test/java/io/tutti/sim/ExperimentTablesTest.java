@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The experiments' tables: their shape, the published values (copied from the seeds, checked
  * cell by cell here against the papers' text), and that the shipped calibrations hold the values the
- * fit finds on the calibration column. Fidelity is a figure for the docs, not asserted.
+ * fit finds on the calibration column. The predictions' bands are {@link ExperimentFidelityTest}'s.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ExperimentTablesTest {

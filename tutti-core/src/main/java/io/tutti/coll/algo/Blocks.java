@@ -27,6 +27,26 @@ public final class Blocks {
         return off;
     }
 
+    private record Split(long bytes, int extent, int parts, long[] off) {
+    }
+
+    /** The last {@link #sharedSplit}, by its arguments. */
+    private static volatile Split lastSplit;
+
+    /**
+     * {@link #split}, the array shared between calls with the same arguments, so that building
+     * every rank's schedule of a communicator (the simulator does) costs O(P) rather than O(P²):
+     * read it, never write it.
+     */
+    static long[] sharedSplit(long bytes, int extent, int parts) {
+        Split s = lastSplit;
+        if (s == null || s.bytes() != bytes || s.extent() != extent || s.parts() != parts) {
+            s = new Split(bytes, extent, parts, split(bytes, extent, parts));
+            lastSplit = s;
+        }
+        return s.off();
+    }
+
     /** Prefix sums of {@code sizes}: {@code sizes.length + 1} offsets. */
     public static long[] offsets(long[] sizes) {
         long[] off = new long[sizes.length + 1];

@@ -47,11 +47,11 @@ public final class LeadersAllreduce implements ScheduleAlgorithm {
     public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
         int[] domains = HierarchicalSchedules.domains(params, sockets, name());
         HierarchicalSchedules.check(b.size(), domains);
-        if (!call.commutative() && !HierarchicalSchedules.contiguous(HierarchicalSchedules.virtual(g, domains))) {
+        HierarchicalSchedules.Layout l = HierarchicalSchedules.layout(g, domains, -1);
+        if (!call.commutative() && !l.table().contiguous) {
             throw new IllegalArgumentException("a non-commutative operation needs every node or socket to hold a"
                     + " contiguous range of ranks");
         }
-        HierarchicalSchedules.Layout l = HierarchicalSchedules.layout(g, domains, -1);
         long bytes = call.bytes();
         // the leader's partial lands in its receive buffer; the others only send theirs
         int last = BinomialReduce.emit(b, l.local(), bytes, call.extent(), 0, call.inPlace(), call.commutative(),

@@ -42,8 +42,7 @@ public final class LeadersBcast implements ScheduleAlgorithm {
         HierarchicalSchedules.Layout l = HierarchicalSchedules.layout(g, domains, call.root());
         int last = after;
         if (l.leader()) {
-            int root = HierarchicalSchedules.indexOf(l.leaders().ranks(), g.rank(call.root()));
-            last = BinomialBcast.emit(b, l.leaders(), call.bytes(), root, tempBase, last);
+            last = BinomialBcast.emit(b, l.leaders(), call.bytes(), l.leaderIndexOf(call.root()), tempBase, last);
         }
         return BinomialBcast.emit(b, l.local().withTagBase(g.tagBase() + HierarchicalSchedules.LOCAL_OUT),
                 call.bytes(), 0, tempBase, last);

@@ -79,7 +79,7 @@ public final class RabenseifnerAllreduce implements ScheduleAlgorithm {
             in = RECV_BUFFER;
             newRank = me / 2;
         }
-        long[] off = Blocks.split(bytes, extent, p2);
+        long[] off = Blocks.sharedSplit(bytes, extent, p2);
         int[] range = {0, p2};
         Blocks.Steps done = new Blocks.Steps();
         int[] realOf = survivors(p2, rem, -1);
@@ -106,9 +106,25 @@ public final class RabenseifnerAllreduce implements ScheduleAlgorithm {
     /**
      * The group rank that stands for each new rank after folding the first {@code 2·rem} ranks in
      * pairs: the odd rank of a pair, except in the pair holding {@code keep} (if any), where it is
-     * {@code keep}.
+     * {@code keep}. The array is shared between calls with the same arguments (O(P) for a whole
+     * communicator's schedules, not O(P²)): read it, never write it.
      */
     static int[] survivors(int p2, int rem, int keep) {
+        Survivors s = lastSurvivors;
+        if (s == null || s.p2() != p2 || s.rem() != rem || s.keep() != keep) {
+            s = new Survivors(p2, rem, keep, computeSurvivors(p2, rem, keep));
+            lastSurvivors = s;
+        }
+        return s.real();
+    }
+
+    private record Survivors(int p2, int rem, int keep, int[] real) {
+    }
+
+    /** The last {@link #survivors} answer: shared between the ranks of one communicator, never written. */
+    private static volatile Survivors lastSurvivors;
+
+    private static int[] computeSurvivors(int p2, int rem, int keep) {
         int[] real = new int[p2];
         for (int i = 0; i < p2; i++) {
             real[i] = i < rem ? (keep >= 0 && keep / 2 == i && keep < 2 * rem ? keep : 2 * i + 1) : i + rem;

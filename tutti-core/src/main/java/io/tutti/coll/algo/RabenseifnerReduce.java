@@ -85,7 +85,7 @@ public final class RabenseifnerReduce implements ScheduleAlgorithm {
                 in = acc;
             }
         }
-        long[] off = Blocks.split(bytes, extent, p2);
+        long[] off = Blocks.sharedSplit(bytes, extent, p2);
         Blocks.Steps done = new Blocks.Steps();
         last = RabenseifnerAllreduce.halve(b, g, off, newRank, realOf, me, acc, accOff, in, in == acc ? accOff : 0,
                 scratch, 1, last, new int[] {0, p2}, done);

@@ -1,0 +1,128 @@
+package io.tutti.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Fidelity held: each experiment's free parameters are re-fitted here on the calibration column
+ * (starting from the simulator's defaults, not the shipped values), and every predicted cell must
+ * then lie within the band its documentation states (docs/perf/sim.md, the bands being constants of
+ * the experiment classes). A model change that ruins a prediction fails here.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class ExperimentFidelityTest {
+    private static final Path DOCS = Path.of("..", "docs", "sim");
+
+    /** The shipped calibration with its fitted parameters put back to the defaults, then re-fitted. */
+    private static SimParams refit(String file, List<String> fitted, java.util.function.Function<SimParams,
+            List<Fit.Result>> fit) throws IOException {
+        SimParams shipped = SimParams.defaults().withCalibration(DOCS.resolve(file));
+        Map<String, String> reset = new java.util.HashMap<>();
+        for (SimParams.Property prop : SimParams.PROPERTIES) {
+            if (fitted.contains(prop.name())) {
+                reset.put(prop.name(), prop.defaultValue());
+            }
+        }
+        assertEquals(fitted.size(), reset.size(), "every fitted parameter is a property");
+        SimParams start = shipped.with(reset);
+        SimParams p = start;
+        for (Fit.Result r : fit.apply(start)) {
+            p = Fit.with(p, r.names(), r.value());
+        }
+        return p;
+    }
+
+    @Test
+    void nicReducePredictionsStayInTheirBands() throws IOException {
+        NicReduceExperiment.Options o = NicReduceExperiment.Options.defaults();
+        SimParams p = refit("nic-reduce.cal", List.of("o_s", "o_r", "nic_process"), q -> NicReduceExperiment.fit(q, o));
+        List<NicReduceExperiment.Cell> cells = NicReduceExperiment.run(p, o, null);
+        StringBuilder misses = new StringBuilder();
+        double nicMax = 0;
+        double hostMax = 0;
+        for (NicReduceExperiment.Cell c : cells) {
+            if (c.calibration()) {
+                continue;
+            }
+            double band = c.nic() ? NicReduceExperiment.BAR : NicReduceExperiment.HOST_BAND;
+            if (Math.abs(c.error()) > band) {
+                misses.append(String.format("%n  %s %d B %d nodes: %+.1f%% (band %.0f%%)", c.nic() ? "nic" : "host",
+                        c.size(), c.nodes(), 100 * c.error(), 100 * band));
+            }
+            if (c.nic()) {
+                nicMax = Math.max(nicMax, Math.abs(c.error()));
+            } else {
+                hostMax = Math.max(hostMax, Math.abs(c.error()));
+            }
+        }
+        System.out.printf("nic-reduce: predicted max |error| nic %.1f%%, host %.1f%%%n", 100 * nicMax, 100 * hostMax);
+        assertEquals(0, misses.length(), "cells outside their band:" + misses);
+        // the calibration column is met on average, and the speed-up grows with the node count as the seed's
+        for (boolean nic : new boolean[] {false, true}) {
+            double mean = cells.stream().filter(c -> c.calibration() && c.nic() == nic)
+                    .mapToDouble(NicReduceExperiment.Cell::error).average().orElseThrow();
+            assertTrue(Math.abs(mean) < 0.01, (nic ? "nic" : "host") + " calibration column off by " + mean);
+        }
+        assertTrue(NicReduceExperiment.grows(cells, false), "the simulated speed-up grows with node count");
+    }
+
+    @Test
+    void incAllreducePredictionsStayInTheirBands() throws IOException {
+        IncAllreduceExperiment.Options o = IncAllreduceExperiment.Options.defaults();
+        SimParams p = refit("inc-allreduce.cal", List.of("o_s", "o_r", "switch_alu"),
+                q -> IncAllreduceExperiment.fit(q, o, null));
+        List<IncAllreduceExperiment.Cell> cells = IncAllreduceExperiment.run(p, o, null);
+        StringBuilder misses = new StringBuilder();
+        int within = 0;
+        int predicted = 0;
+        for (IncAllreduceExperiment.Cell c : cells) {
+            if (c.calibration()) {
+                continue;
+            }
+            predicted++;
+            if (Math.abs(c.error()) <= IncAllreduceExperiment.BAR) {
+                within++;
+            }
+            double band = IncAllreduceExperiment.CELL_BAND.get(c.mode());
+            if (Math.abs(c.error()) > band) {
+                misses.append(String.format("%n  %s %d nodes %d B PPN %d: %+.1f%% (band %.0f%%)", c.mode(), c.nodes(),
+                        c.size(), c.ppn(), 100 * c.error(), 100 * band));
+            }
+        }
+        for (int nodes : IncAllreduceExperiment.NODES) {
+            for (String mode : IncAllreduceExperiment.MODES) {
+                IncAllreduceExperiment.Summary s = IncAllreduceExperiment.summary(cells, nodes, mode);
+                System.out.printf("inc-allreduce %d nodes %s: mean |err| %.1f%%, max %.1f%%, gain seed %+.1f%% sim"
+                        + " %+.1f%%%n", nodes, mode, 100 * s.meanAbsError(), 100 * s.maxAbsError(), 100 * s.seedGain(),
+                        100 * s.simGain());
+                if (nodes != IncAllreduceExperiment.CALIBRATION_NODES
+                        && s.meanAbsError() > IncAllreduceExperiment.MEAN_BAND.get(mode)) {
+                    misses.append(String.format("%n  %s %d nodes: mean |error| %.1f%% (band %.0f%%)", mode, nodes,
+                            100 * s.meanAbsError(), 100 * IncAllreduceExperiment.MEAN_BAND.get(mode)));
+                }
+            }
+        }
+        System.out.printf("inc-allreduce: %d of %d predicted cells within %.0f%%%n", within, predicted,
+                100 * IncAllreduceExperiment.BAR);
+        assertEquals(0, misses.length(), "outside their bands:" + misses);
+        assertEquals(126, predicted);
+        assertTrue(within >= IncAllreduceExperiment.WITHIN_BAR_AT_LEAST, within + " of 126 within the bar");
+        // both switch modes gain more over the host as the node count grows, as in the seed
+        for (String mode : List.of("node", "socket")) {
+            double last = -1;
+            for (int nodes : IncAllreduceExperiment.NODES) {
+                double gain = IncAllreduceExperiment.summary(cells, nodes, mode).simGain();
+                assertTrue(gain > last, mode + " gain at " + nodes + " nodes: " + gain);
+                last = gain;
+            }
+        }
+    }
+}
