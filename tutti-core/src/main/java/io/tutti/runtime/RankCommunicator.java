@@ -248,57 +248,48 @@ final class RankCommunicator extends Communicator {
     @Override
     protected Request runScatter(Call how, Object send, int[] counts, int[] displs, Object recv, int recvCount,
                                  Datatype type, int root, boolean vector) {
-        int issued = collectives.issued();
-        try {
-            checkRank(root, "root");
-            boolean inPlace = recv == IN_PLACE;
-            if (inPlace && rank != root) {
-                throw new TuttiException.InvalidArgument("IN_PLACE is the root's receive buffer only in scatter");
-            }
-            // every rank must choose the same algorithm, and non-roots may pass no counts
-            boolean irregular = vector;
-            long[] blocks = args.rootedBlocks(vector, counts, recvCount, type, root);
-            long[] dis = rank == root ? args.displacements(displs, blocks, recvCount, type, "displs")
-                    : args.displacements(null, blocks, 0, type, "displs");
-            MemorySegment snd = rank == root ? args.viewBytes(send, extentOf(blocks, dis), type, "send buffer")
-                    : MemorySegment.NULL;
-            if (rank == root && !inPlace && blocks[rank] != (long) recvCount * type.extent()) {
-                throw new TuttiException.InvalidArgument("the root's own block has " + blocks[rank] / type.extent()
-                        + " elements but its receive count is " + recvCount);
-            }
-            MemorySegment r = inPlace ? MemorySegment.NULL : args.view(recv, recvCount, type, "receive buffer");
-            return collectives.run(mode(how), collectives.call(Kind.SCATTER, snd, r, type).root(root).inPlace(inPlace)
-                    .blocks(blocks, dis).irregular(irregular));
-        } catch (TuttiException.InvalidArgument e) {
-            throw refused(how, issued, e);
-        }
+        return runRooted(how, Kind.SCATTER, send, counts, displs, recv, recvCount, type, root, vector);
     }
 
     /** {@code vector}: gatherv (counts read at the root only); else gather. */
     @Override
     protected Request runGather(Call how, Object send, int sendCount, Object recv, int[] counts, int[] displs,
                                 Datatype type, int root, boolean vector) {
+        return runRooted(how, Kind.GATHER, recv, counts, displs, send, sendCount, type, root, vector);
+    }
+
+    /**
+     * Scatter(v) and gather(v), mirror images: {@code all} is the root's buffer of every rank's block
+     * (laid out by {@code counts} and {@code displs}, read at the root only), {@code own} and
+     * {@code count} this rank's block (IN_PLACE at the root: its block stays where it is in {@code all}).
+     */
+    private Request runRooted(Call how, Kind kind, Object all, int[] counts, int[] displs, Object own, int count,
+                              Datatype type, int root, boolean vector) {
+        boolean scatter = kind == Kind.SCATTER;
+        String ownSide = scatter ? "receive" : "send";
         int issued = collectives.issued();
         try {
             checkRank(root, "root");
-            boolean inPlace = send == IN_PLACE;
+            boolean inPlace = own == IN_PLACE;
             if (inPlace && rank != root) {
-                throw new TuttiException.InvalidArgument("IN_PLACE is the root's send buffer only in gather");
+                throw new TuttiException.InvalidArgument("IN_PLACE is the root's " + ownSide + " buffer only in "
+                        + (scatter ? "scatter" : "gather"));
             }
             // every rank must choose the same algorithm, and non-roots may pass no counts
-            boolean irregular = vector;
-            long[] blocks = args.rootedBlocks(vector, counts, sendCount, type, root);
-            long[] dis = rank == root ? args.displacements(displs, blocks, sendCount, type, "displs")
+            long[] blocks = args.rootedBlocks(vector, counts, count, type, root);
+            long[] dis = rank == root ? args.displacements(displs, blocks, count, type, "displs")
                     : args.displacements(null, blocks, 0, type, "displs");
-            MemorySegment r = rank == root ? args.viewBytes(recv, extentOf(blocks, dis), type, "receive buffer")
-                    : MemorySegment.NULL;
-            if (rank == root && !inPlace && blocks[rank] != (long) sendCount * type.extent()) {
+            // constant names: a concatenation here would allocate on every call
+            MemorySegment rooted = rank == root ? args.viewBytes(all, extentOf(blocks, dis), type,
+                    scatter ? "send buffer" : "receive buffer") : MemorySegment.NULL;
+            if (rank == root && !inPlace && blocks[rank] != (long) count * type.extent()) {
                 throw new TuttiException.InvalidArgument("the root's own block has " + blocks[rank] / type.extent()
-                        + " elements but its send count is " + sendCount);
+                        + " elements but its " + ownSide + " count is " + count);
             }
-            MemorySegment snd = inPlace ? MemorySegment.NULL : args.view(send, sendCount, type, "send buffer");
-            return collectives.run(mode(how), collectives.call(Kind.GATHER, snd, r, type).root(root).inPlace(inPlace)
-                    .blocks(blocks, dis).irregular(irregular));
+            MemorySegment mine = inPlace ? MemorySegment.NULL : args.view(own, count, type,
+                    scatter ? "receive buffer" : "send buffer");
+            return collectives.run(mode(how), collectives.call(kind, scatter ? rooted : mine, scatter ? mine : rooted,
+                    type).root(root).inPlace(inPlace).blocks(blocks, dis).irregular(vector));
         } catch (TuttiException.InvalidArgument e) {
             throw refused(how, issued, e);
         }
