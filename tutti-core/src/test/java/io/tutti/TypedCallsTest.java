@@ -32,16 +32,7 @@ class TypedCallsTest {
     private static final int K = 2;
 
     static void job(int n, ThreadLauncher.RankBody body) {
-        ThreadLauncher.Outcome o = ThreadLauncher.run(n, Duration.ofSeconds(150), body);
-        if (!o.succeeded()) {
-            ThreadLauncher.RankResult f = o.firstFailure();
-            AssertionError e = new AssertionError(f != null ? "rank " + f.rank() + " failed" : "timed out: "
-                    + o.stillRunning());
-            if (f != null) {
-                e.initCause(f.failure());
-            }
-            throw e;
-        }
+        io.tutti.testing.RankThreads.run(n, Duration.ofSeconds(150), body);
     }
 
     // ------------------------------------------------------------ the same results as the datatype forms

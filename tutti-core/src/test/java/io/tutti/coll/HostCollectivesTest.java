@@ -24,16 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class HostCollectivesTest {
 
     static void job(int n, ThreadLauncher.RankBody body) {
-        ThreadLauncher.Outcome o = ThreadLauncher.run(n, Duration.ofSeconds(90), body);
-        if (!o.succeeded()) {
-            ThreadLauncher.RankResult f = o.firstFailure();
-            AssertionError e = new AssertionError(f != null ? "rank " + f.rank() + " failed" : "timed out: "
-                    + o.stillRunning());
-            if (f != null) {
-                e.initCause(f.failure());
-            }
-            throw e;
-        }
+        io.tutti.testing.RankThreads.run(n, Duration.ofSeconds(90), body);
     }
 
     static long value(int rank, int i) {

@@ -21,15 +21,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class MetricsApiTest {
     private static void job(ThreadLauncher.RankBody body) {
-        ThreadLauncher.Outcome o = ThreadLauncher.run(2, Duration.ofSeconds(40), body);
-        if (!o.succeeded()) {
-            ThreadLauncher.RankResult f = o.firstFailure();
-            AssertionError e = new AssertionError(f != null ? "rank " + f.rank() + " failed" : "timed out");
-            if (f != null) {
-                e.initCause(f.failure());
-            }
-            throw e;
-        }
+        io.tutti.testing.RankThreads.run(2, Duration.ofSeconds(40), body);
     }
 
     @Test

@@ -28,16 +28,7 @@ class RequestSemanticsTest {
     private static final int ACK = 1001;
 
     static void job(int n, ThreadLauncher.RankBody body) {
-        ThreadLauncher.Outcome o = ThreadLauncher.run(n, Duration.ofSeconds(60), body);
-        if (!o.succeeded()) {
-            ThreadLauncher.RankResult f = o.firstFailure();
-            AssertionError e = new AssertionError(f != null ? "rank " + f.rank() + " failed: " + f.failure()
-                    : "timed out: ranks " + o.stillRunning() + " still running");
-            if (f != null) {
-                e.initCause(f.failure());
-            }
-            throw e;
-        }
+        io.tutti.testing.RankThreads.run(n, Duration.ofSeconds(60), body);
     }
 
     /**

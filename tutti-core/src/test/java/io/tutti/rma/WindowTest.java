@@ -37,16 +37,7 @@ class WindowTest {
     private static final java.lang.invoke.VarHandle FLAG = ValueLayout.JAVA_BYTE.varHandle();
 
     static void job(int n, ThreadLauncher.RankBody body) {
-        ThreadLauncher.Outcome o = ThreadLauncher.run(n, Duration.ofSeconds(120), body);
-        if (!o.succeeded()) {
-            ThreadLauncher.RankResult f = o.firstFailure();
-            AssertionError e = new AssertionError(f != null ? "rank " + f.rank() + " failed" : "timed out: "
-                    + o.stillRunning());
-            if (f != null) {
-                e.initCause(f.failure());
-            }
-            throw e;
-        }
+        io.tutti.testing.RankThreads.run(n, Duration.ofSeconds(120), body);
     }
 
     /** fetchAndOp SUM from every rank at once: each old value is seen exactly once, none lost. */
