@@ -347,7 +347,7 @@ public final class Node implements Fabric {
             if (provider.isEmpty() || provider.equals(p.name())) {
                 return p.open(new RemoteTransportProvider.Context(job.rank(), job.size(), remote.clone(),
                         job.wireJobId(), secret(), host, kvs, settings.asMap(), job.jobDir(),
-                        facing()));
+                        facing(), deathsReported()));
             }
         }
         throw new TuttiException.Startup(found.isEmpty()
@@ -382,6 +382,16 @@ public final class Node implements Fabric {
     @Override
     public String abortReason() {
         return JobControl.abortReason();
+    }
+
+    @Override
+    public String reportedFailure(int r) {
+        return kvs instanceof RendezvousClient launcher ? launcher.failure(r) : null;
+    }
+
+    @Override
+    public boolean deathsReported() {
+        return kvs instanceof RendezvousClient;
     }
 
     @Override

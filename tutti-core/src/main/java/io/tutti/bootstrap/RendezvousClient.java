@@ -25,7 +25,8 @@ import java.util.function.Consumer;
  * and fences, over one authenticated connection kept open for the whole job. A reader thread takes
  * the launcher's answers and pings, another pings it every second; when the connection ends without
  * the launcher's goodbye, or the launcher is silent for {@link #SILENCE}, the rank is told through
- * {@code onLost} (its launcher or the launcher's host has died).
+ * {@code onLost} (its launcher or the launcher's host has died). The launcher also tells it of
+ * every other rank's death ({@link #failure}).
  */
 public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     /** How long the launcher may be silent (it pings every second) before it is taken for dead. */
@@ -40,6 +41,8 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     private volatile String networkAddress;
     private final Map<Integer, CompletableFuture<String>> pending = new ConcurrentHashMap<>();
     private final Consumer<String> onLost;
+    /** The ranks the launcher reported dead, and why. */
+    private final Map<Integer, String> failures = new ConcurrentHashMap<>();
     private int nextId = 1;
     private int fenceEpoch;
     private volatile long heard = System.nanoTime();
@@ -157,6 +160,14 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
         return null;
     }
 
+    /**
+     * Why the launcher reported rank {@code r} dead, or null while it has not. Allocates nothing
+     * until some rank has died.
+     */
+    public String failure(int r) {
+        return failures.isEmpty() ? null : failures.get(r);
+    }
+
     /** Where this client is connected. */
     public String address() {
         return address;
@@ -181,6 +192,7 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
                             p.complete(f.fields().isEmpty() ? "" : f.text(0));
                         }
                     }
+                    case RendezvousWire.FAILED -> failures.putIfAbsent(Integer.parseInt(f.text(0)), f.text(1));
                     case RendezvousWire.ERROR -> {
                         CompletableFuture<String> p = pending.remove(f.id());
                         if (p != null) {

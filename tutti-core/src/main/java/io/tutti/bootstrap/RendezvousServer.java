@@ -25,9 +25,11 @@ import java.util.function.IntConsumer;
  * key-value exchange and fences of its ranks, over a Unix domain socket for ranks that share the
  * launcher's file system and over TCP for the others. Each rank keeps its connection open for the
  * whole job and pings every second, so a connection that closes without a goodbye, or stays silent
- * for {@link #SILENCE_MILLIS}, is that rank's death, reported once to {@link #onRankLost}. Clients
- * without the job secret are refused and counted ({@link #rejected()}). One platform thread per
- * connection: a job has as many connections as ranks.
+ * for {@link #SILENCE_MILLIS}, is that rank's death, reported once to {@link #onRankLost} and at once
+ * to every other rank ({@link #announceFailed}), which is how ranks on other hosts learn of it within
+ * milliseconds instead of after their transports' silence timeout. Clients without the job secret are
+ * refused and counted ({@link #rejected()}). One platform thread per connection: a job has as many
+ * connections as ranks.
  */
 public final class RendezvousServer implements AutoCloseable {
     /** How long a new connection has to authenticate before it is closed. */
@@ -50,6 +52,8 @@ public final class RendezvousServer implements AutoCloseable {
     private final Map<String, List<Waiter>> gets = new HashMap<>();
     private final Map<Integer, List<Waiter>> fences = new HashMap<>();
     private final Map<Integer, Connection> ranks = new HashMap<>();
+    /** The ranks announced dead and why, in the order they died: told to every rank, late joiners too. */
+    private final Map<Integer, String> failures = new java.util.LinkedHashMap<>();
     /** The ranks that ever joined: a rank that did was started, whatever its exit code says. */
     private final java.util.Set<Integer> joined = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final List<Connection> connections = new ArrayList<>();
@@ -201,8 +205,11 @@ public final class RendezvousServer implements AutoCloseable {
         volatile long heard = System.nanoTime();
         boolean goodbye;
 
+        final String from;
+
         Connection(SocketChannel ch) {
             this.ch = ch;
+            this.from = remote(ch);
         }
 
         void send(byte type, int id, byte[]... fields) {
@@ -212,6 +219,20 @@ public final class RendezvousServer implements AutoCloseable {
                 } catch (IOException e) {
                     // the reader sees the broken connection and reports it
                 }
+            }
+        }
+
+        /** " from ADDRESS" for a TCP peer, "" otherwise: read while the channel is open. */
+        String from() {
+            return from;
+        }
+
+        private static String remote(SocketChannel ch) {
+            try {
+                return ch.getRemoteAddress() instanceof InetSocketAddress a
+                        ? " from " + a.getAddress().getHostAddress() : "";
+            } catch (IOException e) {
+                return "";
             }
         }
 
@@ -308,6 +329,7 @@ public final class RendezvousServer implements AutoCloseable {
                     joined.add(r);
                     heard = System.nanoTime();
                     authenticated = true;
+                    failures.forEach((dead, why) -> sendFailed(this, dead, why));
                 }
                 return true;
             } finally {
@@ -372,8 +394,33 @@ public final class RendezvousServer implements AutoCloseable {
             lost = c.authenticated && !c.goodbye && !closed && ranks.get(c.rank) == c;
         }
         if (lost) {
+            announceFailed(c.rank, "its connection to the launcher" + c.from() + " ended without a goodbye: its"
+                    + " process died or its host was cut off");
             onRankLost.accept(c.rank);
         }
+    }
+
+    /**
+     * Tells every other connected rank, and those that join later, that {@code rank} has failed and
+     * why; the first reason for a rank is the one kept.
+     */
+    public void announceFailed(int rank, String why) {
+        List<Connection> all;
+        synchronized (this) {
+            if (closed || failures.putIfAbsent(rank, why) != null) {
+                return;
+            }
+            all = new ArrayList<>(ranks.values());
+        }
+        for (Connection c : all) {
+            if (c.rank != rank) {
+                sendFailed(c, rank, why);
+            }
+        }
+    }
+
+    private static void sendFailed(Connection c, int rank, String why) {
+        c.send(RendezvousWire.FAILED, 0, utf8(Integer.toString(rank)), utf8(why));
     }
 
     /** Says goodbye to every rank still connected and stops listening. */

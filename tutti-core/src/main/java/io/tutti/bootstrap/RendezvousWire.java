@@ -30,6 +30,8 @@ import javax.crypto.spec.SecretKeySpec;
  * second; a rank done with the job says BYE (and keeps the connection until its process ends), the
  * server ends with END. A connection that closes without either, or
  * is silent for 10 s, is a death: the rank's (for the launcher) or the launcher's (for the rank).
+ * The server tells every other rank of a rank's death at once with FAILED(rank, reason), and a rank
+ * that joins later of the deaths before it, so no rank waits for a silence timeout to learn of one.
  */
 final class RendezvousWire {
     static final String MAGIC = "tutti-rendezvous-1";
@@ -49,6 +51,7 @@ final class RendezvousWire {
     static final byte BYE = 11;
     static final byte END = 12;
     static final byte ERROR = 13;
+    static final byte FAILED = 14;
 
     private RendezvousWire() {
     }

@@ -357,6 +357,10 @@ final class Progress {
             if (why != null) {
                 throw failed(r, new TuttiException.PeerFailed("rank " + r + " cannot be reached: " + why));
             }
+            why = links.fabric.reportedFailure(r);
+            if (why != null) {
+                throw failed(r, new TuttiException.PeerFailed("rank " + r + " has died, its launcher reports: " + why));
+            }
             return;
         }
         if (!links.fabric.alive(r)) {

@@ -81,6 +81,16 @@ public interface Fabric {
     /** Why the job is being stopped (a rank of this JVM failed), or null. Volatile read. */
     String abortReason();
 
+    /**
+     * Why the job's launcher reported rank {@code r} dead, or null: a launcher that watches its ranks
+     * (tutti run) tells the others of a death at once, on any host, while the transports would
+     * take their silence timeout to notice.
+     */
+    String reportedFailure(int r);
+
+    /** Whether a launcher watches this job's ranks and reports their deaths ({@link #reportedFailure}). */
+    boolean deathsReported();
+
     /** Removes the files this rank created (and a job of one rank's directory). */
     void close();
 }

@@ -33,9 +33,19 @@ public interface RemoteTransportProvider {
      * @param jobDir    this host's directory of the job
      * @param facing    this host's address toward the job's other hosts, as the start-up found it, or
      *                  null: what a transport uses when no interface is named
+     * @param deathsReported whether the job's launcher reports a rank's death to the others
+     *                  ({@link Fabric#reportedFailure}), so the transport's own silence bound only has
+     *                  to catch what no launcher sees
      */
     record Context(int rank, int size, boolean[] remote, int wireJobId, byte[] secret, String host,
-                   KeyValueStore kvs, Map<String, String> settings, java.nio.file.Path jobDir, String facing) {
+                   KeyValueStore kvs, Map<String, String> settings, java.nio.file.Path jobDir, String facing,
+                   boolean deathsReported) {
+        /** A context whose launcher does not report deaths. */
+        public Context(int rank, int size, boolean[] remote, int wireJobId, byte[] secret, String host,
+                       KeyValueStore kvs, Map<String, String> settings, java.nio.file.Path jobDir, String facing) {
+            this(rank, size, remote, wireJobId, secret, host, kvs, settings, jobDir, facing, false);
+        }
+
         /** A context with no address toward other hosts known. */
         public Context(int rank, int size, boolean[] remote, int wireJobId, byte[] secret, String host,
                        KeyValueStore kvs, Map<String, String> settings, java.nio.file.Path jobDir) {

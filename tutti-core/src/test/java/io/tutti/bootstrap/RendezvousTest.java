@@ -203,6 +203,47 @@ class RendezvousTest {
         }
     }
 
+    /** Joins as {@code rank} over a bare socket, so that the test can end the connection as a crash would. */
+    private static SocketChannel rawRank(RendezvousServer s, int rank) throws IOException {
+        SocketChannel raw = SocketChannel.open(new InetSocketAddress("127.0.0.1", s.tcpPort()));
+        RendezvousWire.Frame hello = RendezvousWire.read(raw);
+        byte[] nonce = new byte[32];
+        byte[] r = Integer.toString(rank).getBytes(StandardCharsets.UTF_8);
+        byte[] job = "job1".getBytes(StandardCharsets.UTF_8);
+        RendezvousWire.write(raw, RendezvousWire.AUTH, 0, job, r, nonce, RendezvousWire.mac(SECRET,
+                "rank".getBytes(StandardCharsets.UTF_8), job, r, hello.fields().get(1), nonce));
+        assertEquals(RendezvousWire.WELCOME, RendezvousWire.read(raw).type());
+        return raw;
+    }
+
+    private static String awaitFailure(RendezvousClient c, int rank) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (c.failure(rank) == null && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        return c.failure(rank);
+    }
+
+    @Test
+    void aRanksDeathIsToldToTheOthersAndToThoseThatJoinLaterButAGoodbyeIsNotADeath() throws Exception {
+        try (RendezvousServer s = server(4)) {
+            RendezvousClient watcher = client(tcp(s), 0, SECRET, new ArrayList<>());
+            RendezvousClient polite = client(tcp(s), 1, SECRET, new ArrayList<>());
+            polite.close();
+            rawRank(s, 2).close(); // rank 2 crashes: its socket closes without BYE
+            String why = awaitFailure(watcher, 2);
+            assertNotNull(why, "rank 0 was not told of rank 2's death");
+            assertTrue(why.contains("without a goodbye") && why.contains("127.0.0.1"), why);
+            RendezvousClient late = client(tcp(s), 3, SECRET, new ArrayList<>());
+            assertEquals(why, awaitFailure(late, 2), "a rank that joined after the death was not told of it");
+            assertNull(watcher.failure(1), "a rank that said goodbye was reported dead");
+            assertNull(watcher.failure(0));
+            s.announceFailed(2, "a second reason");
+            Thread.sleep(200);
+            assertEquals(why, watcher.failure(2), "the first reason for a death is the one kept");
+        }
+    }
+
     @Test
     void aRankThatFallsSilentIsTakenForLostButOneThatPingsIsNot() throws Exception {
         try (RendezvousServer s = new RendezvousServer("job1", SECRET, 2, null, new InetSocketAddress("127.0.0.1", 0),

@@ -96,10 +96,18 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
     public static final int WINDOW_DEFAULT = 2 << 20;
     public static final String TIMEOUT_MS = "tutti.net.timeout.ms";
     /**
-     * 1.5 s of silence (15 missed heartbeats): with the engine's liveness checks every 100 ms, a
-     * blocked rank learns of a dead peer within 2 s (1.51-1.61 s measured, docs/perf/net.md).
+     * 1.5 s of silence (15 missed heartbeats) where no launcher reports deaths (srun, mpirun, a
+     * hand-made launch): with the engine's liveness checks every 100 ms, a blocked rank learns of a
+     * dead peer within 2 s (1.51-1.61 s measured, docs/perf/net.md).
      */
     public static final int TIMEOUT_MS_DEFAULT = 1500;
+    /**
+     * 10 s when a launcher reports deaths (tutti run): a killed rank is then known to the others
+     * within milliseconds through the launcher, and the rails' silence only has to catch a host cut
+     * off, which the launcher's own connection takes 10 s to judge. 32 ranks starting on the 4-host
+     * test cluster left a live rank unheard for over 1.5 s and failed the job (docs/perf/launch.md).
+     */
+    public static final int REPORTED_TIMEOUT_MS_DEFAULT = 10_000;
     public static final String START_TIMEOUT_MS = "tutti.net.start.timeout.ms";
     /**
      * 60 s, the bound the start-up rendezvous gives every rank to arrive: a peer publishes its rails
@@ -178,6 +186,14 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
 
     /** Reads the settings; a value that does not parse is an error that names the setting. */
     public static NetConfig from(Map<String, String> settings) {
+        return from(settings, false);
+    }
+
+    /**
+     * The settings of a rank whose launcher reports deaths ({@code deathsReported}) or not: the peer
+     * timeout's default is {@link #REPORTED_TIMEOUT_MS_DEFAULT} or {@link #TIMEOUT_MS_DEFAULT}.
+     */
+    public static NetConfig from(Map<String, String> settings, boolean deathsReported) {
         List<String> rails = new ArrayList<>();
         for (String r : text(settings, RAILS, RAILS_DEFAULT).split(",")) {
             if (!r.isBlank()) {
@@ -197,7 +213,7 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
         }
         return new NetConfig(net, List.copyOf(rails), integer(settings, MTU, MTU_DEFAULT),
                 integer(settings, MAX_RECORD, MAX_RECORD_DEFAULT), integer(settings, WINDOW, WINDOW_DEFAULT),
-                integer(settings, TIMEOUT_MS, TIMEOUT_MS_DEFAULT),
+                integer(settings, TIMEOUT_MS, deathsReported ? REPORTED_TIMEOUT_MS_DEFAULT : TIMEOUT_MS_DEFAULT),
                 integer(settings, START_TIMEOUT_MS, START_TIMEOUT_MS_DEFAULT),
                 integer(settings, RAIL_TIMEOUT_MS, RAIL_TIMEOUT_MS_DEFAULT),
                 integer(settings, HEARTBEAT_MS, HEARTBEAT_MS_DEFAULT), integer(settings, STRIPE_MIN, STRIPE_MIN_DEFAULT),

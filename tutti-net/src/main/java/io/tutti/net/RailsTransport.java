@@ -158,7 +158,7 @@ public final class RailsTransport implements RemoteTransport {
         this.rank = c.rank();
         this.size = c.size();
         this.jobId = c.wireJobId();
-        this.config = NetConfig.from(c.settings());
+        this.config = NetConfig.from(c.settings(), c.deathsReported());
         // No rails named: the address the start-up found toward the other hosts, else loopback.
         List<String> names = !config.rails().isEmpty() ? config.rails()
                 : c.facing() != null ? List.of(c.facing()) : List.of("127.0.0.1");

@@ -20,6 +20,9 @@ class NetConfigTest {
         }
         assertEquals(1, NetConfig.from(Map.of("TUTTI_NET_TIMEOUT_MS", "1")).timeoutMillis());
         assertEquals(NetConfig.TIMEOUT_MS_DEFAULT, NetConfig.from(Map.of()).timeoutMillis());
+        // a launcher that reports deaths leaves the rails' silence bound to hosts cut off; a setting still wins
+        assertEquals(NetConfig.REPORTED_TIMEOUT_MS_DEFAULT, NetConfig.from(Map.of(), true).timeoutMillis());
+        assertEquals(2000, NetConfig.from(Map.of("TUTTI_NET_TIMEOUT_MS", "2000"), true).timeoutMillis());
     }
 
     @Test

@@ -78,7 +78,8 @@ class MultiHostIT {
     /**
      * Rank 2, on the second host, is killed with SIGKILL while the other ranks (one beside it, two
      * on the first host) wait to receive from it: each gets the error naming rank 2 (within 20 s
-     * here, a bound for a loaded machine: the figure is measured in docs/perf), and the launcher ends the job reporting the signal.
+     * here, a bound for a loaded machine: the figure is measured in docs/perf), the ranks on the
+     * first host through the launcher's report, and the launcher ends the job reporting the signal.
      */
     @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
     @org.junit.jupiter.params.provider.ValueSource(strings = {"udp", "tcp"})
@@ -108,6 +109,11 @@ class MultiHostIT {
                 assertTrue(m.find(), () -> "rank " + rank + " did not get the error\n" + r);
                 long after = Long.parseLong(m.group(1)) - killedAt;
                 assertTrue(m.group(2).contains("rank 2"), m.group(2));
+                if (wire.equals("udp") && rank < 2) {
+                    // across hosts over UDP only the launcher's report is quick: the rails' silence
+                    // bound is 10 s under tutti run, past the launcher's notice period
+                    assertTrue(m.group(2).contains("its launcher reports"), m.group(2));
+                }
                 // a bound that holds on a loaded machine; the time itself is a benchmark's figure
                 assertTrue(after >= 0 && after < 20_000, "rank " + rank + " learnt of the death after " + after + " ms: "
                         + m.group(2));
