@@ -272,6 +272,7 @@ public final class Launcher {
             JobDirectory job = JobDirectory.create();
             jobRef.set(job);
             sayJob(o, job);
+            boolean fromSource = target.source() != null;
             target = compiled(o, target, job);
             LinkedBlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
             Placement place = o.placement();
@@ -300,6 +301,9 @@ public final class Launcher {
             });
             List<String> directCommand = RankProcesses.command(o, target, false, aot);
             List<String> shellCommand = RankProcesses.command(o, target, true, aot);
+            // A rank behind a remote shell may be on a host without this one's files: a program
+            // compiled here travels to it as a jar after the secret.
+            byte[] shipped = null;
             for (int r = 0; r < n; r++) {
                 String host = layout.host(r);
                 // Through a remote shell: the secret on stdin, and its standard error read here too (it
@@ -309,6 +313,12 @@ public final class Launcher {
                 List<String> command = remoteShell ? shellCommand : directCommand;
                 ProcessBuilder pb = new ProcessBuilder();
                 RankProcesses.environment(pb.environment(), job, r, n, rendezvous, remoteShell);
+                if (remoteShell && fromSource) {
+                    if (shipped == null) {
+                        shipped = SourceProgram.jar(target.classes());
+                    }
+                    pb.environment().put(LaunchEnvironment.CLASSES_STDIN, Integer.toString(shipped.length));
+                }
                 if (place.prefix(host).isEmpty()) {
                     // The same pid space: a rank whose launcher is gone notices at once.
                     pb.environment().put(LaunchEnvironment.LAUNCHER_PID, Long.toString(ProcessHandle.current().pid()));
@@ -346,6 +356,9 @@ public final class Launcher {
                 if (remoteShell) {
                     try {
                         p.getOutputStream().write(RankProcesses.secretLine(job));
+                        if (remoteShell && fromSource) {
+                            p.getOutputStream().write(shipped);
+                        }
                         p.getOutputStream().flush();
                     } catch (IOException e) {
                         // the rank ended already: its exit is reported

@@ -145,7 +145,7 @@ final class RankProcesses {
         // Inherited from a launcher that itself runs inside a job, these would mislead the rank.
         for (String stale : List.of(LaunchEnvironment.THREADS, LaunchEnvironment.JOB_DIR, LaunchEnvironment.KVS_DIR,
                 LaunchEnvironment.SECRET_FILE, LaunchEnvironment.LAUNCHER_PID, LaunchEnvironment.SECRET,
-                LaunchEnvironment.SECRET_STDIN)) {
+                LaunchEnvironment.SECRET_STDIN, LaunchEnvironment.CLASSES_STDIN)) {
             env.remove(stale);
         }
         env.put(LaunchEnvironment.JOB_ID, job.id());

@@ -99,6 +99,23 @@ final class SourceProgram {
         return new JobTarget(mainClass(source, firstClasses, classpath, classes), classes, null);
     }
 
+    /**
+     * The classes compiled into {@code classes} as a jar in memory, for ranks on hosts that do not
+     * see this host's files ({@link io.tutti.bootstrap.RankMain} defines them from it).
+     */
+    static byte[] jar(Path classes) throws IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.util.jar.JarOutputStream jar = new java.util.jar.JarOutputStream(bytes);
+             java.util.stream.Stream<Path> files = Files.walk(classes)) {
+            for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile).sorted()::iterator) {
+                jar.putNextEntry(new java.util.jar.JarEntry(classes.relativize(f).toString().replace(File.separatorChar, '/')));
+                Files.copy(f, jar);
+                jar.closeEntry();
+            }
+        }
+        return bytes.toByteArray();
+    }
+
     /** The source launcher's choice: the first class if it has a main method, else the one named after the file. */
     private static String mainClass(Path source, List<String> declared, String classpath, Path classes) {
         String name = source.getFileName().toString();

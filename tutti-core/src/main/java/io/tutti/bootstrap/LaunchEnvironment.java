@@ -44,6 +44,11 @@ public final class LaunchEnvironment {
     public static final String SECRET = "TUTTI_SECRET";
     /** "1" when the job secret comes as the first line of standard input (ranks started through a remote shell). */
     public static final String SECRET_STDIN = "TUTTI_SECRET_STDIN";
+    /**
+     * The length of a jar of the program's classes that follows the secret on standard input: a
+     * program {@code tutti run} compiled from a source file, for a rank on another host.
+     */
+    public static final String CLASSES_STDIN = "TUTTI_CLASSES_STDIN";
     /** The launcher's name for the host a rank runs on; ranks with the same name share memory. */
     public static final String HOST = "TUTTI_HOST";
     /** Set by the launcher when ranks run as threads of its JVM. */

@@ -7,8 +7,9 @@ import java.util.Arrays;
 
 /**
  * The main class of a rank started through a remote shell: takes the job secret from standard input
- * ({@link StdinSecret}) before the program can read any of it, then runs the program's main class
- * (the first argument) with the remaining arguments.
+ * ({@link StdinSecret}) before the program can read any of it, and the program's classes after it
+ * when the launcher compiled them from a source file ({@link ShippedClasses}), then runs the
+ * program's main class (the first argument) with the remaining arguments.
  */
 public final class RankMain {
     private RankMain() {
@@ -22,7 +23,14 @@ public final class RankMain {
         if ("1".equals(LaunchEnvironment.current().get(LaunchEnvironment.SECRET_STDIN))) {
             StdinSecret.get();
         }
-        Class<?> main = Class.forName(args[0], true, Thread.currentThread().getContextClassLoader());
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        String shipped = LaunchEnvironment.current().get(LaunchEnvironment.CLASSES_STDIN);
+        if (shipped != null) {
+            // a source program compiled on the launcher's host: its classes follow the secret
+            loader = ShippedClasses.fromStdin(Long.parseLong(shipped.strip()), loader);
+            Thread.currentThread().setContextClassLoader(loader);
+        }
+        Class<?> main = Class.forName(args[0], true, loader);
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
         try {
             Method m = find(main);

@@ -39,6 +39,52 @@ class ClusterRunIT {
         }
     }
 
+    /**
+     * {@code tutti run --hostfile Tally.java}: the program is compiled on the launcher's host, into its
+     * private /dev/shm, and its classes (two files, a nested class) reach the ranks of the other hosts
+     * through their ssh connection.
+     */
+    @Test
+    void aSourceFileRunsOnHostsThatCannotSeeItsClasses() throws Exception {
+        try (Cluster c = Cluster.start(2)) {
+            Path src = Files.createDirectories(c.dir().resolve("src"));
+            Files.writeString(src.resolve("Tally.java"), """
+                    import io.tutti.Tutti;
+
+                    public class Tally {
+                        record Line(int rank, long sum) { }
+
+                        public static void main(String[] args) throws Exception {
+                            try (Tutti tutti = Tutti.init(args)) {
+                                long[] v = {TallyPart.of(tutti.world().rank())};
+                                tutti.world().allreduce(v, io.tutti.ReduceOp.SUM);
+                                System.out.println(new Line(tutti.world().rank(), v[0]) + " on "
+                                        + java.net.InetAddress.getLocalHost().getHostName());
+                            }
+                        }
+                    }
+                    """);
+            Files.writeString(src.resolve("TallyPart.java"), """
+                    class TallyPart {
+                        static long of(int rank) {
+                            return 10L * (rank + 1);
+                        }
+                    }
+                    """);
+            List<String> cmd = new ArrayList<>(List.of("env", "TUTTI_JVM_OPTS=-Xmx128m -XX:TieredStopAtLevel=1"));
+            cmd.addAll(Launch.tutti("run", "--hostfile", hostfile(c).toString(), "--launch-agent", "ssh -F "
+                    + c.sshConfig(), "--timeout", "200s", src.resolve("Tally.java").toString()));
+            Cluster.Result r = c.exec(0, Duration.ofSeconds(240), cmd.toArray(String[]::new));
+            assertEquals(0, r.exitCode(), r::toString);
+            for (int rank = 0; rank < 4; rank++) {
+                // 10 + 20 + 30 + 40
+                assertTrue(r.stdout().contains("Line[rank=" + rank + ", sum=100] on " + c.host(rank / 2)), r::toString);
+            }
+            assertFalse(Files.exists(src.resolve("Tally.class")), "tutti run leaves no classes beside the source");
+            assertNoJobDirectories(c, 2);
+        }
+    }
+
     /** A hostfile of every host of {@code c}, two slots each, in the cluster's shared directory. */
     private static Path hostfile(Cluster c) throws java.io.IOException {
         Path hostfile = c.dir().resolve("hostfile");
