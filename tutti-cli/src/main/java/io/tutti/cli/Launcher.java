@@ -228,6 +228,8 @@ public final class Launcher {
         final Process[] ranks;
         final List<Thread> pumps = new ArrayList<>();
         final RemoteStarts remote = new RemoteStarts();
+        /** The shared ssh connections to the job's hosts, closed after the ranks. */
+        volatile SshMasters masters = SshMasters.none();
         /** The job's rendezvous, once it listens: a rank that joined it did start. */
         volatile RendezvousServer server;
         boolean shuttingDown;
@@ -261,6 +263,7 @@ public final class Launcher {
                 say("the launcher is being stopped; stopping " + plural(alive.size(), "rank"));
             }
             RankProcesses.stop(alive);
+            procs.masters.close();
             JobDirectory job = jobRef.get();
             if (job != null) {
                 ShmFiles.deleteTree(job.dir());
@@ -299,6 +302,18 @@ public final class Launcher {
                     say(m);
                 }
             });
+            // One ssh connection per host for all its ranks' sessions (docs/perf/launch.md)
+            if (place.execPrefix() == null && SshMasters.isSsh(place.launchAgent())
+                    && SshMasters.enabled(LaunchEnvironment.current())) {
+                List<String> remoteHosts = layout.hosts().stream()
+                        .filter(h -> h != null && place.remoteShell(h) != null).distinct().toList();
+                if (!remoteHosts.isEmpty()) {
+                    procs.masters = SshMasters.open(place.launchAgent(), remoteHosts, job.dir());
+                    if (o.verbose()) {
+                        say("one ssh connection per host for " + procs.masters.hosts() + " of " + remoteHosts);
+                    }
+                }
+            }
             List<String> directCommand = RankProcesses.command(o, target, false, aot);
             List<String> shellCommand = RankProcesses.command(o, target, true, aot);
             // A rank behind a remote shell may be on a host without this one's files: a program
@@ -331,7 +346,7 @@ public final class Launcher {
                     pb.environment().put(LaunchEnvironment.LOCAL_SIZE, Integer.toString(layout.localSize(r)));
                 }
                 boolean pipeErr = o.tagOutput() || remoteShell;
-                pb.command(place.command(host, command, pb.environment()));
+                pb.command(procs.masters.share(host, place.command(host, command, pb.environment())));
                 // Like mpirun: only rank 0 reads the terminal; the others see end of input. Through a
                 // remote shell the secret comes first, so rank 0's input is passed on after it.
                 boolean terminal = r == 0 && !remoteShell;
@@ -402,6 +417,7 @@ public final class Launcher {
             return watch(o, procs, exited, job.dir());
         } finally {
             RankProcesses.stop(procs.started());
+            procs.masters.close();
             if (server != null) {
                 server.close();
             }

@@ -20,14 +20,15 @@ final class ClusterBenchmarks {
     private ClusterBenchmarks() {
     }
 
-    /** {@code env}, with TUTTI_NET_TIMEOUT_MS when the benchmark's own environment sets it, to start a job with. */
+    /** {@code env}, with the TUTTI_* settings of the benchmark's own environment, to start a job with. */
     static List<String> env() {
-        // 32 ranks starting on 2 cores outlast the rails' default 1.5 s: the caller may raise it for every rank
+        // e.g. TUTTI_NET_TIMEOUT_MS for every rank, or TUTTI_LAUNCH_SHARED_SSH for the launcher
         List<String> env = new ArrayList<>(List.of("env"));
-        String timeout = System.getenv("TUTTI_NET_TIMEOUT_MS");
-        if (timeout != null) {
-            env.add("TUTTI_NET_TIMEOUT_MS=" + timeout);
-        }
+        new java.util.TreeMap<>(System.getenv()).forEach((k, v) -> {
+            if (k.startsWith("TUTTI_")) {
+                env.add(k + "=" + v);
+            }
+        });
         return env;
     }
 

@@ -35,6 +35,9 @@ class ClusterRunIT {
             // 8 ranks: each shares memory with the other rank of its host and reaches six over the rails
             assertEquals(8, r.stdout().lines().filter(l -> l.endsWith("(6 over the network): every collective ok"))
                     .count(), r::toString);
+            // the ranks of each other host started as sessions of one ssh connection to it
+            String hosts = List.of(c.host(1), c.host(2), c.host(3)).toString();
+            assertTrue(r.stderr().contains("one ssh connection per host for " + hosts + " of " + hosts), r::toString);
             assertNoJobDirectories(c, 4);
         }
     }

@@ -17,7 +17,8 @@ import java.util.List;
  * and Tutti's side is {@code srun --mpi=pmi2} of the rank JVMs instead; mpirun still starts its
  * ranks over the same hosts' sshd. A benchmark, not a test: run its main as root on a quiet machine
  * (the commands are in docs/perf/launch.md). Arguments: rounds, then {@code --srun} or not, then
- * rank counts.
+ * {@code --also K=V} for a second Tutti line with that setting (by turns with the first) or not,
+ * then rank counts.
  */
 public final class LaunchBenchmark {
     private static final Duration JOB_LIMIT = Duration.ofSeconds(300);
@@ -28,7 +29,11 @@ public final class LaunchBenchmark {
     public static void main(String[] args) throws Exception {
         int rounds = Integer.parseInt(args[0]);
         boolean srun = args.length > 1 && args[1].equals("--srun");
-        int[] counts = Arrays.stream(args, srun ? 2 : 1, args.length).mapToInt(Integer::parseInt).toArray();
+        int at = srun ? 2 : 1;
+        // --also K=V: a second Tutti line with that setting, by turns with the first
+        String also = args.length > at + 1 && args[at].equals("--also") ? args[at + 1] : null;
+        at += also == null ? 0 : 2;
+        int[] counts = Arrays.stream(args, at, args.length).mapToInt(Integer::parseInt).toArray();
         // a SlurmCluster is a Cluster with Slurm's daemons added: closing the cluster stops them too
         SlurmCluster slurm = srun ? SlurmCluster.start(4) : null;
         try (Cluster c = srun ? slurm.cluster() : Cluster.start(4)) {
@@ -41,17 +46,34 @@ public final class LaunchBenchmark {
                 List<String> ompi = c.command(0, ClusterBenchmarks.mpirun(c, List.of("-np", Integer.toString(n),
                         "--hostfile", hostfile.toString(), "--oversubscribe"), "self,vader,tcp", binary.toString())
                         .toArray(String[]::new));
+                List<String> other = null;
+                if (also != null) {
+                    other = new ArrayList<>(tutti);
+                    // after the cluster's nsenter words, where the job's own env starts
+                    other.add(other.indexOf("env") + 1, also);
+                }
                 System.out.println("# " + side + ": " + shell(tutti));
+                if (other != null) {
+                    System.out.println("# " + side + " with " + also + ": " + shell(other));
+                }
                 System.out.println("# mpirun: " + shell(ompi));
                 List<Long> tuttiMs = new ArrayList<>();
+                List<Long> otherMs = new ArrayList<>();
                 List<Long> ompiMs = new ArrayList<>();
                 for (int round = 0; round < rounds; round++) {
                     tuttiMs.add(time(tutti));
+                    if (other != null) {
+                        otherMs.add(time(other));
+                    }
                     ompiMs.add(time(ompi));
                 }
                 System.out.printf("%d ranks: %s %s ms (median %d), mpirun %s ms (median %d), ratio %.2f%n", n, side,
                         tuttiMs, median(tuttiMs), ompiMs, median(ompiMs),
                         (double) median(tuttiMs) / median(ompiMs));
+                if (other != null) {
+                    System.out.printf("%d ranks: %s with %s %s ms (median %d), ratio %.2f%n", n, side, also, otherMs,
+                            median(otherMs), (double) median(otherMs) / median(ompiMs));
+                }
             }
         }
     }
