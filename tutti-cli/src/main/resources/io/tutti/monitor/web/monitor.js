@@ -195,8 +195,8 @@ function drawHeatmap(job) {
       const t = svgEl("title", {}, cell);
       t.textContent = "rank " + r + " → rank " + p + ": " + fmt(v);
       if (side >= 38 && r !== p) {
-        text(svg, left + side * (p + 0.5), top + side * (r + 0.5) + 4, fmt(v), { "text-anchor": "middle", class: "cell-text",
-          fill: f > 0.55 ? "#0f1419" : "#d8dee6" });
+        const label = text(svg, left + side * (p + 0.5), top + side * (r + 0.5) + 4, fmt(v), { "text-anchor": "middle", class: "cell-text" });
+        label.style.fill = f > 0.45 ? "#0f1419" : "#d8dee6"; // dark on the bright end of the scale
       }
     }
   }
@@ -221,14 +221,16 @@ function drawRanks(job) {
   clear(body);
   for (const r of job.ranks) {
     const tr = document.createElement("tr");
-    const shown = r.state === "running" && r.blocked ? "blocked" : r.state;
+    // blocked for a second or more; shorter waits are the ordinary rhythm of a running job
+    const waiting = r.state === "running" && r.blocked && job.atMillis - r.blocked.sinceMillis >= 1000;
+    const shown = waiting ? "blocked" : r.state;
     tr.className = "rank " + r.state;
     tr.dataset.rank = r.rank;
     tr.dataset.state = r.state;
     const errors = Object.values(r.errors).reduce((s, v) => s + v, 0);
     const colls = r.collectives.reduce((s, c) => s + c.calls, 0);
     let blocked = "–";
-    if (r.blocked) {
+    if (r.blocked && r.state === "running") {
       const secs = Math.max(0, (job.atMillis - r.blocked.sinceMillis) / 1000).toFixed(1);
       blocked = r.blocked.call + (r.blocked.peer >= 0 ? " rank " + r.blocked.peer : "") + (r.blocked.tag >= 0 ? " tag " + r.blocked.tag : "") + ", " + secs + " s";
     }
