@@ -28,19 +28,19 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "monitor", usageHelpAutoWidth = true, sortOptions = false, mixinStandardHelpOptions = true,
         description = {
-            "Serves over HTTP, for the jobs named or else every job of this user on this host (as 'tutti status'"
+            "Serves over HTTP the jobs named, or else every job of this user on this host (as 'tutti status'"
                 + " lists them, new ones as they start):",
-            "  /               a live page: rank x rank traffic, rail throughput and retransmissions, collectives"
-                + " per second and their latency, failed or silent ranks and down rails in red",
-            "  /metrics        Prometheus metrics (labels job, rank, peer, transport, rail, interface, op)",
-            "  /api/jobs       the jobs as JSON; /api/jobs/JOB one job (its ranks as 'tutti status --json')",
+            "  /            a live page: rank x rank traffic, rail throughput and retransmits,",
+            "               collectives per second and their latency, failures in red",
+            "  /metrics     Prometheus metrics (labels job, rank, peer, transport, rail, op)",
+            "  /api/jobs    the jobs as JSON; /api/jobs/JOB one job",
             "Reads the ranks' counters files without disturbing them; runs until Ctrl-C. Read-only: every request"
                 + " but GET is refused (403), and control actions need --token-file."},
         footer = {"", "Examples:",
             "  tutti monitor                                   # http://127.0.0.1:9464/",
             "  tutti monitor 1f2e3d4c --port 8080",
             "  tutti monitor --bind 0.0.0.0 --token-file ~/.tutti-token",
-            "  tutti run -n 4 --monitor 9464 app.jar           # the same, for one job, while it runs"})
+            "  tutti run -n 4 --monitor 9464 app.jar           # one job, while it runs"})
 public final class MonitorCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
