@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
         description = {
             "Serves over HTTP the jobs named, or else every job of this user on this host (as 'tutti status'"
                 + " lists them, new ones as they start):",
-            "  /            a live page: rank x rank traffic, rail throughput and retransmits,",
+            "  /            a live page: rank x rank traffic, rail throughput, retransmits,",
             "               collectives per second and their latency, failures in red",
             "  /metrics     Prometheus metrics (labels job, rank, peer, transport, rail, op)",
             "  /api/jobs    the jobs as JSON; /api/jobs/JOB one job",
