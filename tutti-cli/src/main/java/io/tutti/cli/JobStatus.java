@@ -1,21 +1,13 @@
 package io.tutti.cli;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import io.tutti.Metrics;
 import io.tutti.metrics.CountersDescriptor;
-import io.tutti.metrics.CountersReader;
-import java.io.IOException;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
+import io.tutti.monitor.JobCounters;
+import io.tutti.monitor.MonitorJson;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
@@ -26,27 +18,12 @@ import java.util.Locale;
  * whom), which {@code tutti run --timeout} prints too.
  */
 record JobStatus(String job, List<Metrics> ranks) {
-    private static final JsonFactory JSON = new JsonFactory();
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS")
             .withZone(ZoneId.systemDefault());
 
     /** Reads every rank's counters file in {@code dir}, by rank; files not yet formatted are skipped. */
     static JobStatus read(Path dir) {
-        List<Metrics> ranks = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "counters-*")) {
-            for (Path f : files) {
-                try (CountersReader r = CountersReader.open(f)) {
-                    if (r != null) {
-                        ranks.add(r.read());
-                    }
-                }
-            }
-        } catch (IOException e) {
-            // no directory (the job has ended): no ranks
-        }
-        ranks.sort(Comparator.comparingInt(Metrics::rank));
-        String name = dir.getFileName().toString();
-        return new JobStatus(name.startsWith("tutti-") ? name.substring("tutti-".length()) : name, ranks);
+        return new JobStatus(JobCounters.jobId(dir), JobCounters.read(dir));
     }
 
     /** The stuck view: per rank, the call it waits in, for whom and since when; or that it is not blocked. */
@@ -122,107 +99,20 @@ record JobStatus(String job, List<Metrics> ranks) {
         return b.toString();
     }
 
-    /** The JSON of {@code tutti status --json}: written by jackson-core, every string escaped. */
+    /** The JSON of {@code tutti status --json}: the monitor's rank objects, written by jackson-core. */
     String json() {
-        StringWriter out = new StringWriter();
-        try (JsonGenerator g = JSON.createGenerator(out)) {
+        return MonitorJson.write(g -> {
             g.writeStartObject();
             g.writeStringField("job", job);
             g.writeArrayFieldStart("ranks");
             for (Metrics m : ranks) {
-                rank(g, m);
+                g.writeStartObject();
+                MonitorJson.rankFields(g, m);
+                g.writeEndObject();
             }
             g.writeEndArray();
             g.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toString();
-    }
-
-    private static void rank(JsonGenerator g, Metrics m) throws IOException {
-        g.writeStartObject();
-        g.writeNumberField("rank", m.rank());
-        g.writeNumberField("size", m.size());
-        g.writeNumberField("pid", m.pid());
-        g.writeNumberField("startedMillis", m.startedMillis());
-        g.writeBooleanField("enabled", m.enabled());
-        traffic(g, "shm", m.shm());
-        traffic(g, "net", m.net());
-        g.writeNumberField("droppedRecords", m.droppedRecords());
-        g.writeArrayFieldStart("peers");
-        for (Metrics.Peer p : m.peers()) {
-            g.writeStartObject();
-            g.writeNumberField("rank", p.rank());
-            g.writeStringField("transport", p.transport());
-            traffic(g, "traffic", p.traffic());
-            g.writeNumberField("lastHeardMillis", p.lastHeardMillis());
-            g.writeEndObject();
-        }
-        g.writeEndArray();
-        g.writeArrayFieldStart("collectives");
-        for (Metrics.Collective c : m.collectives()) {
-            g.writeStartObject();
-            g.writeStringField("operation", c.operation());
-            g.writeNumberField("calls", c.calls());
-            g.writeNumberField("timed", c.timed());
-            g.writeNumberField("p50Nanos", c.percentileNanos(0.5));
-            g.writeNumberField("p99Nanos", c.percentileNanos(0.99));
-            g.writeFieldName("log2Histogram");
-            g.writeArray(c.histogram(), 0, c.histogram().length);
-            g.writeEndObject();
-        }
-        g.writeEndArray();
-        g.writeArrayFieldStart("rails");
-        for (Metrics.Rail r : m.rails()) {
-            g.writeStartObject();
-            g.writeNumberField("index", r.index());
-            g.writeStringField("name", r.name());
-            g.writeStringField("state", r.state());
-            g.writeNumberField("datagramsSent", r.datagramsSent());
-            g.writeNumberField("bytesSent", r.bytesSent());
-            g.writeNumberField("datagramsReceived", r.datagramsReceived());
-            g.writeNumberField("retransmits", r.retransmits());
-            g.writeNumberField("outstandingBytes", r.outstandingBytes());
-            g.writeEndObject();
-        }
-        g.writeEndArray();
-        Metrics.NetTotals t = m.netTotals();
-        g.writeObjectFieldStart("netTotals");
-        g.writeNumberField("naksSent", t.naksSent());
-        g.writeNumberField("crcDrops", t.crcDrops());
-        g.writeNumberField("foreignDrops", t.foreignDrops());
-        g.writeNumberField("otherDrops", t.otherDrops());
-        g.writeNumberField("timeouts", t.timeouts());
-        g.writeNumberField("srttNanos", t.srttNanos());
-        g.writeEndObject();
-        g.writeObjectFieldStart("errors");
-        for (Metrics.ErrorCount e : m.errors()) {
-            g.writeNumberField(e.kind(), e.count());
-        }
-        g.writeEndObject();
-        Metrics.Blocked w = m.blocked();
-        if (w == null) {
-            g.writeNullField("blocked");
-        } else {
-            g.writeObjectFieldStart("blocked");
-            g.writeStringField("call", w.call());
-            g.writeNumberField("peer", w.peer());
-            g.writeNumberField("tag", w.tag());
-            g.writeNumberField("context", w.context());
-            g.writeNumberField("sinceMillis", w.sinceMillis());
-            g.writeEndObject();
-        }
-        g.writeEndObject();
-    }
-
-    private static void traffic(JsonGenerator g, String name, Metrics.Traffic t) throws IOException {
-        g.writeObjectFieldStart(name);
-        g.writeNumberField("messagesSent", t.messagesSent());
-        g.writeNumberField("bytesSent", t.bytesSent());
-        g.writeNumberField("messagesReceived", t.messagesReceived());
-        g.writeNumberField("bytesReceived", t.bytesReceived());
-        g.writeEndObject();
+        });
     }
 
     /** " to rank 3" for a send, " from rank 3" or " from any rank" for a receive, " waiting for rank 3" else. */

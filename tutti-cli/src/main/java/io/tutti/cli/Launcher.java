@@ -4,8 +4,10 @@ import io.tutti.bootstrap.LaunchEnvironment;
 import io.tutti.bootstrap.RendezvousServer;
 import io.tutti.bootstrap.ShmFiles;
 import io.tutti.bootstrap.ThreadLauncher;
+import io.tutti.monitor.MonitorServer;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -148,6 +150,8 @@ public final class Launcher {
     private final boolean relay;
     /** The address ranks on other hosts are given for the rendezvous; null to choose one. */
     private String rendezvousAddress;
+    /** The port of the job's monitor (--monitor), or null for none. */
+    private Integer monitorPort;
 
     /** How long a rank whose rendezvous connection dropped gets to be seen exiting before it counts as lost. */
     static final Duration LOST_GRACE = Duration.ofSeconds(2);
@@ -181,6 +185,28 @@ public final class Launcher {
     public Launcher rendezvousAddress(String address) {
         this.rendezvousAddress = address;
         return this;
+    }
+
+    /** Serves the job's monitor on 127.0.0.1:{@code port} while it runs (--monitor); null for none. */
+    public Launcher monitor(Integer port) {
+        this.monitorPort = port;
+        return this;
+    }
+
+    /** The job's monitor, started once its directory exists; null without --monitor. */
+    private MonitorServer startMonitor(JobDirectory job) {
+        if (monitorPort == null) {
+            return null;
+        }
+        try {
+            MonitorServer m = MonitorCommand.serve("127.0.0.1", monitorPort, null, () -> List.of(job.dir()));
+            PrintWriter w = new PrintWriter(err, true);
+            MonitorCommand.announce(w, name, "127.0.0.1", m, "job " + job.id());
+            w.flush();
+            return m;
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--monitor: " + e.getMessage());
+        }
     }
 
     /** Runs the job to its end and returns the exit code for the launcher (see the class comment). */
@@ -271,11 +297,13 @@ public final class Launcher {
         });
         Runtime.getRuntime().addShutdownHook(hook);
         RendezvousServer server = null;
+        MonitorServer monitor = null;
         try {
             JobDirectory job = JobDirectory.create();
             jobRef.set(job);
             sayJob(o, job);
             boolean fromSource = target.source() != null;
+            monitor = startMonitor(job);
             target = compiled(o, target, job);
             LinkedBlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
             Placement place = o.placement();
@@ -418,6 +446,9 @@ public final class Launcher {
         } finally {
             RankProcesses.stop(procs.started());
             procs.masters.close();
+            if (monitor != null) {
+                monitor.close();
+            }
             if (server != null) {
                 server.close();
             }
@@ -593,10 +624,12 @@ public final class Launcher {
         TaggedOutput.ThreadStream taggedOut = null;
         TaggedOutput.ThreadStream taggedErr = null;
         RendezvousServer server = null;
+        MonitorServer monitor = null;
         try {
             server = rendezvous(job, o.ranks(), null);
             String rendezvous = String.join(",", rendezvousAddresses(server, null));
             sayJob(o, job);
+            monitor = startMonitor(job);
             JobTarget program = compiled(o, target, job);
             URL[] urls = JobTarget.urls(o.classpath(), program.classes());
             ClassLoader parent = Launcher.class.getClassLoader();
@@ -651,6 +684,9 @@ public final class Launcher {
             if (taggedOut != null) {
                 System.setOut(stdout);
                 System.setErr(stderr);
+            }
+            if (monitor != null) {
+                monitor.close();
             }
             if (server != null) {
                 server.close();

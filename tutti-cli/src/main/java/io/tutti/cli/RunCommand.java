@@ -62,6 +62,7 @@ import picocli.CommandLine.Parameters;
             "  tutti run -n 4 Ring.java",
             "  tutti run -n 4 --cp build/classes com.example.Ring --rounds 10",
             "  tutti run -n 2 --timeout 30s --tag-output app.jar",
+            "  tutti run -n 4 --monitor 9464 app.jar          # the page at http://127.0.0.1:9464/",
             "  tutti run --hostfile hosts --launch-agent 'ssh -o BatchMode=yes' app.jar",
             "  tutti run -n 8 --host node1:4,node2:4 app.jar",
             "  sbatch -N 2 --ntasks-per-node=4 --wrap 'tutti run app.jar'",
@@ -100,6 +101,11 @@ public final class RunCommand implements Callable<Integer> {
             + " ranks on other hosts use to reach tutti run (default: the address of the interface that routes to"
             + " the first host, else the first one that is up).")
     String rendezvousAddress;
+
+    @Option(names = "--monitor", paramLabel = "PORT", description = "Serve the job's status page, JSON API and"
+            + " Prometheus metrics on 127.0.0.1:PORT while it runs, as 'tutti monitor JOB' would (0: any free port,"
+            + " printed).")
+    Integer monitor;
 
     @picocli.CommandLine.Mixin
     PlacementOptions placement = new PlacementOptions();
@@ -153,6 +159,6 @@ public final class RunCommand implements Callable<Integer> {
         // Without -n, every slot of the hosts gets a rank, as with mpirun.
         Launcher.Options options = new Launcher.Options(ranks != null ? ranks : where.slots(), threads, timeout, tagOutput, classpath, jvmOptions,
                 target, args, verbose, where);
-        return new Launcher().rendezvousAddress(rendezvousAddress).run(options);
+        return new Launcher().rendezvousAddress(rendezvousAddress).monitor(monitor).run(options);
     }
 }

@@ -1,6 +1,7 @@
 package io.tutti.cli;
 
 import io.tutti.bootstrap.ShmFiles;
+import io.tutti.monitor.JobCounters;
 import io.tutti.os.Platform;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -67,7 +68,7 @@ public final class StatusCommand implements Callable<Integer> {
             listJobs(out);
             return 0;
         }
-        Path dir = job.contains("/") ? Path.of(job) : root.resolve(job.startsWith("tutti-") ? job : "tutti-" + job);
+        Path dir = jobDirectory(root, job);
         if (!Files.isDirectory(dir)) {
             err.println("tutti status: no job " + job + " on this host (no directory " + dir
                     + "); 'tutti status' lists the jobs here");
@@ -102,24 +103,15 @@ public final class StatusCommand implements Callable<Integer> {
     /** One line per job directory of this user: id, ranks with counters here, running or stale. */
     private void listJobs(PrintWriter out) {
         List<String> lines = new ArrayList<>();
-        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root, "tutti-*")) {
-            for (Path d : dirs) {
-                try {
-                    if (!Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
-                            || !Files.getOwner(d, LinkOption.NOFOLLOW_LINKS).getName().equals(Platform.USER)) {
-                        continue;
-                    }
-                    boolean stale = StaleJobs.isStale(d, pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive)
-                            .orElse(false), Instant.now());
-                    JobStatus s = JobStatus.read(d);
-                    lines.add(String.format(Locale.ROOT, "%-24s %6d  %-8s %s", s.job(), s.ranks().size(),
-                            stale ? "stale" : "running", d));
-                } catch (IOException | RuntimeException e) {
-                    // vanished while we looked
-                }
+        for (Path d : ownJobDirectories(root)) {
+            try {
+                boolean stale = StaleJobs.isStale(d, JobCounters::alive, Instant.now());
+                JobStatus s = JobStatus.read(d);
+                lines.add(String.format(Locale.ROOT, "%-24s %6d  %-8s %s", s.job(), s.ranks().size(),
+                        stale ? "stale" : "running", d));
+            } catch (IOException | RuntimeException e) {
+                // vanished while we looked
             }
-        } catch (IOException e) {
-            // no root: no jobs
         }
         if (lines.isEmpty()) {
             out.println("no Tutti jobs of " + Platform.USER + " on this host (" + root + ")");
@@ -128,5 +120,31 @@ public final class StatusCommand implements Callable<Integer> {
         out.println(String.format(Locale.ROOT, "%-24s %6s  %-8s %s", "JOB", "RANKS", "STATE", "DIRECTORY"));
         lines.sort(null);
         lines.forEach(out::println);
+    }
+
+    /** The directory of {@code job}, an id as 'tutti status' lists it (with or without "tutti-"), or a path. */
+    static Path jobDirectory(Path root, String job) {
+        return job.contains("/") ? Path.of(job) : root.resolve(job.startsWith("tutti-") ? job : "tutti-" + job);
+    }
+
+    /** The job directories of this user under {@code root} (stale ones too), as {@code tutti status} and {@code tutti monitor} find them. */
+    static List<Path> ownJobDirectories(Path root) {
+        List<Path> out = new ArrayList<>();
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root, "tutti-*")) {
+            for (Path d : dirs) {
+                try {
+                    if (Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
+                            && Files.getOwner(d, LinkOption.NOFOLLOW_LINKS).getName().equals(Platform.USER)) {
+                        out.add(d);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // vanished while we looked
+                }
+            }
+        } catch (IOException e) {
+            // no root: no jobs
+        }
+        out.sort(null);
+        return out;
     }
 }

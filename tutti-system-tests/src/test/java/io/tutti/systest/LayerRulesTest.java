@@ -44,7 +44,7 @@ class LayerRulesTest {
                 .importPackages("io.tutti", "mpi");
         // every module's main classes, or the rules below would pass by seeing nothing
         for (String module : new String[] {"io.tutti.p2p.Engine", "io.tutti.net.RailsTransport",
-            "io.tutti.sw.AggregationSwitch", "io.tutti.sim.EventLoop", "io.tutti.cli.Main", "io.tutti.bench.P2pBenchmark",
+            "io.tutti.sw.AggregationSwitch", "io.tutti.sim.EventLoop", "io.tutti.cli.Main", "io.tutti.monitor.MonitorServer", "io.tutti.bench.P2pBenchmark",
             "io.tutti.report.Charts", "mpi.MPI"}) {
             assertTrue(classes.contain(module), module + " was not imported: the rules would check nothing");
         }
@@ -139,6 +139,14 @@ class LayerRulesTest {
                 resideInAPackage("io.tutti..").and(not(resideInAnyPackage("io.tutti", "io.tutti.metrics..",
                         "io.tutti.transport")))).because("every layer counts into them, and readers outside the"
                 + " job (tutti status) map them: they sit just above the API and the transport SPI"));
+    }
+
+    @Test
+    void theMonitorReadsTheCountersOnly() {
+        check(noClasses().that().resideInAPackage("io.tutti.monitor..").should().dependOnClassesThat(
+                resideInAPackage("io.tutti..").and(not(resideInAnyPackage("io.tutti", "io.tutti.metrics..",
+                        "io.tutti.monitor..")))).because("the monitor maps the ranks' counters files read-only and"
+                + " serves them; which jobs to watch is the command line's to find"));
     }
 
     @Test

@@ -6,12 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tutti.bootstrap.ShmFiles;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
@@ -23,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * message and byte counts per rank, transport and peer after a known exchange ({@link Counted}),
  * over shared memory and over the network rails with injected loss (then retransmissions show on
  * the rails); and the stuck view of ranks hanging in known calls ({@link Stuck}), from
- * {@code tutti status --stuck} and from the message of {@code tutti run --timeout}.
+ * {@code tutti status --stuck} and from the message of {@code tutti run --timeout}; and the same
+ * counts from the launcher's monitor ({@code tutti run --monitor}) as JSON and Prometheus metrics.
  */
 @Timeout(240)
 class MonitorIT {
@@ -36,7 +43,7 @@ class MonitorIT {
 
     @Test
     void countersOfARunningJobMatchWhatItSentOverSharedMemory() throws Exception {
-        JsonNode job = exchangeAndRead(Map.of(), "shm");
+        JsonNode job = exchangeAndRead(Map.of(), "shm", this::statusJson);
         for (JsonNode rank : job.get("ranks")) {
             assertEquals(0, rank.get("net").get("messagesSent").asLong(), rank::toString);
         }
@@ -44,7 +51,8 @@ class MonitorIT {
 
     @Test
     void countersOverLossyRailsMatchAndShowRetransmissions() throws Exception {
-        JsonNode job = exchangeAndRead(Map.of("TUTTI_TRANSPORT", "net", "TUTTI_NET_DROP", "0.05"), "net");
+        JsonNode job = exchangeAndRead(Map.of("TUTTI_TRANSPORT", "net", "TUTTI_NET_DROP", "0.05"), "net",
+                this::statusJson);
         long retransmits = 0;
         for (JsonNode rank : job.get("ranks")) {
             assertEquals(0, rank.get("shm").get("messagesSent").asLong(), rank::toString);
@@ -56,26 +64,107 @@ class MonitorIT {
     }
 
     /**
-     * Runs {@link Counted} with {@code env}, reads {@code tutti status JOB --json} once every rank
+     * The job's monitor, served by the launcher ({@code tutti run --monitor 0}): {@code /api/jobs/JOB}
+     * holds the same exact counts as {@code tutti status --json}, and {@code /metrics} has them per rank
+     * and peer as Prometheus counters, with the rails' datagrams.
+     */
+    @Test
+    void theLaunchersMonitorServesTheExactCountsAsJsonAndPrometheusMetrics() throws Exception {
+        exchangeAndRead(Map.of("TUTTI_TRANSPORT", "net"), "net", (run, id) -> {
+            Matcher url = Pattern.compile("tutti run: serving job " + id + " at (http://127\\.0\\.0\\.1:\\d+/)")
+                    .matcher(Files.readString(run.stderr()));
+            assertTrue(url.find(), () -> "the launcher did not say where its monitor is:\n" + read(run.stderr()));
+            JsonNode job = JSON.readTree(get(url.group(1) + "api/jobs/" + id));
+            assertEquals(id, job.get("job").asText());
+            assertTrue(job.get("running").asBoolean(), job::toString);
+            Map<String, Double> metrics = Prometheus.parse(get(url.group(1) + "metrics"));
+            for (int rank = 0; rank < RANKS; rank++) {
+                assertEquals("running", job.get("ranks").get(rank).get("state").asText());
+                for (int peer = 0; peer < RANKS; peer++) {
+                    if (peer == rank) {
+                        continue;
+                    }
+                    String labels = "{job=\"" + id + "\",peer=\"" + peer + "\",rank=\"" + rank + "\",transport=\"net\"}";
+                    String where = "rank " + rank + " with peer " + peer;
+                    assertEquals(messagesTo(rank, peer), metrics.get("tutti_sent_messages_total" + labels), where);
+                    assertEquals(bytesTo(rank, peer), metrics.get("tutti_sent_bytes_total" + labels), where);
+                    assertEquals(messagesTo(peer, rank), metrics.get("tutti_received_messages_total" + labels), where);
+                    assertEquals(bytesTo(peer, rank), metrics.get("tutti_received_bytes_total" + labels), where);
+                }
+                String rail = "{interface=\"" + job.get("ranks").get(rank).get("rails").get(0).get("name").asText()
+                        + "\",job=\"" + id + "\",rail=\"0\",rank=\"" + rank + "\"}";
+                assertTrue(metrics.getOrDefault("tutti_rail_sent_datagrams_total" + rail, 0.0) > 0, metrics::toString);
+                assertEquals(1.0, metrics.get("tutti_rank_state{job=\"" + id + "\",rank=\"" + rank
+                        + "\",tutti_rank_state=\"running\"}"), metrics::toString);
+            }
+            return job;
+        }, "--monitor", "0");
+    }
+
+    /** Reads the counters of job {@code id}, which {@code run} runs, as the JSON of {@code tutti status --json}. */
+    @FunctionalInterface
+    private interface CountersRead {
+        JsonNode read(Launch.Running run, String id) throws Exception;
+    }
+
+    private JsonNode statusJson(Launch.Running run, String id) throws Exception {
+        Launch.Result status = Launch.run(work, Duration.ofSeconds(60), "status", id, "--json");
+        assertEquals(0, status.exitCode(), status::toString);
+        return JSON.readTree(status.stdout());
+    }
+
+    /** Messages rank {@code from} sends rank {@code to} in {@link Counted}: one a round, and the big one to its successor. */
+    private static long messagesTo(int from, int to) {
+        return ROUNDS + (to == (from + 1) % RANKS ? 1 : 0);
+    }
+
+    private static double bytesTo(int from, int to) {
+        long b = 0;
+        for (int i = 0; i < ROUNDS; i++) {
+            b += Counted.length(from, i);
+        }
+        return b + (to == (from + 1) % RANKS ? Counted.BIG : 0);
+    }
+
+    private static String get(String url) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url))
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), () -> url + ": " + r.body());
+        return r.body();
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (java.io.IOException e) {
+            return e.toString();
+        }
+    }
+
+    /**
+     * Runs {@link Counted} with {@code env}, reads its counters with {@code reader} once every rank
      * is done, checks the counts against the exchange, releases the ranks, and returns the JSON.
      */
-    private JsonNode exchangeAndRead(Map<String, String> env, String transport) throws Exception {
-        Launch.Running run = Launch.start(work, env, "run", "--verbose", "-n", Integer.toString(RANKS), "--timeout",
-                "150s", "--cp", Launch.testClasses(), "io.tutti.systest.Counted", work.toString(),
-                Integer.toString(ROUNDS));
+    private JsonNode exchangeAndRead(Map<String, String> env, String transport, CountersRead reader,
+                                     String... launcherOptions) throws Exception {
+        List<String> args = new java.util.ArrayList<>(List.of("run", "--verbose", "-n", Integer.toString(RANKS),
+                "--timeout", "150s"));
+        args.addAll(List.of(launcherOptions));
+        args.addAll(List.of("--cp", Launch.testClasses(), "io.tutti.systest.Counted", work.toString(),
+                Integer.toString(ROUNDS)));
+        Launch.Running run = Launch.start(work, env, args.toArray(String[]::new));
         JsonNode job;
         try {
             for (int r = 0; r < RANKS; r++) {
                 Launch.awaitFile(run, work.resolve("rank-" + r + ".done"), Duration.ofSeconds(120));
             }
             String id = jobId(run);
-            Launch.Result status = Launch.run(work, Duration.ofSeconds(60), "status", id, "--json");
-            assertEquals(0, status.exitCode(), status::toString);
-            job = JSON.readTree(status.stdout());
+            job = reader.read(run, id);
             // every rank's counters, or the files of the job's directory to say which are missing
             try (var files = Files.list(ShmFiles.defaultRoot().resolve("tutti-" + id))) {
                 String listing = files.map(f -> f.getFileName().toString()).sorted().toList().toString();
-                assertEquals(RANKS, job.get("ranks").size(), () -> listing + "\n" + status);
+                JsonNode read = job;
+                assertEquals(RANKS, job.get("ranks").size(), () -> listing + "\n" + read);
             }
         } finally {
             Files.writeString(work.resolve("go"), "");
@@ -92,22 +181,14 @@ class MonitorIT {
                 if (peer == rank) {
                     continue;
                 }
-                long to = 0;
-                long from = 0;
-                for (int i = 0; i < ROUNDS; i++) {
-                    to += Counted.length(rank, i);
-                    from += Counted.length(peer, i);
-                }
-                boolean bigTo = peer == (rank + 1) % RANKS;
-                boolean bigFrom = rank == (peer + 1) % RANKS;
                 JsonNode p = m.get("peers").get(peer);
                 assertEquals(transport, p.get("transport").asText(), p::toString);
                 JsonNode t = p.get("traffic");
                 String where = "rank " + rank + " with peer " + peer + ": " + t;
-                assertEquals(ROUNDS + (bigTo ? 1 : 0), t.get("messagesSent").asLong(), where);
-                assertEquals(to + (bigTo ? Counted.BIG : 0), t.get("bytesSent").asLong(), where);
-                assertEquals(ROUNDS + (bigFrom ? 1 : 0), t.get("messagesReceived").asLong(), where);
-                assertEquals(from + (bigFrom ? Counted.BIG : 0), t.get("bytesReceived").asLong(), where);
+                assertEquals(messagesTo(rank, peer), t.get("messagesSent").asLong(), where);
+                assertEquals((long) bytesTo(rank, peer), t.get("bytesSent").asLong(), where);
+                assertEquals(messagesTo(peer, rank), t.get("messagesReceived").asLong(), where);
+                assertEquals((long) bytesTo(peer, rank), t.get("bytesReceived").asLong(), where);
                 assertTrue(p.get("lastHeardMillis").asLong() >= m.get("startedMillis").asLong(), where);
                 sentBytes += t.get("bytesSent").asLong();
                 receivedBytes += t.get("bytesReceived").asLong();
