@@ -21,6 +21,7 @@ final class Errors {
         int clazz = switch (e) {
             case TuttiException.Truncation t -> MPI.ERR_TRUNCATE;
             case TuttiException.PeerFailed p -> MPI.ERR_PROC_ABORTED;
+            case TuttiException.Synchronization s -> MPI.ERR_RMA_SYNC;
             case TuttiException.InvalidArgument a -> MPI.ERR_ARG;
             default -> MPI.ERR_OTHER;
         };

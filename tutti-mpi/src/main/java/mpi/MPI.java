@@ -38,8 +38,8 @@ public final class MPI {
     private static Thread mainThread;
     private static int provided;
     private static BufferedSends attached;
-    /** The communicator of the call in progress, whose error handler its errors go to. */
-    private static Comm raisedOn;
+    /** The communicator, window or file of the call in progress, whose error handler its errors go to. */
+    private static Object raisedOn;
     private static String processorName;
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
 
@@ -384,8 +384,8 @@ public final class MPI {
         }
     }
 
-    /** Makes {@code c} the communicator whose error handler the errors of the call in progress go to. */
-    static void raisedOn(Comm c) {
+    /** Makes {@code c} the object whose error handler the errors of the call in progress go to. */
+    static void raisedOn(Object c) {
         raisedOn = c;
     }
 
@@ -394,8 +394,13 @@ public final class MPI {
      * {@link #ERRORS_RETURN}; under {@link #ERRORS_ARE_FATAL} prints one line and ends the job.
      */
     static MPIException handle(MPIException e) {
-        Comm c = raisedOn;
-        Errhandler h = c == null ? null : c.errhandler;
+        Object c = raisedOn;
+        Errhandler h = switch (c) {
+            case Comm x -> x.errhandler;
+            case Win x -> x.errhandler;
+            case File x -> x.errhandler;
+            case null, default -> null;
+        };
         if (initialized && !finalized && h != null && h.fatal) {
             int rank = -1;
             try {
