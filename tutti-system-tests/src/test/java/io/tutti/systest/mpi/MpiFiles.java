@@ -166,6 +166,12 @@ public final class MpiFiles {
         int[] unpacked = new int[5];
         f.readAt(32L * size + 12L * rank, unpacked, 1, everyOther);
         equal(new int[] {1, 0, 2, 0, 3}, unpacked, "read into a vector memory type");
+        // cut the file inside rank 0's second block: its view holds 3 ints before the end, the others' 2
+        c.barrier();
+        f.setView(8L * rank, MPI.INT, tile, "native");
+        f.setSize(8L * size + 4);
+        f.seek(0, MPI.SEEK_END);
+        equal(rank == 0 ? 3 : 2, f.getPosition(), "SEEK_END where the file ends inside a block");
         f.close();
         c.barrier();
         that(!Files.exists(Path.of(name)), "MODE_DELETE_ON_CLOSE removed the file");
