@@ -606,7 +606,10 @@ public final class Win implements Freeable {
         }
     }
 
-    /** Checks that bytes {@code first} to {@code end} from displacement {@code disp} lie in the target's window; the byte offset of {@code disp}. */
+    /**
+     * Checks that bytes {@code first} to {@code end} from displacement {@code disp} lie in the
+     * target's window ({@link MPI#ERR_DISP}); returns the byte offset of {@code disp}.
+     */
     private long checkDisp(Window w, int target, int disp, long first, long end, String call) throws MPIException {
         long unit = dispUnits[target];
         long at = disp * unit;
