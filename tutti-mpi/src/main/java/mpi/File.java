@@ -89,7 +89,7 @@ public final class File {
         try {
             this.comm = parent.dup();
             long[] modes = {amode, -amode};
-            comm.live().allreduce(modes.clone(), modes, 2, io.tutti.Datatype.LONG, ReduceOp.MAX);
+            this.comm.allreduce(modes.clone(), modes, 2, io.tutti.Datatype.LONG, ReduceOp.MAX);
             MPI.raisedOn(this);
             if (modes[0] != -modes[1]) {
                 throw Errors.error(MPI.ERR_NOT_SAME, "File.open: the ranks gave different access modes");
