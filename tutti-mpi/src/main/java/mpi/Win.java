@@ -33,6 +33,15 @@ public final class Win implements Freeable {
     public static final int FLAVOR_PRIVATE = 0;
     public static final int FLAVOR_SHARED = 1;
 
+    /** Tutti's accumulate operation per reduction, by the reduction's ordinal: {@code AccumulateOp.of} copies an array per call. */
+    private static final AccumulateOp[] ACCUMULATE = new AccumulateOp[io.tutti.ReduceOp.values().length];
+
+    static {
+        for (io.tutti.ReduceOp r : io.tutti.ReduceOp.values()) {
+            ACCUMULATE[r.ordinal()] = AccumulateOp.of(r);
+        }
+    }
+
     private static final int FENCE_ASSERTS = MPI.MODE_NOSTORE | MPI.MODE_NOPUT | MPI.MODE_NOPRECEDE
             | MPI.MODE_NOSUCCEED;
 
@@ -556,7 +565,7 @@ public final class Win implements Freeable {
             throw Errors.error(MPI.ERR_OP, call + ": user operations cannot accumulate (MPI allows predefined"
                     + " operations only)");
         }
-        AccumulateOp a = AccumulateOp.of((io.tutti.ReduceOp) Comm.reduction(op, type, call));
+        AccumulateOp a = ACCUMULATE[((io.tutti.ReduceOp) Comm.reduction(op, type, call)).ordinal()];
         try {
             a.check(type.coll);
         } catch (TuttiException e) {
