@@ -1958,7 +1958,7 @@ public class Comm implements Freeable, Cloneable {
     }
 
     /** Tutti's operation for {@code op} on {@code type}, or MPI's error where there is none. */
-    private static Object reduction(Op op, Datatype type, String call) throws MPIException {
+    static Object reduction(Op op, Datatype type, String call) throws MPIException {
         if (op != null && op.user != null) {
             if (op.isNull()) {
                 throw Errors.error(MPI.ERR_OP, call + ": the operation has been freed");

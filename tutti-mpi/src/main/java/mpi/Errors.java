@@ -4,8 +4,9 @@ import io.tutti.TuttiException;
 
 /**
  * Makes the {@link MPIException}s of this API (Tutti's exceptions mapped onto MPI's error classes)
- * and hands each to the error handler of the communicator of the call ({@link MPI#raisedOn}): under
- * {@link MPI#ERRORS_ARE_FATAL} the job ends there; under {@link MPI#ERRORS_RETURN} the caller throws it.
+ * and hands each to the error handler of the communicator, window or file of the call
+ * ({@link MPI#raisedOn}): under {@link MPI#ERRORS_ARE_FATAL} the job ends there; under
+ * {@link MPI#ERRORS_RETURN} the caller throws it.
  */
 final class Errors {
     private Errors() {
@@ -21,6 +22,7 @@ final class Errors {
         int clazz = switch (e) {
             case TuttiException.Truncation t -> MPI.ERR_TRUNCATE;
             case TuttiException.PeerFailed p -> MPI.ERR_PROC_ABORTED;
+            case TuttiException.Synchronization s -> MPI.ERR_RMA_SYNC;
             case TuttiException.InvalidArgument a -> MPI.ERR_ARG;
             default -> MPI.ERR_OTHER;
         };

@@ -38,8 +38,8 @@ public final class MPI {
     private static Thread mainThread;
     private static int provided;
     private static BufferedSends attached;
-    /** The communicator of the call in progress, whose error handler its errors go to. */
-    private static Comm raisedOn;
+    /** The communicator, window or file of the call in progress, whose error handler its errors go to. */
+    private static Object raisedOn;
     private static String processorName;
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
 
@@ -267,9 +267,9 @@ public final class MPI {
     public static final Op BXOR = new Op("MPI.BXOR", ReduceOp.BXOR);
     public static final Op MINLOC = new Op("MPI.MINLOC", ReduceOp.MINLOC);
     public static final Op MAXLOC = new Op("MPI.MAXLOC", ReduceOp.MAXLOC);
-    /** For one-sided accumulates (a later step): no reduction of Tutti's stands for it. */
+    /** For one-sided accumulates ({@link Win#accumulate}): no reduction of Tutti's stands for it. */
     public static final Op REPLACE = new Op("MPI.REPLACE", null);
-    /** For one-sided accumulates (a later step): no reduction of Tutti's stands for it. */
+    /** For one-sided accumulates ({@link Win#accumulate}): no reduction of Tutti's stands for it. */
     public static final Op NO_OP = new Op("MPI.NO_OP", null);
 
     // ------------------------------------------------------------ start and end
@@ -365,7 +365,7 @@ public final class MPI {
     /**
      * Fails unless MPI is initialized and not finalized, and the calling thread may call MPI at the
      * thread level provided: the guard of every call. Its errors go to {@link #COMM_WORLD}'s handler,
-     * as MPI says for calls on no communicator, until {@link Comm} names its own ({@link #raisedOn}).
+     * as MPI says for calls on no communicator, until the call names its own object ({@link #raisedOn}).
      */
     static void check() throws MPIException {
         if (!initialized) {
@@ -384,8 +384,11 @@ public final class MPI {
         }
     }
 
-    /** Makes {@code c} the communicator whose error handler the errors of the call in progress go to. */
-    static void raisedOn(Comm c) {
+    /**
+     * Makes {@code c} the object whose error handler the call's errors go to: a {@link Comm},
+     * {@link Win} or {@link File}; null for none, so that they are thrown.
+     */
+    static void raisedOn(Object c) {
         raisedOn = c;
     }
 
@@ -394,8 +397,13 @@ public final class MPI {
      * {@link #ERRORS_RETURN}; under {@link #ERRORS_ARE_FATAL} prints one line and ends the job.
      */
     static MPIException handle(MPIException e) {
-        Comm c = raisedOn;
-        Errhandler h = c == null ? null : c.errhandler;
+        Object c = raisedOn;
+        Errhandler h = switch (c) {
+            case Comm x -> x.errhandler;
+            case Win x -> x.errhandler;
+            case File x -> x.errhandler;
+            case null, default -> null;
+        };
         if (initialized && !finalized && h != null && h.fatal) {
             int rank = -1;
             try {

@@ -9,7 +9,9 @@
  * bindings onto Tutti's own calls. It holds no communication logic of its own beyond what the API
  * asks for and Tutti has not (the {@code MPI.PROC_NULL} rank, the buffer of {@code bSend}, groups,
  * the packing of derived datatypes, topologies and their neighbourhood messages, error handlers,
- * attributes). What is there and what is not, with the reasons: {@code docs/guide/mpi-api.md}.
+ * attributes, the layouts of one-sided targets), and MPI-IO ({@link mpi.File}), which is positional
+ * file I/O of its own, Tutti having none, with the shared file pointer in one of Tutti's windows.
+ * What is there and what is not, with the reasons: {@code docs/guide/mpi-api.md}.
  *
  * <p>May import: {@code io.tutti} (the public API) only.
  */

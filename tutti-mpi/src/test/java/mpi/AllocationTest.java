@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
 import java.nio.DoubleBuffer;
+import java.nio.LongBuffer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,8 +49,48 @@ class AllocationTest {
             // two receives, two Status objects of about 40 bytes each
             assertTrue(perRound <= 2 * 48, "bytes allocated per round of two sends and two receives: " + perRound);
             assertEquals(4, in[3]);
+            windowOperationsAllocateNothing(threads, tid);
         } finally {
             MPI.Finalize();
         }
+    }
+
+    /**
+     * Put, get, accumulate and fetchAndOp of predefined types on direct buffers, each used with one
+     * count (a buffer's last slice is kept), in a lockAll epoch: nothing at all.
+     */
+    private static void windowOperationsAllocateNothing(com.sun.management.ThreadMXBean threads, long tid)
+            throws MPIException {
+        Win win = new Win(8, 1, MPI.INFO_NULL, MPI.COMM_WORLD, MPI.newLongBuffer(0), Win.FLAVOR_PRIVATE);
+        LongBuffer two = MPI.newLongBuffer(2);
+        LongBuffer got = MPI.newLongBuffer(2);
+        LongBuffer old = MPI.newLongBuffer(1);
+        LongBuffer one = MPI.newLongBuffer(1);
+        two.put(0, 1).put(1, 2);
+        one.put(0, 1);
+        win.lockAll(0);
+        Runnable round = () -> {
+            try {
+                win.put(two, 2, MPI.LONG, 0, 0, 2, MPI.LONG);
+                win.get(got, 2, MPI.LONG, 0, 0, 2, MPI.LONG);
+                win.accumulate(two, 2, MPI.LONG, 0, 2, 2, MPI.LONG, MPI.SUM);
+                win.fetchAndOp(one, old, MPI.LONG, 0, 4, MPI.SUM);
+            } catch (MPIException e) {
+                throw new AssertionError(e);
+            }
+        };
+        for (int i = 0; i < 20_000; i++) {
+            round.run();
+        }
+        int rounds = 2000;
+        long before = threads.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < rounds; i++) {
+            round.run();
+        }
+        long perRound = (threads.getThreadAllocatedBytes(tid) - before) / rounds;
+        win.unlockAll();
+        win.free();
+        assertEquals(0, perRound, "bytes allocated per round of put, get, accumulate and fetchAndOp");
+        assertEquals(2, got.get(1));
     }
 }

@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,12 +43,36 @@ class MpiApiIT {
         "MpiDatatypes, 2, datatypes ok", "MpiDatatypes, 8, datatypes ok",
         "MpiEnvironment, 2, environment ok", "MpiEnvironment, 8, environment ok",
         "MpiTopologies, 2, topologies ok", "MpiTopologies, 8, topologies ok",
+        "MpiWindows, 2, windows ok", "MpiWindows, 8, windows ok",
+        "MpiWindowErrors, 2, window errors ok", "MpiWindowErrors, 8, window errors ok",
     })
     void programPasses(String program, int ranks, String passed) throws Exception {
         Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", Integer.toString(ranks),
                 "--timeout", "120s", "--cp", Launch.testClasses(), "io.tutti.systest.mpi." + program);
         assertExit(0, r);
         assertEquals(ranks, r.stdout().lines().filter(l -> l.endsWith(": " + passed)).count(), r::toString);
+        r.assertNoJobDirectory();
+    }
+
+    /**
+     * The MPI-IO programs, in a directory of their own under the test's: they must leave it empty
+     * (every file they make is deleted, on close or by File.delete).
+     */
+    @ParameterizedTest(name = "{0} at {1} ranks")
+    @CsvSource({
+        "MpiFiles, 2, files ok", "MpiFiles, 8, files ok",
+        "MpiFileErrors, 2, file errors ok", "MpiFileErrors, 8, file errors ok",
+    })
+    void fileProgramPasses(String program, int ranks, String passed) throws Exception {
+        Path files = Files.createDirectory(work.resolve("files"));
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", Integer.toString(ranks),
+                "--timeout", "120s", "--cp", Launch.testClasses(), "io.tutti.systest.mpi." + program,
+                files.toString());
+        assertExit(0, r);
+        assertEquals(ranks, r.stdout().lines().filter(l -> l.endsWith(": " + passed)).count(), r::toString);
+        try (Stream<Path> left = Files.list(files)) {
+            assertEquals(List.of(), left.toList(), "files the program left behind");
+        }
         r.assertNoJobDirectory();
     }
 
