@@ -446,7 +446,8 @@ public final class RmaBenchmark {
         }
         out.println("# Tutti " + o.mode() + " (OSU's osu_" + osuName(o.mode()) + " method), window " + o.win()
                 + ", synchronisation " + o.sync() + (o.bandwidth() ? ", " + WINDOW + " operations per window" : ""));
-        out.println("# ranks " + world.size() + ", origin buffers " + (o.segment() ? "off-heap segments" : "Java arrays")
+        out.println("# ranks " + world.size() + ", origin buffers "
+                + (o.segment() ? "off-heap segments" : "Java arrays")
                 + (o.mode().startsWith("acc") ? ", BYTE SUM" : "") + ", java " + Runtime.version());
         if (o.bandwidth()) {
             out.printf("# %-10s %12s %14s%n", "Size", "MB/s", "Alloc(B/op)");
@@ -464,7 +465,8 @@ public final class RmaBenchmark {
     /** A {@code --json} row. */
     static String json(Options o, Row r) {
         JsonLine j = JsonLine.object().text("benchmark", o.mode()).text("sync", o.sync().name())
-                .text("window", o.win().name()).text("buffer", o.segment() ? "segment" : "array").integer("size", r.size());
+                .text("window", o.win().name()).text("buffer", o.segment() ? "segment" : "array")
+                .integer("size", r.size());
         if (o.bandwidth()) {
             j.fixed("mb_per_s", r.avg(), 1);
         } else {

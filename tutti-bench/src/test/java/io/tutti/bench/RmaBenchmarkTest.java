@@ -78,7 +78,8 @@ class RmaBenchmarkTest {
         assertEquals("# Window creation: MPI_Win_create_dynamic", bw.get(1));
         assertEquals("# Synchronization: MPI_Win_post/start/complete/wait", bw.get(2));
         assertEquals("# Size      Bandwidth (MB/s)", bw.get(4));
-        assertEquals("# OSU MPI_Accumulate latency Test v7.4", OsuFormat.oneSidedHeader("acc", "create", "lock").get(0));
+        assertEquals("# OSU MPI_Accumulate latency Test v7.4",
+                OsuFormat.oneSidedHeader("acc", "create", "lock").get(0));
         assertEquals("put_latency", RmaBenchmark.osuName("put"));
         assertEquals("get_bw", RmaBenchmark.osuName("getbw"));
     }
@@ -98,14 +99,14 @@ class RmaBenchmarkTest {
                 List.copyOf(bw.keySet()));
     }
 
-    /** Every mode under every synchronisation, then every window kind, on 3 ranks (rank 2 takes part in fences only). */
+    /** Every mode under every synchronisation, then every window kind, on 3 ranks (rank 2 only fences). */
     @Test
     void everyModeSynchronisationAndWindowKindMovesTheRightBytes() {
         List<String[]> runs = new ArrayList<>();
         for (String mode : RmaBenchmark.Options.MODES) {
             for (RmaBenchmark.Sync sync : RmaBenchmark.Sync.values()) {
-                runs.add(new String[] {mode, "--sync", sync.name(), "--sizes", mode.endsWith("bw") ? "1,4097" : "1,100,70000",
-                        "--iters", "3", "--warmup", "1"});
+                String sizes = mode.endsWith("bw") ? "1,4097" : "1,100,70000";
+                runs.add(new String[] {mode, "--sync", sync.name(), "--sizes", sizes, "--iters", "3", "--warmup", "1"});
             }
         }
         for (String win : List.of("create", "dynamic")) {
