@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Build and run the Open MPI point-to-point baseline (pingpong.c) on 2 ranks.
+# Build and run the Open MPI point-to-point baseline (pingpong.c) or one-sided baseline
+# (onesided.c) on 2 ranks.
 #
 # Usage: bench/ompi/run.sh latency|bw|bibw|mr [--sizes a,b,c] [--iters N] [--warmup N]
 #                          [--bind-to core|none|...] [-np N]   (-np: mr only, even, default 2)
+#        bench/ompi/run.sh put|get|acc|putbw|getbw [--sync flush|flush_local|lock|lock_all|fence|pscw]
+#                          [--win allocate|create|dynamic] [--sizes a,b,c] [--iters N] [--warmup N]
 #
 # Environment:
 #   OMPI_BTL=vader|tcp     shared-memory (default: self,vader) or loopback TCP (self,tcp)
@@ -19,12 +22,17 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$here/build"
 
 usage() {
-    echo "usage: $0 latency|bw|bibw|mr [--sizes a,b,c] [--iters N] [--warmup N] [--bind-to core] [-np N]" >&2
+    echo "usage: $0 latency|bw|bibw|mr|put|get|acc|putbw|getbw [--sizes a,b,c] [--iters N] [--warmup N]" \
+         "[--sync S] [--win W] [--bind-to core] [-np N]" >&2
     exit 2
 }
 
 [[ $# -ge 1 ]] || usage
-case "$1" in latency|bw|bibw|mr) ;; *) usage ;; esac
+case "$1" in
+    latency|bw|bibw|mr) prog=pingpong ;;
+    put|get|acc|putbw|getbw) prog=onesided ;;
+    *) usage ;;
+esac
 
 for tool in mpicc mpirun; do
     if ! command -v "$tool" >/dev/null 2>&1; then
@@ -47,10 +55,10 @@ while [[ $# -gt 0 ]]; do
 done
 
 mkdir -p "$build"
-bin="$build/pingpong"
-if [[ ! -x "$bin" || "$here/pingpong.c" -nt "$bin" ]]; then
+bin="$build/$prog"
+if [[ ! -x "$bin" || "$here/$prog.c" -nt "$bin" ]]; then
     # shellcheck disable=SC2086
-    mpicc ${MPICC_FLAGS:--O2} -Wall -Wextra -std=c11 -o "$bin" "$here/pingpong.c"
+    mpicc ${MPICC_FLAGS:--O2} -Wall -Wextra -std=c11 -o "$bin" "$here/$prog.c"
 fi
 
 case "${OMPI_BTL:-vader}" in

@@ -572,6 +572,15 @@ public abstract class Communicator extends TypedCalls {
         return openWindow(WindowKind.SHARED, null, bytes, dispUnit);
     }
 
+    /**
+     * Creates a dynamic window (MPI_Win_create_dynamic): no memory at first; each rank then
+     * {@link Window#attach}es regions of its own memory and tells its peers their addresses, which
+     * they use as displacements (unit 1 byte). Collective; see {@link Window#attach}.
+     */
+    public final Window createDynamicWindow() {
+        return openWindow(WindowKind.DYNAMIC, null, 0, 1);
+    }
+
     private static void checkDispUnit(int dispUnit) {
         if (dispUnit <= 0) {
             throw new TuttiException.InvalidArgument("displacement unit must be positive, got " + dispUnit);
@@ -585,7 +594,7 @@ public abstract class Communicator extends TypedCalls {
     }
 
     /** Where a window's memory comes from. */
-    protected enum WindowKind { CREATE, ALLOCATE, SHARED }
+    protected enum WindowKind { CREATE, ALLOCATE, SHARED, DYNAMIC }
 
     /** Creates this rank's part of a window, collectively; {@code memory} is null unless {@code kind} is CREATE. */
     protected abstract Window openWindow(WindowKind kind, MemorySegment memory, long bytes, int dispUnit);

@@ -9,8 +9,9 @@ import java.util.Objects;
  * memory, and any rank may put into, get from and accumulate into a peer's region without the peer
  * taking part, inside an epoch opened by {@link #fence}, {@link #start}/{@link #complete} (the peer
  * {@link #post}s and {@link #waitExposure}s) or {@link #lock}/{@link #unlock}. Created collectively
- * by {@link Communicator#createWindow}, {@link Communicator#allocateWindow} or
- * {@link Communicator#allocateSharedWindow}; freed collectively by {@link #close()}.
+ * by {@link Communicator#createWindow}, {@link Communicator#allocateWindow},
+ * {@link Communicator#allocateSharedWindow} or {@link Communicator#createDynamicWindow} (memory
+ * {@link #attach}ed later, addressed by its address); freed collectively by {@link #close()}.
  *
  * <p>Window memory is off-heap only: a {@link MemorySegment} that is native (from an {@code Arena}
  * or a mapping), a direct {@link java.nio.ByteBuffer}, or memory Tutti allocates. Java arrays cannot
@@ -104,6 +105,7 @@ public abstract class Window implements AutoCloseable {
     /** Operations issued since the last fence: a fence epoch that saw none may end implicitly. */
     private long fenceOps;
     private boolean closed;
+    private final boolean dynamic;
 
     /**
      * For the runtime.
@@ -112,10 +114,27 @@ public abstract class Window implements AutoCloseable {
      * @param size ranks of the communicator
      */
     protected Window(int rank, int size) {
+        this(rank, size, false);
+    }
+
+    /**
+     * For the runtime.
+     *
+     * @param dynamic whether the window is dynamic: displacements are addresses in regions the
+     *                target attached ({@link #attach}), checked by {@link #checkAttached}
+     */
+    protected Window(int rank, int size, boolean dynamic) {
         this.rank = rank;
         this.size = size;
         this.locked = new byte[size];
         this.started = new boolean[size];
+        this.dynamic = dynamic;
+    }
+
+    /** {@link Communicator#createDynamicWindow()} of {@code comm} (MPI_Win_create_dynamic). Collective. */
+    public static Window createDynamic(Communicator comm) {
+        Objects.requireNonNull(comm, "communicator");
+        return comm.createDynamicWindow();
     }
 
     /** This rank in the window's communicator. */
@@ -128,8 +147,41 @@ public abstract class Window implements AutoCloseable {
         return size;
     }
 
-    /** This rank's window memory. */
+    /** This rank's window memory ({@link MemorySegment#NULL} for a dynamic window: see {@link #attach}). */
     public abstract MemorySegment segment();
+
+    /** Whether this window is dynamic ({@link Communicator#createDynamicWindow}). */
+    public final boolean isDynamic() {
+        return dynamic;
+    }
+
+    /**
+     * Exposes {@code memory} through this dynamic window (MPI_Win_attach), at once and on this rank
+     * only. Peers address it by its address: {@code memory.address()} (MPI_Get_address), plus an
+     * offset, which this rank sends them. Attached regions must not overlap; the memory must stay
+     * alive until {@link #detach}ed.
+     */
+    public final void attach(MemorySegment memory) {
+        checkOpen();
+        requireDynamic("attach");
+        if (memory == null || !memory.isNative() || memory.byteSize() == 0) {
+            throw new TuttiException.InvalidArgument("attach on rank " + rank + " takes a native, non-empty"
+                    + " MemorySegment (from an Arena), not " + (memory == null ? "null" : memory.isNative()
+                    ? "an empty one" : "a heap segment: the garbage collector moves arrays while peers address them"));
+        }
+        attachImpl(memory);
+    }
+
+    /**
+     * Withdraws memory {@link #attach}ed before (MPI_Win_detach): the segment that starts where an
+     * attached one starts. Peers must have finished their accesses to it (an epoch ended).
+     */
+    public final void detach(MemorySegment memory) {
+        checkOpen();
+        requireDynamic("detach");
+        Objects.requireNonNull(memory, "memory to detach");
+        detachImpl(memory);
+    }
 
     /** This rank's displacement unit in bytes. */
     public final int dispUnit() {
@@ -525,6 +577,24 @@ public abstract class Window implements AutoCloseable {
 
     protected abstract void freeImpl();
 
+    /** Attaches {@code memory} (native, not empty) to this dynamic window, or throws saying why it cannot. */
+    protected void attachImpl(MemorySegment memory) {
+        throw new UnsupportedOperationException("dynamic windows are not implemented here");
+    }
+
+    /** Detaches the region that starts at {@code memory}'s address, or throws naming it when none does. */
+    protected void detachImpl(MemorySegment memory) {
+        throw new UnsupportedOperationException("dynamic windows are not implemented here");
+    }
+
+    /**
+     * Throws {@link TuttiException.InvalidArgument}, naming the ranks and the address, unless
+     * {@code bytes} from {@code address} lie in one region {@code target} has attached.
+     */
+    protected void checkAttached(String what, int target, long address, long bytes) {
+        throw new UnsupportedOperationException("dynamic windows are not implemented here");
+    }
+
     // ------------------------------------------------------------ checks
 
     private void checkOpen() {
@@ -560,8 +630,14 @@ public abstract class Window implements AutoCloseable {
                     + " displacement " + disp + " outside an access epoch: open one with fence, start (after the"
                     + " target's post), lock or lockAll");
         }
-        long unit = targetDispUnit(target);
         long bytes = span * type.extent();
+        if (dynamic) {
+            // the displacement is an address in a region the target attached
+            checkAttached(what, target, disp, bytes);
+            fenceOps++;
+            return disp;
+        }
+        long unit = targetDispUnit(target);
         long limit = targetBytes(target);
         if (disp < 0 || disp > limit / unit || disp * unit > limit - bytes) {
             throw new TuttiException.InvalidArgument(what + " from rank " + rank + " to rank " + target
@@ -571,6 +647,14 @@ public abstract class Window implements AutoCloseable {
         }
         fenceOps++;
         return disp * unit;
+    }
+
+    private void requireDynamic(String what) {
+        if (!dynamic) {
+            throw new TuttiException.InvalidArgument(what + " on rank " + rank + ": only dynamic windows"
+                    + " (Communicator.createDynamicWindow) take memory after creation; this one's was given when it"
+                    + " was created");
+        }
     }
 
     private void requirePassive(String what, int target) {

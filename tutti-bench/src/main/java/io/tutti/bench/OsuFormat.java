@@ -83,6 +83,37 @@ final class OsuFormat {
         return lines;
     }
 
+    /**
+     * The lines before the first row of OSU's one-sided tests (OMB 7.x's print_header_one_sided: no
+     * blank line first, the window kind, the synchronisation and the datatype, then the columns).
+     */
+    static List<String> oneSidedHeader(String mode, String win, String sync) {
+        String title = switch (mode) {
+            case "put" -> "MPI_Put Latency Test";
+            case "get" -> "MPI_Get latency Test"; // sic: OSU's own capitalisation
+            case "acc" -> "MPI_Accumulate latency Test";
+            case "putbw" -> "MPI_Put Bandwidth Test";
+            case "getbw" -> "MPI_Get Bandwidth Test";
+            default -> throw new IllegalArgumentException("no OSU one-sided test for " + mode);
+        };
+        String window = switch (win) {
+            case "create" -> "MPI_Win_create";
+            case "dynamic" -> "MPI_Win_create_dynamic";
+            default -> "MPI_Win_allocate";
+        };
+        String synchronization = switch (sync) {
+            case "lock" -> "MPI_Win_lock/unlock";
+            case "pscw" -> "MPI_Win_post/start/complete/wait";
+            case "fence" -> "MPI_Win_fence";
+            case "flush_local" -> "MPI_Win_flush_local";
+            case "lock_all" -> "MPI_Win_lock_all/unlock_all";
+            default -> "MPI_Win_flush";
+        };
+        return List.of("# OSU " + title + " v" + VERSION,
+                "# Window creation: " + window, "# Synchronization: " + synchronization, "# Datatype: MPI_CHAR.",
+                pad("# Size", 10) + right(mode.endsWith("bw") ? "Bandwidth (MB/s)" : "Latency (us)", WIDTH));
+    }
+
     /** A row of one figure: latency (us) or bandwidth (MB/s) at a size. */
     static String row(long size, double figure) {
         return String.format(Locale.ROOT, "%-10d%" + WIDTH + ".2f", size, figure);

@@ -2,6 +2,7 @@ package io.tutti.cli;
 
 import io.tutti.bench.CollectiveBenchmark;
 import io.tutti.bench.P2pBenchmark;
+import io.tutti.bench.RmaBenchmark;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +27,10 @@ import picocli.CommandLine.Parameters;
             "latency: half the round trip of a ping-pong; bw: windows of sends from rank 0 to rank 1;"
                 + " bibw: both directions at once; mr: OSU's osu_mbw_mr, windows from rank i to rank i + n/2 on"
                 + " every pair at once, aggregate MB/s and messages/s (even -n). Rank 0 prints the results.",
+            "",
+            "put, get, acc: OSU's one-sided latency (osu_put_latency, osu_get_latency, osu_acc_latency), rank 0"
+                + " to rank 1's window, us per operation; putbw, getbw: osu_put_bw, osu_get_bw, windows of 64"
+                + " operations, MB/s. --sync and --win choose OSU's -s and -w (default flush and allocate).",
             "",
             "barrier, bcast, reduce, allreduce, scatter, gather, allgather, alltoall, reducescatter, shift:"
                 + " OSU's collective method; each rank times its own loop and the table gives the average,"
@@ -54,6 +59,7 @@ import picocli.CommandLine.Parameters;
             "  tutti bench bcast -n 4 --bcl3 --plot bcast.png",
             "  tutti bench allreduce -n 4 --nonblocking",
             "  tutti bench allreduce -n 4 --format osu --full",
+            "  tutti bench put --sync lock --win create",
         })
 public final class BenchCommand implements Callable<Integer> {
     /** The class in tutti-bench that runs on every rank, by name: the ranks load it, the launcher does not run it. */
@@ -61,16 +67,23 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** The class in tutti-bench that runs the collective benchmarks on every rank. */
     static final String COLLECTIVE_CLASS = "io.tutti.bench.CollectiveBenchmark";
+    /** The class in tutti-bench that runs the one-sided benchmarks on every rank. */
+    static final String RMA_CLASS = "io.tutti.bench.RmaBenchmark";
     /** The LogGP parameters, measured as [BCL-3] does. */
     static final String LOGGP_CLASS = "io.tutti.bench.LogGpBenchmark";
 
     /** The benchmarks: three point-to-point ones ({@value #BENCHMARK_CLASS}), then the collectives. */
     enum Mode {
-        latency, bw, bibw, mr, loggp, barrier, bcast, reduce, allreduce, scatter, gather, allgather, alltoall, reducescatter,
-        shift;
+        latency, bw, bibw, mr, loggp, put, get, acc, putbw, getbw, barrier, bcast, reduce, allreduce, scatter, gather,
+        allgather, alltoall, reducescatter, shift;
 
         boolean pointToPoint() {
-            return this == latency || this == bw || this == bibw || this == mr || this == loggp;
+            return this == latency || this == bw || this == bibw || this == mr || this == loggp || oneSided();
+        }
+
+        /** The one-sided benchmarks, run by RmaBenchmark. */
+        boolean oneSided() {
+            return this == put || this == get || this == acc || this == putbw || this == getbw;
         }
     }
 
@@ -113,6 +126,14 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--buffer", paramLabel = "array|segment", defaultValue = "segment",
             description = "Heap arrays or off-heap memory segments (default ${DEFAULT-VALUE}).")
     Buffer buffer;
+
+    @Option(names = "--sync", paramLabel = "S", description = "One-sided: OSU's -s, the synchronisation: flush"
+            + " (default), flush_local, lock, lock_all, fence or pscw.")
+    String sync;
+
+    @Option(names = "--win", paramLabel = "W", description = "One-sided: OSU's -w, the window: allocate (default),"
+            + " create (over the benchmark's own memory) or dynamic (attached memory, addressed by its address).")
+    String win;
 
     @Option(names = "--algorithm", paramLabel = "A", description = "Collectives: force this algorithm"
             + " (Communicator.setAlgorithm), e.g. ring; default automatic.")
@@ -194,7 +215,7 @@ public final class BenchCommand implements Callable<Integer> {
             try {
                 // the ranks' own parser, so that what they would reject fails here, before they start
                 String[] a = args.toArray(String[]::new);
-                rows = mode == Mode.loggp ? -1
+                rows = mode == Mode.loggp ? -1 : mode.oneSided() ? RmaBenchmark.rows(a)
                         : mode.pointToPoint() ? P2pBenchmark.rows(a) : CollectiveBenchmark.rows(a);
             } catch (IllegalArgumentException e) {
                 problem = e.getMessage();
@@ -206,7 +227,8 @@ public final class BenchCommand implements Callable<Integer> {
         }
         // Empty user class path: the benchmark is in the launcher's own jars, and "." could shadow it.
         Launcher.Options options = new Launcher.Options(ranks, threads, timeout, false, "", jvmOptions,
-                mode == Mode.loggp ? LOGGP_CLASS : mode.pointToPoint() ? BENCHMARK_CLASS : COLLECTIVE_CLASS,
+                mode == Mode.loggp ? LOGGP_CLASS : mode.oneSided() ? RMA_CLASS
+                        : mode.pointToPoint() ? BENCHMARK_CLASS : COLLECTIVE_CLASS,
                 args, verbose, where);
         try (ProgressDisplay bar = ProgressDisplay.start("tutti bench " + mode, rows, rows < 0 ? "" : " sizes",
                 PROGRESS_AFTER, !noProgress)) {
@@ -236,6 +258,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (mode == Mode.loggp && (format == Format.osu || full)) {
             return "loggp has no OSU counterpart (OSU Micro-Benchmarks do not measure LogGP parameters):"
                     + " drop --format osu and --full";
+        }
+        if ((sync != null || win != null) && !mode.oneSided()) {
+            return "--sync and --win are for the one-sided benchmarks (put, get, acc, putbw, getbw), not " + mode;
         }
         if (mode.pointToPoint() && ranks < 2) {
             return "point-to-point benchmarks need at least 2 ranks: use -n 2";
@@ -309,6 +334,12 @@ public final class BenchCommand implements Callable<Integer> {
             args.add("--full");
         }
         args.addAll(List.of("--buffer", buffer.name()));
+        if (sync != null) {
+            args.addAll(List.of("--sync", sync));
+        }
+        if (win != null) {
+            args.addAll(List.of("--win", win));
+        }
         if (mode.pointToPoint()) {
             return args;
         }

@@ -37,6 +37,20 @@ class BenchCommandTest {
     }
 
     @Test
+    void oneSidedModesTakeTheSynchronisationAndTheWindowKind() {
+        BenchCommand b = parse("put", "--sync", "lock", "--win", "create", "--sizes", "8");
+        assertNull(b.check());
+        assertTrue(b.mode.oneSided() && b.mode.pointToPoint());
+        assertEquals(List.of("put", "--sizes", "8", "--buffer", "segment", "--sync", "lock", "--win", "create"),
+                b.benchmarkArgs());
+        assertEquals(List.of("getbw", "--buffer", "segment"), parse("getbw").benchmarkArgs());
+        assertTrue(parse("latency", "--sync", "lock").check().contains("one-sided"));
+        assertTrue(parse("acc", "-n", "1").check().contains("at least 2 ranks"));
+        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "put", "--sync", "sometimes"));
+        assertEquals(Launcher.EXIT_USAGE, quietly("bench", "get", "--win", "shared"));
+    }
+
+    @Test
     void everyCollectiveIsAMode() {
         for (String op : List.of("barrier", "bcast", "reduce", "allreduce", "scatter", "gather", "allgather",
                 "alltoall", "reducescatter", "shift")) {

@@ -33,6 +33,9 @@ public final class ShmWindow extends Window {
     private static final int KIND_CREATE = 0;
     private static final int KIND_ALLOCATE = 1;
     private static final int KIND_SHARED = 2;
+    private static final int KIND_DYNAMIC = 3;
+    /** All of this process's memory: a dynamic window's target in this process is reached at its addresses. */
+    private static final MemorySegment EVERYTHING = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final int EPERM = 1;
     private static final int ESRCH = 3;
 
@@ -54,6 +57,8 @@ public final class ShmWindow extends Window {
     private final long[] addresses;
     private final SingleCopy copier;
     private final MemorySegment ownData;
+    /** Per rank, for a dynamic window: the regions it attached; null otherwise. */
+    private final RegionTable[] regions;
     private final Wait wait = new Wait();
     /** Per peer: posts sent to it, posts from it consumed, completes sent to it, completes from it consumed. */
     private final long[] postsSent;
@@ -66,8 +71,8 @@ public final class ShmWindow extends Window {
 
     private ShmWindow(Engine engine, int[] group, int rank, boolean shared, Runnable barrier, Arena arena,
                       String fileName, WindowArea[] areas, MemorySegment[] data, long[] bytes, int[] dispUnits,
-                      int[] pids, long[] addresses, SingleCopy copier, MemorySegment ownData) {
-        super(rank, group.length);
+                      int[] pids, long[] addresses, SingleCopy copier, MemorySegment ownData, RegionTable[] regions) {
+        super(rank, group.length, regions != null);
         this.engine = engine;
         this.group = group;
         this.me = rank;
@@ -85,6 +90,7 @@ public final class ShmWindow extends Window {
         this.addresses = addresses;
         this.copier = copier;
         this.ownData = ownData;
+        this.regions = regions;
         this.postsSent = new long[n];
         this.postsTaken = new long[n];
         this.completesSent = new long[n];
@@ -101,12 +107,27 @@ public final class ShmWindow extends Window {
      */
     public static ShmWindow open(Engine engine, int context, int sequence, int[] group, int rank, MemorySegment memory,
                                  long windowBytes, int dispUnit, boolean shared, Runnable barrier) {
-        int n = group.length;
         int kind = memory != null ? KIND_CREATE : shared ? KIND_SHARED : KIND_ALLOCATE;
-        long dataBytes = memory != null ? 0 : windowBytes;
+        return open(engine, context, sequence, group, rank, memory, windowBytes, dispUnit, kind, barrier);
+    }
+
+    /**
+     * Creates this rank's part of a dynamic window, collectively: its area holds the table of the
+     * regions it attaches ({@link RegionTable}), and displacements are addresses in them.
+     */
+    public static ShmWindow openDynamic(Engine engine, int context, int sequence, int[] group, int rank,
+                                        Runnable barrier) {
+        return open(engine, context, sequence, group, rank, null, 0, 1, KIND_DYNAMIC, barrier);
+    }
+
+    private static ShmWindow open(Engine engine, int context, int sequence, int[] group, int rank, MemorySegment memory,
+                                  long windowBytes, int dispUnit, int kind, Runnable barrier) {
+        int n = group.length;
+        boolean dynamic = kind == KIND_DYNAMIC;
+        long dataBytes = dynamic ? WindowAreaDescriptor.REGION_TABLE_BYTES : memory != null ? 0 : windowBytes;
         long pid = ProcessHandle.current().pid();
         String name = WindowAreaDescriptor.fileName(context, sequence, group[rank]);
-        if (memory != null && SingleCopy.platformSupported()) {
+        if ((memory != null || dynamic) && SingleCopy.platformSupported()) {
             // peers of other processes reach the caller's memory only through the kernel
             SingleCopy.allowPeers();
         }
@@ -129,6 +150,7 @@ public final class ShmWindow extends Window {
             int[] dispUnits = new int[n];
             int[] pids = new int[n];
             long[] addresses = new long[n];
+            RegionTable[] regions = dynamic ? new RegionTable[n] : null;
             boolean needsKernel = false;
             for (int r = 0; r < n; r++) {
                 MemorySegment s = r == rank ? mine
@@ -140,12 +162,23 @@ public final class ShmWindow extends Window {
                             + " created its own; were the windows of this communicator created in the same order"
                             + " on every rank?");
                 }
+                if ((s.get(ValueLayout.JAVA_INT, WindowAreaDescriptor.KIND_OFFSET) == KIND_DYNAMIC) != dynamic) {
+                    throw new TuttiException("rank " + r + " created " + (dynamic ? "a window with memory" : "a dynamic"
+                            + " window") + " where rank " + rank + " created " + (dynamic ? "a dynamic one" : "one with"
+                            + " memory") + "; every rank must create the same kind of window in the same order");
+                }
                 areas[r] = new WindowArea(s);
                 bytes[r] = s.get(ValueLayout.JAVA_LONG, WindowAreaDescriptor.BYTES_OFFSET);
                 dispUnits[r] = s.get(ValueLayout.JAVA_INT, WindowAreaDescriptor.DISP_UNIT_OFFSET);
                 pids[r] = (int) s.get(ValueLayout.JAVA_LONG, WindowAreaDescriptor.PID_OFFSET);
                 addresses[r] = s.get(ValueLayout.JAVA_LONG, WindowAreaDescriptor.ADDRESS_OFFSET);
-                if (r == rank && memory != null) {
+                if (dynamic) {
+                    regions[r] = new RegionTable(s.asSlice(WindowAreaDescriptor.dataOffset(n),
+                            WindowAreaDescriptor.REGION_TABLE_BYTES));
+                    // a rank of this process is reached at its addresses, another process's through the kernel
+                    data[r] = pids[r] == pid ? EVERYTHING : null;
+                    needsKernel |= pids[r] != pid;
+                } else if (r == rank && memory != null) {
                     data[r] = memory;
                 } else if (addresses[r] == 0) {
                     data[r] = s.asSlice(WindowAreaDescriptor.dataOffset(n), bytes[r]);
@@ -159,14 +192,14 @@ public final class ShmWindow extends Window {
             SingleCopy copier = null;
             if (needsKernel) {
                 if (!SingleCopy.platformSupported()) {
-                    throw new TuttiException("a window over the caller's memory needs the kernel's copy between"
-                            + " processes (process_vm_readv/writev), which this platform lacks; use allocateWindow"
+                    throw new TuttiException("a window over the caller's memory (created or dynamic) needs the"
+                            + " kernel's copy between processes (process_vm_readv/writev), which this platform lacks; use allocateWindow"
                             + " or allocateSharedWindow, whose memory every rank maps");
                 }
                 copier = new SingleCopy();
             }
             ShmWindow w = new ShmWindow(engine, group, rank, kind == KIND_SHARED, barrier, arena, name, areas, data,
-                    bytes, dispUnits, pids, addresses, copier, data[rank]);
+                    bytes, dispUnits, pids, addresses, copier, dynamic ? MemorySegment.NULL : data[rank], regions);
             ok = true;
             return w;
         } finally {
@@ -285,17 +318,74 @@ public final class ShmWindow extends Window {
         if (errno == 0) {
             return;
         }
+        String where = regions != null ? "address 0x" + Long.toHexString(at) : "byte " + at;
         if (errno == ESRCH) {
             throw new TuttiException.PeerFailed(what + " to rank " + target + " (world rank " + group[target]
-                    + ", pid " + pids[target] + ") at byte " + at + " of its window failed: the process has exited");
+                    + ", pid " + pids[target] + ") at " + where + " of its window failed: the process has exited");
         }
         if (errno == EPERM) {
-            throw new TuttiException(what + " to rank " + target + " at byte " + at + " of its window: the kernel"
+            throw new TuttiException(what + " to rank " + target + " at " + where + " of its window: the kernel"
                     + " refused the copy between processes (ptrace restrictions, errno 1); use allocateWindow, whose"
                     + " memory every rank maps");
         }
-        throw new TuttiException(what + " to rank " + target + " at byte " + at + " of its window failed with errno "
+        throw new TuttiException(what + " to rank " + target + " at " + where + " of its window failed with errno "
                 + errno + " in the kernel's cross-process copy");
+    }
+
+    // ------------------------------------------------------------ dynamic windows
+
+    @Override
+    protected void attachImpl(MemorySegment memory) {
+        RegionTable own = regions[me];
+        long at = memory.address();
+        long length = memory.byteSize();
+        int o = own.overlapping(at, length);
+        if (o >= 0) {
+            throw new TuttiException.InvalidArgument("attach on rank " + me + " of " + region(at, length)
+                    + " overlaps " + region(own.base(o), own.length(o)) + ", attached before: attached regions must"
+                    + " not overlap (detach that one first)");
+        }
+        if (!own.add(at, length)) {
+            throw new TuttiException.InvalidArgument("attach on rank " + me + ": " + WindowAreaDescriptor.REGIONS
+                    + " regions are attached to this dynamic window, the most it holds; detach one first");
+        }
+    }
+
+    @Override
+    protected void detachImpl(MemorySegment memory) {
+        if (!regions[me].remove(memory.address())) {
+            throw new TuttiException.InvalidArgument("detach on rank " + me + " of memory at address 0x"
+                    + Long.toHexString(memory.address()) + ", where no region attached to this dynamic window starts"
+                    + attached(me));
+        }
+    }
+
+    @Override
+    protected void checkAttached(String what, int target, long address, long length) {
+        if (length > 0 && regions[target].find(address, length) < 0) {
+            throw new TuttiException.InvalidArgument(what + " from rank " + me + " to rank " + target + " at address 0x"
+                    + Long.toHexString(address) + " (" + length + " bytes) lies outside every region rank " + target
+                    + " has attached to the dynamic window" + attached(target) + "; attach the memory on rank "
+                    + target + " first and address it by its segment's address()");
+        }
+    }
+
+    private static String region(long at, long length) {
+        return "[0x" + Long.toHexString(at) + ", +" + length + ")";
+    }
+
+    /** The regions {@code rank} has attached, for a message: the first few. */
+    private String attached(int rank) {
+        RegionTable t = regions[rank];
+        int count = Math.min(t.count(), WindowAreaDescriptor.REGIONS);
+        if (count == 0) {
+            return " (it has none attached)";
+        }
+        StringBuilder b = new StringBuilder(" (attached: ");
+        for (int i = 0; i < Math.min(count, 4); i++) {
+            b.append(i > 0 ? ", " : "").append(region(t.base(i), t.length(i)));
+        }
+        return b.append(count > 4 ? " and " + (count - 4) + " more)" : ")").toString();
     }
 
     // ------------------------------------------------------------ locks

@@ -19,13 +19,19 @@ package io.tutti.rma;
  *  |   post:     exposure epochs this rank may start on r (r posted to it)   |
  *  |   complete: access epochs r completed on this rank                     |
  *  | window data (bytes; absent when the memory is the caller's)            | 256 + 64 ranks
+ *  |   or, for a dynamic window, its region table:                        |
+ *  |     generation i64: odd while the owner changes the table            |   +0
+ *  |     count i64 | REGIONS entries of (address i64 | bytes i64)          |   +8, +16
  *  +----------------------------------------------------------------------+
  * </pre>
  *
  * Why so: every word has one writer or is taken by CAS, and words of different writers sit on
  * different cache lines, so an origin's flag never bounces another's. Per-origin lines make a
  * shared lock a store and a load (no counter that dead holders leave raised: a waiter sees who
- * holds it and asks the engine whether that rank still lives).
+ * holds it and asks the engine whether that rank still lives). A dynamic window's memory is the
+ * owner's own, attached and detached at any time: origins find the region an access falls in
+ * through the table ({@link RegionTable}, a sequence lock with the owner as the one writer) and
+ * reach it as they reach a created window's memory.
  */
 public final class WindowAreaDescriptor {
     public static final int MAGIC = 0x57494e31; // "WIN1"
@@ -44,6 +50,14 @@ public final class WindowAreaDescriptor {
     public static final int SHARED_IN_LINE = 0;
     public static final int POST_IN_LINE = 8;
     public static final int COMPLETE_IN_LINE = 16;
+    /** Regions a dynamic window's rank may have attached at once. */
+    public static final int REGIONS = 256;
+    public static final int REGION_GENERATION_OFFSET = 0;
+    public static final int REGION_COUNT_OFFSET = 8;
+    public static final int REGION_ENTRIES_OFFSET = 16;
+    public static final int REGION_LENGTH = 16;
+    /** Bytes of the region table, the data of a dynamic window's area. */
+    public static final long REGION_TABLE_BYTES = REGION_ENTRIES_OFFSET + (long) REGION_LENGTH * REGIONS;
 
     private WindowAreaDescriptor() {
     }

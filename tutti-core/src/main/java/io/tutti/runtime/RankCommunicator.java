@@ -117,6 +117,9 @@ final class RankCommunicator extends Communicator {
                         + " use point-to-point messages between hosts, or a communicator of one host's ranks");
             }
         }
+        if (kind == WindowKind.DYNAMIC) {
+            return ShmWindow.openDynamic(engine, context, windows++, group, rank, this::barrier);
+        }
         return ShmWindow.open(engine, context, windows++, group, rank, memory, bytes, dispUnit,
                 kind == WindowKind.SHARED, this::barrier);
     }

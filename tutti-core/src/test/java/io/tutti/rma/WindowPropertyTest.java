@@ -10,6 +10,7 @@ import io.tutti.Tutti;
 import io.tutti.Window;
 import io.tutti.Window.LockType;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +22,8 @@ import net.jqwik.api.constraints.IntRange;
 
 /**
  * Random sequences of puts (plain and strided), gets, accumulates and fetchAndOps under fence,
- * post/start/complete/wait and lock epochs, on 2 to 8 ranks as threads, against a sequential model
+ * post/start/complete/wait and lock epochs, on 2 to 8 ranks as threads, in every window kind
+ * (dynamic ones addressed by their ranks' attached addresses), against a sequential model
  * of every rank's window. Each rank draws the same plan from the seed and runs its own part.
  *
  * <p>The plan keeps every epoch's result defined by MPI: in an epoch, each element of a window is
@@ -141,22 +143,35 @@ class WindowPropertyTest {
 
     @Property(tries = 30)
     void epochsOfRandomOperationsMatchTheModel(@ForAll @IntRange(min = 2, max = 8) int n, @ForAll long seed,
-                                               @ForAll @IntRange(min = 0, max = 2) int windowKind,
+                                               @ForAll @IntRange(min = 0, max = 3) int windowKind,
                                                @ForAll boolean byteDisplacements) {
         List<Plan> plans = plan(seed, n, 6);
-        int unit = byteDisplacements ? 1 : 8;
+        // a dynamic window (kind 3) has byte displacements: its ranks' addresses
+        int unit = byteDisplacements || windowKind == 3 ? 1 : 8;
         WindowTest.job(n, rank -> {
             try (Tutti t = Tutti.init(new String[0]); Arena arena = Arena.ofShared()) {
                 Communicator w = t.world();
                 long bytes = 8L * ELEMENTS;
+                MemorySegment attached = windowKind == 3 ? arena.allocate(bytes, 8) : null;
                 try (Window win = switch (windowKind) {
                     case 0 -> w.allocateWindow(bytes, unit);
                     case 1 -> w.allocateSharedWindow(bytes, unit);
-                    default -> w.createWindow(arena.allocate(bytes, 8), unit);
+                    case 2 -> w.createWindow(arena.allocate(bytes, 8), unit);
+                    default -> w.createDynamicWindow();
                 }) {
+                    long[] bases = new long[n];
+                    if (attached != null) {
+                        win.attach(attached);
+                        w.allgather(new long[] {attached.address()}, bases, 1, Datatype.LONG);
+                    }
+                    MemorySegment memory = attached != null ? attached : win.segment();
                     for (int k = 0; k < plans.size(); k++) {
                         Epoch next = k + 1 < plans.size() ? plans.get(k + 1).epoch() : Epoch.FENCE;
-                        run(win, w, rank, plans.get(k), k, 8 / unit, next);
+                        run(win, w, rank, plans.get(k), k, 8 / unit, next, bases, memory);
+                    }
+                    if (attached != null) {
+                        w.barrier();
+                        win.detach(attached);
                     }
                 }
             }
@@ -171,7 +186,8 @@ class WindowPropertyTest {
      * One epoch. Only passive epochs need barriers around the check (the target takes no part in
      * them): active ones are closed by their own synchronisation, which the test thereby checks.
      */
-    private static void run(Window win, Communicator w, int me, Plan plan, int k, int scale, Epoch next) {
+    private static void run(Window win, Communicator w, int me, Plan plan, int k, int scale, Epoch next, long[] bases,
+                            MemorySegment memory) {
         List<Op> mine = new ArrayList<>();
         TreeSet<Integer> targets = new TreeSet<>();
         TreeSet<Integer> origins = new TreeSet<>();
@@ -204,7 +220,7 @@ class WindowPropertyTest {
                 win.lock(op.lock(), op.target());
             }
             long[] got = new long[op.count()];
-            long disp = (long) op.element() * scale;
+            long disp = bases[op.target()] + (long) op.element() * scale;
             switch (op.kind()) {
                 case PUT -> win.put(op.values(), op.count(), Datatype.LONG, op.target(), disp);
                 case STRIDED_PUT -> win.put(op.values(), Datatype.LONG, new Window.Vector(op.count(), 1, 1),
@@ -235,7 +251,7 @@ class WindowPropertyTest {
         if (passive(plan.epoch())) {
             w.barrier();
         }
-        assertArrayEquals(plan.after()[me], win.segment().toArray(ValueLayout.JAVA_LONG),
+        assertArrayEquals(plan.after()[me], memory.toArray(ValueLayout.JAVA_LONG),
                 "epoch " + k + " (" + plan.epoch() + "): rank " + me + "'s window");
         for (int i = 0; i < mine.size(); i++) {
             Op op = mine.get(i);

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One-sided windows between ranks that are processes ({@link WindowProcesses}): the caller's
- * memory reached through the kernel, a target killed while holding its lock, and windows over the
+ * memory reached through the kernel, dynamic windows' attached memory, a target killed while holding its lock, and windows over the
  * network refused with a clear error.
  */
 @Timeout(120)
@@ -32,6 +32,16 @@ class WindowIT {
             assertEquals(0, ranks.get(r).exitValue(), output(r));
         }
         assertTrue(output(0).contains("windows ok"), output(0));
+    }
+
+    @Test
+    void dynamicWindowsReachAttachedMemoryOfOtherProcesses() throws Exception {
+        List<Process> ranks = start("dynamic", 3, false);
+        for (int r = 0; r < 3; r++) {
+            assertTrue(ranks.get(r).waitFor(90, TimeUnit.SECONDS), "rank " + r + " did not end");
+            assertEquals(0, ranks.get(r).exitValue(), output(r));
+            assertTrue(output(r).contains("dynamic ok"), output(r));
+        }
     }
 
     @Test

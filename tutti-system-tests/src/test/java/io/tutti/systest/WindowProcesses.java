@@ -16,6 +16,10 @@ import java.lang.foreign.ValueLayout;
  * fetchAndOp counter, checked, then "windows ok". {@code dead}: rank 1 dies holding the exclusive
  * lock of its window; rank 0, asking for it, must get PeerFailed, and prints "caught after N ms".
  * {@code unsupported}: prints the error of a window whose ranks are reached over the network.
+ * {@code dynamic}: each rank attaches two regions of its own memory to a dynamic window and sends
+ * their addresses; puts, gets and a fetchAndOp counter reach them through the kernel, checked;
+ * an access past a region and a detach of memory not attached fail naming rank and address; an
+ * access after the owner detached is refused; then "dynamic ok".
  */
 public final class WindowProcesses {
     private WindowProcesses() {
@@ -28,6 +32,7 @@ public final class WindowProcesses {
         switch (what) {
             case "kinds" -> kinds(w);
             case "dead" -> dead(w);
+            case "dynamic" -> dynamic(w);
             case "unsupported" -> {
                 try {
                     w.allocateWindow(8, 8);
@@ -40,6 +45,67 @@ public final class WindowProcesses {
             default -> throw new IllegalArgumentException(what);
         }
         tutti.close();
+    }
+
+    private static void dynamic(Communicator w) {
+        int n = w.size();
+        int me = w.rank();
+        int next = (me + 1) % n;
+        try (Arena arena = Arena.ofConfined(); Window win = w.createDynamicWindow()) {
+            MemorySegment data = arena.allocate(8L * n, 8);
+            MemorySegment counter = arena.allocate(8, 8);
+            win.attach(data);
+            win.attach(counter);
+            long[] at = new long[2 * n];
+            w.allgather(new long[] {data.address(), counter.address()}, at, 2, Datatype.LONG);
+            win.fence();
+            win.put(new long[] {me * 10L + next}, 1, Datatype.LONG, next, at[2 * next] + 8L * me);
+            win.fence();
+            long[] got = new long[n];
+            win.get(got, n, Datatype.LONG, next, at[2 * next]);
+            win.fence(Window.MODE_NOSUCCEED);
+            for (int r = 0; r < n; r++) {
+                int owner = (r + 1) % n;
+                check(data.getAtIndex(ValueLayout.JAVA_LONG, r) == (owner == me ? r * 10L + me : 0), "own element " + r);
+                check(got[r] == ((r + 1) % n == next ? r * 10L + next : 0), "got element " + r + ": " + got[r]);
+            }
+            win.lockAll();
+            long[] old = new long[1];
+            for (int i = 0; i < 20; i++) {
+                win.fetchAndOp(new long[] {1}, old, Datatype.LONG, 0, at[1], AccumulateOp.SUM);
+            }
+            try {
+                win.put(new long[2], 2, Datatype.LONG, next, at[2 * next + 1]);
+                check(false, "a put of 16 bytes into an 8-byte region was accepted");
+            } catch (TuttiException.InvalidArgument e) {
+                check(e.getMessage().contains("to rank " + next) && e.getMessage().contains("0x"
+                        + Long.toHexString(at[2 * next + 1])), e.getMessage());
+            }
+            win.unlockAll();
+            w.barrier();
+            if (me == 0) {
+                check(counter.get(ValueLayout.JAVA_LONG, 0) == 20L * n, "counter " + counter.get(ValueLayout.JAVA_LONG, 0));
+            }
+            try {
+                win.detach(data.asSlice(8));
+                check(false, "a detach of memory not attached was accepted");
+            } catch (TuttiException.InvalidArgument e) {
+                check(e.getMessage().contains("rank " + me), e.getMessage());
+            }
+            win.detach(data);
+            w.barrier();
+            win.lock(Window.LockType.SHARED, next);
+            try {
+                win.get(new long[1], 1, Datatype.LONG, next, at[2 * next]);
+                check(false, "a get from a detached region was accepted");
+            } catch (TuttiException.InvalidArgument e) {
+                check(e.getMessage().contains("outside every region rank " + next), e.getMessage());
+            }
+            win.unlock(next);
+            w.barrier();
+            win.detach(counter);
+        }
+        System.out.println("dynamic ok");
     }
 
     private static void kinds(Communicator w) {
