@@ -367,6 +367,7 @@ public final class Engine implements AutoCloseable {
         enter();
         try {
             progress.checkOpen();
+            checkRevoked(context);
             if (length <= links.eagerTo[dest] && outbox.clear(dest)
                     && outbox.writeEager(dest, context, tag, array, segment, offset, (int) length)) {
                 links.counters.sent(dest, length);
