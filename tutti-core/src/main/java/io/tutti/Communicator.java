@@ -544,9 +544,9 @@ public abstract class Communicator extends TypedCalls {
      * Fault-tolerant agreement (MPIX_Comm_agree): returns the bitwise AND of the {@code flag}s of the
      * ranks that took part, the same value at every survivor, and completes despite failures before
      * or during it; works on a revoked communicator. Collective over the survivors. Throws {@link
-     * TuttiException.PeerFailed} (once the agreement has completed, at this rank only) when the
-     * agreed failed set holds a rank whose failure this rank has not acknowledged with {@link
-     * #ackFailed()} before the call; acknowledge and call again.
+     * TuttiException.PeerFailed} at every survivor alike (the agreement completes first; the message
+     * gives the flag) when the agreed failed set holds a rank whose failure not every rank had
+     * acknowledged with {@link #ackFailed()} before the call; acknowledge and call again.
      */
     public abstract int agree(int flag);
 

@@ -493,19 +493,12 @@ final class RankCommunicator extends Communicator {
 
     @Override
     public int agree(int flag) {
-        boolean[] ackedBefore = acknowledged.clone();
         Agreement decided = agreement(flag, 0);
-        boolean[] failed = decided.failed();
-        StringBuilder unacknowledged = new StringBuilder();
-        for (int r = 0; r < group.length; r++) {
-            if (failed[r] && !ackedBefore[r]) {
-                unacknowledged.append(unacknowledged.isEmpty() ? "" : ", ").append(r);
-            }
-        }
-        if (!unacknowledged.isEmpty()) {
-            throw new TuttiException.PeerFailed("agree: rank(s) " + unacknowledged + " of this communicator failed"
-                    + " and this rank had not acknowledged it; the agreed flag was " + (int) decided.flag()
-                    + " (call ackFailed() and agree again)");
+        int[] unacknowledged = ranksOf(decided.unacknowledged());
+        if (unacknowledged.length > 0) {
+            throw new TuttiException.PeerFailed("agree: rank(s) " + java.util.stream.IntStream.of(unacknowledged)
+                    .mapToObj(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + " of this communicator failed and not every rank had acknowledged it before the call; the"
+                    + " agreed flag was " + (int) decided.flag() + " (call ackFailed() and agree again)");
         }
         return (int) decided.flag();
     }
@@ -514,7 +507,7 @@ final class RankCommunicator extends Communicator {
     private Agreement agreement(long flag, long nextContext) {
         engine.checkOpen();
         AgreementRun run = new AgreementRun(engine, context, group, rank, agreements++, flag, nextContext,
-                noticeFailures());
+                noticeFailures(), acknowledged);
         engine.await(run);
         Agreement decided = run.agreement();
         boolean[] failed = decided.failed();

@@ -8,11 +8,12 @@ import java.util.Arrays;
  * rank sends its whole state to every peer it does not know to have failed, and waits until it
  * holds this round's state from each of them or learns that the peer failed; it merges what it
  * gets (AND of the flags, maximum of the contexts, union of who contributed and who was known
- * failed). After the last round the merged state is the decision. Why it agrees, and the
+ * failed, intersection of who had acknowledged which failures). After the last round the merged
+ * state is the decision. Why it agrees, and the
  * assumptions, are in docs/guide/fault-tolerance.md.
  *
- * <p>The state travels as {@code long[]}: flag, context, then the contributors' bitmap and the
- * known-failed bitmap ({@link #words(int)} words each). Not thread-safe; allocation only at
+ * <p>The state travels as {@code long[]}: flag, context, then the bitmaps of the contributors, the
+ * known failed and the acknowledged by all ({@link #words(int)} words each). Not thread-safe; allocation only at
  * creation and per buffered message.
  */
 public final class Agreement {
@@ -20,7 +21,7 @@ public final class Agreement {
     private final int me;
     private final int rounds;
     private final int words;
-    /** Flag, context, contributors, known failed: the state this rank sends and merges into. */
+    /** Flag, context, contributors, known failed, acknowledged by all: the state this rank sends and merges into. */
     private final long[] state;
     /** Peers this rank has learnt have failed; it neither waits for nor takes anything from them again. */
     private final long[] crashed;
@@ -37,8 +38,9 @@ public final class Agreement {
      * @param flag        this rank's contribution to the AND
      * @param context     this rank's contribution to the maximum (a context it could take next)
      * @param knownFailed ranks this rank knows to have failed when it starts (not changed)
+     * @param acked       ranks whose failure this rank has acknowledged (null: none)
      */
-    public Agreement(int n, int me, long flag, long context, boolean[] knownFailed) {
+    public Agreement(int n, int me, long flag, long context, boolean[] knownFailed, boolean[] acked) {
         if (n < 1 || me < 0 || me >= n) {
             throw new IllegalArgumentException("rank " + me + " of " + n);
         }
@@ -46,7 +48,7 @@ public final class Agreement {
         this.me = me;
         this.rounds = Math.max(1, n - 1);
         this.words = words(n);
-        this.state = new long[2 + 2 * words];
+        this.state = new long[messageLength(n)];
         this.crashed = new long[words];
         this.heard = new long[words];
         this.early = new long[n][];
@@ -57,6 +59,9 @@ public final class Agreement {
             if (knownFailed[r] && r != me) {
                 set(state, 2 + words, r);
                 set(crashed, 0, r);
+            }
+            if (acked != null && acked[r]) {
+                set(state, 2 + 2 * words, r);
             }
         }
         set(heard, 0, me);
@@ -70,7 +75,7 @@ public final class Agreement {
 
     /** Length of a state message for {@code n} ranks, in longs. */
     public static int messageLength(int n) {
-        return 2 + 2 * words(n);
+        return 2 + 3 * words(n);
     }
 
     /** The current round, from 1. */
@@ -179,6 +184,18 @@ public final class Agreement {
         return f;
     }
 
+    /**
+     * The decided failed ranks that not every contributor had acknowledged before the call: what
+     * makes agree fail with PeerFailed, at every survivor alike (ULFM's rule).
+     */
+    public boolean[] unacknowledged() {
+        boolean[] f = failed();
+        for (int r = 0; r < n; r++) {
+            f[r] &= !get(state, 2 + 2 * words, r);
+        }
+        return f;
+    }
+
     private void checkDecided() {
         if (!decided) {
             throw new IllegalStateException("the agreement has not decided yet (round " + round + " of " + rounds + ")");
@@ -188,8 +205,11 @@ public final class Agreement {
     private void merge(long[] m) {
         state[0] &= m[0];
         state[1] = Math.max(state[1], m[1]);
-        for (int i = 2; i < state.length; i++) {
+        for (int i = 2; i < 2 + 2 * words; i++) {
             state[i] |= m[i];
+        }
+        for (int i = 2 + 2 * words; i < state.length; i++) {
+            state[i] &= m[i];
         }
     }
 

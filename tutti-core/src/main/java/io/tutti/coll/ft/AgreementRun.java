@@ -29,13 +29,13 @@ public final class AgreementRun implements Engine.Task {
      * context {@code context}, and sends round 1.
      */
     public AgreementRun(Engine engine, int context, int[] group, int me, int instance, long flag, long nextContext,
-                        boolean[] knownFailed) {
+                        boolean[] knownFailed, boolean[] acked) {
         this.engine = engine;
         this.context = context | CONTEXT_BIT;
         this.group = group;
         this.me = me;
         this.instance = instance;
-        this.agreement = new Agreement(group.length, me, flag, nextContext, knownFailed);
+        this.agreement = new Agreement(group.length, me, flag, nextContext, knownFailed, acked);
         this.recvs = new Operation[group.length];
         this.buffers = new long[group.length][];
         if (!agreement.decided()) {

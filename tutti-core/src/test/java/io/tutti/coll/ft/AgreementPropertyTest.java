@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * deliveries a random scheduler interleaves; some ranks fail at random points, mid-way through
  * sending a round (so only some peers get it), and every survivor learns of each failure at a random
  * later moment (a perfect, eventual detector). Every survivor must decide, all on the same flag,
- * context and failed set; the failed set holds failed ranks only, and no survivor's flag is missing.
+ * context, failed set and unacknowledged failures; the failed set holds failed ranks only, and no
+ * survivor's flag is missing.
  */
 class AgreementPropertyTest {
 
@@ -44,7 +45,7 @@ class AgreementPropertyTest {
         int n = 4;
         Agreement[] a = new Agreement[n];
         for (int r = 0; r < n; r++) {
-            a[r] = new Agreement(n, r, 0b1111 & ~(1 << r), 10 + r, new boolean[n]);
+            a[r] = new Agreement(n, r, 0b1111 & ~(1 << r), 10 + r, new boolean[n], null);
         }
         while (!a[0].decided()) {
             long[][] sent = new long[n][];
@@ -68,12 +69,31 @@ class AgreementPropertyTest {
         }
     }
 
+    /** A failure is reported unless every contributor had acknowledged it: one rank that had not is enough. */
+    @Test
+    void aFailureIsUnacknowledgedUnlessEveryRankHadAcknowledgedIt() {
+        int n = 3;
+        boolean[] dead = {false, false, true};
+        Agreement a0 = new Agreement(n, 0, 1, 0, dead, dead);
+        Agreement a1 = new Agreement(n, 1, 1, 0, dead, new boolean[n]);
+        while (!a0.decided()) {
+            long[] m0 = a0.message();
+            a0.deliver(1, a0.round(), a1.message());
+            a1.deliver(0, a1.round(), m0);
+            a0.advance();
+            a1.advance();
+        }
+        assertTrue(a0.decided() && a1.decided());
+        assertArrayEquals(dead, a0.unacknowledged());
+        assertArrayEquals(dead, a1.unacknowledged());
+    }
+
     @Test
     void aDecisionIsNotReadBeforeItIsMade() {
-        Agreement a = new Agreement(3, 0, 1, 0, new boolean[3]);
+        Agreement a = new Agreement(3, 0, 1, 0, new boolean[3], null);
         assertFalse(a.decided());
         assertThrows(IllegalStateException.class, a::flag);
-        assertTrue(new Agreement(1, 0, 5, 7, new boolean[1]).decided());
+        assertTrue(new Agreement(1, 0, 5, 7, new boolean[1], null).decided());
     }
 
     /** One simulated run: the ranks, their channels, who fails where, and the detector's notices. */
@@ -132,11 +152,13 @@ class AgreementPropertyTest {
                 }
                 // some ranks already know of the failures before the call, some do not
                 boolean[] known = new boolean[n];
+                boolean[] acked = new boolean[n];
                 for (int q = 0; q < n; q++) {
                     known[q] = earlyDead[q] && random.nextBoolean();
                     notified[r][q] = known[q];
+                    acked[q] = known[q] && random.nextBoolean();
                 }
-                ranks[r] = new Agreement(n, r, flags[r], random.nextInt(100), known);
+                ranks[r] = new Agreement(n, r, flags[r], random.nextInt(100), known, acked);
             }
             for (int r = 0; r < n; r++) {
                 if (!dead[r]) {
@@ -225,6 +247,8 @@ class AgreementPropertyTest {
                     assertEquals(first.flag(), a.flag(), "two survivors decided different flags");
                     assertEquals(first.context(), a.context(), "two survivors decided different contexts");
                     assertArrayEquals(first.failed(), a.failed(), "two survivors decided different failed sets");
+                    assertArrayEquals(first.unacknowledged(), a.unacknowledged(),
+                            "two survivors would not report the same unacknowledged failures");
                 }
             }
             long flag = first.flag();
