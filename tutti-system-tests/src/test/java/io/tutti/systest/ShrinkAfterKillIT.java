@@ -40,6 +40,22 @@ class ShrinkAfterKillIT {
         r.assertNoJobDirectory();
     }
 
+    /** The sample: a rank dies at iteration 37, the survivors go back to the checkpoint of 30 and finish right. */
+    @ParameterizedTest(name = "over {0}")
+    @CsvSource({"auto", "net"})
+    void theResilientSolverLosesARankAndFinishesWithTheRightAnswer(String transport) throws Exception {
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(170), "run", "-n", "5", "--transport", transport,
+                "--on-failure", "continue", "--timeout", "150s", "io.tutti.samples.ResilientJacobi", "1200", "200",
+                "2", "37");
+        assertExit(0, r);
+        assertEquals(4, r.stdout().lines().filter(l -> l.contains("4 survivors back at iteration 30")).count(),
+                r::toString);
+        // the sample checks its block against a sequential run and exits non-zero when wrong
+        assertEquals(4, r.stdout().lines().filter(l -> l.contains("largest error")).count(), r::toString);
+        assertTrue(r.stdout().contains("x[600..899]"), r::toString);
+        r.assertNoJobDirectory();
+    }
+
     @org.junit.jupiter.api.Test
     void withoutTheOptionAKilledRankStillEndsTheJob() throws Exception {
         Launch.Result r = Launch.run(work, Duration.ofSeconds(120), "run", "--verbose", "-n", "3", "--timeout", "100s",
