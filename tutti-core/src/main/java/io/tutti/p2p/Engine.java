@@ -734,9 +734,15 @@ public final class Engine implements AutoCloseable {
         revocations.revoke(context, this::failureOf);
     }
 
-    /** Whether {@code context} is revoked (as of the last progress pass): a plain read, for every call. */
+    /** Whether {@code context} is revoked (as of the last progress pass); allocation-free, for every call. */
     public boolean revoked(int context) {
-        return revocations.revoked(context);
+        // the progress agent may be recording a revoke in a pass
+        enter();
+        try {
+            return revocations.revoked(context);
+        } finally {
+            leave();
+        }
     }
 
     /**
@@ -744,7 +750,12 @@ public final class Engine implements AutoCloseable {
      * is not; the same check a blocked wait makes. Slow path: a system call per local peer.
      */
     public String failure(int worldRank) {
-        return failureOf(worldRank);
+        enter();
+        try {
+            return failureOf(worldRank);
+        } finally {
+            leave();
+        }
     }
 
     private String failureOf(int worldRank) {

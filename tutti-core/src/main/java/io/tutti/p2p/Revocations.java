@@ -9,28 +9,30 @@ import java.util.Map;
  * Which communicators are revoked, and which failed peers each has acknowledged (ULFM's revoke and
  * failure acknowledgement). A revoke is flooded: the rank that revokes, and every rank the first
  * time it hears of it, sends REVOKE to every other member it does not know to have failed, so it
- * reaches every live member even when the revoking rank dies half way. Owner thread (the engine's
- * lock when there is a progress agent); {@link #revoked} is read on every call, allocation-free.
+ * reaches every live member even when the revoking rank dies half way. Used only by whoever holds
+ * the engine (the owner, or the progress agent in a pass); {@link #revoked} is read on every call,
+ * allocation-free.
  */
 final class Revocations {
     private final Outbox outbox;
     private final int rank;
-    /** Revoked contexts: a communicator's and its collectives' (context + 1). */
-    private final BitSet revoked = new BitSet();
+    /** Revoked contexts, a communicator's and its collectives' (context + 1): bit c of word c / 64. */
+    private long[] revoked = new long[0];
     /** Communicator context to its group (world ranks), for the flood; registered at creation. */
     private final Map<Integer, int[]> groups = new HashMap<>();
     /** Communicator context to the world ranks it has acknowledged as failed. */
     private final Map<Integer, BitSet> acknowledged = new HashMap<>();
-    private boolean any;
 
     Revocations(Outbox outbox, int rank) {
         this.outbox = outbox;
         this.rank = rank;
     }
 
-    /** Whether operations on {@code context} must fail: a plain read until the first revoke. */
+    /** Whether operations on {@code context} must fail. */
     boolean revoked(int context) {
-        return any && context >= 0 && revoked.get(context);
+        long[] bits = revoked;
+        int word = context >>> 6;
+        return context >= 0 && word < bits.length && (bits[word] & 1L << (context & 63)) != 0;
     }
 
     /** Records the group of the communicator on {@code context}; floods a revoke that came before it. */
@@ -46,9 +48,10 @@ final class Revocations {
         if (revoked(context)) {
             return;
         }
-        any = true;
-        revoked.set(context);
-        revoked.set(context + 1);
+        long[] bits = java.util.Arrays.copyOf(revoked, Math.max(revoked.length, ((context + 1) >>> 6) + 1));
+        bits[context >>> 6] |= 1L << (context & 63);
+        bits[(context + 1) >>> 6] |= 1L << ((context + 1) & 63);
+        revoked = bits;
         int[] group = groups.get(context);
         if (group != null) {
             flood(context, group, liveness);

@@ -44,8 +44,8 @@ class ShrinkAfterKillIT {
     @ParameterizedTest(name = "over {0}")
     @CsvSource({"auto", "net"})
     void theResilientSolverLosesARankAndFinishesWithTheRightAnswer(String transport) throws Exception {
-        Launch.Result r = Launch.run(work, Duration.ofSeconds(170), "run", "-n", "5", "--transport", transport,
-                "--on-failure", "continue", "--timeout", "150s", "io.tutti.samples.ResilientJacobi", "1200", "200",
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(170), "run", "--verbose", "--tag-output", "-n", "5",
+                "--transport", transport, "--on-failure", "continue", "--timeout", "150s", "io.tutti.samples.ResilientJacobi", "1200", "200",
                 "2", "37");
         assertExit(0, r);
         assertEquals(4, r.stdout().lines().filter(l -> l.contains("4 survivors back at iteration 30")).count(),
