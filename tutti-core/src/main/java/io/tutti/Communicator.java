@@ -514,6 +514,52 @@ public abstract class Communicator extends TypedCalls {
      */
     public abstract Communicator split(int color, int key);
 
+    // ------------------------------------------------------------ surviving failed ranks (ULFM)
+    //
+    // Fail-stop failures, as the MPI fault-tolerance proposal (ULFM) handles them: operations that
+    // need a failed rank throw TuttiException.PeerFailed; a rank that notices revokes the
+    // communicator so that every rank leaves what it was waiting in, then the survivors shrink it
+    // into a communicator of their own. docs/guide/fault-tolerance.md has the protocol and the rules.
+
+    /**
+     * Revokes this communicator at every rank (MPIX_Comm_revoke): every pending and later operation
+     * on it fails promptly with {@link TuttiException.Revoked}, at every live rank, even one blocked
+     * in a receive or a collective, save {@link #agree} and {@link #shrink}. Local: returns at once.
+     */
+    public abstract void revoke();
+
+    /** Whether this communicator has been revoked, here or (as far as this rank has heard) elsewhere. */
+    public abstract boolean isRevoked();
+
+    /**
+     * A new communicator of the ranks that have not failed, in the same order (MPIX_Comm_shrink).
+     * Collective over the survivors, and works on a revoked communicator; the survivors agree on
+     * the failed set, so every one gets the same group even when only some have noticed a failure.
+     * A rank that fails during the call may still be in the group: the next operation that needs it
+     * says so, and shrinking again removes it.
+     */
+    public abstract Communicator shrink();
+
+    /**
+     * Fault-tolerant agreement (MPIX_Comm_agree): returns the bitwise AND of the {@code flag}s of the
+     * ranks that took part, the same value at every survivor, and completes despite failures before
+     * or during it; works on a revoked communicator. Collective over the survivors. Throws {@link
+     * TuttiException.PeerFailed} at every survivor alike (the agreement completes first; the message
+     * gives the flag) when the agreed failed set holds a rank whose failure not every rank had
+     * acknowledged with {@link #ackFailed()} before the call; acknowledge and call again.
+     */
+    public abstract int agree(int flag);
+
+    /** The ranks of this communicator this rank knows to have failed, ascending (a check of each, now). */
+    public abstract int[] failedRanks();
+
+    /**
+     * Acknowledges the failures this rank knows of now (MPIX_Comm_failure_ack) and returns those
+     * ranks, ascending (MPIX_Comm_failure_get_acked): receives from {@link #ANY_SOURCE} no longer
+     * fail because of them, and {@link #agree} no longer reports them.
+     */
+    public abstract int[] ackFailed();
+
     @Override
     public String toString() {
         return "Communicator[context=" + context() + ", rank=" + rank() + ", size=" + size() + "]";

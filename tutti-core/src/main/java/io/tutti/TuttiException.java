@@ -35,6 +35,17 @@ public class TuttiException extends RuntimeException {
     }
 
     /**
+     * The communicator was revoked ({@code Communicator.revoke()}) by this rank or another: every
+     * pending and later operation on it fails with this error (ULFM's MPIX_ERR_REVOKED), except
+     * {@code agree} and {@code shrink}, which are how the survivors go on.
+     */
+    public static class Revoked extends TuttiException {
+        public Revoked(String message) {
+            super(message);
+        }
+    }
+
+    /**
      * A one-sided call outside the synchronisation it needs (MPI_ERR_RMA_SYNC): an operation on a
      * window outside an access epoch to its target, or epochs opened and closed out of order.
      */

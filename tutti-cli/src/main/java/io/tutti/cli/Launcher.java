@@ -152,6 +152,8 @@ public final class Launcher {
     private String rendezvousAddress;
     /** The port of the job's monitor (--monitor), or null for none. */
     private Integer monitorPort;
+    /** Whether the other ranks keep running when one dies ({@code --on-failure continue}). */
+    private boolean keepSurvivors;
 
     /** How long a rank whose rendezvous connection dropped gets to be seen exiting before it counts as lost. */
     static final Duration LOST_GRACE = Duration.ofSeconds(2);
@@ -207,6 +209,16 @@ public final class Launcher {
         } catch (IllegalArgumentException e) {
             throw new UsageException("--monitor: " + e.getMessage());
         }
+    }
+
+    /**
+     * With {@code on}, a rank that dies (killed, or exited with a non-zero code) is reported and the
+     * others keep running, so that they can shrink their communicators and finish (ranks as processes
+     * only: threads share one JVM). The job's exit code is then the survivors': see {@link #watch}.
+     */
+    public Launcher keepSurvivors(boolean on) {
+        this.keepSurvivors = on;
+        return this;
     }
 
     /** Runs the job to its end and returns the exit code for the launcher (see the class comment). */
@@ -507,11 +519,19 @@ public final class Launcher {
                 + status.stuck(System.currentTimeMillis()).stripTrailing();
     }
 
-    /** Waits for the ranks in the order they end; the first non-zero exit or the deadline ends the job. */
+    /**
+     * Waits for the ranks in the order they end; the first non-zero exit or the deadline ends the job.
+     * With {@link #keepSurvivors}, a rank's death is reported and the job goes on: its exit code is
+     * then the first non-zero code of a rank that ended by itself (not by a signal, not lost), or 0
+     * when all of those exited 0, or, when no rank ended by itself, the first failed rank's code.
+     */
     private int watch(Options o, Processes procs, LinkedBlockingQueue<Integer> exited, Path jobDir) {
         int n = o.ranks();
         long deadline = o.timeout() == null ? 0 : System.nanoTime() + o.timeout().toNanos();
         int running = n;
+        int survivorsCode = 0;
+        boolean anySurvivor = false;
+        int firstFailure = 0;
         try {
             while (running > 0) {
                 Integer r;
@@ -538,13 +558,36 @@ public final class Launcher {
                 if (r < 0) {
                     int lost = -r - 1;
                     if (rankLost(o, procs, lost)) {
-                        return EXIT_FAILURE;
+                        if (!keepSurvivors) {
+                            return EXIT_FAILURE;
+                        }
+                        firstFailure = firstFailure != 0 ? firstFailure : EXIT_FAILURE;
                     }
                     continue;
                 }
                 running--;
                 Process p = procs.ranks[r];
                 int code = p.exitValue();
+                if (keepSurvivors) {
+                    if (RankProcesses.killedBySignal(code)) {
+                        firstFailure = firstFailure != 0 ? firstFailure : code;
+                        if (!quiet(procs)) {
+                            long others = procs.started().stream().filter(Process::isAlive).count();
+                            say("rank " + r + " (pid " + p.pid() + ") " + RankProcesses.describeExit(code)
+                                    + (others == 0 ? "" : "; the other " + others + " rank" + (others == 1 ? "" : "s")
+                                    + " go on (--on-failure continue)"));
+                        }
+                    } else {
+                        anySurvivor = true;
+                        if (code != 0 && survivorsCode == 0) {
+                            survivorsCode = code;
+                            if (!quiet(procs)) {
+                                say("rank " + r + " (pid " + p.pid() + ") " + RankProcesses.describeExit(code));
+                            }
+                        }
+                    }
+                    continue;
+                }
                 if (code != 0) {
                     if (!quiet(procs)) {
                         long others = procs.started().stream().filter(Process::isAlive).count();
@@ -571,7 +614,7 @@ public final class Launcher {
                     return code;
                 }
             }
-            return 0;
+            return keepSurvivors && !anySurvivor ? firstFailure : survivorsCode;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             say("interrupted while waiting for the ranks; stopping them");
@@ -597,7 +640,8 @@ public final class Launcher {
         if (!quiet(procs)) {
             String host = o.placement().hostOf(rank, o.ranks());
             say("rank " + rank + (host == null ? "" : " on " + host) + " lost its connection to the launcher without"
-                    + " saying goodbye: it or its host died; stopping the other ranks");
+                    + " saying goodbye: it or its host died; " + (keepSurvivors
+                    ? "the other ranks go on (--on-failure continue)" : "stopping the other ranks"));
         }
         return true;
     }

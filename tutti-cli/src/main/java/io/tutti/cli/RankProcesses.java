@@ -28,10 +28,16 @@ final class RankProcesses {
     private RankProcesses() {
     }
 
+    /** Whether a process's exit code is 128 + a signal's number: it was killed. */
+    static boolean killedBySignal(int code) {
+        int signal = code - 128;
+        return signal > 0 && signal < SIGNALS.length;
+    }
+
     /** {@code exited with code 3}, or {@code was killed by signal 9 (SIGKILL)} for 128 + signal. */
     static String describeExit(int code) {
         int signal = code - 128;
-        if (signal > 0 && signal < SIGNALS.length) {
+        if (killedBySignal(code)) {
             return "was killed by signal " + signal + " (" + SIGNALS[signal] + ")";
         }
         return "exited with code " + code;

@@ -38,7 +38,9 @@ import picocli.CommandLine.Parameters;
             "",
             "When a rank exits with a non-zero code or is killed, the other ranks get 2.5 s to end by themselves,"
                 + " then are stopped (SIGTERM, then SIGKILL after 2 s), and tutti run exits with that rank's code"
-                + " (128 + signal for a signal).",
+                + " (128 + signal for a signal). With --on-failure continue, a rank killed by a signal or lost is"
+                + " reported and the others go on; tutti run then exits with the first non-zero code of a rank that"
+                + " ended by itself, or 0 when they all exited 0.",
             "",
             "Ranks fill the hosts' slots host by host (mpirun's --map-by slot): a host's ranks are consecutive."
                 + " More ranks than slots is an error unless --oversubscribe. Ranks on other hosts of --hostfile or"
@@ -93,6 +95,11 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--jvm-opt", paramLabel = "OPT", description = "An option for every rank JVM, e.g."
             + " --jvm-opt=-Xmx2g (repeat for more; ignored with --threads).")
     List<String> jvmOptions = new ArrayList<>();
+
+    @Option(names = "--on-failure", paramLabel = "POLICY", description = "What a rank's death does to the job:"
+            + " 'stop' (default) stops the other ranks; 'continue' reports it and lets them go on, to revoke and"
+            + " shrink their communicators (ranks as processes; see docs/guide/fault-tolerance.md).")
+    String onFailure = "stop";
 
     @Option(names = {"-v", "--verbose"}, description = "Print the job id, its directory and the ranks' pids.")
     boolean verbose;
@@ -151,6 +158,10 @@ public final class RunCommand implements Callable<Integer> {
             System.err.println("tutti run: this host is not one of Slurm job " + slurm.jobId() + "'s nodes ("
                     + slurm.nodeList() + "): its ranks start there through srun and connect back here over TCP");
         }
+        if (!onFailure.equals("stop") && !onFailure.equals("continue")) {
+            System.err.println("tutti run: --on-failure takes 'stop' or 'continue', not '" + onFailure + "'");
+            return Launcher.EXIT_USAGE;
+        }
         String bad = SettingsCheck.problem(environment);
         if (bad != null) {
             System.err.println("tutti run: " + bad);
@@ -159,6 +170,7 @@ public final class RunCommand implements Callable<Integer> {
         // Without -n, every slot of the hosts gets a rank, as with mpirun.
         Launcher.Options options = new Launcher.Options(ranks != null ? ranks : where.slots(), threads, timeout, tagOutput, classpath, jvmOptions,
                 target, args, verbose, where);
-        return new Launcher().rendezvousAddress(rendezvousAddress).monitor(monitor).run(options);
+        return new Launcher().rendezvousAddress(rendezvousAddress).monitor(monitor)
+                .keepSurvivors(onFailure.equals("continue")).run(options);
     }
 }

@@ -232,6 +232,9 @@ public final class Collectives {
     public Request run(Mode mode, Invocation call) {
         // before any shared memory is touched: it is unmapped once the rank has closed
         engine.checkOpen();
+        if (engine.revoked(context)) {
+            throw Engine.revokedError("before this collective");
+        }
         int issued = sequenceCounter;
         running = null;
         try {

@@ -183,6 +183,9 @@ public final class HostExecutor implements Engine.Task {
             abandon();
             throw e;
         }
+        if (engine.revoked(context)) {
+            throw revoked();
+        }
         try {
             for (int k = 0; k < activeCount; ) {
                 int i = active[k];
@@ -536,6 +539,21 @@ public final class HostExecutor implements Engine.Task {
         if (e != null) {
             throw e;
         }
+    }
+
+    /**
+     * The communicator was revoked mid-run: the receives this run posted leave the engine (their
+     * buffers are the caller's, who gets them back now), and the run ends.
+     */
+    private TuttiException revoked() {
+        for (int k = 0; k < activeCount; k++) {
+            int i = active[k];
+            if (s.kind(i) == Schedule.RECV) {
+                engine.cancel(ops[i]);
+            }
+        }
+        abandon();
+        return Engine.revokedError("during this collective");
     }
 
     /**

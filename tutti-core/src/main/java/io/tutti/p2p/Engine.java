@@ -53,6 +53,7 @@ public final class Engine implements AutoCloseable {
     private final Rendezvous rendezvous;
     private final OffloadPackets offload;
     private final CallBoard calls;
+    private final Revocations revocations;
     private final Inbox inbox;
     private final Progress progress;
     private final ProgressAgent agent;
@@ -147,9 +148,10 @@ public final class Engine implements AutoCloseable {
         this.rendezvous = new Rendezvous(l, outbox, table, arena, config, singleCopy);
         this.offload = new OffloadPackets(l, outbox);
         this.calls = new CallBoard(outbox, size);
-        this.inbox = new Inbox(l, matching, rendezvous, offload, calls);
+        this.revocations = new Revocations(outbox, rank);
+        this.inbox = new Inbox(l, matching, rendezvous, offload, calls, this::revoked0);
         NetworkPath network = opened == null ? null : new NetworkPath(l, inbox, rendezvous);
-        this.progress = new Progress(l, inbox, outbox, rendezvous, network, config, lock);
+        this.progress = new Progress(l, inbox, outbox, rendezvous, network, config, lock, matching, revocations);
         this.blockingSend = new Operation(this);
         this.blockingRecv = new Operation(this);
         this.agent = lock == null ? null : new ProgressAgent(progress, "tutti-progress-" + rank);
@@ -365,6 +367,7 @@ public final class Engine implements AutoCloseable {
         enter();
         try {
             progress.checkOpen();
+            checkRevoked(context);
             if (length <= links.eagerTo[dest] && outbox.clear(dest)
                     && outbox.writeEager(dest, context, tag, array, segment, offset, (int) length)) {
                 links.counters.sent(dest, length);
@@ -381,6 +384,7 @@ public final class Engine implements AutoCloseable {
     private void startSend(Operation op, int context, int dest, int tag, Object array, MemorySegment segment,
                            long offset, long length) {
         progress.checkOpen();
+        checkRevoked(context);
         op.reset(Operation.SEND, context, dest, tag, array, segment, offset, length, null);
         links.counters.sent(dest, length);
         if (length <= links.eagerTo[dest]) {
@@ -472,6 +476,7 @@ public final class Engine implements AutoCloseable {
     private void startRecv(Operation op, int context, int source, int tag, Object array, MemorySegment segment,
                            long offset, long length, int[] worldToComm) {
         progress.checkOpen();
+        checkRevoked(context);
         op.reset(Operation.RECV, context, source, tag, array, segment, offset, length, worldToComm);
         Matching.Unexpected u = matching.findUnexpected(context, source, tag, true);
         if (u != null) {
@@ -497,6 +502,7 @@ public final class Engine implements AutoCloseable {
         try {
             progress.checkOpen();
             progress.pass();
+            checkRevoked(context);
             Matching.Unexpected u = matching.findUnexpected(context, source, tag, false);
             if (u == null) {
                 return false;
@@ -690,6 +696,83 @@ public final class Engine implements AutoCloseable {
      */
     public boolean announcedFailure(int source, int context, long[] into) {
         return calls.failed(source, context, into);
+    }
+
+    // ------------------------------------------------------------------ surviving failures (ULFM)
+
+    /**
+     * Records the group (world ranks) of the communicator on {@code context}, whose revoke this rank
+     * then floods to the group's other members. Every communicator registers once, at creation.
+     */
+    public void registerGroup(int context, int[] group) {
+        locked(() -> revocations.register(context, group, this::failureOf));
+    }
+
+    /**
+     * Revokes the communicator on {@code context}: operations pending on it, or on its collectives'
+     * {@code context + 1}, here and at every other member, fail with {@link TuttiException.Revoked}.
+     * Returns at once; the other members learn it through REVOKE records, each forwarding it once.
+     */
+    public void revoke(int context) {
+        locked(() -> revocations.revoke(context, this::failureOf));
+    }
+
+    /** Fails a call on a revoked communicator. */
+    private void checkRevoked(int context) {
+        if (revocations.revoked(context)) {
+            throw revokedError("before this call");
+        }
+    }
+
+    /** The error of an operation on a revoked communicator; {@code when} says when it was revoked (its words follow "revoked"). */
+    public static TuttiException.Revoked revokedError(String when) {
+        return new TuttiException.Revoked("the communicator was revoked " + when + " (Communicator.revoke, here or"
+                + " on another rank): no operation on it can run; use shrink() for a communicator of the survivors");
+    }
+
+    private void revoked0(int context) {
+        revocations.revoke(context, this::failureOf);
+    }
+
+    /** Whether {@code context} is revoked (as of the last progress pass); allocation-free, for every call. */
+    public boolean revoked(int context) {
+        // the progress agent may be recording a revoke in a pass
+        enter();
+        try {
+            return revocations.revoked(context);
+        } finally {
+            leave();
+        }
+    }
+
+    /**
+     * Why {@code worldRank} is known to have failed (exited, killed, unreachable), or null while it
+     * is not; the same check a blocked wait makes. Slow path: a system call per local peer.
+     */
+    public String failure(int worldRank) {
+        enter();
+        try {
+            return failureOf(worldRank);
+        } finally {
+            leave();
+        }
+    }
+
+    private String failureOf(int worldRank) {
+        return progress == null ? null : progress.failure(worldRank, false);
+    }
+
+    /**
+     * The communicator on {@code context} acknowledges the failure of {@code worldRank}: its receives
+     * from any source no longer fail because of it (ULFM's failure_ack).
+     */
+    public void acknowledge(int context, int worldRank) {
+        locked(() -> revocations.acknowledge(context, worldRank));
+    }
+
+    /** Takes a receive that has not matched yet out of the posted queue; it never completes. Owner thread. */
+    public void cancel(Operation op) {
+        locked(() -> matching.remove(op));
     }
 
     /** What {@link #forEachUnexpected} reports of a message that arrived before its receive was posted. */

@@ -8,6 +8,7 @@ import io.tutti.transport.shm.InboundRingDescriptor;
 import io.tutti.wire.MessageHeaderDescriptor;
 import io.tutti.wire.MessageType;
 import java.lang.foreign.MemorySegment;
+import java.util.function.IntConsumer;
 
 /**
  * The receive side of the engine: reads this rank's inbound ring, where local peers write and the
@@ -24,6 +25,8 @@ final class Inbox {
     private final Rendezvous rendezvous;
     private final OffloadPackets offload;
     private final CallBoard calls;
+    /** Told the context of each REVOKE record. */
+    private final IntConsumer revoke;
     private final InboundRing.RecordHandler handler = new InboundRing.RecordHandler() {
         @Override
         public void onRecord(MemorySegment segment, long bodyOffset, int bodyLength) {
@@ -36,12 +39,14 @@ final class Inbox {
         }
     };
 
-    Inbox(Links links, Matching matching, Rendezvous rendezvous, OffloadPackets offload, CallBoard calls) {
+    Inbox(Links links, Matching matching, Rendezvous rendezvous, OffloadPackets offload, CallBoard calls,
+          IntConsumer revoke) {
         this.links = links;
         this.matching = matching;
         this.rendezvous = rendezvous;
         this.offload = offload;
         this.calls = calls;
+        this.revoke = revoke;
     }
 
     /** Handles what has arrived, a batch at most; returns the records handled. */
@@ -142,6 +147,7 @@ final class Inbox {
             case MessageType.CALL -> calls.onCall(source, context, tag, handle,
                     MessageHeaderDescriptor.peerHandle(s, at), MessageHeaderDescriptor.address(s, at));
             case MessageType.FIN -> ok = rendezvous.onFin(source, tag, handle);
+            case MessageType.REVOKE -> revoke.accept(context);
             default -> ok = false;
         }
         if (!ok) {

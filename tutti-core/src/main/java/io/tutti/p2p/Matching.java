@@ -47,24 +47,39 @@ final class Matching {
     Operation matchPosted(int context, int source, int tag) {
         for (Operation op = postedHead; op != null; op = op.next) {
             if (op.context == context && (op.peer == ANY || op.peer == source) && (op.tag == ANY || op.tag == tag)) {
-                Operation p = op.prev;
-                Operation n = op.next;
-                if (p == null) {
-                    postedHead = n;
-                } else {
-                    p.next = n;
-                }
-                if (n == null) {
-                    postedTail = p;
-                } else {
-                    n.prev = p;
-                }
-                op.next = null;
-                op.prev = null;
+                unlink(op);
                 return op;
             }
         }
         return null;
+    }
+
+    /** Takes {@code op} out of the posted receives (a cancelled receive); false when it is not posted. */
+    boolean remove(Operation op) {
+        for (Operation o = postedHead; o != null; o = o.next) {
+            if (o == op) {
+                unlink(op);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void unlink(Operation op) {
+        Operation p = op.prev;
+        Operation n = op.next;
+        if (p == null) {
+            postedHead = n;
+        } else {
+            p.next = n;
+        }
+        if (n == null) {
+            postedTail = p;
+        } else {
+            n.prev = p;
+        }
+        op.next = null;
+        op.prev = null;
     }
 
     /** The oldest unexpected message that matches, removed when {@code remove}; null if none. */

@@ -45,6 +45,11 @@ final class Outbox {
         return backlogged > 0;
     }
 
+    /** Slow path: whether {@code op} (a send) still waits in its destination's backlog. */
+    boolean queued(Operation op) {
+        return op.peer >= 0 && op.peer < backlog.length && backlog[op.peer].contains(op);
+    }
+
     /** Queues a send (eager or RTS) behind the records waiting for its destination. */
     void enqueue(int dest, Operation op) {
         add(dest, op);

@@ -28,6 +28,8 @@ final class Progress {
     /** Null when every peer shares this rank's memory. */
     private final NetworkPath network;
     private final ReentrantLock lock;
+    private final Matching matching;
+    private final Revocations revocations;
     private final Idle idle;
     private final long livenessNanos;
     private final List<Engine.Task> tasks = new ArrayList<>();
@@ -48,13 +50,15 @@ final class Progress {
     private boolean closed;
 
     Progress(Links links, Inbox inbox, Outbox outbox, Rendezvous rendezvous, NetworkPath network, P2pConfig config,
-             ReentrantLock lock) {
+             ReentrantLock lock, Matching matching, Revocations revocations) {
         this.links = links;
         this.inbox = inbox;
         this.outbox = outbox;
         this.rendezvous = rendezvous;
         this.network = network;
         this.lock = lock;
+        this.matching = matching;
+        this.revocations = revocations;
         int cores = Runtime.getRuntime().availableProcessors();
         int local = links.fabric.localSize();
         this.skipSpins = config.spinTries() < 0 && local > cores;
@@ -198,6 +202,10 @@ final class Progress {
                     round = 0;
                     continue;
                 }
+                if (revocations.revoked(op.context)) {
+                    failRevoked(op);
+                    break;
+                }
                 if (op.done) {
                     break;
                 }
@@ -239,9 +247,29 @@ final class Progress {
         }
     }
 
+    /**
+     * An operation still pending on a revoked communicator fails: a receive leaves the posted
+     * queue, a send stops waiting for its receiver. A send still queued for its ring is left to
+     * complete, as it will (the receiver reads its ring), lest its late completion hit the reused
+     * operation.
+     */
+    private void failRevoked(Operation op) {
+        if (op.kind == Operation.RECV) {
+            matching.remove(op);
+        } else if (outbox.queued(op)) {
+            return;
+        }
+        op.fail(Engine.revokedError(op.kind == Operation.RECV ? "while this receive was pending"
+                : "while this send was pending"));
+    }
+
     /** One pass on behalf of {@link Operation#test()}, with the liveness check a wait would make. */
     void passFor(Operation op) {
         checkOpen();
+        if (revocations.revoked(op.context) && !op.done) {
+            failRevoked(op);
+            return;
+        }
         if (passAndTasks() == 0 && !op.done) {
             long now = System.nanoTime();
             if (now - lastLivenessNanos > livenessNanos) {
@@ -339,41 +367,54 @@ final class Progress {
         if (peer >= 0) {
             checkAlive(peer, false);
         } else {
+            Operation op = awaitedOp;
             for (int r = 0; r < links.size; r++) {
-                if (awaited == null || awaited.needs(r)) {
-                    checkAlive(r, awaited == null);
+                boolean wildcard = awaited == null;
+                // a wildcard receive needs its communicator's members, save failures it acknowledged
+                if (wildcard && op != null && (op.commRank(r) < 0 || revocations.acknowledged(op.context, r))) {
+                    continue;
                 }
+                if (!wildcard && !awaited.needs(r)) {
+                    continue;
+                }
+                checkAlive(r, wildcard);
             }
         }
     }
 
-    /** {@code wildcard}: for a receive from any rank, which a rank that closed cleanly does not fail. */
-    private void checkAlive(int r, boolean wildcard) {
-        if (r == links.rank) {
-            return;
+    /**
+     * Why {@code r} is known to have failed (exited, killed, unreachable, or closed and gone), or
+     * null while it is not; never for this rank, and never with ranks as threads (they fail together).
+     * {@code wildcard}: for a receive from any rank, which a rank that closed cleanly does not fail.
+     */
+    String failure(int r, boolean wildcard) {
+        if (r == links.rank || links.fabric.threads()) {
+            return null;
         }
         if (links.remote[r]) {
             String why = links.transport.failure(r);
             if (why != null) {
-                throw failed(r, new TuttiException.PeerFailed("rank " + r + " cannot be reached: " + why));
+                return "rank " + r + " cannot be reached: " + why;
             }
             why = links.fabric.reportedFailure(r);
-            if (why != null) {
-                throw failed(r, new TuttiException.PeerFailed("rank " + r + " has died, its launcher reports: " + why));
-            }
-            return;
+            return why == null ? null : "rank " + r + " has died, its launcher reports: " + why;
         }
         if (!links.fabric.alive(r)) {
             InboundRing ring = links.rings[r];
             if (ring != null && ring.closedCleanly()) {
-                if (wildcard) {
-                    return;
-                }
-                throw failed(r, new TuttiException.PeerFailed("rank " + r + " has closed Tutti and exited; nothing more can"
-                        + " come from it or reach it"));
+                return wildcard ? null : "rank " + r + " has closed Tutti and exited; nothing more can"
+                        + " come from it or reach it";
             }
-            throw failed(r, new TuttiException.PeerFailed("rank " + r + " (pid " + links.fabric.pid(r) + ") has exited or was"
-                    + " killed; communication with it is impossible (the launcher reports why it ended)"));
+            return "rank " + r + " (pid " + links.fabric.pid(r) + ") has exited or was"
+                    + " killed; communication with it is impossible (the launcher reports why it ended)";
+        }
+        return null;
+    }
+
+    private void checkAlive(int r, boolean wildcard) {
+        String why = failure(r, wildcard);
+        if (why != null) {
+            throw failed(r, new TuttiException.PeerFailed(why));
         }
     }
 }

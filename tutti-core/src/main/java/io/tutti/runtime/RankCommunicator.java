@@ -12,6 +12,8 @@ import io.tutti.TuttiException;
 import io.tutti.UserOp;
 import io.tutti.Window;
 import io.tutti.coll.Collectives;
+import io.tutti.coll.ft.Agreement;
+import io.tutti.coll.ft.AgreementRun;
 import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.offload.OffloadPlans;
 import io.tutti.offload.OffloadProgram;
@@ -44,6 +46,12 @@ final class RankCommunicator extends Communicator {
     private int offloadedInits;
     /** Windows created on this communicator so far: the next one's number (its files' names). */
     private int windows;
+    /** Agreements (agree, shrink) run on this communicator so far: the next one's number (its tags). */
+    private int agreements;
+    /** Members this rank knows to have failed: noticed here, or in a failed set the survivors agreed on. */
+    private final boolean[] knownFailed;
+    /** Members whose failure this rank has acknowledged ({@link #ackFailed()}). */
+    private final boolean[] acknowledged;
 
     RankCommunicator(Rank tutti, Engine engine, int context, int[] group) {
         super(context, group, engine.rank(), engine.size());
@@ -56,6 +64,9 @@ final class RankCommunicator extends Communicator {
         this.collectives = new Collectives(engine, context + 1, group, rank, tutti.selector(),
                 () -> tutti.topologyOf(group), tutti.settings().asMap(), tutti.collConfig().check());
         this.args = new CollectiveArguments(group.length, rank);
+        this.knownFailed = new boolean[group.length];
+        this.acknowledged = new boolean[group.length];
+        engine.registerGroup(context, group);
     }
 
     // ------------------------------------------------------------ point to point
@@ -448,5 +459,111 @@ final class RankCommunicator extends Communicator {
             newGroup[i] = group[members[i]];
         }
         return new RankCommunicator(tutti, engine, (int) newContext, newGroup);
+    }
+
+    // ------------------------------------------------------------ surviving failed ranks
+
+    @Override
+    public void revoke() {
+        engine.checkOpen();
+        engine.revoke(context);
+    }
+
+    @Override
+    public boolean isRevoked() {
+        return engine.revoked(context);
+    }
+
+    @Override
+    public Communicator shrink() {
+        Agreement decided = agreement(-1, tutti.nextContext());
+        boolean[] failed = decided.failed();
+        if (failed[rank]) {
+            // only a detector that took this live rank for dead (a network partition) gets here
+            throw new TuttiException.PeerFailed("the other ranks have agreed that rank " + rank + " (this rank) has"
+                    + " failed: it is cut off from them and cannot be part of the shrunk communicator");
+        }
+        int[] survivors = new int[group.length - count(failed)];
+        for (int r = 0, i = 0; r < group.length; r++) {
+            if (!failed[r]) {
+                survivors[i++] = group[r];
+            }
+        }
+        int newContext = (int) decided.context();
+        tutti.contextUsed(newContext);
+        return new RankCommunicator(tutti, engine, newContext, survivors);
+    }
+
+    @Override
+    public int agree(int flag) {
+        Agreement decided = agreement(flag, 0);
+        int[] unacknowledged = ranksOf(decided.unacknowledged());
+        if (unacknowledged.length > 0) {
+            throw new TuttiException.PeerFailed("agree: rank(s) " + java.util.stream.IntStream.of(unacknowledged)
+                    .mapToObj(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + " of this communicator failed and not every rank had acknowledged it before the call; the"
+                    + " agreed flag was " + (int) decided.flag() + " (call ackFailed() and agree again)");
+        }
+        return (int) decided.flag();
+    }
+
+    /** Runs one fault-tolerant agreement on this communicator (see {@link AgreementRun}) and learns its failed set. */
+    private Agreement agreement(long flag, long nextContext) {
+        engine.checkOpen();
+        AgreementRun run = new AgreementRun(engine, context, group, rank, agreements++, flag, nextContext,
+                noticeFailures(), acknowledged);
+        engine.await(run);
+        Agreement decided = run.agreement();
+        boolean[] failed = decided.failed();
+        for (int r = 0; r < group.length; r++) {
+            knownFailed[r] |= failed[r];
+        }
+        return decided;
+    }
+
+    /** Asks the failure detector about every member not yet known failed; returns a copy of what is known. */
+    private boolean[] noticeFailures() {
+        for (int r = 0; r < group.length; r++) {
+            if (!knownFailed[r] && r != rank && engine.failure(group[r]) != null) {
+                knownFailed[r] = true;
+            }
+        }
+        return knownFailed.clone();
+    }
+
+    @Override
+    public int[] failedRanks() {
+        engine.checkOpen();
+        return ranksOf(noticeFailures());
+    }
+
+    @Override
+    public int[] ackFailed() {
+        engine.checkOpen();
+        boolean[] failed = noticeFailures();
+        for (int r = 0; r < group.length; r++) {
+            if (failed[r] && !acknowledged[r]) {
+                acknowledged[r] = true;
+                engine.acknowledge(context, group[r]);
+            }
+        }
+        return ranksOf(acknowledged);
+    }
+
+    private static int count(boolean[] set) {
+        int n = 0;
+        for (boolean b : set) {
+            n += b ? 1 : 0;
+        }
+        return n;
+    }
+
+    private static int[] ranksOf(boolean[] set) {
+        int[] ranks = new int[count(set)];
+        for (int r = 0, i = 0; r < set.length; r++) {
+            if (set[r]) {
+                ranks[i++] = r;
+            }
+        }
+        return ranks;
     }
 }

@@ -31,8 +31,13 @@ public final class MessageType {
      * in handle, peer handle and address): lets a stalled peer see that the ranks disagree on the call.
      */
     public static final byte CALL = 17;
+    /**
+     * The source has revoked the communicator of this context (and its collectives' context): every
+     * rank that receives it fails its operations there and tells the other members once.
+     */
+    public static final byte REVOKE = 18;
     /** Highest type number a decoder accepts. */
-    public static final byte MAX = CALL;
+    public static final byte MAX = REVOKE;
 
     private MessageType() {
     }
@@ -57,6 +62,7 @@ public final class MessageType {
             case HEARTBEAT -> "HEARTBEAT";
             case HELLO -> "HELLO";
             case CALL -> "CALL";
+            case REVOKE -> "REVOKE";
             default -> "UNKNOWN(" + type + ")";
         };
     }

@@ -116,6 +116,15 @@ class LayerRulesTest {
     }
 
     @Test
+    void theAgreementUsesTheApiAndTheEngineOnly() {
+        check(noClasses().that().resideInAPackage("io.tutti.coll.ft..").should().dependOnClassesThat(
+                resideInAPackage("io.tutti..").and(not(resideInAnyPackage("io.tutti", "io.tutti.p2p..",
+                        "io.tutti.coll.ft..", "io.tutti.idle.."))))
+                .because("the agreement must run on a revoked communicator: point-to-point on its own context,"
+                        + " never through the collectives that revoking stops"));
+    }
+
+    @Test
     void theEngineDoesNotImportBootstrap() {
         check(noClasses().that().resideInAPackage("io.tutti.p2p..").should().dependOnClassesThat()
                 .resideInAPackage("io.tutti.bootstrap..")

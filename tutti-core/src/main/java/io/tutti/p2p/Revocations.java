@@ -1,0 +1,87 @@
+package io.tutti.p2p;
+
+import io.tutti.wire.MessageType;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Which communicators are revoked, and which failed peers each has acknowledged (ULFM's revoke and
+ * failure acknowledgement). A revoke is flooded: the rank that revokes, and every rank the first
+ * time it hears of it, sends REVOKE to every other member it does not know to have failed, so it
+ * reaches every live member even when the revoking rank dies half way. Used only by whoever holds
+ * the engine (the owner, or the progress agent in a pass); {@link #revoked} is read on every call,
+ * allocation-free.
+ */
+final class Revocations {
+    private final Outbox outbox;
+    private final int rank;
+    /** Revoked contexts, a communicator's and its collectives' (context + 1): bit c of word c / 64. */
+    private long[] revoked = new long[0];
+    /** Communicator context to its group (world ranks), for the flood; registered at creation. */
+    private final Map<Integer, int[]> groups = new HashMap<>();
+    /** Communicator context to the world ranks it has acknowledged as failed. */
+    private final Map<Integer, BitSet> acknowledged = new HashMap<>();
+
+    Revocations(Outbox outbox, int rank) {
+        this.outbox = outbox;
+        this.rank = rank;
+    }
+
+    /** Whether operations on {@code context} must fail. */
+    boolean revoked(int context) {
+        long[] bits = revoked;
+        int word = context >>> 6;
+        return context >= 0 && word < bits.length && (bits[word] & 1L << (context & 63)) != 0;
+    }
+
+    /** Records the group of the communicator on {@code context}; floods a revoke that came before it. */
+    void register(int context, int[] group, Liveness liveness) {
+        groups.put(context, group);
+        if (revoked(context)) {
+            flood(context, group, liveness);
+        }
+    }
+
+    /** Revokes {@code context} here (a local call or a REVOKE record); floods it the first time. */
+    void revoke(int context, Liveness liveness) {
+        if (revoked(context)) {
+            return;
+        }
+        long[] bits = java.util.Arrays.copyOf(revoked, Math.max(revoked.length, ((context + 1) >>> 6) + 1));
+        bits[context >>> 6] |= 1L << (context & 63);
+        bits[(context + 1) >>> 6] |= 1L << ((context + 1) & 63);
+        revoked = bits;
+        int[] group = groups.get(context);
+        if (group != null) {
+            flood(context, group, liveness);
+        }
+    }
+
+    private void flood(int context, int[] group, Liveness liveness) {
+        for (int worldRank : group) {
+            // a failed peer's ring may be full for good: a record there would stay queued until close
+            if (worldRank != rank && liveness.failure(worldRank) == null) {
+                outbox.control(worldRank, MessageType.REVOKE, (short) 0, context, 0, 0, 0, 0, 0);
+            }
+        }
+    }
+
+    /** Acknowledges the failure of {@code worldRank} on {@code context}: its wildcard receives stop failing for it. */
+    void acknowledge(int context, int worldRank) {
+        acknowledged.computeIfAbsent(context, c -> new BitSet()).set(worldRank);
+    }
+
+    /** Slow path (a liveness check): whether {@code context} has acknowledged the failure of {@code worldRank}. */
+    boolean acknowledged(int context, int worldRank) {
+        BitSet acked = acknowledged.isEmpty() ? null : acknowledged.get(context);
+        return acked != null && acked.get(worldRank);
+    }
+
+    /** What the flood asks of the failure detector. */
+    @FunctionalInterface
+    interface Liveness {
+        /** Why {@code worldRank} is known to have failed, or null while it is not. */
+        String failure(int worldRank);
+    }
+}
