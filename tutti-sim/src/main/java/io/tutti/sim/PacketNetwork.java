@@ -4,9 +4,10 @@ import java.util.Arrays;
 
 /**
  * A packet network over a {@link Fabric}: a message is cut into packets of at most {@code mtu}
- * bytes, which travel store-and-forward along the fabric's deterministic route. The model:
+ * bytes, which travel store-and-forward along the fabric's deterministic route. The model's
+ * costs, numbered as docs/sim/README.md numbers them:
  *
- * <ul>
+ * <ol>
  *   <li>Ranks are placed {@code ppn} to a node, node n on host n; ranks of one node share its
  *       NIC, and a message between them never leaves the node: the sending rank copies it in
  *       {@code s·shm_ns_per_byte} (one message at a time) and it arrives {@code shm_latency}
@@ -17,8 +18,13 @@ import java.util.Arrays;
  *       b·link_ns_per_byte + link_latency}, plus {@code switch_delay} when the far end is a
  *       switch; {@code start = t}, or with {@code contention} {@code max(t, when the link
  *       direction is free)}, the link then being busy for the b bytes.</li>
- *   <li>The message has arrived when its last packet has reached the destination host.</li>
- * </ul>
+ *   <li>NIC latency: LogGP's L is the whole one-way time of an empty message between neighbours
+ *       (hosts on one switch), of which the links and the switch take {@code 2·link_latency +
+ *       switch_delay}; the rest, {@link #nicLatency}, is spent in the two NICs (firmware, host
+ *       interface), once per message, after its last packet has reached the destination.</li>
+ *   <li>The message has arrived when its last packet has reached the destination host and the
+ *       NIC latency has passed.</li>
+ * </ol>
  *
  * Messages from one rank to another arrive in the order they were sent when {@code contention}
  * is on (links are FIFO); with it off, a short message may overtake a long one on the same path,
@@ -52,6 +58,7 @@ public final class PacketNetwork implements Network {
 
     private long packets;
     private long[] shmFree = new long[64];
+    private final long nicLatency;
 
     /** A packet network of {@code fabric} with {@code ppn} ranks per node. */
     public PacketNetwork(Fabric fabric, SimParams params, int ppn) {
@@ -62,6 +69,15 @@ public final class PacketNetwork implements Network {
         this.p = params;
         this.ppn = ppn;
         this.linkFree = new long[fabric.links()];
+        this.nicLatency = nicLatency(params);
+    }
+
+    /**
+     * The part of L spent in the NICs rather than on the wire (cost 4): L less the empty message's
+     * time over two links and one switch, never below 0.
+     */
+    public static long nicLatency(SimParams p) {
+        return Math.max(0, p.L() - 2 * p.linkLatency() - p.switchDelay());
     }
 
     @Override
@@ -145,7 +161,11 @@ public final class PacketNetwork implements Network {
                 long sp = msgPayload[m];
                 msgDst[m] = msgFree;
                 msgFree = m;
-                engine.dispatch(sink, now, sp);
+                if (nicLatency == 0) {
+                    engine.dispatch(sink, now, sp);
+                } else {
+                    engine.schedule(sink, now + nicLatency, sp);
+                }
             }
             return;
         }
