@@ -21,16 +21,16 @@ import java.util.function.IntToLongFunction;
  *       has one half-duplex bus, shared by all its NICs and by both directions.</li>
  *   <li>Rails: a host has {@code rails} NICs, NIC i on its own copy of the fabric; a message goes
  *       on the rails {@link StripePolicy} chooses from the host's bytes in flight per rail, as the
- *       network transport does. Each NIC puts its packets on its host link one after another,
- *       each holding the port {@code nic_packet + b·link_ns_per_byte}.</li>
- *   <li>A packet of b bytes that reaches a link at t leaves its far end at {@code start +
- *       b·link_ns_per_byte + link_latency}, plus {@code switch_delay} when the far end is a switch;
- *       {@code start = t}, or with {@code contention} {@code max(t, when that link direction is
- *       free)}. The two directions of a cable are separate links (full duplex).</li>
- *   <li>NIC latency: L is the one-way time of an empty message between neighbours; the links,
- *       switch and {@code nic_packet} take {@code 2·link_latency + switch_delay + nic_packet} of
- *       it, and the rest, {@link #nicLatency}, is the NICs' own, charged once per message when it
- *       has arrived.</li>
+ *       network transport does. Each NIC puts its packets on its host link one after another.</li>
+ *   <li>A packet of b bytes that reaches a link at t holds it {@code packet_gap +
+ *       b·link_ns_per_byte} (the per-packet gap: framing, flow control, the NIC's turn-around) and
+ *       leaves its far end that long after {@code start}, plus {@code link_latency}, plus {@code
+ *       switch_delay} when the far end is a switch; {@code start = t}, or with {@code contention}
+ *       (always on a NIC's own port) {@code max(t, when that link direction is free)}. The two
+ *       directions of a cable are separate links (full duplex).</li>
+ *   <li>NIC latency: L is the one-way time of an empty message between neighbours; two links and a
+ *       switch take {@code 2·(link_latency + packet_gap) + switch_delay} of it, and the rest,
+ *       {@link #nicLatency}, is the NICs' own, charged once per message when it has arrived.</li>
  * </ol>
  *
  * With {@code contention} off a short message may overtake a long one on the same path, and the
@@ -111,10 +111,10 @@ public final class PacketNetwork implements Network {
 
     /**
      * The part of L spent in the NICs rather than on the wire (cost 5): L less the empty message's
-     * time over two links and one switch and the sending NIC's per-packet time, never below 0.
+     * time over two links and one switch, never below 0.
      */
     public static long nicLatency(SimParams p) {
-        return Math.max(0, p.L() - 2 * p.linkLatency() - p.switchDelay() - p.nicPacket());
+        return Math.max(0, p.L() - 2 * (p.linkLatency() + p.packetGap()) - p.switchDelay());
     }
 
     @Override
@@ -231,7 +231,7 @@ public final class PacketNetwork implements Network {
         int up = rail * links + Fabric.up(host);
         // the NIC's own port serialises its packets whatever the contention setting
         long start = Math.max(ready, linkFree[up]);
-        long ser = p.nicPacket() + SimParams.perByte(p.linkNsPerByte(), b);
+        long ser = p.packetGap() + SimParams.perByte(p.linkNsPerByte(), b);
         linkFree[up] = start + ser;
         railLoad[host * rails + rail] += b;
         int k = newPacket(fabric.to(Fabric.up(host)), m, b, rail);
@@ -293,7 +293,7 @@ public final class PacketNetwork implements Network {
         }
         int link = fabric.route(at, dst);
         int plane = pktRail[k] * links + link;
-        long ser = SimParams.perByte(p.linkNsPerByte(), pktBytes[k]);
+        long ser = p.packetGap() + SimParams.perByte(p.linkNsPerByte(), pktBytes[k]);
         long start = now;
         if (p.contention()) {
             start = Math.max(now, linkFree[plane]);

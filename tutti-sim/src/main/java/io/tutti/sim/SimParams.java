@@ -45,7 +45,7 @@ import java.util.Map;
  * @param rails           packet network: NICs per host, NIC i on rail i (its own copy of the fabric)
  * @param stripeMin       packet network: messages above this many bytes are striped over the FREE rails
  * @param busyBytes       packet network: bytes in flight on a host's rail above which it is BUSY
- * @param nicPacket       packet network: the sending NIC's processor time per packet, on its port (ns)
+ * @param packetGap       packet network: time a link spends per packet beyond its bytes (ns)
  * @param pioMax          packet network: messages of at most this many bytes are written into the NIC
  *                        by the CPU (programmed I/O), larger ones fetched by DMA; 0: all by DMA
  * @param pioNsPerWord    packet network: CPU time to write one 8-byte word into the NIC (ns)
@@ -62,7 +62,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                         boolean contention, long shmLatency, double shmNsPerByte, long nicTrigger, long nicProcess,
                         double nicAluPerByte, long nicPost, long nicComplete, long switchAlu, int switchSlots,
                         int incPayload, int incHeader, int sockets, int rails, int stripeMin, long busyBytes,
-                        long nicPacket, int pioMax, long pioNsPerWord, long dmaReadStart, double dmaReadNsPerByte,
+                        long packetGap, int pioMax, long pioNsPerWord, long dmaReadStart, double dmaReadNsPerByte,
                         long dmaWriteStart, double dmaWriteNsPerByte, long shmOs, long shmOr) {
 
     /** A parameter's name (in calibration files), default and meaning. */
@@ -99,7 +99,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
             new Property("rails", "1", "NICs per host, NIC i on rail i (its own copy of the fabric)"),
             new Property("stripe_min", "16384", "messages above this many bytes are striped over the FREE rails (B)"),
             new Property("busy_bytes", "1048576", "bytes in flight on a host's rail above which it is BUSY (B)"),
-            new Property("nic_packet", "0", "sending NIC's processor time per packet, on its port (ns)"),
+            new Property("packet_gap", "0", "time a link spends per packet beyond its bytes (ns)"),
             new Property("pio_max", "0", "largest message the CPU writes into the NIC by programmed I/O; 0: none (B)"),
             new Property("pio_ns_per_word", "0", "CPU time to write one 8-byte word into the NIC (ns)"),
             new Property("dma_read_start", "0", "DMA message handed to the NIC until its first fetch (ns)"),
@@ -115,7 +115,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                 || shmLatency < 0 || !(shmNsPerByte >= 0) || nicTrigger < 0 || nicProcess < 0
                 || !(nicAluPerByte >= 0) || nicPost < 0 || nicComplete < 0 || switchAlu < 0 || switchSlots < 1
                 || incPayload < 8 || incHeader < 0 || sockets < 1 || rails < 1 || rails > 16 || stripeMin < 0
-                || busyBytes < 0 || nicPacket < 0 || pioMax < 0 || pioNsPerWord < 0 || dmaReadStart < 0
+                || busyBytes < 0 || packetGap < 0 || pioMax < 0 || pioNsPerWord < 0 || dmaReadStart < 0
                 || !(dmaReadNsPerByte >= 0) || dmaWriteStart < 0 || !(dmaWriteNsPerByte >= 0) || shmOs < -1
                 || shmOr < -1) {
             throw new IllegalArgumentException("simulation parameters must be non-negative (mtu, switch_slots,"
@@ -177,7 +177,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
         m.put("rails", Integer.toString(rails));
         m.put("stripe_min", Integer.toString(stripeMin));
         m.put("busy_bytes", Long.toString(busyBytes));
-        m.put("nic_packet", Long.toString(nicPacket));
+        m.put("packet_gap", Long.toString(packetGap));
         m.put("pio_max", Integer.toString(pioMax));
         m.put("pio_ns_per_word", Long.toString(pioNsPerWord));
         m.put("dma_read_start", Long.toString(dmaReadStart));
@@ -199,7 +199,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                     ns(m, "switch_alu"), Math.toIntExact(ns(m, "switch_slots")), Math.toIntExact(ns(m, "inc_payload")),
                     Math.toIntExact(ns(m, "inc_header")), Math.toIntExact(ns(m, "sockets")),
                     Math.toIntExact(ns(m, "rails")), Math.toIntExact(ns(m, "stripe_min")), ns(m, "busy_bytes"),
-                    ns(m, "nic_packet"), Math.toIntExact(ns(m, "pio_max")), ns(m, "pio_ns_per_word"),
+                    ns(m, "packet_gap"), Math.toIntExact(ns(m, "pio_max")), ns(m, "pio_ns_per_word"),
                     ns(m, "dma_read_start"), num(m, "dma_read_ns_per_byte"), ns(m, "dma_write_start"),
                     num(m, "dma_write_ns_per_byte"), ns(m, "shm_o_s"), ns(m, "shm_o_r"));
         } catch (ArithmeticException e) {
