@@ -43,7 +43,7 @@ public interface PaperExperiment {
     /** The experiments by name. */
     static Map<String, PaperExperiment> all() {
         return Map.of("bcl3-latency", Bcl3Experiments.LATENCY, "bcl3-barrier", Bcl3Experiments.BARRIER,
-                "bcl3-dual-nic", Bcl3Experiments.DUAL_NIC, "bcl3-bisection", Bcl3Experiments.BISECTION,
+                "bcl3-dual-nic", Bcl3Experiments.DUAL_NIC, "bcl3-collectives", Bcl3Experiments.COLLECTIVES, "bcl3-bisection", Bcl3Experiments.BISECTION,
                 "mnc-rails", MncRailsExperiment.INSTANCE);
     }
 }
