@@ -282,9 +282,10 @@ public final class Bcl3Experiments {
      * on 2–64 nodes, one and four processes per node. The thesis gives neither the message size nor
      * (but for the broadcast's and reduce's binary trees) the algorithms: 64 KiB per rank (per block)
      * is assumed, with the binomial tree for broadcast and reduce, MPICH's linear scatter and gather,
-     * and the pairwise all-to-all. Table 5.15's shift is not a collective and is left out. Only the
-     * reduce is reproduced (within 15 % but for one cell); the broadcast comes out up to 63 % slow and
-     * scatter, gather and all-to-all up to 184 % fast, so the band is today's reach, 190 %.
+     * and the pairwise all-to-all. Table 5.15's shift is not a collective and is left out. Broadcast
+     * and reduce are reproduced (within 15 %); scatter, gather and all-to-all come out up to 184 %
+     * fast, because MPI's rendezvous above 1 KiB (§5.2.2, table 5.7: 117 MB/s at 64 KiB against
+     * BCL-3's 144) is not modelled, so the band is today's reach, 190 %.
      */
     public static final PaperExperiment COLLECTIVES = new Base() {
         private static final int[] NODES = {2, 4, 8, 16, 32, 64};
@@ -319,7 +320,7 @@ public final class Bcl3Experiments {
 
         @Override
         public int withinTargetAtLeast() {
-            return 17;
+            return 25;
         }
 
         @Override

@@ -15,7 +15,8 @@ import java.util.function.IntToLongFunction;
  *       shm_latency} after the copy.</li>
  *   <li>Host interface: a message of at most {@code pio_max} bytes is written into the NIC by the
  *       CPU, {@code ⌈s/8⌉·pio_ns_per_word}; a larger one is fetched by DMA, packet by packet,
- *       from {@code dma_read_start} on, each packet holding the host's bus {@code
+ *       from {@code dma_read_start} on, a message at a time (the NIC's DMA engine takes the
+ *       host's messages in the order they were handed over), each packet holding the host's bus {@code
  *       b·dma_read_ns_per_byte}, and at the destination written to memory holding that bus {@code
  *       b·dma_write_ns_per_byte}, the arrival seen {@code dma_write_start} after the last. A host
  *       has one half-duplex bus, shared by all its NICs and by both directions.</li>
@@ -39,6 +40,8 @@ import java.util.function.IntToLongFunction;
  */
 public final class PacketNetwork implements Network {
     private static final long FETCH = 1L << 40;
+    private static final int IDLE = -1;
+    private static final int EMPTY = -2;
 
     private final Fabric fabric;
     private final SimParams p;
@@ -52,6 +55,9 @@ public final class PacketNetwork implements Network {
     /** Bytes in flight per host and rail, the load the striping policy reads. */
     private final long[] railLoad;
     private final int[] turn;
+    /** Per host, the DMA engine's queue of messages waiting to be fetched: head, tail (−1: idle, −2: busy, empty). */
+    private final int[] dmaHead;
+    private final int[] dmaTail;
     private final int[] allRails;
     private final int[] chosen;
     private int loadHost;
@@ -80,6 +86,8 @@ public final class PacketNetwork implements Network {
     private int[] msgStripe = new int[256];
     private boolean[] msgDma = new boolean[256];
     private long[] msgLast = new long[256];
+    private long[] msgReady = new long[256];
+    private int[] msgQueued = new int[256];
     private int msgUsed;
     private int msgFree = -1;
 
@@ -101,6 +109,9 @@ public final class PacketNetwork implements Network {
         this.busFree = new long[fabric.hosts()];
         this.railLoad = new long[fabric.hosts() * rails];
         this.turn = new int[fabric.hosts()];
+        this.dmaHead = new int[fabric.hosts()];
+        this.dmaTail = new int[fabric.hosts()];
+        Arrays.fill(dmaHead, IDLE);
         this.allRails = new int[rails];
         for (int r = 0; r < rails; r++) {
             allRails[r] = r;
@@ -188,7 +199,18 @@ public final class PacketNetwork implements Network {
         } else {
             msgUnfetched[m] = bytes;
             msgFetched[m] = 0;
-            engine.schedule(handler, t + p.dmaReadStart(), FETCH | m);
+            msgReady[m] = t + p.dmaReadStart();
+            msgQueued[m] = EMPTY;
+            if (dmaHead[from] == IDLE) {
+                dmaHead[from] = EMPTY;
+                engine.schedule(handler, msgReady[m], FETCH | m);
+            } else if (dmaHead[from] == EMPTY) {
+                dmaHead[from] = m;
+                dmaTail[from] = m;
+            } else {
+                msgQueued[dmaTail[from]] = m;
+                dmaTail[from] = m;
+            }
         }
     }
 
@@ -258,6 +280,13 @@ public final class PacketNetwork implements Network {
         inject(m, host, b, msgFetched[m]++, end);
         if (msgUnfetched[m] > 0) {
             engine.schedule(handler, end, FETCH | m);
+        } else if (dmaHead[host] == EMPTY) {
+            dmaHead[host] = IDLE;
+        } else {
+            // the next message handed to this NIC starts once this one is fetched
+            int n = dmaHead[host];
+            dmaHead[host] = n == dmaTail[host] ? EMPTY : msgQueued[n];
+            engine.schedule(handler, Math.max(end, msgReady[n]), FETCH | n);
         }
     }
 
@@ -322,6 +351,8 @@ public final class PacketNetwork implements Network {
                 msgStripe = Arrays.copyOf(msgStripe, c);
                 msgDma = Arrays.copyOf(msgDma, c);
                 msgLast = Arrays.copyOf(msgLast, c);
+                msgReady = Arrays.copyOf(msgReady, c);
+                msgQueued = Arrays.copyOf(msgQueued, c);
             }
             m = msgUsed++;
         }

@@ -142,7 +142,7 @@ class FabricTest {
         // one host per switch of [BCL-3]'s machine: the two hang off different switches, one hop more
         long across = Simulation.run(new HostModel(cs, p, null), new PacketNetwork(Fabric.parse("bcl3:hosts=1", 2), p, 1),
                 null).completionNs();
-        assertEquals(p.os() + p.L() + p.linkLatency() + p.switchDelay() + p.or(), across);
+        assertEquals(p.os() + p.L() + p.linkLatency() + p.packetGap() + p.switchDelay() + p.or(), across);
     }
 
     /** Messages between ranks of one node go through shared memory: the node's NIC gap does not hold them. */

@@ -88,4 +88,16 @@ class RailsAndBusTest {
         assertEquals(1000 + 2210 + 128 * 4 + 2 * 128 * 4 + 128 * 2 + 2570, dma);
         assertTrue(dma > pio);
     }
+
+    /** The NIC's DMA engine fetches one message at a time: the first of two to different hosts is not held back. */
+    @Test
+    void messagesAreFetchedInTheOrderTheyWereHandedOver() {
+        SimParams p = params(Map.of("dma_read_ns_per_byte", "3"));
+        List<Traffic.Flow> two = List.of(new Traffic.Flow(0, 1, 1, 64 << 10), new Traffic.Flow(0, 2, 1, 64 << 10));
+        long[] done = Traffic.run(new PacketNetwork(Fabric.parse("crossbar", 3), p, 1), p, two);
+        long one = (64 << 10) * 4;
+        // the pipeline's fill (a packet fetched, a packet on the second link) comes on top
+        assertTrue(done[0] < 1.2 * one, "the first message goes at the link's rate: " + done[0]);
+        assertTrue(done[1] > 1.9 * one && done[1] < 2.2 * one, "the second follows it: " + done[1]);
+    }
 }
