@@ -44,20 +44,22 @@ public record PaperCell(String experiment, String table, String row, String colu
     public static String format(String heading, List<PaperCell> cells, double bar) {
         StringBuilder sb = new StringBuilder(heading).append(String.format(Locale.ROOT, "%n"));
         List<String> tables = cells.stream().map(PaperCell::table).distinct().toList();
+        int w = Math.max(8, cells.stream().mapToInt(c -> c.row().length()).max().orElse(0) + 1);
+        String label = "%-" + w + "s";
         for (String t : tables) {
             List<PaperCell> in = cells.stream().filter(c -> c.table().equals(t)).toList();
             List<String> cols = in.stream().map(PaperCell::column).distinct().toList();
-            sb.append(String.format(Locale.ROOT, "%n%s (%s)%n%-14s", t, in.getFirst().unit(), ""));
+            sb.append(String.format(Locale.ROOT, "%n%s (%s)%n" + label, t, in.getFirst().unit(), ""));
             for (String c : cols) {
                 sb.append(String.format(Locale.ROOT, "| %-30s", c.length() > 30 ? c.substring(0, 30) : c));
             }
-            sb.append(String.format(Locale.ROOT, "%n%-14s", "row"));
+            sb.append(String.format(Locale.ROOT, "%n" + label, "row"));
             for (int i = 0; i < cols.size(); i++) {
                 sb.append(String.format(Locale.ROOT, "| %9s %9s %9s ", "paper", "sim", "error"));
             }
             sb.append(String.format(Locale.ROOT, "%n"));
             for (String r : in.stream().map(PaperCell::row).distinct().toList()) {
-                sb.append(String.format(Locale.ROOT, "%-14s", r));
+                sb.append(String.format(Locale.ROOT, label, r));
                 for (String c : cols) {
                     PaperCell x = in.stream().filter(y -> y.row().equals(r) && y.column().equals(c)).findFirst()
                             .orElse(null);
