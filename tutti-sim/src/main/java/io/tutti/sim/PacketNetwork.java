@@ -181,7 +181,8 @@ public final class PacketNetwork implements Network {
         int count = (int) Math.max(1, (bytes + p.mtu() - 1) / p.mtu());
         int m = newMessage(from, to, count, sinkHandler, sinkPayload);
         chooseRails(m, from, bytes);
-        boolean pio = bytes <= p.pioMax();
+        // programmed I/O for what fits one packet; a larger pio_max than the mtu does not split it
+        boolean pio = bytes <= Math.min(p.pioMax(), p.mtu());
         msgDma[m] = !pio;
         if (pio) {
             // cost 2: the CPU writes the words into the NIC, then the packet is there
