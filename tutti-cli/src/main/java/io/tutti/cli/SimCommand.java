@@ -9,6 +9,8 @@ import io.tutti.sim.Fabric;
 import io.tutti.sim.Fit;
 import io.tutti.sim.IncAllreduceExperiment;
 import io.tutti.sim.NicReduceExperiment;
+import io.tutti.sim.PaperCell;
+import io.tutti.sim.PaperExperiment;
 import io.tutti.sim.SimExperiment;
 import io.tutti.sim.SimParams;
 import io.tutti.sim.SimulationException;
@@ -299,6 +301,9 @@ public final class SimCommand implements Callable<Integer> {
                     + " with NIC offload); calibrated on the 16-node column.",
                 "inc-allreduce: [RoCE-INC] tables 4-6 (allreduce of 4-256 B on 4, 9 and 16 nodes at PPN 8, 32, 64:"
                     + " host, switch Node mode, switch Socket mode); calibrated on the 4-node table.",
+                "bcl3-latency, bcl3-barrier, bcl3-bisection, bcl3-dual-nic: [BCL-3] tables 5.4-5.5, 5.10, 5.17, 6.2"
+                    + " from its LogGP and host-interface tables (docs/sim/bcl3.cal).",
+                "mnc-rails: [MNC] one and two rails, two flows on one link (docs/sim/mnc.cal).",
             },
             footer = {
                 "",
@@ -307,12 +312,14 @@ public final class SimCommand implements Callable<Integer> {
                 "  tutti sim experiment nic-reduce --fit --json",
                 "  tutti sim experiment inc-allreduce --calibration docs/sim/inc-allreduce.cal",
                 "  tutti sim experiment inc-allreduce --out results/   # CSV, JSON, PNG and SVG",
+                "  tutti sim experiment bcl3-dual-nic --fit",
             })
     public static final class Experiment implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
-        @Parameters(index = "0", paramLabel = "NAME", description = "nic-reduce or inc-allreduce.")
+        @Parameters(index = "0", paramLabel = "NAME", description = "nic-reduce, inc-allreduce, bcl3-latency, bcl3-barrier,"
+                + " bcl3-bisection, bcl3-dual-nic or mnc-rails.")
         String name;
 
         @Option(names = "--calibration", paramLabel = "FILE", description = "Calibration file (default:"
@@ -356,11 +363,14 @@ public final class SimCommand implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             String n = name.toLowerCase(Locale.ROOT);
-            if (!n.equals("nic-reduce") && !n.equals("inc-allreduce")) {
-                err.println("tutti sim experiment: unknown experiment '" + name + "'; choose nic-reduce or inc-allreduce");
+            PaperExperiment paper = PaperExperiment.all().get(n);
+            if (!n.equals("nic-reduce") && !n.equals("inc-allreduce") && paper == null) {
+                err.println("tutti sim experiment: unknown experiment '" + name + "'; choose nic-reduce, inc-allreduce, "
+                        + String.join(", ", new java.util.TreeSet<>(PaperExperiment.all().keySet())));
                 return Launcher.EXIT_USAGE;
             }
-            Path cal = calibration != null ? calibration : Path.of("docs", "sim", n + ".cal");
+            Path cal = calibration != null ? calibration
+                    : Path.of("docs", "sim", paper != null ? paper.calibration() : n + ".cal");
             SimParams params;
             try {
                 if (!Files.isRegularFile(cal)) {
@@ -374,7 +384,15 @@ public final class SimCommand implements Callable<Integer> {
                 return Launcher.EXIT_USAGE;
             }
             try (ProgressDisplay bar = progress(n, noProgress)) {
-                if (n.equals("nic-reduce")) {
+                if (paper != null) {
+                    bar.close();
+                    if (fit) {
+                        params = printFit(paper.fit(params), params, err);
+                    }
+                    List<PaperCell> cells = paper.run(params);
+                    print(out, cells, json, PaperCell.format(paper.title(), cells, PaperExperiment.TARGET));
+                    written(n, paper.title(), cells, PaperExperiment.TARGET, err);
+                } else if (n.equals("nic-reduce")) {
                     Kind k = SimExperiment.kind(coll);
                     NicReduceExperiment.Options o = new NicReduceExperiment.Options(k,
                             hostAlgorithm, topology != null ? topology : "fattree:k=4");

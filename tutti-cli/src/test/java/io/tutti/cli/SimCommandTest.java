@@ -154,7 +154,17 @@ class SimCommandTest {
         assertEquals(50, fit.out().lines().count());
         Run bad = experiment("nic-allgather", "--no-progress");
         assertEquals(Launcher.EXIT_USAGE, bad.code());
-        assertTrue(bad.err().contains("nic-reduce or inc-allreduce"), bad.err());
+        assertTrue(bad.err().contains("nic-reduce, inc-allreduce") && bad.err().contains("mnc-rails"), bad.err());
+        // a [BCL-3] experiment through the same options: the fit on table 5.3's G, one JSON object per cell, files
+        Run dual = experiment("bcl3-dual-nic", "--calibration", docs.resolve("bcl3.cal").toString(), "--fit", "--json",
+                "--no-progress", "--out", outDir.toString());
+        assertEquals(0, dual.code(), dual.err());
+        assertTrue(dual.err().contains("fit: packet_gap = "), dual.err());
+        assertEquals(3, dual.out().lines().count(), dual.out());
+        assertTrue(dual.out().contains("\"published\":251.880") && dual.out().contains("\"unit\":\"MB/s\""), dual.out());
+        for (String ext : List.of("csv", "json", "png", "svg")) {
+            assertTrue(Files.isRegularFile(outDir.resolve("bcl3-dual-nic." + ext)), ext);
+        }
         Run missing = experiment("nic-reduce", "--calibration", "no/such.cal", "--no-progress");
         assertEquals(Launcher.EXIT_USAGE, missing.code());
         assertTrue(missing.err().contains("not found"), missing.err());

@@ -2,15 +2,18 @@ package io.tutti.net;
 
 import static io.tutti.net.DatagramDescriptor.HEADER;
 
+import io.tutti.rails.StripePolicy;
+import java.util.function.IntToLongFunction;
+
 /**
  * Which rails a record goes on, by the load of the node's rails ({@link RailTable}: the bytes in
- * flight on each rail from every rank of this host), as MNC's NIC status table [MNC]. A rail is
- * BUSY when that load is above {@link NetConfig#busyBytes()}, FREE otherwise. A record above
- * {@link NetConfig#stripeMin()} is split over the FREE rails (all when none is), fragment by
- * fragment in turn: equal fragments, or full-size ones where the wire batches, so that a record's
- * fragments for one rail leave in one system call. A smaller record goes whole on the next FREE
- * rail in round-robin order. Also the bookkeeping of that load: this rank's bytes in flight per
- * peer and rail ({@link Peer#railOutstanding}) and its row of the table move together.
+ * flight on each rail from every rank of this host), as MNC's NIC status table [MNC]; the choice
+ * itself is {@link StripePolicy}'s (BUSY above {@link NetConfig#busyBytes()}, records above
+ * {@link NetConfig#stripeMin()} split over the FREE rails, smaller ones whole on the next FREE rail
+ * in round-robin order), the one the simulator's packet network calls too. Fragments are equal, or
+ * full-size where the wire batches, so that a record's fragments for one rail leave in one system
+ * call. Also the bookkeeping of that load: this rank's bytes in flight per peer and rail
+ * ({@link Peer#railOutstanding}) and its row of the table move together.
  *
  * <p>Driven under the transport's in-poll flag. {@link #plan} leaves its choice in fields that the
  * sender reads fragment by fragment, so a send allocates nothing.
@@ -24,6 +27,8 @@ final class Striping implements AutoCloseable {
     /** The usable rails of the record being planned, and of them the FREE ones. */
     private final int[] usable;
     private final int[] free;
+    /** The node's load per rail, as the policy reads it (bound once, so that a plan allocates nothing). */
+    private final IntToLongFunction load;
     /** The plan: fragment {@code i} goes on {@code use[i % stripe]}, or on {@code single} when {@code stripe} is 1. */
     private int[] use;
     private int stripe;
@@ -38,6 +43,7 @@ final class Striping implements AutoCloseable {
         this.maxPayload = maxPayload;
         this.usable = new int[rails];
         this.free = new int[rails];
+        this.load = table::load;
     }
 
     /**
@@ -50,24 +56,15 @@ final class Striping implements AutoCloseable {
         int count;
         use = usable;
         single = 0;
-        if (length > stripeMin && n > 1) {
-            int k = 0;
-            for (int i = 0; i < n; i++) {
-                if (table.load(usable[i]) <= busyBytes) {
-                    free[k++] = usable[i];
-                }
-            }
-            if (k > 0) {
-                use = free;
-            } else {
-                k = n;
-            }
+        if (StripePolicy.stripes(length, stripeMin, n)) {
+            int k = StripePolicy.stripeRails(usable, n, load, busyBytes, free);
+            use = free;
             stripe = k;
             count = ceilDiv(pieces, k) * k;
         } else {
             stripe = 1;
             count = pieces;
-            single = pickFree(p, n);
+            single = StripePolicy.wholeRail(usable, n, load, busyBytes, p.roundRobin++);
         }
         // frames of one size, so that those of a rail can leave in one system call: the last of
         // the record, the only shorter one, is the last of its rail's batch
@@ -97,22 +94,6 @@ final class Striping implements AutoCloseable {
             }
         }
         return true;
-    }
-
-    /**
-     * The rail for a record that goes whole: from the next in round-robin order, the first that is
-     * FREE on the node; when every one is BUSY, the next in round-robin order [MNC]. The rails to
-     * pick from are the first {@code n} of {@link #usable}.
-     */
-    private int pickFree(Peer p, int n) {
-        int start = Math.floorMod(p.roundRobin++, n);
-        for (int i = 0; i < n; i++) {
-            int r = usable[(start + i) % n];
-            if (n == 1 || table.load(r) <= busyBytes) {
-                return r;
-            }
-        }
-        return usable[start];
     }
 
     /** The rails to {@code p} that carry data now; if none is up, the confirmed ones; if none, rail 0. */

@@ -21,7 +21,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * What an experiment writes for a researcher ({@code tutti sim experiment NAME --out DIR}): its
  * cells as {@code NAME.csv} and {@code NAME.json} (an array of the {@code --json} objects, written
  * by jackson-core through {@link JsonLine}), and the paper against the simulation as
- * {@code NAME.png} and {@code NAME.svg}: every cell at (published, simulated) in microseconds,
+ * {@code NAME.png} and {@code NAME.svg}: every cell at (published, simulated) in its unit (µs, MB/s),
  * with the diagonal and the band of the fidelity target around it.
  */
 public final class ExperimentOutput {
@@ -36,9 +36,16 @@ public final class ExperimentOutput {
         /** The series the cell is plotted in: its mode, e.g. {@code host} or {@code nic}. */
         String series();
 
-        double publishedUs();
+        /** The paper's value, in {@link #unit()}. */
+        double published();
 
-        long simulatedNs();
+        /** The simulator's value, in {@link #unit()}. */
+        double simulated();
+
+        /** The unit of both values: µs for times, MB/s for bandwidths. */
+        default String unit() {
+            return "µs";
+        }
 
         boolean calibration();
 
@@ -110,12 +117,13 @@ public final class ExperimentOutput {
         double hi = 0;
         for (Cell c : cells) {
             String s = c.calibration() ? "calibration cells (fitted)" : c.series() + " (predicted)";
-            double sim = c.simulatedNs() / 1e3;
-            series.computeIfAbsent(s, k -> new ArrayList<>()).add(new double[] {c.publishedUs(), sim});
-            hi = Math.max(hi, Math.max(c.publishedUs(), sim));
+            double sim = c.simulated();
+            series.computeIfAbsent(s, k -> new ArrayList<>()).add(new double[] {c.published(), sim});
+            hi = Math.max(hi, Math.max(c.published(), sim));
         }
+        String unit = String.join(" or ", cells.stream().map(Cell::unit).distinct().toList());
         XYChart chart = new XYChartBuilder().width(900).height(700).title(title)
-                .xAxisTitle("published (µs)").yAxisTitle("simulated (µs)").build();
+                .xAxisTitle("published (" + unit + ")").yAxisTitle("simulated (" + unit + ")").build();
         // linear axes from 0: the cells span one decade or less, where a log axis would label a single tick
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         chart.getStyler().setXAxisMin(0.0);

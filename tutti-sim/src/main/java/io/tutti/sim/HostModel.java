@@ -32,7 +32,8 @@ import java.util.Arrays;
  * With a packet network ({@link Network#hostChargesBandwidth()} false) the per-byte gap is the
  * links' business: the NICs are busy g per message and the receive CPU o_r + (s−1)·O. A message
  * between ranks of one node (same {@link Network#nicOf}) does not touch the node's NIC: only the
- * CPUs' o_s and o_r + (s−1)·O are charged, and the network's shared-memory costs.
+ * CPUs' {@code shm_o_s} and {@code shm_o_r} + (s−1)·O are charged (o_s and o_r unless set: [BCL-3]
+ * table 5.3 measures them apart), and the network's shared-memory costs.
  */
 public final class HostModel implements RankModel {
     /** Observes every step, for tests; null in normal runs. */
@@ -184,14 +185,15 @@ public final class HostModel implements RankModel {
             boolean viaNic = nicId != network.nicOf(dst);
             int nic = 4 * nicId + NIC_SEND;
             long ts = Math.max(t, viaNic ? Math.max(c[4 * r + CPU], c[nic]) : c[4 * r + CPU]);
-            long cpuEnd = ts + p.os() + SimParams.perByte(p.O(), len - 1);
+            long os = viaNic ? p.os() : p.shmSendOverhead();
+            long cpuEnd = ts + os + SimParams.perByte(p.O(), len - 1);
             c[4 * r + CPU] = cpuEnd;
             if (viaNic) {
                 c[nic] = ts + p.g() + (chargeG ? SimParams.perByte(p.G(), len - 1) : 0);
             }
             messages++;
             bytes += len;
-            network.carry(ts + p.os(), r, dst, len, handler, payload(ARRIVE, r, i));
+            network.carry(ts + os, r, dst, len, handler, payload(ARRIVE, r, i));
             if (s.succStart[j] == s.succStart[j + 1]) {
                 // nothing waits for this send: record its completion now instead of an event (a
                 // third of a dissemination barrier's events)
@@ -235,7 +237,7 @@ public final class HostModel implements RankModel {
         if (nicId == network.nicOf(src)) {
             // shared memory: the CPU takes it in, the NIC is not involved
             long tr = Math.max(t, c[4 * dst + CPU]);
-            end = tr + p.or() + cpu;
+            end = tr + p.shmRecvOverhead() + cpu;
             c[4 * dst + CPU] = end;
             engine.schedule(handler, end, payload(RECEIVED, src, sendStep));
             return;

@@ -125,6 +125,16 @@ public final class IncAllreduceExperiment {
      */
     public record Cell(int table, int nodes, int size, String mode, int ppn, double publishedUs, long simulatedNs)
             implements ExperimentOutput.Cell {
+        @Override
+        public double published() {
+            return publishedUs;
+        }
+
+        @Override
+        public double simulated() {
+            return simulatedNs / 1e3;
+        }
+
         /** Relative error of the simulation against the seed. */
         public double error() {
             return simulatedNs / 1e3 / publishedUs - 1;

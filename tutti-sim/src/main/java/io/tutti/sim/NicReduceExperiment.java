@@ -103,6 +103,16 @@ public final class NicReduceExperiment {
      */
     public record Cell(int table, int size, int nodes, boolean nic, double publishedUs, long simulatedNs)
             implements ExperimentOutput.Cell {
+        @Override
+        public double published() {
+            return publishedUs;
+        }
+
+        @Override
+        public double simulated() {
+            return simulatedNs / 1e3;
+        }
+
         /** Relative error of the simulation against the seed. */
         public double error() {
             return simulatedNs / 1e3 / publishedUs - 1;

@@ -42,12 +42,28 @@ import java.util.Map;
  * @param incPayload      switch mode: largest data payload of one aggregation packet (B)
  * @param incHeader       switch mode: header and trailer bytes of one aggregation packet on the wire (B)
  * @param sockets         switch mode: CPUs (sockets) per node, for the Socket leader mode
+ * @param rails           packet network: NICs per host, NIC i on rail i (its own copy of the fabric)
+ * @param stripeMin       packet network: messages above this many bytes are striped over the FREE rails
+ * @param busyBytes       packet network: bytes in flight on a host's rail above which it is BUSY
+ * @param packetGap       packet network: time a link spends per packet beyond its bytes (ns)
+ * @param pioMax          packet network: messages of at most this many bytes are written into the NIC
+ *                        by the CPU (programmed I/O), larger ones fetched by DMA; 0: all by DMA
+ * @param pioNsPerWord    packet network: CPU time to write one 8-byte word into the NIC (ns)
+ * @param dmaReadStart    packet network: from a DMA message handed to the NIC to its first fetch (ns)
+ * @param dmaReadNsPerByte  packet network: host bus time per byte the NIC fetches (ns/B); 0: no bus
+ * @param dmaWriteStart   packet network: from a DMA message's last byte written to host memory to its
+ *                        arrival being seen (ns)
+ * @param dmaWriteNsPerByte packet network: host bus time per byte the NIC writes to host memory (ns/B)
+ * @param shmOs           send overhead between ranks of one node (ns); −1: as {@code os}
+ * @param shmOr           receive overhead between ranks of one node (ns); −1: as {@code or}
  */
 public record SimParams(long L, long os, long or, long g, double G, double O, double reducePerByte,
                         double copyPerByte, long linkLatency, double linkNsPerByte, long switchDelay, int mtu,
                         boolean contention, long shmLatency, double shmNsPerByte, long nicTrigger, long nicProcess,
                         double nicAluPerByte, long nicPost, long nicComplete, long switchAlu, int switchSlots,
-                        int incPayload, int incHeader, int sockets) {
+                        int incPayload, int incHeader, int sockets, int rails, int stripeMin, long busyBytes,
+                        long packetGap, int pioMax, long pioNsPerWord, long dmaReadStart, double dmaReadNsPerByte,
+                        long dmaWriteStart, double dmaWriteNsPerByte, long shmOs, long shmOr) {
 
     /** A parameter's name (in calibration files), default and meaning. */
     public record Property(String name, String defaultValue, String meaning) {
@@ -79,16 +95,32 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
             new Property("switch_slots", "64", "aggregation slots per switch"),
             new Property("inc_payload", "256", "largest data payload of an aggregation packet (B)"),
             new Property("inc_header", "112", "header and trailer bytes of an aggregation packet (B)"),
-            new Property("sockets", "2", "CPUs (sockets) per node, for switch mode's Socket leaders"));
+            new Property("sockets", "2", "CPUs (sockets) per node, for switch mode's Socket leaders"),
+            new Property("rails", "1", "NICs per host, NIC i on rail i (its own copy of the fabric)"),
+            new Property("stripe_min", "16384", "messages above this many bytes are striped over the FREE rails (B)"),
+            new Property("busy_bytes", "1048576", "bytes in flight on a host's rail above which it is BUSY (B)"),
+            new Property("packet_gap", "0", "time a link spends per packet beyond its bytes (ns)"),
+            new Property("pio_max", "0", "largest message the CPU writes into the NIC by programmed I/O; 0: none (B)"),
+            new Property("pio_ns_per_word", "0", "CPU time to write one 8-byte word into the NIC (ns)"),
+            new Property("dma_read_start", "0", "DMA message handed to the NIC until its first fetch (ns)"),
+            new Property("dma_read_ns_per_byte", "0", "host bus time per byte the NIC fetches (ns/B)"),
+            new Property("dma_write_start", "0", "last byte written to host memory until the arrival is seen (ns)"),
+            new Property("dma_write_ns_per_byte", "0", "host bus time per byte the NIC writes to host memory (ns/B)"),
+            new Property("shm_o_s", "-1", "send overhead inside a node (ns); -1: as o_s"),
+            new Property("shm_o_r", "-1", "receive overhead inside a node (ns); -1: as o_r"));
 
     public SimParams {
         if (L < 0 || os < 0 || or < 0 || g < 0 || !(G >= 0) || !(O >= 0) || !(reducePerByte >= 0)
                 || !(copyPerByte >= 0) || linkLatency < 0 || !(linkNsPerByte >= 0) || switchDelay < 0 || mtu < 1
                 || shmLatency < 0 || !(shmNsPerByte >= 0) || nicTrigger < 0 || nicProcess < 0
                 || !(nicAluPerByte >= 0) || nicPost < 0 || nicComplete < 0 || switchAlu < 0 || switchSlots < 1
-                || incPayload < 8 || incHeader < 0 || sockets < 1) {
-            throw new IllegalArgumentException("simulation parameters must be non-negative (mtu, switch_slots and"
-                    + " sockets at least 1, inc_payload at least 8)");
+                || incPayload < 8 || incHeader < 0 || sockets < 1 || rails < 1 || rails > 16 || stripeMin < 0
+                || busyBytes < 0 || packetGap < 0 || pioMax < 0 || pioNsPerWord < 0 || dmaReadStart < 0
+                || !(dmaReadNsPerByte >= 0) || dmaWriteStart < 0 || !(dmaWriteNsPerByte >= 0) || shmOs < -1
+                || shmOr < -1) {
+            throw new IllegalArgumentException("simulation parameters must be non-negative (mtu, switch_slots,"
+                    + " sockets and rails at least 1, rails at most 16, inc_payload at least 8, shm_o_s and shm_o_r"
+                    + " -1 for 'as o_s, o_r')");
         }
     }
 
@@ -142,6 +174,18 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
         m.put("inc_payload", Integer.toString(incPayload));
         m.put("inc_header", Integer.toString(incHeader));
         m.put("sockets", Integer.toString(sockets));
+        m.put("rails", Integer.toString(rails));
+        m.put("stripe_min", Integer.toString(stripeMin));
+        m.put("busy_bytes", Long.toString(busyBytes));
+        m.put("packet_gap", Long.toString(packetGap));
+        m.put("pio_max", Integer.toString(pioMax));
+        m.put("pio_ns_per_word", Long.toString(pioNsPerWord));
+        m.put("dma_read_start", Long.toString(dmaReadStart));
+        m.put("dma_read_ns_per_byte", Double.toString(dmaReadNsPerByte));
+        m.put("dma_write_start", Long.toString(dmaWriteStart));
+        m.put("dma_write_ns_per_byte", Double.toString(dmaWriteNsPerByte));
+        m.put("shm_o_s", Long.toString(shmOs));
+        m.put("shm_o_r", Long.toString(shmOr));
         return m;
     }
 
@@ -153,11 +197,16 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                     bool(m, "contention"), ns(m, "shm_latency"), num(m, "shm_ns_per_byte"), ns(m, "nic_trigger"),
                     ns(m, "nic_process"), num(m, "nic_alu_per_byte"), ns(m, "nic_post"), ns(m, "nic_complete"),
                     ns(m, "switch_alu"), Math.toIntExact(ns(m, "switch_slots")), Math.toIntExact(ns(m, "inc_payload")),
-                    Math.toIntExact(ns(m, "inc_header")), Math.toIntExact(ns(m, "sockets")));
+                    Math.toIntExact(ns(m, "inc_header")), Math.toIntExact(ns(m, "sockets")),
+                    Math.toIntExact(ns(m, "rails")), Math.toIntExact(ns(m, "stripe_min")), ns(m, "busy_bytes"),
+                    ns(m, "packet_gap"), Math.toIntExact(ns(m, "pio_max")), ns(m, "pio_ns_per_word"),
+                    ns(m, "dma_read_start"), num(m, "dma_read_ns_per_byte"), ns(m, "dma_write_start"),
+                    num(m, "dma_write_ns_per_byte"), ns(m, "shm_o_s"), ns(m, "shm_o_r"));
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("a count or size is too large: mtu " + m.get("mtu") + ", switch_slots "
                     + m.get("switch_slots") + ", inc_payload " + m.get("inc_payload") + ", inc_header "
-                    + m.get("inc_header") + ", sockets " + m.get("sockets"));
+                    + m.get("inc_header") + ", sockets " + m.get("sockets") + ", rails " + m.get("rails")
+                    + ", stripe_min " + m.get("stripe_min") + ", pio_max " + m.get("pio_max"));
         }
     }
 
@@ -216,6 +265,16 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Send overhead of a message between ranks of one node: {@code shm_o_s}, or o_s when that is −1. */
+    public long shmSendOverhead() {
+        return shmOs < 0 ? os : shmOs;
+    }
+
+    /** Receive overhead of a message between ranks of one node: {@code shm_o_r}, or o_r when that is −1. */
+    public long shmRecvOverhead() {
+        return shmOr < 0 ? or : shmOr;
     }
 
     /** Per-byte time of {@code bytes} bytes at {@code nsPerByte}, rounded to whole nanoseconds. */

@@ -6,7 +6,7 @@
  * CSV and XChart plots.
  *
  * <p>May import: {@code io.tutti.coll} (the selector), {@code io.tutti.coll.schedule} (the schedules
- * it runs), {@code io.tutti.offload} (the NIC programs), {@code io.tutti.reduce} (the offload ALU).
- * Nothing of the p2p engine, transports or bootstrap: it simulates, it does not communicate.
+ * it runs), {@code io.tutti.offload} (the NIC programs), {@code io.tutti.reduce} (the offload ALU),
+ * {@code io.tutti.rails} (the striping policy the network transport uses). Nothing of the p2p engine, transports or bootstrap: it simulates, it does not communicate.
  */
 package io.tutti.sim;

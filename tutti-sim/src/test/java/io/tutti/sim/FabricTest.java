@@ -112,15 +112,37 @@ class FabricTest {
     @Test
     void packetTimingAcrossCrossbar() {
         SimParams p = SimParams.defaults().with(Map.of("o_s", "100", "o_r", "50", "g", "0", "O", "0", "mtu", "1000",
-                "link_ns_per_byte", "2", "link_latency", "10", "switch_delay", "7"));
+                "link_ns_per_byte", "2", "link_latency", "10", "switch_delay", "7", "L", "67"));
         CompiledSchedules cs = Sims.schedules(Kind.BCAST, "binomial", 2, 2500, 1);
         SimResult r = Simulation.run(new HostModel(cs, p, null), new PacketNetwork(Fabric.parse("crossbar", 2), p, 1),
                 null);
         // packets of 1000, 1000, 500 B (2000, 2000, 1000 ns on a link) leave the NIC back to back
         // after o_s; store and forward pipelines them: the first reaches the switch at
         // 100 + 2000 + 10 + 7, then the down link carries all three back to back (5000 ns), the
-        // last arriving 10 ns after its end; the receive CPU takes o_r
-        assertEquals(100 + 2000 + 17 + 5000 + 10 + 50, r.finishNs()[1]);
+        // last arriving 10 ns after its end; the NICs then take L - 27 = 40 ns (cost 4) and the
+        // receive CPU o_r
+        assertEquals(100 + 2000 + 17 + 5000 + 10 + 40 + 50, r.finishNs()[1]);
+    }
+
+    /**
+     * The packet network honours L: an empty message between neighbours takes [BCL-3]'s one-way
+     * latency o_s + L + o_r (table 5.3: 18.34 us), whatever the link and switch figures, and a
+     * path over more switches takes longer.
+     */
+    @Test
+    void emptyMessageTakesTheLogGPLatency() throws IOException {
+        SimParams p = SimParams.defaults().withCalibration(Path.of("..", "docs", "sim", "bcl3.cal"));
+        CompiledSchedules cs = Sims.schedules(Kind.BARRIER, "dissemination", 2, 0, 1);
+        long neighbours = Simulation.run(new HostModel(cs, p, null), new PacketNetwork(Fabric.parse("crossbar", 2), p, 1),
+                null).completionNs();
+        assertEquals(p.os() + p.L() + p.or(), neighbours);
+        SimParams shorter = p.with(Map.of("link_latency", "1000"));
+        assertEquals(neighbours, Simulation.run(new HostModel(cs, shorter, null),
+                new PacketNetwork(Fabric.parse("crossbar", 2), shorter, 1), null).completionNs());
+        // one host per switch of [BCL-3]'s machine: the two hang off different switches, one hop more
+        long across = Simulation.run(new HostModel(cs, p, null), new PacketNetwork(Fabric.parse("bcl3:hosts=1", 2), p, 1),
+                null).completionNs();
+        assertEquals(p.os() + p.L() + p.linkLatency() + p.packetGap() + p.switchDelay() + p.or(), across);
     }
 
     /** Messages between ranks of one node go through shared memory: the node's NIC gap does not hold them. */

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Test;
 class LayerRulesTest {
     /** The packages of tutti-core, bottom to top as the README's package map lists them. */
     private static final String[] CORE = {"io.tutti", "io.tutti.os..", "io.tutti.idle..", "io.tutti.wire..",
-        "io.tutti.reduce..", "io.tutti.transport..", "io.tutti.metrics..", "io.tutti.bootstrap..", "io.tutti.p2p..",
+        "io.tutti.rails..", "io.tutti.reduce..", "io.tutti.transport..", "io.tutti.metrics..", "io.tutti.bootstrap..",
+        "io.tutti.p2p..",
         "io.tutti.coll..", "io.tutti.offload..", "io.tutti.rma..", "io.tutti.runtime.."};
 
     private static JavaClasses classes;
@@ -91,6 +92,14 @@ class LayerRulesTest {
     void theReportFormatsImportNothingOfTutti() {
         check(noClasses().that().resideInAPackage("io.tutti.report..").should().dependOnClassesThat(
                 resideInAPackage("io.tutti..").and(not(resideInAPackage("io.tutti.report..")))));
+    }
+
+    @Test
+    void theStripingPolicyImportsNothingOfTutti() {
+        check(noClasses().that().resideInAPackage("io.tutti.rails..").should().dependOnClassesThat(
+                resideInAPackage("io.tutti..").and(not(resideInAPackage("io.tutti.rails.."))))
+                .because("the policy is a pure function that tutti-net and the simulator both call: loads in,"
+                        + " rails out, no I/O"));
     }
 
     @Test
