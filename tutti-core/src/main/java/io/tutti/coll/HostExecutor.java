@@ -64,6 +64,8 @@ public final class HostExecutor implements Engine.Task {
     private final long[] signature;
     private int sequence;
     private boolean announced;
+    /** Per peer, 1 + the sequence of the run that last answered its earlier call ({@link #answerEarlierCall}); slow path. */
+    private long[] answeredAt;
 
     /**
      * @param context the communicator's internal (collective) context
@@ -343,6 +345,13 @@ public final class HostExecutor implements Engine.Task {
             return;
         }
         long[] heard = new long[4];
+        if (signature != null) {
+            for (int peer = 0; peer < group.length; peer++) {
+                if (peer != s.rank()) {
+                    answerEarlierCall(peer, heard);
+                }
+            }
+        }
         for (int peer = 0; peer < group.length; peer++) {
             // any rank that has said its part of this call failed, or is in it with another signature
             if (peer != s.rank()) {
@@ -393,6 +402,26 @@ public final class HostExecutor implements Engine.Task {
             }
         }
         announced = true;
+    }
+
+    /**
+     * A peer that announced it waits for this rank in an earlier call, which this rank has left, is
+     * told which call this rank is in (once per run): announcements travel in order with the data,
+     * so it learns that nothing more of its call will come from here ({@link #leftThisCall}). Without
+     * it, a peer whose schedule differed (another root) waited for ever while this rank, done with
+     * that call by its own schedule, waited in the next for ranks that waited for the peer.
+     */
+    private void answerEarlierCall(int peer, long[] heard) {
+        if (!engine.announcedCall(group[peer], context, heard) || (int) heard[0] - sequence >= 0) {
+            return;
+        }
+        if (answeredAt == null) {
+            answeredAt = new long[group.length];
+        }
+        if (answeredAt[peer] != sequence + 1L) {
+            answeredAt[peer] = sequence + 1L;
+            engine.announceCall(group[peer], context, sequence, signature[0], signature[1], signature[2]);
+        }
     }
 
     /** Announces this run's call to {@code peer}, once per run: it compares it with its own ({@link #otherCall}). */
