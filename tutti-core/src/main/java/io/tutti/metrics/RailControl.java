@@ -189,6 +189,11 @@ public final class RailControl implements AutoCloseable {
         }
     }
 
+    /** The latest command word posted (0: none). Acquire. */
+    long commandWord() {
+        return (long) LONG.getAcquire(s, command);
+    }
+
     private Outcome outcome(int rail, String name, int op, int result) {
         String what = op == RailCounters.RAIL_DOWN ? "out of service" : "in service";
         return switch (result) {
