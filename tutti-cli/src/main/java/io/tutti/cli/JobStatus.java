@@ -30,6 +30,11 @@ record JobStatus(String job, List<Metrics> ranks) {
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS")
             .withZone(ZoneId.systemDefault());
 
+    /** The directory of job {@code job} (its id, as {@code tutti status} lists it, or a path) under {@code root}. */
+    static Path directory(Path root, String job) {
+        return job.contains("/") ? Path.of(job) : root.resolve(job.startsWith("tutti-") ? job : "tutti-" + job);
+    }
+
     /** Reads every rank's counters file in {@code dir}, by rank; files not yet formatted are skipped. */
     static JobStatus read(Path dir) {
         List<Metrics> ranks = new ArrayList<>();

@@ -67,7 +67,7 @@ public final class StatusCommand implements Callable<Integer> {
             listJobs(out);
             return 0;
         }
-        Path dir = job.contains("/") ? Path.of(job) : root.resolve(job.startsWith("tutti-") ? job : "tutti-" + job);
+        Path dir = JobStatus.directory(root, job);
         if (!Files.isDirectory(dir)) {
             err.println("tutti status: no job " + job + " on this host (no directory " + dir
                     + "); 'tutti status' lists the jobs here");
