@@ -30,9 +30,12 @@ class RailServiceTest {
             // failover by silence must not be what saves a stream here
             "TUTTI_NET_RAIL_TIMEOUT_MS", "60000");
 
-    @Test
-    void aRailTakenOutCarriesNoDataEitherWayUntilItIsBroughtBack() throws Exception {
-        try (Fixture f = new Fixture(2, TWO_RAILS)) {
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"udp", "tcp"})
+    void aRailTakenOutCarriesNoDataEitherWayUntilItIsBroughtBack(String wire) throws Exception {
+        Map<String, String> settings = new java.util.HashMap<>(TWO_RAILS);
+        settings.put("TUTTI_NET", wire);
+        try (Fixture f = new Fixture(2, settings)) {
             ReliableDeliveryTest.exchange(f, 4_000, 11, 8192, null);
             assertTrue(f.t[0].dataSent(1) > 0 && f.t[1].dataSent(1) > 0, "both rails carried data before");
 
