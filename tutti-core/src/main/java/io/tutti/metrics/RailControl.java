@@ -93,11 +93,12 @@ public final class RailControl implements AutoCloseable {
 
     /** Refuses a file or directory of another user, or one others may write: commands come from its owner only. */
     static void checkOwnerOnly(Path file) {
-        String me = System.getProperty("user.name");
+        // the process's user as the system knows it (unknown: opening the owner-only file decides)
+        String me = ProcessHandle.current().info().user().orElse(null);
         for (Path p : new Path[] {file.getParent(), file}) {
             try {
                 String owner = Files.getOwner(p, LinkOption.NOFOLLOW_LINKS).getName();
-                if (!owner.equals(me)) {
+                if (me != null && !owner.equals(me)) {
                     throw new IllegalArgumentException(p + " belongs to " + owner + ", not " + me
                             + ": only the user who runs a job controls its rails");
                 }
