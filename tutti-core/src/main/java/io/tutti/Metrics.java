@@ -84,9 +84,10 @@ public record Metrics(String job, int rank, int size, long pid, long startedMill
     }
 
     /**
-     * One rail of the network transport: its state ({@code down}, {@code free} or {@code busy}),
-     * datagrams and bytes sent (retransmissions included), datagrams received, retransmissions, and
-     * bytes in flight on it from this host.
+     * One rail of the network transport: its state ({@code down}, {@code free}, {@code busy}, or
+     * {@code down (admin)}: taken out of service by an operator, here or by a peer), datagrams and
+     * bytes sent (retransmissions included), datagrams received, retransmissions, and bytes in
+     * flight on it from this host.
      */
     public record Rail(int index, String name, String state, long datagramsSent, long bytesSent,
                        long datagramsReceived, long retransmits, long outstandingBytes) {

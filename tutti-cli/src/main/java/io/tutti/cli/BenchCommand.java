@@ -202,6 +202,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (problem == null) {
             try {
                 where = placement.placement(ranks);
+                if (placement.skippedNotice() != null) {
+                    System.err.println("tutti bench: " + placement.skippedNotice());
+                }
                 if (threads && !where.hosts().isEmpty()) {
                     problem = "--hostfile, --host and --hosts start processes: leave out --threads";
                 }

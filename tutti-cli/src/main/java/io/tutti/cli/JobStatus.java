@@ -21,6 +21,11 @@ record JobStatus(String job, List<Metrics> ranks) {
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS")
             .withZone(ZoneId.systemDefault());
 
+    /** The directory of job {@code job} (its id, as {@code tutti status} lists it, or a path) under {@code root}. */
+    static Path directory(Path root, String job) {
+        return job.contains("/") ? Path.of(job) : root.resolve(job.startsWith("tutti-") ? job : "tutti-" + job);
+    }
+
     /** Reads every rank's counters file in {@code dir}, by rank; files not yet formatted are skipped. */
     static JobStatus read(Path dir) {
         return new JobStatus(JobCounters.jobId(dir), JobCounters.read(dir));
@@ -85,12 +90,12 @@ record JobStatus(String job, List<Metrics> ranks) {
         for (Metrics m : ranks) {
             for (Metrics.Rail r : m.rails()) {
                 if (!railHeader) {
-                    b.append(String.format(Locale.ROOT, "%n%5s %4s %-16s %5s %10s %10s %10s %8s %10s %8s %6s%n", "RANK",
+                    b.append(String.format(Locale.ROOT, "%n%5s %4s %-16s %-12s %10s %10s %10s %8s %10s %8s %6s%n", "RANK",
                             "RAIL", "INTERFACE", "STATE", "DGRAMS OUT", "BYTES OUT", "DGRAMS IN", "RESENT", "IN FLIGHT",
                             "SRTT us", "NAKS"));
                     railHeader = true;
                 }
-                b.append(String.format(Locale.ROOT, "%5d %4d %-16s %5s %10d %10s %10d %8d %10s %8d %6d%n", m.rank(),
+                b.append(String.format(Locale.ROOT, "%5d %4d %-16s %-12s %10d %10s %10d %8d %10s %8d %6d%n", m.rank(),
                         r.index(), r.name(), r.state(), r.datagramsSent(), bytes(r.bytesSent()), r.datagramsReceived(),
                         r.retransmits(), bytes(r.outstandingBytes()), m.netTotals().srttNanos() / 1000,
                         m.netTotals().naksSent()));

@@ -15,14 +15,15 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code tutti} command: {@code run} (the launcher), {@code status}, {@code monitor}, {@code javac}, {@code bench}, {@code sim},
- * {@code offload}, {@code switch} and {@code demo}. The exit code of the command is the exit code of
+ * The {@code tutti} command: {@code run} (the launcher), {@code status}, {@code monitor}, {@code rail},
+ * {@code host}, {@code javac}, {@code bench}, {@code sim}, {@code offload}, {@code switch} and {@code demo}. The exit code of the command is the exit code of
  * the JVM, so scripts and CI see a failed job as failed.
  */
 @Command(name = "tutti", mixinStandardHelpOptions = true, usageHelpAutoWidth = true, versionProvider = Main.Version.class,
         synopsisSubcommandLabel = "COMMAND",
         description = "Tutti: MPI-style point-to-point and collective communication for the JVM.",
-        subcommands = {RunCommand.class, StatusCommand.class, MonitorCommand.class, JavacCommand.class, BenchCommand.class, SimCommand.class, OffloadCommand.class,
+        subcommands = {RunCommand.class, StatusCommand.class, MonitorCommand.class, RailCommand.class, HostCommand.class,
+                JavacCommand.class, BenchCommand.class, SimCommand.class, OffloadCommand.class,
             SwitchCommand.class, DemoCommand.class,
             CommandLine.HelpCommand.class},
         footer = {"", "Run 'tutti COMMAND --help' for the options of a command."})

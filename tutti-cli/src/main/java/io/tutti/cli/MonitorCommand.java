@@ -76,7 +76,7 @@ public final class MonitorCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         List<Path> named = new ArrayList<>();
         for (String j : jobs) {
-            Path dir = StatusCommand.jobDirectory(root, j);
+            Path dir = JobStatus.directory(root, j);
             if (!Files.isDirectory(dir)) {
                 err.println("tutti monitor: no job " + j + " on this host (no directory " + dir
                         + "); 'tutti status' lists the jobs here");

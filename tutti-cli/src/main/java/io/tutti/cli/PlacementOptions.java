@@ -64,6 +64,11 @@ public final class PlacementOptions {
                     + " does; ranks that outnumber a host's cores stay unbound (sets TUTTI_BIND; default none).")
     String bindTo;
 
+    /** The drained hosts; tests point it elsewhere. */
+    DrainList drainList = DrainList.standard();
+    /** The drained hosts the latest {@link #placement} left out. */
+    private final List<String> skipped = new ArrayList<>();
+
     /** Whether hosts were named at all (any of --hostfile, --host, --hosts). */
     boolean namesHosts() {
         return hostfile != null || !hostList.isEmpty() || !hosts.isEmpty();
@@ -130,13 +135,14 @@ public final class PlacementOptions {
         String prefix = execPrefix;
         boolean slurm = allocation != null && !choosesHosts();
         if (hostfile != null || !hostList.isEmpty()) {
-            slots = hostfile != null ? Hosts.readHostfile(hostfile) : Hosts.parseHostList(hostList);
+            slots = undrained(hostfile != null ? Hosts.readHostfile(hostfile) : Hosts.parseHostList(hostList));
             agent = execPrefix != null ? null : launchAgent != null ? launchAgent.strip() : DEFAULT_AGENT;
         } else if (slurm) {
+            // Slurm drains its nodes itself (scontrol update state=drain)
             slots = allocation.hosts();
             prefix = allocation.template();
         } else {
-            slots = hostsWithPpn(ranks);
+            slots = undrained(hostsWithPpn(ranks));
         }
         Placement placement = new Placement(slots, oversubscribe, prefix, agent, env);
         if (ranks != null && ranks > 0) {
@@ -148,6 +154,26 @@ public final class PlacementOptions {
             }
         }
         return placement;
+    }
+
+    /**
+     * {@code hosts} without those drained ({@link DrainList}), which {@link #skipped} names; an
+     * error when none is left.
+     */
+    private List<Hosts.Host> undrained(List<Hosts.Host> hosts) {
+        skipped.clear();
+        List<Hosts.Host> kept = drainList.without(hosts, Hosts.Host::name, skipped);
+        if (kept.isEmpty() && !hosts.isEmpty()) {
+            throw new IllegalArgumentException("every host named is drained (" + String.join(", ", skipped)
+                    + "; tutti host list): 'tutti host undrain HOST' brings one back");
+        }
+        return kept;
+    }
+
+    /** The one line that says which drained hosts {@link #placement} left out, or null when none. */
+    String skippedNotice() {
+        return skipped.isEmpty() ? null : "leaving out drained host" + (skipped.size() == 1 ? " " : "s ")
+                + String.join(", ", skipped) + " (tutti host list; tutti host undrain HOST brings one back)";
     }
 
     /** {@code --hosts}: --ppn slots on each, or without it {@code -n} spread evenly (the last host may get fewer). */

@@ -154,6 +154,9 @@ public final class RunCommand implements Callable<Integer> {
             System.err.println("tutti run: " + e.getMessage());
             return Launcher.EXIT_USAGE;
         }
+        if (placement.skippedNotice() != null) {
+            System.err.println("tutti run: " + placement.skippedNotice());
+        }
         if (slurm != null && slurm.here() == null) {
             System.err.println("tutti run: this host is not one of Slurm job " + slurm.jobId() + "'s nodes ("
                     + slurm.nodeList() + "): its ranks start there through srun and connect back here over TCP");

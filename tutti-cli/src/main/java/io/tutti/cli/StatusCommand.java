@@ -68,7 +68,7 @@ public final class StatusCommand implements Callable<Integer> {
             listJobs(out);
             return 0;
         }
-        Path dir = jobDirectory(root, job);
+        Path dir = JobStatus.directory(root, job);
         if (!Files.isDirectory(dir)) {
             err.println("tutti status: no job " + job + " on this host (no directory " + dir
                     + "); 'tutti status' lists the jobs here");
@@ -120,11 +120,6 @@ public final class StatusCommand implements Callable<Integer> {
         out.println(String.format(Locale.ROOT, "%-24s %6s  %-8s %s", "JOB", "RANKS", "STATE", "DIRECTORY"));
         lines.sort(null);
         lines.forEach(out::println);
-    }
-
-    /** The directory of {@code job}, an id as 'tutti status' lists it (with or without "tutti-"), or a path. */
-    static Path jobDirectory(Path root, String job) {
-        return job.contains("/") ? Path.of(job) : root.resolve(job.startsWith("tutti-") ? job : "tutti-" + job);
     }
 
     /** The job directories of this user under {@code root} (stale ones too), as {@code tutti status} and {@code tutti monitor} find them. */

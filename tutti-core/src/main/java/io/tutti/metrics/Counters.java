@@ -48,6 +48,8 @@ public final class Counters implements RailCounters {
     private final long collectives;
     private final long netTotals;
     private final long rails;
+    private final long command;
+    private final long answer;
     private final int size;
     private final int operations;
     /** Per peer: SHM or NET, set at start-up. */
@@ -76,6 +78,8 @@ public final class Counters implements RailCounters {
         this.collectives = collectivesOffset(errors, size);
         this.netTotals = netTotalsOffset(errors, size, this.operations);
         this.rails = railsOffset(errors, size, this.operations);
+        this.command = commandOffset(errors, size, this.operations);
+        this.answer = answerOffset(errors, size, this.operations);
         this.transportOf = new int[size];
         this.startMillis = System.currentTimeMillis();
         this.startNanos = System.nanoTime();
@@ -346,6 +350,18 @@ public final class Counters implements RailCounters {
     public void total(Total what, long value) {
         if (on) {
             cellRelease(netTotals, what.ordinal(), value);
+        }
+    }
+
+    @Override
+    public long railCommand() {
+        return on ? (long) LONG.getAcquire(s, command) : 0;
+    }
+
+    @Override
+    public void railAnswer(long command, int result) {
+        if (on) {
+            LONG.setRelease(s, answer, RailCounters.answer(command, result));
         }
     }
 

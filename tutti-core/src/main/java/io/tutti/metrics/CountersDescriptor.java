@@ -23,18 +23,23 @@ import io.tutti.transport.RailCounters;
  *    collectives owner     per operation 40 cells: calls, then BUCKETS log2 latency buckets
  *    net totals transport  RailCounters.Total, one cell each
  *    rails      transport  MAX_RAILS x 256 bytes: RailCounters.Rail cells; name at +128 (i32 length, UTF-8)
+ *    command    operators  one line: the latest rail command word (RailCounters.command), by CAS
+ *    answer     transport  one line: the answer word to the latest command it took
  * </pre>
  *
- * Two writers, two regions: the rank's own thread (which holds the engine) writes the owner groups
- * and the network transport's protocol thread the last two, so no cache line has two writers. A
- * cell is written with a release store by its one writer and read with an acquire load; the
- * latency histogram is log2 buckets rather than an HdrHistogram because HdrHistogram keeps its
- * counts in a heap array, which another process cannot map.
+ * Writers by region: the rank's own thread (which holds the engine) writes the owner groups, the
+ * network transport's protocol thread the rails and the answer, {@code tutti rail} the command
+ * line, so no cache line has two kinds of writer. A cell is written with a release store by its
+ * writer and read with an acquire load; the latency histogram is log2 buckets rather than an
+ * HdrHistogram because HdrHistogram keeps its counts in a heap array, which another process cannot
+ * map. Commands ride here rather than in a file of their own so that they name ranks and rails as
+ * {@code tutti status} shows them, under the same owner-only permissions, and the transport reads
+ * them when it copies its counters anyway (every 10 ms), never on a message's path.
  */
 public final class CountersDescriptor {
     /** "TUTTICNT" as a little-endian long. */
     public static final long MAGIC = 0x544E435454555454L;
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 8;
@@ -123,9 +128,19 @@ public final class CountersDescriptor {
         return netTotalsOffset(errorKinds, size, operations) + lines((long) RailCounters.Total.values().length * CELL);
     }
 
+    /** Offset of the command line (operators write it); the answer line follows it. */
+    public static long commandOffset(int errorKinds, int size, int operations) {
+        return railsOffset(errorKinds, size, operations) + (long) RailCounters.MAX_RAILS * RAIL_LENGTH;
+    }
+
+    /** Offset of the answer line (the transport writes it). */
+    public static long answerOffset(int errorKinds, int size, int operations) {
+        return commandOffset(errorKinds, size, operations) + LINE;
+    }
+
     /** The file's length for a job of {@code size} ranks. */
     public static long fileLength(int errorKinds, int size, int operations) {
-        return railsOffset(errorKinds, size, operations) + (long) RailCounters.MAX_RAILS * RAIL_LENGTH;
+        return answerOffset(errorKinds, size, operations) + LINE;
     }
 
     /** The bucket of a latency: floor(log2(nanos)), at most the last. */

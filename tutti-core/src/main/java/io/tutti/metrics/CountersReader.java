@@ -26,7 +26,7 @@ public final class CountersReader implements AutoCloseable {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     /** Tries of the seqlock before the blocked call is reported as changing (the rank is busy). */
     private static final int SEQLOCK_TRIES = 100;
-    private static final String[] RAIL_STATES = {"down", "free", "busy"};
+    private static final String[] RAIL_STATES = {"down", "free", "busy", "down (admin)"};
 
     private final Arena arena;
     private final MemorySegment s;
@@ -117,6 +117,30 @@ public final class CountersReader implements AutoCloseable {
         return s.get(ValueLayout.JAVA_LONG, PID_OFFSET);
     }
 
+    /** Ranks in the job. */
+    public int size() {
+        return size;
+    }
+
+    /** Error classes counted: how many cells the errors group has. */
+    int errorKinds() {
+        return errors.size();
+    }
+
+    /** The names of the rank's network rails, by index; empty when it has none. */
+    public List<String> railNames() {
+        long railsAt = railsOffset(errors.size(), size, operations.size());
+        List<String> names = new ArrayList<>();
+        for (int r = 0; r < s.get(ValueLayout.JAVA_INT, RAILS_OFFSET) && r < RailCounters.MAX_RAILS; r++) {
+            String name = text(s, railsAt + (long) r * RAIL_LENGTH + RAIL_NAME_OFFSET, RAIL_NAME_MAX_BYTES);
+            if (name.isEmpty()) {
+                break;
+            }
+            names.add(name);
+        }
+        return List.copyOf(names);
+    }
+
     /** The collective operations, in the order of their cells. */
     public List<String> operations() {
         return List.copyOf(operations);
@@ -155,7 +179,7 @@ public final class CountersReader implements AutoCloseable {
                 continue;
             }
             int state = (int) cell(at, RailCounters.Rail.STATE.ordinal());
-            rails.add(new Metrics.Rail(r, name, RAIL_STATES[Math.clamp(state, 0, 2)],
+            rails.add(new Metrics.Rail(r, name, RAIL_STATES[Math.clamp(state, 0, RAIL_STATES.length - 1)],
                     cell(at, RailCounters.Rail.DATAGRAMS_SENT.ordinal()), cell(at, RailCounters.Rail.BYTES_SENT.ordinal()),
                     cell(at, RailCounters.Rail.DATAGRAMS_RECEIVED.ordinal()),
                     cell(at, RailCounters.Rail.RETRANSMITS.ordinal()),

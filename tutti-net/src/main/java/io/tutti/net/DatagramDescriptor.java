@@ -65,7 +65,10 @@ import java.util.zip.CRC32C;
  *
  * <p>Payloads by type: DATA a fragment of a record; ACK (also the heartbeat) nothing, or a NAK
  * range {@code [from, to)} of two 64-bit sequences that the receiver misses; HELLO
- * {@code nonce(8) yourNonce(8) flags(1) hmac(32)}; BYE nothing.
+ * {@code nonce(8) yourNonce(8) flags(1) hmac(32)}; BYE nothing; RAIL (the rails an operator took
+ * out of service at the sender, {@link RailService}) {@code epoch(8) echo(8) mask(4) flags(4)}:
+ * the sender's state numbered by its epoch, the latest epoch of the receiver's state it has taken,
+ * one bit per rail out of service, and bit 0 of the flags asking for the receiver's state back.
  */
 public final class DatagramDescriptor {
     private DatagramDescriptor() {
@@ -78,6 +81,7 @@ public final class DatagramDescriptor {
     public static final byte ACK = 2;
     public static final byte HELLO = 3;
     public static final byte BYE = 4;
+    public static final byte RAIL = 5;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 2;
@@ -110,6 +114,10 @@ public final class DatagramDescriptor {
     public static final int HELLO_PAYLOAD = 8 + 8 + 1 + 32;
     /** Payload of an ACK that carries a NAK range. */
     public static final int NAK_PAYLOAD = 16;
+    /** Payload of a RAIL: epoch, echo, mask, flags. */
+    public static final int RAIL_PAYLOAD = 8 + 8 + 4 + 4;
+    /** RAIL flag: the sender has not yet had the receiver's echo of its state, answer with yours. */
+    public static final int RAIL_REPLY = 1;
     /** Largest payload the 16-bit length field can state. */
     public static final int MAX_PAYLOAD = 0xFFFF;
     /** Highest rail index a datagram may name. */
@@ -233,6 +241,15 @@ public final class DatagramDescriptor {
             case BYE -> {
                 if (payload != 0) {
                     return DropReason.LENGTH;
+                }
+            }
+            case RAIL -> {
+                if (payload != RAIL_PAYLOAD) {
+                    return DropReason.LENGTH;
+                }
+                if (b.getLong(HEADER) < 0 || b.getLong(HEADER + 8) < 0 || b.getInt(HEADER + 16) >>> MAX_RAILS != 0
+                        || (b.getInt(HEADER + 20) & ~RAIL_REPLY) != 0) {
+                    return DropReason.FIELD;
                 }
             }
             default -> {

@@ -12,7 +12,7 @@ import java.util.zip.CRC32C;
  * ({@link RecordMac}) and the CRC32C, applies the injected send faults
  * ({@link FaultInjection}) and hands it to the {@link RailWire}, one per call or, for the frames of
  * one record on one rail, in a batch that leaves in one system call ({@link RailWire#sendBatch}).
- * Frames without a slot of their own (ACK, NAK, heartbeat, BYE) are built in one buffer here.
+ * Frames without a slot of their own (ACK, NAK, heartbeat, RAIL, BYE) are built in one buffer here.
  *
  * <p>Driven under the transport's in-poll flag; allocates nothing but a rail's batch buffer, once.
  */
@@ -89,6 +89,20 @@ final class FrameSender {
             return true;
         }
         return false;
+    }
+
+    /**
+     * Sends {@code p} on {@code rail} the rails out of service here ({@code mask}) as of
+     * {@code epoch}, the latest epoch of {@code p}'s state taken ({@code echo}), and whether an
+     * answer is wanted.
+     */
+    void railState(Peer p, int rail, long epoch, long echo, int mask, boolean reply, long now) {
+        header(tx, RAIL, p, rail, RAIL_PAYLOAD, now);
+        tx.putLong(HEADER, epoch);
+        tx.putLong(HEADER + 8, echo);
+        tx.putInt(HEADER + 16, mask);
+        tx.putInt(HEADER + 20, reply ? RAIL_REPLY : 0);
+        emit(p, rail, tx, HEADER + RAIL_PAYLOAD, now);
     }
 
     /** Says goodbye to {@code p} on {@code rail}. */

@@ -34,6 +34,19 @@ final class Peer {
     /** The counters of the datagrams accepted from the peer: a replay is dropped. */
     final ReplayWindow replay = new ReplayWindow();
 
+    // the rails taken out of service by an operator (RailService)
+    /** Per rail: {@link RailService#LOCAL} (by this rank's operator) and {@link RailService#REMOTE} (the peer's). */
+    byte[] admin;
+    /** Per rail: out of service, as {@link #admin} says unless it is the pair's last rail that works. */
+    boolean[] outOfService;
+    /** Some rail has an {@link #admin} bit: {@link RailService#refresh} has work. */
+    boolean anyAdmin;
+    /** The latest epoch of this rank's rail state the peer has said it took; of the peer's, taken here. */
+    long railEpochAcked;
+    long peerRailEpoch;
+    /** When this rank's rail state last went to the peer. */
+    long railSentAt;
+
     // the rails' health (Liveness)
     boolean[] down;
     /** Per rail: a rail state event said it went down, and none yet that it is up again (Liveness). */
@@ -162,6 +175,8 @@ final class Peer {
         authOk = new boolean[n];
         confirmed = new boolean[n];
         down = new boolean[n];
+        admin = new byte[n];
+        outOfService = new boolean[n];
         downReported = new boolean[n];
         peerNonce = new long[n];
         lastHeard = new long[n];
@@ -177,8 +192,13 @@ final class Peer {
         return authOk[r] && confirmed[r];
     }
 
-    /** Whether rail {@code r} carries data now: confirmed, and not down. */
+    /** Whether rail {@code r} carries data now: confirmed, not down, and in service. */
     boolean usable(int r) {
+        return authOk[r] && confirmed[r] && !down[r] && !outOfService[r];
+    }
+
+    /** Whether rail {@code r} works, in service or not: confirmed and not down. */
+    boolean working(int r) {
         return authOk[r] && confirmed[r] && !down[r];
     }
 

@@ -30,7 +30,8 @@ import javax.crypto.Mac;
  * opens the rails, checks each frame that arrives (bounds and CRC, then the source, the session's
  * tag, the MAC and the replay window) and hands it on, to {@link Handshake} (HELLO,
  * HMAC), {@link Reliability} (sequence, ACK/NAK, RTO, reassembly), {@link Striping} (rail choice,
- * the node's rail table), {@link Liveness} (heartbeats, silence); {@link FrameSender} frames what
+ * the node's rail table), {@link Liveness} (heartbeats, silence), {@link RailService} (rails an
+ * operator took out of service, read from the counters file); {@link FrameSender} frames what
  * goes out; each remote rank's state is a {@link Peer}.
  *
  * <p>Thread-safe by exclusion: every method that touches the state takes the {@code inPoll} flag
@@ -103,6 +104,9 @@ public final class RailsTransport implements RemoteTransport {
     private final Handshake handshake;
     private final Reliability reliability;
     private final Liveness liveness;
+    private final RailService service;
+    /** The sequence number of the latest rail command taken from the counters file. */
+    private int railCommand;
     /** Checks received frames (the sender seals with its own). */
     private final CRC32C crc = new CRC32C();
     private final RecordMac mac = new RecordMac();
@@ -200,7 +204,10 @@ public final class RailsTransport implements RemoteTransport {
         this.reliability = new Reliability(sender, striping, stats, wire.repairsLoss(), limits);
         this.liveness = new Liveness(config, sender, reliability, striping, stats, railNames);
         String dir = c.jobDir() == null ? "" : c.jobDir().getFileName().toString();
-        liveness.identify(dir.startsWith("tutti-") ? dir.substring("tutti-".length()) : dir, rank);
+        this.service = new RailService(railNames, sender, reliability);
+        String job = dir.startsWith("tutti-") ? dir.substring("tutti-".length()) : dir;
+        liveness.identify(job, rank);
+        service.identify(job, rank);
         this.peers = new Peer[size];
         for (int r = 0; r < size; r++) {
             if (r != rank && c.remote()[r]) {
@@ -411,7 +418,17 @@ public final class RailsTransport implements RemoteTransport {
             }
         }
         if (counters != null && now - countersAt >= COUNTERS_NANOS) {
-            publishCounters();
+            long command = counters.railCommand();
+            if (RailCounters.sequence(command) != railCommand) {
+                railCommand = RailCounters.sequence(command);
+                int result = service.command(RailCounters.operation(command), RailCounters.rail(command), peers, now);
+                publishCounters();
+                // after the state it changed, so that an operator who has the answer sees it
+                counters.railAnswer(command, result);
+                work++;
+            } else {
+                publishCounters();
+            }
         }
         return work;
     }
@@ -442,8 +459,8 @@ public final class RailsTransport implements RemoteTransport {
                 up |= p != null && r < p.railCount && p.usable(r);
             }
             long load = striping.load(r);
-            c.rail(r, RailCounters.Rail.STATE, !up ? RailCounters.DOWN
-                    : load > config.busyBytes() ? RailCounters.BUSY : RailCounters.FREE);
+            c.rail(r, RailCounters.Rail.STATE, service.adminDown(r, peers) ? RailCounters.ADMIN_DOWN
+                    : !up ? RailCounters.DOWN : load > config.busyBytes() ? RailCounters.BUSY : RailCounters.FREE);
             c.rail(r, RailCounters.Rail.DATAGRAMS_SENT, stats.railDataSent[r]);
             c.rail(r, RailCounters.Rail.BYTES_SENT, stats.railBytesSent[r]);
             c.rail(r, RailCounters.Rail.DATAGRAMS_RECEIVED, stats.railDataReceived[r]);
@@ -480,6 +497,7 @@ public final class RailsTransport implements RemoteTransport {
         work += reliability.timeout(p, now);
         reliability.gapCheck(p, now);
         work += reliability.acknowledge(p, agent, now);
+        work += service.repeat(p, now);
         liveness.heartbeats(p, now);
         return work;
     }
@@ -596,6 +614,10 @@ public final class RailsTransport implements RemoteTransport {
                 }
             }
             case BYE -> p.peerClosed = true;
+            case RAIL -> {
+                news++;
+                service.onRail(p, rx, now);
+            }
             default -> stats.drop(DropReason.TYPE);
         }
     }
@@ -838,6 +860,32 @@ public final class RailsTransport implements RemoteTransport {
         try {
             Peer p = peers[peer];
             return p != null && rail < p.railCount && p.usable(rail);
+        } finally {
+            exit();
+        }
+    }
+
+    /**
+     * Takes rail {@code rail} out of service ({@code down}) or brings it back, as a
+     * {@code tutti rail} command through the counters file does: {@link RailCounters#DONE},
+     * {@link RailCounters#NO_SUCH_RAIL} or {@link RailCounters#LAST_RAIL}. Any thread.
+     */
+    public int railCommand(boolean down, int rail) {
+        enter();
+        try {
+            now = System.nanoTime();
+            return service.command(down ? RailCounters.RAIL_DOWN : RailCounters.RAIL_UP, rail, peers, now);
+        } finally {
+            exit();
+        }
+    }
+
+    /** Whether rail {@code rail} to {@code peer} is out of service by an operator's word, here or the peer's. */
+    public boolean outOfService(int peer, int rail) {
+        enter();
+        try {
+            Peer p = peers[peer];
+            return p != null && rail < p.railCount && p.outOfService[rail];
         } finally {
             exit();
         }
