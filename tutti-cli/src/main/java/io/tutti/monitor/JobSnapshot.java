@@ -66,9 +66,10 @@ public record JobSnapshot(String job, long atMillis, boolean running, List<Rank>
                 }
             }
             for (Metrics.Rail rail : m.rails()) {
-                if (rail.state().equals("down")) {
+                if (rail.state().startsWith("down")) {
                     out.add(new Alert("rail-down", m.rank(), -1, "rank " + m.rank() + ": rail " + rail.index() + " ("
-                            + rail.name() + ") is down"));
+                            + rail.name() + ") is " + (rail.state().equals("down") ? "down"
+                            : "out of service (tutti rail ... up " + rail.index() + " brings it back)")));
                 }
             }
             for (Metrics.ErrorCount e : m.errors()) {

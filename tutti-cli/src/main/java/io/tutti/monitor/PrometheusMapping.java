@@ -33,7 +33,7 @@ import java.util.function.Supplier;
  */
 public final class PrometheusMapping implements MultiCollector {
     private static final String[] RANK_STATES = {"running", "done", "failed"};
-    private static final String[] RAIL_STATES = {"down", "free", "busy"};
+    private static final String[] RAIL_STATES = {"down", "free", "busy", "down (admin)"};
 
     private final Supplier<List<JobSnapshot>> jobs;
 

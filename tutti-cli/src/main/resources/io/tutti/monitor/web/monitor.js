@@ -154,7 +154,7 @@ function drawCards(job) {
   el("card-colls-sub").textContent = count(job.collectives.reduce((s, c) => s + c.calls, 0)) + " calls in all";
   const retx = h.rails.reduce((s, r) => s + last(r.retransmitsPerSecond), 0);
   el("card-retx").textContent = count(retx);
-  const down = job.ranks.reduce((s, r) => s + r.rails.filter(x => x.state === "down").length, 0);
+  const down = job.ranks.reduce((s, r) => s + r.rails.filter(x => x.state.startsWith("down")).length, 0);
   el("card-retx-sub").textContent = h.rails.length ? (down ? down + " rail(s) down" : h.rails.length + " rail(s)") : "no network rails";
   el("card-retx").parentElement.classList.toggle("bad", down > 0);
 }
@@ -314,7 +314,7 @@ function drawRails(job) {
   for (const r of job.ranks) for (const rail of r.rails) {
     const key = rail.index + " " + rail.name;
     const worst = states.get(key);
-    if (!worst || rail.state === "down" || (rail.state === "busy" && worst !== "down")) states.set(key, rail.state);
+    if (!worst || rail.state.startsWith("down") || (rail.state === "busy" && !worst.startsWith("down"))) states.set(key, rail.state);
   }
   for (const [key, st] of states) {
     const c = document.createElement("span");
