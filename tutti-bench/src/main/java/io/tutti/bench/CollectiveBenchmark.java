@@ -333,15 +333,11 @@ public final class CollectiveBenchmark {
         for (long s : o.sizes()) {
             large = Math.max(large, Math.min(CollectiveOp.effectiveSize(o.op(), s), 256 * 1024));
         }
-        int[] more = {1};
         Stats stats = new Stats(c);
-        long start = System.nanoTime();
-        long lastJit = -1;
-        long quietSince = 0;
         try (Arena scratch = Arena.ofConfined();
              CollectiveOp a = CollectiveOp.create(o.op(), small, c, scratch, o.segment(), o.blocking(), o.where());
              CollectiveOp b = CollectiveOp.create(o.op(), large, c, scratch, o.segment(), o.blocking(), o.where())) {
-            while (more[0] != 0) {
+            untilJitQuiet(c, () -> {
                 if (o.nonblocking()) {
                     for (int i = 0; i < 200; i++) {
                         warmOnce(a, o);
@@ -354,20 +350,32 @@ public final class CollectiveBenchmark {
                     measure(c, a, 200, 10, stats);
                     measure(c, b, 5, 1, stats);
                 }
-                // go on until the warm-up time is over and no rank's JIT compiler has worked for a
-                // while: on a machine whose cores the ranks keep busy, a late compilation stalls
-                // the ranks for milliseconds and would show up in the timed loops
-                long elapsed = System.nanoTime() - start;
-                long jit = jitMillis();
-                if (jit != lastJit) {
-                    lastJit = jit;
-                    quietSince = elapsed;
-                }
-                int[] busy = {elapsed < WARM_UP_NANOS || (elapsed - quietSince < JIT_QUIET_NANOS
-                        && elapsed < WARM_UP_LIMIT_NANOS) ? 1 : 0};
-                c.allreduce(Communicator.IN_PLACE, busy, 1, Datatype.INT, ReduceOp.MAX);
-                more[0] = busy[0];
+            });
+        }
+    }
+
+    /**
+     * Runs {@code round} on every rank of {@code c} (collective) until the warm-up time is over and
+     * no rank's JIT compiler has worked for {@link #JIT_QUIET_NANOS}, at most
+     * {@link #WARM_UP_LIMIT_NANOS}: on a machine whose cores the ranks keep busy, a late compilation
+     * stalls the ranks for milliseconds and would show up in the timed loops.
+     */
+    static void untilJitQuiet(Communicator c, Runnable round) {
+        long start = System.nanoTime();
+        long lastJit = -1;
+        long quietSince = 0;
+        int[] busy = {1};
+        while (busy[0] != 0) {
+            round.run();
+            long elapsed = System.nanoTime() - start;
+            long jit = jitMillis();
+            if (jit != lastJit) {
+                lastJit = jit;
+                quietSince = elapsed;
             }
+            busy[0] = elapsed < WARM_UP_NANOS || (elapsed - quietSince < JIT_QUIET_NANOS
+                    && elapsed < WARM_UP_LIMIT_NANOS) ? 1 : 0;
+            c.allreduce(Communicator.IN_PLACE, busy, 1, Datatype.INT, ReduceOp.MAX);
         }
     }
 
