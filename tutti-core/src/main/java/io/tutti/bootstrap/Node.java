@@ -347,7 +347,7 @@ public final class Node implements Fabric {
             if (provider.isEmpty() || provider.equals(p.name())) {
                 return p.open(new RemoteTransportProvider.Context(job.rank(), job.size(), remote.clone(),
                         job.wireJobId(), secret(), host, kvs, settings.asMap(), job.jobDir(),
-                        facing(), deathsReported()));
+                        facing(), kvs instanceof RendezvousClient));
             }
         }
         throw new TuttiException.Startup(found.isEmpty()
@@ -389,10 +389,6 @@ public final class Node implements Fabric {
         return kvs instanceof RendezvousClient launcher ? launcher.failure(r) : null;
     }
 
-    @Override
-    public boolean deathsReported() {
-        return kvs instanceof RendezvousClient;
-    }
 
     @Override
     public void close() {

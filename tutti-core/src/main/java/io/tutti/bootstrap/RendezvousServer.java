@@ -205,6 +205,7 @@ public final class RendezvousServer implements AutoCloseable {
         volatile long heard = System.nanoTime();
         boolean goodbye;
 
+        /** " from ADDRESS" for a TCP peer, "" otherwise: read while the channel is open. */
         final String from;
 
         Connection(SocketChannel ch) {
@@ -220,11 +221,6 @@ public final class RendezvousServer implements AutoCloseable {
                     // the reader sees the broken connection and reports it
                 }
             }
-        }
-
-        /** " from ADDRESS" for a TCP peer, "" otherwise: read while the channel is open. */
-        String from() {
-            return from;
         }
 
         private static String remote(SocketChannel ch) {
@@ -394,7 +390,7 @@ public final class RendezvousServer implements AutoCloseable {
             lost = c.authenticated && !c.goodbye && !closed && ranks.get(c.rank) == c;
         }
         if (lost) {
-            announceFailed(c.rank, "its connection to the launcher" + c.from() + " ended without a goodbye: its"
+            announceFailed(c.rank, "its connection to the launcher" + c.from + " ended without a goodbye: its"
                     + " process died or its host was cut off");
             onRankLost.accept(c.rank);
         }

@@ -88,9 +88,6 @@ public interface Fabric {
      */
     String reportedFailure(int r);
 
-    /** Whether a launcher watches this job's ranks and reports their deaths ({@link #reportedFailure}). */
-    boolean deathsReported();
-
     /** Removes the files this rank created (and a job of one rank's directory). */
     void close();
 }
