@@ -62,7 +62,7 @@ record JobStatus(String job, List<Metrics> ranks) {
     /** The table: one line per rank, then one per rail of each rank with a network transport. */
     String table(long nowMillis) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "job %s, %d rank(s) on this host, %s%n", job, ranks.size(),
+        b.append(String.format(Locale.ROOT, "job %s, %d rank(s) seen from this host, %s%n", job, ranks.size(),
                 CLOCK.format(Instant.ofEpochMilli(nowMillis))));
         b.append(String.format(Locale.ROOT, "%5s %8s %10s %10s %10s %10s %9s %6s  %s%n", "RANK", "PID", "SENT",
                 "SENT B", "RECEIVED", "RECV B", "COLLS", "ERRORS", "BLOCKED IN"));

@@ -310,6 +310,7 @@ public final class Launcher {
         Runtime.getRuntime().addShutdownHook(hook);
         RendezvousServer server = null;
         MonitorServer monitor = null;
+        CounterCopies copies = null;
         try {
             JobDirectory job = JobDirectory.create();
             jobRef.set(job);
@@ -334,7 +335,14 @@ public final class Launcher {
             if (o.verbose()) {
                 say("rendezvous at " + rendezvous);
             }
-            server.onRankLost(r -> exited.add(-r - 1));
+            // the counters of ranks on other hosts, kept here for tutti status and the monitor
+            CounterCopies kept = new CounterCopies(job.dir());
+            copies = kept;
+            server.onCopy(kept::copied);
+            server.onRankLost(r -> {
+                kept.ended(r, true);
+                exited.add(-r - 1);
+            });
             // Behind a remote shell, whose command line is public, the secret comes on standard input.
             // made once per build, before the first job's ranks start (docs/perf/launch.md, "Start-up, round two")
             Path aot = StartupCache.fromEnvironment().prepare(m -> {
@@ -447,7 +455,10 @@ public final class Launcher {
                             .start(() -> TaggedOutput.pump(errors, err, prefix)));
                 }
                 final int rank = r;
-                p.onExit().thenRun(() -> exited.add(rank));
+                p.onExit().thenRun(() -> {
+                    kept.ended(rank, p.exitValue() != 0);
+                    exited.add(rank);
+                });
                 if (o.verbose()) {
                     say("rank " + r + " is pid " + p.pid());
                 }
@@ -463,6 +474,9 @@ public final class Launcher {
             }
             if (server != null) {
                 server.close();
+            }
+            if (copies != null) {
+                copies.close();
             }
             for (Thread t : procs.pumps) {
                 if (t.getName().equals("tutti-in-0")) {
@@ -512,10 +526,10 @@ public final class Launcher {
         return all;
     }
 
-    /** What the ranks of this host were blocked in at the timeout, from their counters; "" when none tell. */
+    /** What the ranks were blocked in at the timeout, from their counters and the copies of remote ones; "" when none tell. */
     private static String stuckView(Path jobDir) {
         JobStatus status = JobStatus.read(jobDir);
-        return status.ranks().isEmpty() ? "" : "; where they wait (this host's ranks):\n"
+        return status.ranks().isEmpty() ? "" : "; where they wait (other hosts' ranks as of their last copy):\n"
                 + status.stuck(System.currentTimeMillis()).stripTrailing();
     }
 

@@ -30,7 +30,9 @@ import picocli.CommandLine.Spec;
             "Without JOB: lists the jobs of this user on this host (their directories in /dev/shm), marking"
                 + " stale ones, whose ranks and launcher are all gone.",
             "With JOB: the counters of its ranks on this host, per rank and per rail, refreshed every"
-                + " --interval on a terminal (Ctrl-C ends it); read from the ranks' counters files while they run."},
+                + " --interval on a terminal (Ctrl-C ends it); read from the ranks' counters files while they run."
+                + " On the host of the job's tutti run, the ranks of the other hosts too (copies of their"
+                + " counters, at most a second old)."},
         footer = {"", "Examples:",
             "  tutti status",
             "  tutti status 1f2e3d4c --once",

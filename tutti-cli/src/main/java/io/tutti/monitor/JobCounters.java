@@ -43,28 +43,45 @@ public final class JobCounters {
 
     /** Reads every rank's counters file in {@code dir}, by rank; files not yet formatted are skipped. */
     public static List<Metrics> read(Path dir) {
-        List<Metrics> ranks = new ArrayList<>();
+        return files(dir).stream().map(Read::metrics).toList();
+    }
+
+    /** One file read: its rank's counters and, for a launcher's copy, the state the launcher wrote. */
+    private record Read(Metrics metrics, int copyState) {
+    }
+
+    private static List<Read> files(Path dir) {
+        List<Read> ranks = new ArrayList<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "counters-*")) {
             for (Path f : files) {
                 try (CountersReader r = CountersReader.open(f)) {
                     if (r != null) {
-                        ranks.add(r.read());
+                        ranks.add(new Read(r.read(), r.copyState()));
                     }
                 }
             }
         } catch (IOException e) {
             // no directory (the job has ended): no ranks
         }
-        ranks.sort(Comparator.comparingInt(Metrics::rank));
+        ranks.sort(Comparator.comparingInt(r -> r.metrics().rank()));
         return ranks;
     }
 
-    /** The ranks of {@code dir} with their liveness, {@code alive} telling whether a pid runs. */
+    /**
+     * The ranks of {@code dir} with their liveness, {@code alive} telling whether a pid runs; for a
+     * rank on another host, whose pid means nothing here, the launcher's copy says.
+     */
     public static List<Rank> ranks(Path dir, LongPredicate alive) {
         List<Rank> out = new ArrayList<>();
-        for (Metrics m : read(dir)) {
-            Liveness l = alive.test(m.pid()) ? Liveness.RUNNING
-                    : Files.exists(dir.resolve("rank-" + m.rank() + ".pid")) ? Liveness.FAILED : Liveness.DONE;
+        for (Read read : files(dir)) {
+            Metrics m = read.metrics();
+            Liveness l = switch (read.copyState()) {
+                case CountersDescriptor.COPY_RUNNING -> Liveness.RUNNING;
+                case CountersDescriptor.COPY_DONE -> Liveness.DONE;
+                case CountersDescriptor.COPY_FAILED -> Liveness.FAILED;
+                default -> alive.test(m.pid()) ? Liveness.RUNNING
+                        : Files.exists(dir.resolve("rank-" + m.rank() + ".pid")) ? Liveness.FAILED : Liveness.DONE;
+            };
             out.add(new Rank(m, l));
         }
         return out;

@@ -257,6 +257,15 @@ public final class Node implements Fabric {
         }
     }
 
+    /** Copies go over the rendezvous connection when the launcher is in another pid space (another host). */
+    @Override
+    public Runnable copyToLauncher(String name, MemorySegment file) {
+        if (kvs instanceof RendezvousClient c && job.launcherPid() < 0) {
+            return c.copy(name, file);
+        }
+        return () -> { };
+    }
+
     @Override
     public MemorySegment map(String name, Arena mapping) {
         return ShmFiles.mapExisting(job.jobDir().resolve(name), mapping);

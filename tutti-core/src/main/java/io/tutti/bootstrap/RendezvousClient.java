@@ -4,6 +4,7 @@ import static io.tutti.bootstrap.RendezvousWire.utf8;
 
 import io.tutti.transport.KeyValueStore;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -48,6 +49,10 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     private volatile long heard = System.nanoTime();
     private volatile boolean ending;
     private boolean saidGoodbye;
+    /** The file copied to the launcher with every ping, and its name; null when none (guarded by this). */
+    private MemorySegment copied;
+    private String copiedName;
+    private byte[] copyBuffer;
 
     private RendezvousClient(SocketChannel ch, String address, int rank, Duration timeout, Consumer<String> onLost) {
         this.ch = ch;
@@ -224,7 +229,11 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
             }
             synchronized (this) {
                 try {
-                    RendezvousWire.write(ch, RendezvousWire.PING, 0);
+                    if (copied != null) {
+                        sendCopy();
+                    } else {
+                        RendezvousWire.write(ch, RendezvousWire.PING, 0);
+                    }
                 } catch (IOException e) {
                     // the reader sees the broken connection
                 }
@@ -234,6 +243,41 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
                 return;
             }
         }
+    }
+
+    /**
+     * Sends {@code file} to the launcher as {@code name} in place of every ping (a COPY also tells the
+     * launcher this rank lives). Returns what sends the last copy and stops, to run before
+     * {@code file} is unmapped.
+     */
+    Runnable copy(String name, MemorySegment file) {
+        synchronized (this) {
+            copied = file;
+            copiedName = name;
+            copyBuffer = new byte[(int) Math.min(file.byteSize(), RendezvousWire.MAX_FRAME - 64 - name.length() * 4L)];
+        }
+        return () -> {
+            synchronized (this) {
+                if (copied != null && ch.isOpen()) {
+                    try {
+                        sendCopy();
+                    } catch (IOException e) {
+                        // the reader sees the broken connection
+                    }
+                }
+                copied = null;
+            }
+        };
+    }
+
+    /**
+     * One COPY frame; caller holds the lock. A file larger than a frame goes cut short (a job of
+     * about 16,000 ranks), which the launcher refuses to keep. The bulk copy moves aligned 8-byte
+     * cells whole, so no counter is torn.
+     */
+    private void sendCopy() throws IOException {
+        MemorySegment.copy(copied, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, copyBuffer, 0, copyBuffer.length);
+        RendezvousWire.write(ch, RendezvousWire.COPY, 0, utf8(copiedName), copyBuffer);
     }
 
     private void failAll(String why) {

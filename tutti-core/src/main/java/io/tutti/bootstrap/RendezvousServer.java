@@ -59,6 +59,7 @@ public final class RendezvousServer implements AutoCloseable {
     private final List<Connection> connections = new ArrayList<>();
     private volatile IntConsumer onRankLost = r -> { };
     private volatile Consumer<String> onRejected = m -> { };
+    private volatile CopyListener onCopy = (r, name, bytes) -> { };
     private volatile boolean closed;
 
     private record Waiter(Connection conn, int id) {
@@ -137,6 +138,18 @@ public final class RendezvousServer implements AutoCloseable {
     /** Called once per rank whose connection ends without a goodbye (from a connection's thread). */
     public void onRankLost(IntConsumer listener) {
         this.onRankLost = listener;
+    }
+
+    /** What a rank on another host sends in place of its pings: a copy of one of its files. */
+    @FunctionalInterface
+    public interface CopyListener {
+        /** Rank {@code rank} (authenticated) sent {@code bytes} as the content of its file {@code name}. */
+        void copied(int rank, String name, byte[] bytes);
+    }
+
+    /** Gives {@code listener} the copies ranks send (on their connections' threads). */
+    public void onCopy(CopyListener listener) {
+        this.onCopy = listener;
     }
 
     /** Called with a description of every refused connection. */
@@ -251,6 +264,12 @@ public final class RendezvousServer implements AutoCloseable {
                     if (f.type() == RendezvousWire.BYE) {
                         // done with the job; the connection lasts as long as the rank's process
                         goodbye = true;
+                        continue;
+                    }
+                    if (f.type() == RendezvousWire.COPY) {
+                        if (f.fields().size() == 2) {
+                            onCopy.copied(rank, f.text(0), f.fields().get(1));
+                        }
                         continue;
                     }
                     handle(this, f);

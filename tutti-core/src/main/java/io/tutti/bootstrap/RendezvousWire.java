@@ -32,6 +32,8 @@ import javax.crypto.spec.SecretKeySpec;
  * is silent for 10 s, is a death: the rank's (for the launcher) or the launcher's (for the rank).
  * The server tells every other rank of a rank's death at once with FAILED(rank, reason), and a rank
  * that joins later of the deaths before it, so no rank waits for a silence timeout to learn of one.
+ * A rank on another host than the launcher sends COPY(name, bytes) of its counters file in place of
+ * its pings, which the launcher keeps as a copy in its own job directory.
  */
 final class RendezvousWire {
     static final String MAGIC = "tutti-rendezvous-1";
@@ -52,6 +54,7 @@ final class RendezvousWire {
     static final byte END = 12;
     static final byte ERROR = 13;
     static final byte FAILED = 14;
+    static final byte COPY = 15;
 
     private RendezvousWire() {
     }

@@ -13,6 +13,9 @@ import io.tutti.transport.RailCounters;
  *    +16  size       i32  ranks          +20  rails    i32  RailCounters.MAX_RAILS
  *    +24  pid        i64                 +32  started  i64  epoch ms
  *    +40  enabled    i32  0: counting is off
+ *    +44  copy       i32  0: the rank's own file; else a launcher's copy of a rank on another host:
+ *                         COPY_RUNNING, COPY_DONE, COPY_FAILED (written by that launcher)
+ *    +48  copied     i64  epoch ms of the copy's latest refresh (the launcher)
  *    +64  job id     i32 length, then UTF-8 (at most 440 bytes)
  *  labels (1024 bytes): "collective NAME" and "error NAME" lines, in cell order
  *  values, each group on its own 128-byte lines, 8-byte cells:
@@ -39,7 +42,7 @@ import io.tutti.transport.RailCounters;
 public final class CountersDescriptor {
     /** "TUTTICNT" as a little-endian long. */
     public static final long MAGIC = 0x544E435454555454L;
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 8;
@@ -49,6 +52,17 @@ public final class CountersDescriptor {
     public static final int PID_OFFSET = 24;
     public static final int STARTED_OFFSET = 32;
     public static final int ENABLED_OFFSET = 40;
+    /**
+     * A launcher keeps a copy of the counters of each rank on another host (sent every second over
+     * the rendezvous, RendezvousWire COPY), so its own host's {@code tutti status} and monitor see the
+     * whole job; these two cells say so, and whether that rank still runs, as the pid cannot there.
+     */
+    public static final int COPY_OFFSET = 44;
+    public static final int COPIED_OFFSET = 48;
+    public static final int COPY_NONE = 0;
+    public static final int COPY_RUNNING = 1;
+    public static final int COPY_DONE = 2;
+    public static final int COPY_FAILED = 3;
     public static final int JOB_OFFSET = 64;
     public static final int JOB_MAX_BYTES = 440;
     public static final int HEADER_LENGTH = 512;

@@ -117,6 +117,16 @@ public final class CountersReader implements AutoCloseable {
         return s.get(ValueLayout.JAVA_LONG, PID_OFFSET);
     }
 
+    /** {@link CountersDescriptor#COPY_NONE} for a rank's own file, else the state of a launcher's copy. */
+    public int copyState() {
+        return (int) INT.getAcquire(s, (long) COPY_OFFSET);
+    }
+
+    /** When a launcher's copy was last refreshed (epoch ms); 0 for a rank's own file. */
+    public long copiedMillis() {
+        return (long) LONG.getAcquire(s, (long) COPIED_OFFSET);
+    }
+
     /** Ranks in the job. */
     public int size() {
         return size;

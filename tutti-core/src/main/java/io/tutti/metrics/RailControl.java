@@ -220,11 +220,16 @@ public final class RailControl implements AutoCloseable {
                     + "); 'tutti status' lists the jobs here");
         }
         List<RailControl> ranks = new ArrayList<>();
+        List<Integer> elsewhere = new ArrayList<>();
         try {
             try (DirectoryStream<Path> files = Files.newDirectoryStream(jobDir, "counters-*")) {
                 for (Path f : files) {
                     RailControl c = open(f);
-                    if (onlyRank < 0 || c.rank() == onlyRank) {
+                    if (c.reader.copyState() != COPY_NONE && (onlyRank < 0 || c.rank() == onlyRank)) {
+                        // a launcher's copy of a rank on another host: the rank never reads it
+                        elsewhere.add(c.rank());
+                        c.close();
+                    } else if (onlyRank < 0 || c.rank() == onlyRank) {
                         ranks.add(c);
                     } else {
                         c.close();
@@ -234,6 +239,12 @@ public final class RailControl implements AutoCloseable {
                 throw new IllegalArgumentException("cannot list " + jobDir + ": " + e.getMessage(), e);
             }
             ranks.sort(Comparator.comparingInt(RailControl::rank));
+            if (ranks.isEmpty() && !elsewhere.isEmpty()) {
+                elsewhere.sort(null);
+                throw new IllegalArgumentException("rank(s) " + elsewhere + " of job " + job + " run on other hosts"
+                        + " (this host keeps copies of their counters): run 'tutti rail " + job + " ...' on their"
+                        + " hosts, e.g. through ssh");
+            }
             if (ranks.isEmpty()) {
                 throw new IllegalArgumentException(onlyRank >= 0 ? "job " + job + " has no rank " + onlyRank
                         + " with counters on this host; 'tutti status " + job + "' lists its ranks here"
@@ -266,6 +277,9 @@ public final class RailControl implements AutoCloseable {
             List<Outcome> out = new ArrayList<>();
             for (int[] t : targets) {
                 out.add(ranks.get(t[0]).command(down ? RailCounters.RAIL_DOWN : RailCounters.RAIL_UP, t[1], timeout));
+            }
+            for (int r : elsewhere) {
+                out.add(new Outcome(r, -1, "", false, "not changed: it runs on another host; run 'tutti rail' there"));
             }
             return out;
         } finally {

@@ -59,6 +59,8 @@ public final class Engine implements AutoCloseable {
     private final ProgressAgent agent;
     private final Operation blockingSend;
     private final Operation blockingRecv;
+    /** Sends the launcher the counters' last copy and stops copying (a launcher on another host keeps one). */
+    private Runnable stopCopies = () -> { };
 
     /** {@link #Engine(Fabric, P2pConfig, CountersConfig, List)} with the counters on and no collectives named. */
     public Engine(Fabric fabric, P2pConfig config) {
@@ -124,14 +126,17 @@ public final class Engine implements AutoCloseable {
             }
         } catch (TimeoutException e) {
             closeQuietly(opened);
+            stopCopies.run();
             arena.close();
             throw new TuttiException.Startup("start-up rendezvous failed: " + e.getMessage(), e);
         } catch (TuttiException e) {
             closeQuietly(opened);
+            stopCopies.run();
             arena.close();
             throw e;
         } catch (RuntimeException e) {
             closeQuietly(opened);
+            stopCopies.run();
             arena.close();
             throw new TuttiException.Startup("cannot set up shared memory in " + fabric.directory() + ": "
                     + e.getMessage(), e);
@@ -168,9 +173,11 @@ public final class Engine implements AutoCloseable {
         if (!counting.enabled()) {
             return Counters.off(job, fabric.rank(), size, ProcessHandle.current().pid(), operations);
         }
-        MemorySegment file = fabric.create(CountersDescriptor.fileName(fabric.rank()),
-                Counters.fileLength(size, operations.size()), arena);
-        return Counters.format(file, true, job, fabric.rank(), size, ProcessHandle.current().pid(), operations);
+        String name = CountersDescriptor.fileName(fabric.rank());
+        MemorySegment file = fabric.create(name, Counters.fileLength(size, operations.size()), arena);
+        Counters c = Counters.format(file, true, job, fabric.rank(), size, ProcessHandle.current().pid(), operations);
+        stopCopies = fabric.copyToLauncher(name, file);
+        return c;
     }
 
     /** This rank's counters, which the collectives count into; owner thread. */
@@ -836,6 +843,7 @@ public final class Engine implements AutoCloseable {
                 if (singleCopy != null) {
                     singleCopy.close();
                 }
+                stopCopies.run();
                 arena.close();
                 fabric.close();
             }

@@ -88,6 +88,16 @@ public interface Fabric {
      */
     String reportedFailure(int r);
 
+    /**
+     * Keeps a copy of this rank's file {@code file} (named {@code name} in its job's directory) at a
+     * launcher on another host, refreshed every second, so that {@code tutti status} and the monitor
+     * there see this rank too. Returns what sends the last copy and stops; call it before unmapping
+     * {@code file}. Launchers that share this host's files, or keep no copies, need nothing: the default.
+     */
+    default Runnable copyToLauncher(String name, MemorySegment file) {
+        return () -> { };
+    }
+
     /** Removes the files this rank created (and a job of one rank's directory). */
     void close();
 }

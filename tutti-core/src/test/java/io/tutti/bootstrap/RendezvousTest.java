@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -369,5 +371,33 @@ class RendezvousTest {
         List<Path> swept = HostJobDirectory.sweep(tmp, null, HostJobDirectory.bootId(), pid -> pid == 222);
         assertEquals(List.of(crashed), swept);
         assertTrue(Files.exists(living) && Files.exists(launched) && Files.exists(unknown));
+    }
+
+    @Test
+    void aRankCopiesItsFileToTheLauncherInPlaceOfItsPingsAndOnceMoreWhenItStops() throws Exception {
+        try (RendezvousServer s = server(1); Arena arena = Arena.ofShared()) {
+            List<String> got = new CopyOnWriteArrayList<>();
+            s.onCopy((rank, name, bytes) -> got.add(rank + " " + name + " " + bytes.length + " " + bytes[3]));
+            MemorySegment file = arena.allocate(4096, 8);
+            file.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 7);
+            try (RendezvousClient c = client(tcp(s), 0, SECRET, new ArrayList<>())) {
+                Runnable stop = c.copy("counters-0", file);
+                long deadline = System.nanoTime() + WAIT.toNanos();
+                while (got.isEmpty() && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertEquals("0 counters-0 4096 7", got.getFirst(), "the first copy comes within a ping's time");
+                file.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 9);
+                stop.run();
+                deadline = System.nanoTime() + WAIT.toNanos();
+                while (!got.getLast().endsWith(" 9") && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertEquals("0 counters-0 4096 9", got.getLast(), "stopping sends the last state");
+                int copies = got.size();
+                Thread.sleep(2500);
+                assertEquals(copies, got.size(), "no copy after stopping: " + got);
+            }
+        }
     }
 }

@@ -43,6 +43,79 @@ class ClusterRunIT {
     }
 
     /**
+     * {@code tutti status} on the launcher's host shows the ranks of the other hosts too: they send
+     * their counters to the launcher every second, and the counts there are the ranks' own.
+     */
+    @Test
+    void theLaunchersHostSeesTheCountersOfEveryHostsRanks() throws Exception {
+        try (Cluster c = Cluster.start(2)) {
+            Path dir = Files.createDirectories(c.dir().resolve("marks"));
+            int rounds = 3;
+            List<String> cmd = c.command(0, runOver(c, "150s", "io.tutti.systest.Counted", dir.toString(),
+                    Integer.toString(rounds)).toArray(String[]::new));
+            Path err = c.dir().resolve("launcher.err");
+            Process launcher = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(err.toFile()).start();
+            try {
+                for (int r = 0; r < 4; r++) {
+                    Path done = dir.resolve("rank-" + r + ".done");
+                    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+                    while (!Files.exists(done)) {
+                        assertTrue(System.nanoTime() < deadline && launcher.isAlive(), () -> read(err));
+                        Thread.sleep(50);
+                    }
+                }
+                String id = new Launch.Result(0, "", read(err), Duration.ZERO).jobId();
+                // each rank sent one message a round to each other rank, and one big one: as the ranks
+                // counted them, once the copies of the other host's ranks have caught up (every second)
+                long expected = (long) rounds * 3 + 1;
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                String json;
+                while (true) {
+                    List<String> status = new ArrayList<>(Launch.tutti("status", id, "--json"));
+                    Cluster.Result r = c.exec(0, status.toArray(String[]::new));
+                    json = r.stdout();
+                    com.fasterxml.jackson.databind.JsonNode ranks = new com.fasterxml.jackson.databind.ObjectMapper()
+                            .readTree(json.isBlank() ? "{}" : json).path("ranks");
+                    boolean all = ranks.size() == 4;
+                    for (com.fasterxml.jackson.databind.JsonNode rank : ranks) {
+                        all &= rank.get("shm").get("messagesSent").asLong() + rank.get("net").get("messagesSent")
+                                .asLong() == expected;
+                    }
+                    if (all || System.nanoTime() > deadline) {
+                        break;
+                    }
+                    Thread.sleep(300);
+                }
+                String seen = json;
+                assertTrue(seen.contains("\"rank\":3") || seen.contains("\"rank\" : 3"), () -> seen + "\n" + read(err));
+                com.fasterxml.jackson.databind.JsonNode ranks = new com.fasterxml.jackson.databind.ObjectMapper()
+                        .readTree(seen).path("ranks");
+                assertEquals(4, ranks.size(), seen);
+                for (com.fasterxml.jackson.databind.JsonNode rank : ranks) {
+                    assertEquals(expected, rank.get("shm").get("messagesSent").asLong()
+                            + rank.get("net").get("messagesSent").asLong(), rank::toString);
+                }
+                // and the other host's ranks reach two of their peers over the rails, as they counted
+                assertTrue(ranks.get(3).get("net").get("messagesSent").asLong() > 0, seen);
+                // their own directory is on their host: the launcher's host holds only copies of them
+                assertTrue(c.exec(0, "test", "-e", "/dev/shm/tutti-" + id + "/rank-3.pid").exitCode() != 0,
+                        "rank 3 is not on the launcher's host");
+            } finally {
+                Files.writeString(dir.resolve("go"), "");
+            }
+            try {
+                assertTrue(launcher.waitFor(90, java.util.concurrent.TimeUnit.SECONDS), () -> read(err));
+                assertEquals(0, launcher.exitValue(), () -> read(err));
+            } finally {
+                launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+                launcher.destroyForcibly();
+            }
+            assertNoJobDirectories(c, 2);
+        }
+    }
+
+    /**
      * {@code tutti run --hostfile Tally.java}: the program is compiled on the launcher's host, into its
      * private /dev/shm, and its classes (two files, a nested class) reach the ranks of the other hosts
      * through their ssh connection.

@@ -1,0 +1,100 @@
+package io.tutti.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tutti.Metrics;
+import io.tutti.bootstrap.ShmFiles;
+import io.tutti.metrics.Counters;
+import io.tutti.metrics.CountersDescriptor;
+import io.tutti.metrics.RailControl;
+import io.tutti.monitor.JobCounters;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The launcher's copies of remote ranks' counters: what status reads from them, and what is refused. */
+@Timeout(60)
+class CounterCopiesTest {
+    @TempDir
+    Path root;
+
+    /** Rank {@code rank}'s counters file of a job of two, as the rank would send it, after {@code sends} sends. */
+    private static byte[] countersOf(int rank, int sends, Arena arena) {
+        MemorySegment s = arena.allocate(Counters.fileLength(2, 1), 8);
+        Counters c = Counters.format(s, true, "beef", rank, 2, 4242, List.of("barrier"));
+        c.railName(0, "eth0");
+        c.transport(1 - rank, true);
+        for (int i = 0; i < sends; i++) {
+            c.sent(1 - rank, 100);
+        }
+        return s.toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    @Test
+    void aCopyShowsItsRanksCountersAndTheLaunchersWordOnItsLife() {
+        Path dir = ShmFiles.createJobDirectory(root.resolve("tutti-beef"));
+        try (Arena arena = Arena.ofShared(); CounterCopies copies = new CounterCopies(dir)) {
+            copies.copied(1, "counters-1", countersOf(1, 3, arena));
+            List<JobCounters.Rank> ranks = JobCounters.ranks(dir, pid -> false);
+            assertEquals(1, ranks.size());
+            Metrics m = ranks.getFirst().metrics();
+            assertEquals(1, m.rank());
+            assertEquals(4242, m.pid());
+            assertEquals(3, m.net().messagesSent());
+            assertEquals(300, m.net().bytesSent());
+            assertEquals(JobCounters.Liveness.RUNNING, ranks.getFirst().liveness(), "its pid is not alive here,"
+                    + " the launcher's word is what counts");
+
+            copies.copied(1, "counters-1", countersOf(1, 5, arena));
+            assertEquals(5, JobCounters.read(dir).getFirst().net().messagesSent(), "a later copy refreshes");
+            copies.ended(1, true);
+            assertEquals(JobCounters.Liveness.FAILED, JobCounters.ranks(dir, pid -> true).getFirst().liveness());
+            copies.copied(1, "counters-1", countersOf(1, 6, arena));
+            JobCounters.Rank after = JobCounters.ranks(dir, pid -> true).getFirst();
+            assertEquals(JobCounters.Liveness.FAILED, after.liveness(), "a late copy does not revive it");
+            assertEquals(6, after.metrics().net().messagesSent());
+        }
+    }
+
+    @Test
+    void aRankWritesOnlyItsOwnCopyAndAnOwnFileHereIsLeftAlone() throws Exception {
+        Path dir = ShmFiles.createJobDirectory(root.resolve("tutti-beef"));
+        try (Arena arena = Arena.ofShared(); CounterCopies copies = new CounterCopies(dir)) {
+            copies.copied(1, "counters-0", countersOf(0, 1, arena));
+            copies.copied(1, "../counters-1", countersOf(1, 1, arena));
+            copies.copied(1, "counters-1", countersOf(0, 1, arena));
+            copies.copied(1, "counters-1", new byte[100]);
+            assertFalse(copies.keeps(1));
+            assertEquals(List.of(), JobCounters.read(dir));
+
+            // rank 0 shares this host's /dev/shm: its own file is here, and stays its own
+            MemorySegment own = ShmFiles.createAndMap(dir.resolve("counters-0"), Counters.fileLength(2, 1), arena);
+            Counters.format(own, true, "beef", 0, 2, 1, List.of("barrier")).sent(1, 1);
+            copies.copied(0, "counters-0", countersOf(0, 9, arena));
+            assertFalse(copies.keeps(0));
+            assertEquals(0, own.get(ValueLayout.JAVA_INT, CountersDescriptor.COPY_OFFSET));
+            assertEquals(JobCounters.Liveness.RUNNING, JobCounters.ranks(dir, pid -> pid == 1).getFirst().liveness());
+        }
+        assertTrue(Files.exists(dir.resolve("counters-0")));
+    }
+
+    @Test
+    void railCommandsSayThatARankOnAnotherHostIsCommandedThere() {
+        Path dir = ShmFiles.createJobDirectory(root.resolve("tutti-beef"));
+        try (Arena arena = Arena.ofShared(); CounterCopies copies = new CounterCopies(dir)) {
+            copies.copied(1, "counters-1", countersOf(1, 1, arena));
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> RailControl.apply(dir, "0", true, -1, Duration.ofSeconds(1)));
+            assertTrue(e.getMessage().contains("rank(s) [1] of job beef run on other hosts"), e.getMessage());
+        }
+    }
+}
