@@ -34,8 +34,9 @@ import picocli.CommandLine.Spec;
             "               collectives per second and their latency, failures in red",
             "  /metrics     Prometheus metrics (labels job, rank, peer, transport, rail, op)",
             "  /api/jobs    the jobs as JSON; /api/jobs/JOB one job",
-            "Reads the ranks' counters files without disturbing them; runs until Ctrl-C. Read-only: every request"
-                + " but GET is refused (403), and control actions need --token-file."},
+            "  POST /api/jobs/JOB/rails/RAIL/down|up   with --token-file's token: a rail out of service and back",
+            "Reads the ranks' counters files without disturbing them; runs until Ctrl-C. Without --token-file it is"
+                + " read-only: every request but GET is refused (403)."},
         footer = {"", "Examples:",
             "  tutti monitor                                   # http://127.0.0.1:9464/",
             "  tutti monitor 1f2e3d4c --port 8080",

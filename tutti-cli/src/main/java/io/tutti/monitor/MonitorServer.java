@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tutti.metrics.RailControl;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,22 +17,33 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The monitor's HTTP server (the JDK's): the page at {@code /} (its script and style beside it), the
  * JSON API at {@code /api/jobs} and {@code /api/jobs/JOB}, and the Prometheus exposition at
- * {@code /metrics} through the client's own handler. Read-only: every request but GET is refused
- * with 403 and the reason, also with a token, until there are control actions to take.
+ * {@code /metrics} through the client's own handler. Read-only unless started with a token: then
+ * {@code POST /api/jobs/JOB/rails/RAIL/down} (or {@code up}, {@code ?rank=R} for one rank) with the
+ * header {@code Authorization: Bearer TOKEN} takes a rail out of service as {@code tutti rail} does
+ * ({@link RailControl}); every other request but GET is refused with the reason.
  */
 public final class MonitorServer implements AutoCloseable {
     /** The port {@code tutti monitor} listens on unless told otherwise. */
     public static final int DEFAULT_PORT = 9464;
     private static final Map<String, String> PAGES = Map.of("/", "index.html", "/index.html", "index.html",
             "/monitor.js", "monitor.js", "/monitor.css", "monitor.css");
+
+    /** {@code /api/jobs/JOB/rails/RAIL/down|up}: job ids and rail names or indexes, no slashes. */
+    private static final Pattern RAIL_ACTION = Pattern.compile("/api/jobs/([A-Za-z0-9._-]+)/rails/([^/]+)/(down|up)");
+    /** How long a rail action waits for each rank's answer, as {@code tutti rail --wait} does by default. */
+    private static final Duration ACTION_WAIT = Duration.ofSeconds(10);
 
     private final HttpServer http;
     private final ExecutorService executor;
@@ -62,13 +74,13 @@ public final class MonitorServer implements AutoCloseable {
                 if (x.getRequestMethod().equals("GET")) {
                     chain.doFilter(x);
                 } else {
-                    s.refuseControl(x);
+                    s.control(x);
                 }
             }
 
             @Override
             public String description() {
-                return "GET only; control requests refused with the reason";
+                return "GET, and POST of a control action with the token; others refused with the reason";
             }
         };
         for (HttpContext c : new HttpContext[] {http.createContext("/", s::page), http.createContext("/api/", s::api),
@@ -90,19 +102,72 @@ public final class MonitorServer implements AutoCloseable {
         return token != null;
     }
 
-    /** Answers a request other than GET: 403 with why (no token; a wrong token), 501 for the right token. */
-    private void refuseControl(HttpExchange x) throws IOException {
+    /**
+     * Answers a request other than GET: 403 with why (no token; a wrong token); with the right one a
+     * rail action, answered with each rank's outcome (200 when all took it, 409 when one refused), or
+     * 404 or 400 saying what is wrong.
+     */
+    private void control(HttpExchange x) throws IOException {
         try (x) {
             if (token == null) {
                 send(x, 403, "text/plain", "tutti monitor: " + x.getRequestMethod() + " refused: control is disabled,"
                         + " this monitor is read-only (start it with --token-file FILE to allow control actions)\n");
-            } else if (!tokenMatches(x.getRequestHeaders().getFirst("Authorization"))) {
+                return;
+            }
+            if (!tokenMatches(x.getRequestHeaders().getFirst("Authorization"))) {
                 send(x, 403, "text/plain", "tutti monitor: " + x.getRequestMethod() + " refused: a control request needs"
                         + " the monitor's token, as the header 'Authorization: Bearer TOKEN'\n");
-            } else {
-                send(x, 501, "text/plain", "tutti monitor: no control action at " + x.getRequestURI().getPath()
-                        + " (the monitor serves GET only so far)\n");
+                return;
             }
+            Matcher m = RAIL_ACTION.matcher(x.getRequestURI().getPath());
+            if (!x.getRequestMethod().equals("POST") || !m.matches()) {
+                send(x, 404, "text/plain", "tutti monitor: no control action at " + x.getRequestMethod() + " "
+                        + x.getRequestURI().getPath() + "; the one there is: POST /api/jobs/JOB/rails/RAIL/down|up\n");
+                return;
+            }
+            Path dir = watch.directory(m.group(1));
+            if (dir == null) {
+                send(x, 404, "text/plain", "tutti monitor: no running job " + m.group(1) + " watched here\n");
+                return;
+            }
+            String query = x.getRequestURI().getQuery();
+            int rank = -1;
+            if (query != null && !query.isEmpty()) {
+                if (!query.matches("rank=\\d{1,9}")) {
+                    send(x, 400, "text/plain", "tutti monitor: the only parameter is rank=N, not '" + query + "'\n");
+                    return;
+                }
+                rank = Integer.parseInt(query.substring("rank=".length()));
+            }
+            List<RailControl.Outcome> outcomes;
+            try {
+                outcomes = RailControl.apply(dir, m.group(2), m.group(3).equals("down"), rank, ACTION_WAIT);
+            } catch (IllegalArgumentException e) {
+                send(x, 400, "text/plain", "tutti monitor: " + e.getMessage() + "\n");
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                send(x, 503, "text/plain", "tutti monitor: stopping\n");
+                return;
+            }
+            boolean all = outcomes.stream().allMatch(RailControl.Outcome::done);
+            send(x, all ? 200 : 409, "application/json", MonitorJson.write(g -> {
+                g.writeStartObject();
+                g.writeStringField("job", m.group(1));
+                g.writeStringField("action", m.group(3));
+                g.writeBooleanField("done", all);
+                g.writeArrayFieldStart("outcomes");
+                for (RailControl.Outcome o : outcomes) {
+                    g.writeStartObject();
+                    g.writeNumberField("rank", o.rank());
+                    g.writeNumberField("rail", o.rail());
+                    g.writeBooleanField("done", o.done());
+                    g.writeStringField("message", o.message());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeEndObject();
+            }));
         }
     }
 

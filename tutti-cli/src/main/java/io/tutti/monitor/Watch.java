@@ -176,6 +176,12 @@ public final class Watch implements AutoCloseable {
         return out;
     }
 
+    /** The directory of running job {@code id}, or null when no such job runs here. */
+    public synchronized Path directory(String id) {
+        Job j = jobs.get(id);
+        return j == null || j.endedAt != 0 ? null : j.dir;
+    }
+
     /** The job {@code id}, read now if it runs; null when it is not watched. */
     public synchronized JobSnapshot job(String id) {
         Job j = jobs.get(id);

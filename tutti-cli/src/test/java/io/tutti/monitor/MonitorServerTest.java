@@ -102,8 +102,56 @@ class MonitorServerTest {
             assertTrue(none.body().contains("needs the monitor's token"), none::body);
             assertEquals(403, send(s, "POST", "/api/jobs/j", "Authorization", "Bearer wrong").statusCode());
             HttpResponse<String> right = send(s, "POST", "/api/jobs/j", "Authorization", "Bearer s3cret");
-            assertEquals(501, right.statusCode(), right::body);
+            assertEquals(404, right.statusCode(), right::body);
+            assertTrue(right.body().contains("POST /api/jobs/JOB/rails/RAIL/down|up"), right::body);
             assertEquals(true, JSON.readTree(send(s, "GET", "/api/jobs").body()).get("control").asBoolean());
+        }
+    }
+
+    /**
+     * With the token, the page's rail buttons post an action that reaches the ranks as {@code tutti rail}
+     * does: each rank's answer comes back, and a refusal makes it a 409.
+     */
+    @Test
+    void aRailActionWithTheTokenReachesTheRanksAndBringsBackTheirAnswers() throws Exception {
+        try (CountersFiles files = new CountersFiles(root.resolve("tutti-j")); MonitorServer s = serve(files, "s3cret")) {
+            Counters c = files.rank(0, 2, ProcessHandle.current().pid());
+            c.railName(0, "eth0");
+            c.railName(1, "eth1");
+            // rank 0's transport: takes rail 1 down and refuses rail 0, its last
+            Thread transport = Thread.ofPlatform().daemon().start(() -> {
+                for (int answered = 0; answered < 2; ) {
+                    long command = c.railCommand();
+                    if (io.tutti.transport.RailCounters.sequence(command) > answered) {
+                        answered = io.tutti.transport.RailCounters.sequence(command);
+                        c.railAnswer(command, io.tutti.transport.RailCounters.rail(command) == 0
+                                ? io.tutti.transport.RailCounters.LAST_RAIL : io.tutti.transport.RailCounters.DONE);
+                    }
+                    Thread.onSpinWait();
+                }
+            });
+            HttpResponse<String> noToken = send(s, "POST", "/api/jobs/j/rails/eth1/down");
+            assertEquals(403, noToken.statusCode());
+            HttpResponse<String> down = send(s, "POST", "/api/jobs/j/rails/eth1/down?rank=0", "Authorization",
+                    "Bearer s3cret");
+            assertEquals(200, down.statusCode(), down::body);
+            JsonNode d = JSON.readTree(down.body());
+            assertTrue(d.get("done").asBoolean(), down::body);
+            assertEquals("rail 1 (eth1) out of service", d.get("outcomes").get(0).get("message").asText());
+            HttpResponse<String> last = send(s, "POST", "/api/jobs/j/rails/0/down?rank=0", "Authorization",
+                    "Bearer s3cret");
+            assertEquals(409, last.statusCode(), last::body);
+            assertTrue(JSON.readTree(last.body()).get("outcomes").get(0).get("message").asText()
+                    .contains("last rail in service"), last::body);
+            transport.join(10_000);
+            HttpResponse<String> noRail = send(s, "POST", "/api/jobs/j/rails/eth9/up?rank=0", "Authorization",
+                    "Bearer s3cret");
+            assertEquals(400, noRail.statusCode(), noRail::body);
+            assertTrue(noRail.body().contains("rank 0 has no rail eth9"), noRail::body);
+            assertEquals(400, send(s, "POST", "/api/jobs/j/rails/0/up?rank=x", "Authorization", "Bearer s3cret")
+                    .statusCode());
+            assertEquals(404, send(s, "POST", "/api/jobs/other/rails/0/up", "Authorization", "Bearer s3cret")
+                    .statusCode());
         }
     }
 

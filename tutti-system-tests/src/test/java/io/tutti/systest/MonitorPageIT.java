@@ -60,14 +60,7 @@ class MonitorPageIT {
 
     @Test
     void thePageShowsLiveTrafficAndAKilledRankInRed() throws Exception {
-        if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(DRIVER)) {
-            String why = "Chromium and its driver are needed to test the monitor's page (apt-get install chromium"
-                    + " chromium-driver)";
-            if ("true".equals(System.getenv("CI"))) {
-                fail(why + "; under CI they are installed by .ci/run");
-            }
-            Assumptions.abort(why);
-        }
+        assumeBrowser();
         Launch.Running job = Launch.start(work, Map.of("TUTTI_TRANSPORT", "net", "TUTTI_NET_DROP", "0.02"), "run",
                 "--verbose", "-n", Integer.toString(RANKS), "--timeout", "130s", "--cp", Launch.testClasses(),
                 "io.tutti.systest.Steady", work.toString(), "120");
@@ -82,12 +75,8 @@ class MonitorPageIT {
             monitor = Launch.start(work, "monitor", id, "--port", "0");
             String url = awaitUrl(monitor);
 
-            service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile()).usingAnyFreePort()
-                    .withLogFile(work.resolve("chromedriver.log").toFile()).build();
-            ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile());
-            options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1250",
-                    "--user-data-dir=" + work.resolve("chromium"));
-            browser = new ChromeDriver(service, options);
+            service = driverService();
+            browser = browser(service);
             browser.get(url + "#job=" + id);
 
             Map<String, Object> live = awaitPage(browser, p -> num(p, "cells") == RANKS * RANKS
@@ -126,6 +115,140 @@ class MonitorPageIT {
                 job.process().destroyForcibly();
             }
         }
+    }
+
+    private static void assumeBrowser() {
+        if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(DRIVER)) {
+            String why = "Chromium and its driver are needed to test the monitor's page (apt-get install chromium"
+                    + " chromium-driver)";
+            if ("true".equals(System.getenv("CI"))) {
+                fail(why + "; under CI they are installed by .ci/run");
+            }
+            Assumptions.abort(why);
+        }
+    }
+
+    private ChromeDriverService driverService() {
+        return new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile()).usingAnyFreePort()
+                .withLogFile(work.resolve("chromedriver.log").toFile()).build();
+    }
+
+    private ChromeDriver browser(ChromeDriverService service) {
+        ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1250",
+                "--user-data-dir=" + work.resolve("chromium"));
+        return new ChromeDriver(service, options);
+    }
+
+    /** What the rail panel shows: each rail's state and the result line of the last action. */
+    private static final String READ_RAILS = """
+            return {
+              states: [...document.querySelectorAll('#rail-states .chip')].map(c => c.getAttribute('data-state')),
+              buttons: [...document.querySelectorAll('#rail-states button.rail-action')]
+                  .map(b => b.getAttribute('data-rail') + ' ' + b.getAttribute('data-action')),
+              controlShown: !document.getElementById('rail-control').classList.contains('hidden'),
+              result: document.getElementById('rail-action-result').textContent,
+              status: document.getElementById('rail-action-result').getAttribute('data-status') || ''
+            };""";
+
+    /**
+     * A monitor started with a token shows a button per rail: with the token typed in, "take down"
+     * takes rail 1 out of service at every rank, the page shows it down (admin) with each rank's
+     * answer, and "bring up" brings it back; a wrong token is refused on the page. The job, two ranks
+     * on two loopback rails, goes on and ends well (nothing lost).
+     */
+    @Test
+    void theRailButtonsTakeARailDownAndBringItBackWithTheToken() throws Exception {
+        assumeBrowser();
+        Path tokenFile = work.resolve("token");
+        Files.writeString(tokenFile, "t0ken-" + System.nanoTime() + "\n");
+        Files.setPosixFilePermissions(tokenFile, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        String token = Files.readString(tokenFile).strip();
+        Launch.Running job = Launch.start(work, Map.of("TUTTI_TRANSPORT", "net", "TUTTI_RAILS", "lo,lo"), "run",
+                "--verbose", "-n", "2", "--timeout", "130s", "--cp", Launch.testClasses(),
+                "io.tutti.systest.Steady", work.toString(), "120");
+        Launch.Running monitor = null;
+        ChromeDriverService service = null;
+        ChromeDriver browser = null;
+        try {
+            for (int r = 0; r < 2; r++) {
+                Launch.awaitFile(job, work.resolve("rank-" + r + ".ready"), Duration.ofSeconds(60));
+            }
+            String id = new Launch.Result(0, "", Files.readString(job.stderr()), Duration.ZERO).jobId();
+            monitor = Launch.start(work, "monitor", id, "--port", "0", "--token-file", tokenFile.toString());
+            String url = awaitUrl(monitor);
+            service = driverService();
+            browser = browser(service);
+            browser.get(url + "#job=" + id);
+            ChromeDriver b = browser;
+            awaitRails(b, p -> Boolean.TRUE.equals(p.get("controlShown"))
+                    && List.of("0 down", "1 down").equals(p.get("buttons")));
+
+            org.openqa.selenium.WebElement field = browser.findElement(org.openqa.selenium.By.id("token"));
+            field.sendKeys("wrong");
+            click(browser, "1", "down");
+            awaitRails(b, p -> "403".equals(p.get("status")) && String.valueOf(p.get("result"))
+                    .contains("needs the monitor's token"));
+
+            field.clear();
+            field.sendKeys(token);
+            click(browser, "1", "down");
+            Map<String, Object> down = awaitRails(b, p -> "200".equals(p.get("status"))
+                    && p.get("states") instanceof List<?> st && st.size() == 2 && "down (admin)".equals(st.get(1))
+                    && List.of("0 down", "1 up").equals(p.get("buttons")));
+            assertTrue(String.valueOf(down.get("result")).contains("rank 0: rail 1 (lo) out of service")
+                    && String.valueOf(down.get("result")).contains("rank 1: rail 1 (lo) out of service"), down::toString);
+            screenshot(browser, "monitor-rail-down.png");
+
+            click(browser, "1", "up");
+            awaitRails(b, p -> "200".equals(p.get("status")) && p.get("states") instanceof List<?> st && st.size() == 2
+                    && !String.valueOf(st.get(1)).startsWith("down") && List.of("0 down", "1 down").equals(p.get("buttons")));
+        } finally {
+            Files.writeString(work.resolve("stop"), "");
+            if (browser != null) {
+                browser.quit();
+            }
+            if (service != null) {
+                service.stop();
+            }
+            if (monitor != null) {
+                monitor.process().destroy();
+                if (!monitor.process().waitFor(20, TimeUnit.SECONDS)) {
+                    monitor.process().destroyForcibly();
+                }
+            }
+        }
+        Launch.Result r = job.await(Duration.ofSeconds(90));
+        assertEquals(0, r.exitCode(), r::toString);
+    }
+
+    /**
+     * Clicks rail {@code rail}'s button, which must offer {@code action}: in the page's own thread, as
+     * the panel is redrawn every second and a found element could be gone by the time of a click.
+     */
+    private static void click(ChromeDriver browser, String rail, String action) {
+        Object clicked = ((JavascriptExecutor) browser).executeScript("""
+                const b = document.querySelector("#rail-states button.rail-action[data-rail='" + arguments[0]
+                    + "'][data-action='" + arguments[1] + "']");
+                if (b) b.click();
+                return !!b;""", rail, action);
+        assertEquals(Boolean.TRUE, clicked, "no button to " + action + " rail " + rail);
+    }
+
+    /** The rail panel as read in the browser, once {@code done} holds; fails with the last reading after 60 s. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> awaitRails(ChromeDriver browser, Predicate<Map<String, Object>> done)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        Map<String, Object> page = Map.of();
+        while (System.nanoTime() < deadline) {
+            page = (Map<String, Object>) ((JavascriptExecutor) browser).executeScript(READ_RAILS);
+            if (done.test(page)) {
+                return page;
+            }
+            Thread.sleep(250);
+        }
+        return fail("the rail panel did not show what was expected within 60 s; it showed " + page);
     }
 
     private static double num(Map<String, Object> page, String key) {

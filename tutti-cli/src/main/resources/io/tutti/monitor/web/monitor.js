@@ -87,6 +87,8 @@ async function poll() {
 
 function drawJobs(list) {
   el("control").textContent = list.control ? "control enabled" : "read-only";
+  state.control = !!list.control;
+  el("rail-control").classList.toggle("hidden", !state.control);
   const nav = el("jobs");
   const ids = list.jobs.map(j => j.job);
   const wanted = decodeURIComponent(location.hash.replace(/^#job=/, ""));
@@ -321,6 +323,17 @@ function drawRails(job) {
     c.className = "chip " + st;
     c.dataset.state = st;
     c.textContent = "rail " + key + ": " + st;
+    if (state.control) {
+      // an operator's rail goes down and up here as with `tutti rail JOB down|up RAIL`
+      const action = st === "down (admin)" ? "up" : "down";
+      const b = document.createElement("button");
+      b.className = "rail-action";
+      b.dataset.rail = key.split(" ")[0];
+      b.dataset.action = action;
+      b.textContent = action === "up" ? "bring up" : "take down";
+      b.addEventListener("click", () => railAction(b.dataset.rail, action));
+      c.appendChild(b);
+    }
     chips.appendChild(c);
   }
   const rate = v => bytes(v) + "/s";
@@ -328,6 +341,34 @@ function drawRails(job) {
   lineChart(el("rail-throughput"), h.atMillis, h.rails.map(r => ({ name: "rail " + r.index + " (" + r.name + ")", values: r.bytesPerSecond })), rate, none);
   lineChart(el("rail-retransmits"), h.atMillis, h.rails.map(r => ({ name: "rail " + r.index, values: r.retransmitsPerSecond,
     color: "#ff8f5e" })), v => count(v) + "/s", none);
+}
+
+// Posts a rail action with the token typed on the page; shows each rank's answer, or why not.
+async function railAction(rail, action) {
+  const out = el("rail-action-result");
+  const token = el("token").value.trim();
+  if (!token) {
+    out.textContent = "type the monitor's token first (the file given to --token-file)";
+    out.dataset.status = "";
+    return;
+  }
+  out.textContent = "rail " + rail + ": " + action + "…";
+  try {
+    const r = await fetch("/api/jobs/" + encodeURIComponent(state.job) + "/rails/" + encodeURIComponent(rail) + "/" + action,
+      { method: "POST", headers: { "Authorization": "Bearer " + token } });
+    const body = await r.text();
+    let said = body.trim();
+    try {
+      said = JSON.parse(body).outcomes.map(o => "rank " + o.rank + ": " + o.message).join("; ");
+    } catch (e) {
+      // not JSON: the server's reason as it wrote it
+    }
+    out.textContent = said;
+    out.dataset.status = String(r.status);
+  } catch (e) {
+    out.textContent = "the monitor is unreachable";
+    out.dataset.status = "";
+  }
 }
 
 function drawCollectives(job) {
