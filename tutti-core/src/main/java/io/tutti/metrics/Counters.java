@@ -62,6 +62,8 @@ public final class Counters implements RailCounters {
     private final List<String> operationNames;
     /** The owner's coarse clock, epoch ms: advanced by {@link #tick} on slow paths, stamped on receipt. */
     private long clockMillis;
+    /** The last-heard time stored per peer, so a message stores it only when the coarse clock moved. */
+    private final long[] heardStored;
     private long blockedSeq;
     private int operation = -1;
 
@@ -81,6 +83,7 @@ public final class Counters implements RailCounters {
         this.command = commandOffset(errors, size, this.operations);
         this.answer = answerOffset(errors, size, this.operations);
         this.transportOf = new int[size];
+        this.heardStored = new long[size];
         this.startMillis = System.currentTimeMillis();
         this.startNanos = System.nanoTime();
         this.clockMillis = startMillis;
@@ -165,17 +168,21 @@ public final class Counters implements RailCounters {
     public void received(int peer, long bytes) {
         if (on) {
             count(peer, MSGS_RECEIVED, BYTES_RECEIVED, bytes);
-            cellRelease(peers + (long) peer * PEER_CELLS * 8, LAST_HEARD, clockMillis);
+            if (heardStored[peer] != clockMillis) {
+                heardStored[peer] = clockMillis;
+                cellRelease(peers + (long) peer * PEER_CELLS * 8, LAST_HEARD, clockMillis);
+            }
         }
     }
 
+    /**
+     * Two cells of the peer's line, bytes before the count; the totals by transport are the reader's
+     * sum over the peers, which halves the stores of a message (docs/perf/monitor.md).
+     */
     private void count(int peer, int msgs, int bytesCell, long bytes) {
         long p = peers + (long) peer * PEER_CELLS * 8;
-        long t = TRAFFIC_OFFSET + (long) transportOf[peer] * 4 * 8;
         add(p, bytesCell, bytes);
-        add(t, bytesCell, bytes);
         add(p, msgs, 1);
-        add(t, msgs, 1);
     }
 
     /** A record was rejected by the engine's checks. Owner thread. */

@@ -19,7 +19,8 @@ import io.tutti.transport.RailCounters;
  *    +64  job id     i32 length, then UTF-8 (at most 440 bytes)
  *  labels (1024 bytes): "collective NAME" and "error NAME" lines, in cell order
  *  values, each group on its own 128-byte lines, 8-byte cells:
- *    traffic    owner      shm {msgs, bytes sent, msgs, bytes received}, net {same}, dropped, clock
+ *    traffic    owner      8 cells unused (the totals by transport are the reader's sum over the
+ *                          peers: half the stores a message), dropped, clock
  *    blocked    owner      seq, call, peer, tag, context, since (a seqlock: seq odd while written)
  *    errors     owner      one cell per error class
  *    peers      owner      size x 8 cells: msgs, bytes sent, msgs, bytes received, last heard, transport
@@ -73,7 +74,10 @@ public final class CountersDescriptor {
     private static final int LINE = 128;
     private static final int CELL = 8;
 
-    /** Traffic cells: transport (SHM, NET) times the four below; then DROPPED and CLOCK. */
+    /**
+     * The traffic line: its first eight cells are unused (see the picture), then DROPPED and CLOCK.
+     * SHM and NET are the values of a peer's TRANSPORT cell; the four below are a peer's traffic cells.
+     */
     public static final int TRAFFIC_OFFSET = LABELS_OFFSET + LABELS_LENGTH;
     public static final int SHM = 0;
     public static final int NET = 1;

@@ -164,10 +164,18 @@ public final class CountersReader implements AutoCloseable {
         long totalsAt = netTotalsOffset(errorKinds, size, operations.size());
         long railsAt = railsOffset(errorKinds, size, operations.size());
         List<Metrics.Peer> peers = new ArrayList<>(size);
+        // the totals by transport are the sums over the peers (the rank keeps no separate totals)
+        long[] totalsBy = new long[8];
         for (int p = 0; p < size; p++) {
             long at = peersAt + (long) p * PEER_CELLS * 8;
-            peers.add(new Metrics.Peer(p, cell(at, TRANSPORT) == NET ? "net" : "shm", traffic(at),
-                    cell(at, LAST_HEARD)));
+            Metrics.Traffic t = traffic(at);
+            boolean net = cell(at, TRANSPORT) == NET;
+            peers.add(new Metrics.Peer(p, net ? "net" : "shm", t, cell(at, LAST_HEARD)));
+            int base = net ? 4 : 0;
+            totalsBy[base] += t.messagesSent();
+            totalsBy[base + 1] += t.bytesSent();
+            totalsBy[base + 2] += t.messagesReceived();
+            totalsBy[base + 3] += t.bytesReceived();
         }
         List<Metrics.Collective> colls = new ArrayList<>();
         for (int o = 0; o < operations.size(); o++) {
@@ -210,7 +218,8 @@ public final class CountersReader implements AutoCloseable {
         }
         return new Metrics(text(s, JOB_OFFSET, JOB_MAX_BYTES), rank(), size, pid(),
                 s.get(ValueLayout.JAVA_LONG, STARTED_OFFSET), s.get(ValueLayout.JAVA_INT, ENABLED_OFFSET) != 0,
-                traffic(TRAFFIC_OFFSET + SHM * 32L), traffic(TRAFFIC_OFFSET + NET * 32L),
+                new Metrics.Traffic(totalsBy[0], totalsBy[1], totalsBy[2], totalsBy[3]),
+                new Metrics.Traffic(totalsBy[4], totalsBy[5], totalsBy[6], totalsBy[7]),
                 cell(TRAFFIC_OFFSET, DROPPED_CELL), List.copyOf(peers), List.copyOf(colls), List.copyOf(rails), totals,
                 List.copyOf(errs), blocked());
     }
