@@ -1,0 +1,259 @@
+import io.tutti.Communicator;
+import io.tutti.Datatype;
+import io.tutti.ReduceOp;
+import io.tutti.Tutti;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import mpi.MPI;
+import mpi.MPIException;
+
+/**
+ * The cost of the {@code mpi} layer (tutti-mpi) over {@code io.tutti}: one loop per benchmark, run
+ * through either API, each call written as a user of that API would write it (the {@code mpi} side
+ * through Open MPI's Java bindings' calls, the other through Tutti's own). Rank 0 prints
+ * {@code RESULT BENCHMARK API SIZE FIGURE UNIT}. bench/compare-mpi-api.sh runs it by turns.
+ *
+ * <p>Usage: {@code ApiOverhead mpi|tutti latency|bw|allreduce SIZE [SECONDS]}: latency is the median
+ * of ping-pong round trips / 2 (us), bw windows of 64 nonblocking sends on direct buffers (MB/s),
+ * allreduce the median over ranks of the mean time per call (us) of SIZE/8 doubles summed. Each
+ * runs its loop untimed for SECONDS (default 3) first, so both APIs meet a JIT that is done.
+ */
+public final class ApiOverhead {
+    private static final int WINDOW = 64;
+
+    /** The calls the loops make, through one API or the other. */
+    private interface Api {
+        int rank();
+
+        int size();
+
+        void send(byte[] b, int count, int dest, int tag) throws Exception;
+
+        void recv(byte[] b, int count, int source, int tag) throws Exception;
+
+        /** A window of sends of {@code count} bytes each from {@code b}, or of receives into it, waited for. */
+        void window(ByteBuffer b, int count, boolean send, int peer) throws Exception;
+
+        void allreduce(double[] in, double[] out, int count) throws Exception;
+
+        void barrier() throws Exception;
+
+        void close() throws Exception;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 3) {
+            System.err.println("usage: ApiOverhead mpi|tutti latency|bw|allreduce SIZE [SECONDS]");
+            System.exit(2);
+        }
+        Api api = args[0].equals("mpi") ? mpi(args) : tutti(args);
+        String mode = args[1];
+        int size = Integer.parseInt(args[2]);
+        long warmNanos = (long) (Double.parseDouble(args.length > 3 ? args[3] : "3") * 1e9);
+        double figure;
+        String unit;
+        switch (mode) {
+            case "latency" -> {
+                byte[] b = new byte[Math.max(1, size)];
+                long until = System.nanoTime() + warmNanos;
+                while (agreeGoOn(api, until)) {
+                    latency(api, b, size, 1000);
+                }
+                figure = latency(api, b, size, size >= 65536 ? 2000 : 100_000);
+                unit = "us";
+            }
+            case "bw" -> {
+                ByteBuffer b = ByteBuffer.allocateDirect(Math.max(1, size));
+                long until = System.nanoTime() + warmNanos;
+                while (agreeGoOn(api, until)) {
+                    bandwidth(api, b, size, 10);
+                }
+                figure = bandwidth(api, b, size, size >= 65536 ? 100 : 2000);
+                unit = "MB/s";
+            }
+            case "allreduce" -> {
+                int count = Math.max(1, size / 8);
+                double[] in = new double[count];
+                double[] out = new double[count];
+                long until = System.nanoTime() + warmNanos;
+                while (agreeGoOn(api, until)) {
+                    allreduce(api, in, out, count, 1000);
+                }
+                figure = allreduce(api, in, out, count, size >= 65536 ? 500 : 50_000);
+                unit = "us";
+            }
+            default -> throw new IllegalArgumentException("unknown benchmark " + mode + ": latency, bw or allreduce");
+        }
+        if (api.rank() == 0) {
+            System.out.printf(java.util.Locale.ROOT, "RESULT %s %s %d %.3f %s%n", mode, args[0], size, figure, unit);
+        }
+        api.close();
+    }
+
+    /** Whether every rank goes on warming up: rank 0's clock decides, so all stop at one round. */
+    private static boolean agreeGoOn(Api api, long until) throws Exception {
+        double[] flag = {api.rank() == 0 && System.nanoTime() < until ? 1 : 0};
+        double[] all = new double[1];
+        api.allreduce(flag, all, 1);
+        return all[0] > 0;
+    }
+
+    /** Ranks 0 and 1 ping-pong; the median round trip / 2 in us (rank 0's). */
+    private static double latency(Api api, byte[] b, int size, int iters) throws Exception {
+        long[] rtt = new long[iters];
+        int me = api.rank();
+        for (int i = 0; i < iters; i++) {
+            long t0 = System.nanoTime();
+            if (me == 0) {
+                api.send(b, size, 1, 1);
+                api.recv(b, size, 1, 1);
+            } else if (me == 1) {
+                api.recv(b, size, 0, 1);
+                api.send(b, size, 0, 1);
+            }
+            rtt[i] = System.nanoTime() - t0;
+        }
+        Arrays.sort(rtt);
+        return rtt[iters / 2] / 2e3;
+    }
+
+    /** Rank 0 sends windows to rank 1, which acknowledges each with 4 bytes; MB/s at rank 0. */
+    private static double bandwidth(Api api, ByteBuffer b, int size, int windows) throws Exception {
+        byte[] ack = new byte[4];
+        int me = api.rank();
+        long t0 = System.nanoTime();
+        for (int w = 0; w < windows; w++) {
+            if (me == 0) {
+                api.window(b, size, true, 1);
+                api.recv(ack, 4, 1, 2);
+            } else if (me == 1) {
+                api.window(b, size, false, 0);
+                api.send(ack, 4, 0, 2);
+            }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        return (double) size * WINDOW * windows / seconds / 1e6;
+    }
+
+    /** Each rank's mean time per allreduce, then the median over the ranks, in us. */
+    private static double allreduce(Api api, double[] in, double[] out, int count, int iters) throws Exception {
+        api.barrier();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < iters; i++) {
+            api.allreduce(in, out, count);
+        }
+        double mine = (System.nanoTime() - t0) / 1e3 / iters;
+        double[] all = new double[api.size()];
+        double[] one = new double[api.size()];
+        one[api.rank()] = mine;
+        api.allreduce(one, all, api.size());
+        Arrays.sort(all);
+        return all[all.length / 2];
+    }
+
+    private static Api mpi(String[] args) throws MPIException {
+        MPI.Init(args);
+        mpi.Intracomm w = MPI.COMM_WORLD;
+        mpi.Request[] window = new mpi.Request[WINDOW];
+        return new Api() {
+            public int rank() {
+                return rankOf(w);
+            }
+
+            public int size() {
+                try {
+                    return w.getSize();
+                } catch (MPIException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+
+            public void send(byte[] b, int count, int dest, int tag) throws MPIException {
+                w.send(b, count, MPI.BYTE, dest, tag);
+            }
+
+            public void recv(byte[] b, int count, int source, int tag) throws MPIException {
+                w.recv(b, count, MPI.BYTE, source, tag);
+            }
+
+            public void window(ByteBuffer b, int count, boolean send, int peer) throws MPIException {
+                for (int i = 0; i < WINDOW; i++) {
+                    window[i] = send ? w.iSend(b, count, MPI.BYTE, peer, 3) : w.iRecv(b, count, MPI.BYTE, peer, 3);
+                }
+                mpi.Request.waitAll(window);
+            }
+
+            public void allreduce(double[] in, double[] out, int count) throws MPIException {
+                w.allReduce(in, out, count, MPI.DOUBLE, MPI.SUM);
+            }
+
+            public void barrier() throws MPIException {
+                w.barrier();
+            }
+
+            public void close() throws MPIException {
+                MPI.Finalize();
+            }
+        };
+    }
+
+    private static int rankOf(mpi.Intracomm w) {
+        try {
+            return w.getRank();
+        } catch (MPIException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Api tutti(String[] args) {
+        Tutti tutti = Tutti.init(args);
+        Communicator w = tutti.world();
+        io.tutti.Request[] window = new io.tutti.Request[WINDOW];
+        io.tutti.Status status = new io.tutti.Status();
+        return new Api() {
+            private ByteBuffer sliced;
+            private ByteBuffer of;
+            private int slicedCount = -1;
+
+            public int rank() {
+                return w.rank();
+            }
+
+            public int size() {
+                return w.size();
+            }
+
+            public void send(byte[] b, int count, int dest, int tag) {
+                w.send(b, 0, count, dest, tag);
+            }
+
+            public void recv(byte[] b, int count, int source, int tag) {
+                w.recv(b, 0, count, source, tag, status);
+            }
+
+            public void window(ByteBuffer b, int count, boolean send, int peer) {
+                if (of != b || slicedCount != count) {
+                    sliced = b.slice(0, count);
+                    of = b;
+                    slicedCount = count;
+                }
+                for (int i = 0; i < WINDOW; i++) {
+                    window[i] = send ? w.isend(sliced, peer, 3) : w.irecv(sliced, peer, 3);
+                }
+                io.tutti.Request.waitAll(window);
+            }
+
+            public void allreduce(double[] in, double[] out, int count) {
+                w.allreduce(in, out, count, Datatype.DOUBLE, ReduceOp.SUM);
+            }
+
+            public void barrier() {
+                w.barrier();
+            }
+
+            public void close() {
+                tutti.close();
+            }
+        };
+    }
+}
