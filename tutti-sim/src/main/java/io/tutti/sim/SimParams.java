@@ -38,7 +38,7 @@ import java.util.Map;
  * @param nicComplete     NIC-offload mode: from COMPLETE firing until the host sees the completion
  *                        value the NIC writes to its memory (ns)
  * @param switchAlu       switch mode: the switch's aggregation ALU time per packet (ns)
- * @param switchSlots     switch mode: aggregation slots per switch (chunks in aggregation at once)
+ * @param switchSlots     switch mode: aggregation slots per group and switch, the leaders' window of chunks in flight
  * @param incPayload      switch mode: largest data payload of one aggregation packet (B)
  * @param incHeader       switch mode: header and trailer bytes of one aggregation packet on the wire (B)
  * @param sockets         switch mode: CPUs (sockets) per node, for the Socket leader mode
@@ -96,7 +96,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
             new Property("nic_post", "0", "NIC: t0 until the host has posted the program to the NIC (ns)"),
             new Property("nic_complete", "0", "NIC: COMPLETE fired until the host sees the completion value (ns)"),
             new Property("switch_alu", "100", "switch aggregation ALU time per packet (ns)"),
-            new Property("switch_slots", "64", "aggregation slots per switch"),
+            new Property("switch_slots", "64", "aggregation slots per group and switch (chunks in flight per leader)"),
             new Property("inc_payload", "256", "largest data payload of an aggregation packet (B)"),
             new Property("inc_header", "112", "header and trailer bytes of an aggregation packet (B)"),
             new Property("sockets", "2", "CPUs (sockets) per node, for switch mode's Socket leaders"),
