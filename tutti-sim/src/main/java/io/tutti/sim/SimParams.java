@@ -38,7 +38,7 @@ import java.util.Map;
  * @param nicComplete     NIC-offload mode: from COMPLETE firing until the host sees the completion
  *                        value the NIC writes to its memory (ns)
  * @param switchAlu       switch mode: the switch's aggregation ALU time per packet (ns)
- * @param switchSlots     switch mode: aggregation slots per switch (chunks in aggregation at once)
+ * @param switchSlots     switch mode: aggregation slots per group and switch, the leaders' window of chunks in flight
  * @param incPayload      switch mode: largest data payload of one aggregation packet (B)
  * @param incHeader       switch mode: header and trailer bytes of one aggregation packet on the wire (B)
  * @param sockets         switch mode: CPUs (sockets) per node, for the Socket leader mode
@@ -56,6 +56,9 @@ import java.util.Map;
  * @param dmaWriteNsPerByte packet network: host bus time per byte the NIC writes to host memory (ns/B)
  * @param shmOs           send overhead between ranks of one node (ns); −1: as {@code os}
  * @param shmOr           receive overhead between ranks of one node (ns); −1: as {@code or}
+ * @param incLoss         switch mode: probability that a link loses an aggregation packet (0 to 1, not 1)
+ * @param incRto          switch mode: a leader sends a contribution again when its result is this late (ns)
+ * @param incSeed         switch mode: seed of the losses, so that a lossy run is repeatable
  */
 public record SimParams(long L, long os, long or, long g, double G, double O, double reducePerByte,
                         double copyPerByte, long linkLatency, double linkNsPerByte, long switchDelay, int mtu,
@@ -63,7 +66,8 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                         double nicAluPerByte, long nicPost, long nicComplete, long switchAlu, int switchSlots,
                         int incPayload, int incHeader, int sockets, int rails, int stripeMin, long busyBytes,
                         long packetGap, int pioMax, long pioNsPerWord, long dmaReadStart, double dmaReadNsPerByte,
-                        long dmaWriteStart, double dmaWriteNsPerByte, long shmOs, long shmOr) {
+                        long dmaWriteStart, double dmaWriteNsPerByte, long shmOs, long shmOr, double incLoss,
+                        long incRto, long incSeed) {
 
     /** A parameter's name (in calibration files), default and meaning. */
     public record Property(String name, String defaultValue, String meaning) {
@@ -92,7 +96,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
             new Property("nic_post", "0", "NIC: t0 until the host has posted the program to the NIC (ns)"),
             new Property("nic_complete", "0", "NIC: COMPLETE fired until the host sees the completion value (ns)"),
             new Property("switch_alu", "100", "switch aggregation ALU time per packet (ns)"),
-            new Property("switch_slots", "64", "aggregation slots per switch"),
+            new Property("switch_slots", "64", "aggregation slots per group and switch (chunks in flight per leader)"),
             new Property("inc_payload", "256", "largest data payload of an aggregation packet (B)"),
             new Property("inc_header", "112", "header and trailer bytes of an aggregation packet (B)"),
             new Property("sockets", "2", "CPUs (sockets) per node, for switch mode's Socket leaders"),
@@ -107,7 +111,12 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
             new Property("dma_write_start", "0", "last byte written to host memory until the arrival is seen (ns)"),
             new Property("dma_write_ns_per_byte", "0", "host bus time per byte the NIC writes to host memory (ns/B)"),
             new Property("shm_o_s", "-1", "send overhead inside a node (ns); -1: as o_s"),
-            new Property("shm_o_r", "-1", "receive overhead inside a node (ns); -1: as o_r"));
+            new Property("shm_o_r", "-1", "receive overhead inside a node (ns); -1: as o_r"),
+            new Property("inc_loss", "0", "switch mode: probability that a link loses an aggregation packet"),
+            // what the leaders' client waits at least (tutti.inc.retry.ms) before it sends a contribution again
+            new Property("inc_rto", Long.toString(io.tutti.sw.IncConfig.RETRY_DEFAULT * 1_000_000L),
+                    "switch mode: a contribution is sent again when its result is this late (ns)"),
+            new Property("inc_seed", "1", "switch mode: seed of the losses"));
 
     public SimParams {
         if (L < 0 || os < 0 || or < 0 || g < 0 || !(G >= 0) || !(O >= 0) || !(reducePerByte >= 0)
@@ -117,10 +126,10 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                 || incPayload < 8 || incHeader < 0 || sockets < 1 || rails < 1 || rails > 16 || stripeMin < 0
                 || busyBytes < 0 || packetGap < 0 || pioMax < 0 || pioNsPerWord < 0 || dmaReadStart < 0
                 || !(dmaReadNsPerByte >= 0) || dmaWriteStart < 0 || !(dmaWriteNsPerByte >= 0) || shmOs < -1
-                || shmOr < -1) {
+                || shmOr < -1 || !(incLoss >= 0 && incLoss < 1) || incRto < 1) {
             throw new IllegalArgumentException("simulation parameters must be non-negative (mtu, switch_slots,"
-                    + " sockets and rails at least 1, rails at most 16, inc_payload at least 8, shm_o_s and shm_o_r"
-                    + " -1 for 'as o_s, o_r')");
+                    + " sockets, rails and inc_rto at least 1, rails at most 16, inc_payload at least 8, shm_o_s and"
+                    + " shm_o_r -1 for 'as o_s, o_r', inc_loss below 1)");
         }
     }
 
@@ -186,6 +195,9 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
         m.put("dma_write_ns_per_byte", Double.toString(dmaWriteNsPerByte));
         m.put("shm_o_s", Long.toString(shmOs));
         m.put("shm_o_r", Long.toString(shmOr));
+        m.put("inc_loss", Double.toString(incLoss));
+        m.put("inc_rto", Long.toString(incRto));
+        m.put("inc_seed", Long.toString(incSeed));
         return m;
     }
 
@@ -201,7 +213,8 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                     Math.toIntExact(ns(m, "rails")), Math.toIntExact(ns(m, "stripe_min")), ns(m, "busy_bytes"),
                     ns(m, "packet_gap"), Math.toIntExact(ns(m, "pio_max")), ns(m, "pio_ns_per_word"),
                     ns(m, "dma_read_start"), num(m, "dma_read_ns_per_byte"), ns(m, "dma_write_start"),
-                    num(m, "dma_write_ns_per_byte"), ns(m, "shm_o_s"), ns(m, "shm_o_r"));
+                    num(m, "dma_write_ns_per_byte"), ns(m, "shm_o_s"), ns(m, "shm_o_r"),
+                    num(m, "inc_loss"), ns(m, "inc_rto"), ns(m, "inc_seed"));
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("a count or size is too large: mtu " + m.get("mtu") + ", switch_slots "
                     + m.get("switch_slots") + ", inc_payload " + m.get("inc_payload") + ", inc_header "

@@ -1,51 +1,52 @@
 package io.tutti.sim;
 
+import static io.tutti.wire.IncPacketDescriptor.*;
+
+import io.tutti.Datatype;
+import io.tutti.ReduceOp;
+import io.tutti.coll.inc.InNetworkAggregation.Membership;
+import io.tutti.sw.AggregationSwitch;
+import io.tutti.sw.ControlPacket;
+import io.tutti.sw.SwitchConfig;
+import io.tutti.wire.MessageType;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
 
 /**
- * Switch mode: an allreduce aggregated in the network, as [RoCE-INC] (§3.4–3.5) describes it, on a
- * two-level fabric of ToR switches under one spine. Every rank's data is real (longs, summed), so
- * results can be checked. The phases and their costs:
- *
- * <ol>
- *   <li><b>Leaders.</b> Node mode: a node's lowest rank leads its {@code ppn} ranks. Socket mode:
- *       the lowest rank of each CPU leads that CPU's {@code ppn / sockets} ranks (ranks are
- *       contiguous per CPU, the seed's constraint).</li>
- *   <li><b>Reduce to the leader</b>, a binomial tree over the leader's ranks in shared memory, with
- *       host mode's costs: a send takes the sender's CPU {@code o_s + (s−1)·O} from
- *       {@code max(ready, CPU free)} and arrives {@code o_s + s·shm_ns_per_byte + shm_latency} after
- *       that start; the receiver's CPU then spends {@code o_r + (s−1)·O + s·reduce_per_byte}.</li>
- *   <li><b>Up.</b> The leader's CPU spends {@code o_s} posting the message; its node's NIC then
- *       sends one packet per chunk of at most {@code inc_payload} bytes, each {@code g} after the
- *       last (one NIC per node, shared by a node's leaders). A packet of b payload bytes takes
- *       {@code (b + inc_header)·link_ns_per_byte} on a link (one packet at a time per link
- *       direction), {@code link_latency} on the wire and {@code switch_delay} in the switch it
- *       reaches.</li>
- *   <li><b>Aggregation.</b> A switch needs a free slot (of {@code switch_slots}) for a chunk it has
- *       not seen; packets of a chunk without one wait, first come first served, until a slot frees.
- *       Its ALU combines one packet at a time in {@code switch_alu}. When all its children (the
- *       leaders under a ToR; the ToRs under the spine) have contributed, a ToR forwards the partial
- *       result to the spine; the spine, or a ToR that is the only one, has the result.</li>
- *   <li><b>Down.</b> The result goes back down the same links (the spine to every ToR, a ToR to
- *       every leader under it); a switch frees the chunk's slot when it has sent the result down.
- *       When the last chunk has arrived the leader's CPU spends {@code o_r} taking it in.</li>
- *   <li><b>Broadcast from the leader</b>, a binomial tree over its ranks with the costs of step 2
- *       (a receive costs {@code o_r + (s−1)·O + s·copy_per_byte}).</li>
- * </ol>
- *
- * A rank is done when it holds the result; the completion time is the last rank's. Every rank
- * starts at t0.
+ * Switch mode: an allreduce aggregated in the network as [RoCE-INC] (§3.4–3.5) describes it, on ToR
+ * switches under one spine, each switch being the real {@link AggregationSwitch} (its slots, shadow
+ * copies and duplicate handling) driven with simulated time. Leaders reduce their ranks' data in
+ * shared memory with host mode's costs, join the group with real notify packets (before t0, at no
+ * cost), send one packet per chunk within the group's window of slots and send a contribution again
+ * when its result is {@code inc_rto} late; links lose packets with probability {@code inc_loss}.
+ * The model adds the costs the packet logic has not: the NIC's gap, link serialisation and latency,
+ * the switch's port delay, and {@code switch_alu} per contribution (one at a time per switch).
+ * Every rank's data is real (longs, summed, carried in the packets), so results can be checked.
+ * The phases and their costs are in docs/sim/README.md ("Switch mode").
  */
 public final class SwitchModel implements RankModel {
     /** Who leads the intra-node phases. */
     public enum Leaders { NODE, SOCKET }
 
     private static final int LOCAL = 0;
-    private static final int AT_SWITCH = 1;
+    private static final int ARRIVE = 1;
     private static final int ALU_DONE = 2;
-    private static final int AT_HOST = 3;
-    private static final int AT_TOR = 4;
+    private static final int TIMER = 3;
     private static final int TYPE_SHIFT = 56;
+    /** The job and group id the packets carry: one job, one group of all leaders. */
+    private static final int JOB = 1;
+    private static final int GROUP = 1;
+    /** A leader without any result for this long gives up, as the client does ({@code tutti.inc.timeout.ms}). */
+    private static final long TIMEOUT_NANOS = io.tutti.sw.IncConfig.TIMEOUT_DEFAULT * 1_000_000L;
 
     private final SimParams p;
     private final int ranks;
@@ -62,9 +63,26 @@ public final class SwitchModel implements RankModel {
     private final int perChunk;
     private final int bits;
     private final long[][] data;
+    private final boolean socketMode;
+    /** The element type the packets carry: LONG for checked data, else one of the extent (bytes when none). */
+    private final Datatype wireType;
+    /** Packets in flight per leader: the switches' slots per group. */
+    private final int window;
+
+    // entities: leaders 0..groups-1, then the ToRs, then the spine (with more than one ToR)
+    private final InetSocketAddress[] address;
+    private final Map<InetSocketAddress, Integer> entity = new HashMap<>();
+    private final AggregationSwitch[] switches;
+    private final long[] token;
+    private final SplittableRandom random;
 
     private EventLoop engine;
     private int handler;
+    private long now;
+    /** The entity whose switch is processing a packet: the sender of what it outputs. */
+    private int sending;
+    /** Before t0 the group is set up through this queue, at no cost; null afterwards. */
+    private ArrayDeque<Object[]> setup;
 
     // per rank: CPU clock, finish time, the local tree's next step, arrivals by bit
     private long[] cpu;
@@ -72,43 +90,46 @@ public final class SwitchModel implements RankModel {
     private int[] nextBit;
     private boolean[] bcastPhase;
     private long[] arrived;
-    // per node: NIC send and receive sides; links: host up/down per node, ToR up/down
+    // per node: NIC send side, host links up and down; per ToR: its link to the spine, up and down
     private long[] nicFree;
     private long[] hostUp;
     private long[] hostDown;
     private long[] torUp;
     private long[] torDown;
-    // per switch (ToRs 0..tors-1, the spine tors): ALU, slots, counts, accumulators
+    // per switch: when its ALU is free
     private long[] aluFree;
-    private int[] freeSlots;
-    private int[] slotOf;
-    private int[] count;
-    private long[][] acc;
-    private int[][] slotData;
-    private int[][] waiting;
-    private int[] waitHead;
-    private int[] waitTail;
-    private final long[][] result;
-    private int[] resultChunks;
+    // per leader: next chunk to send, first chunk without a result; per leader and window slot: the
+    // chunk whose result is in, and when the chunk last went out
+    private int[] nextToSend;
+    private int[] firstMissing;
+    private int[] got;
+    private long[] sentAt;
+    /** Per leader, when it last took a result in (or started): the client gives up after its timeout. */
+    private long[] lastProgress;
 
-    // packets: switch they are at, chunk, source (leader group, or ToR for the spine)
-    private int[] pktSwitch = new int[256];
-    private int[] pktChunk = new int[256];
-    private int[] pktSource = new int[256];
+    // packets on the wire: a pool of buffers, each with its sender and receiver
+    private ByteBuffer[] pool = new ByteBuffer[64];
+    private int[] pktFrom = new int[64];
+    private int[] pktTo = new int[64];
     private int pktUsed;
     private int pktFree = -1;
+    /** What a switch receives: every packet is copied here, so the switch sees one buffer. */
+    private final ByteBuffer rx = ByteBuffer.allocate(MAX_PACKET).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer tx = ByteBuffer.allocate(MAX_PACKET).order(ByteOrder.LITTLE_ENDIAN);
 
     private int done;
     private long messages;
     private long sentBytes;
+    private long lost;
+    private long retransmitted;
 
     /**
      * @param nodes   nodes, {@code ppn} ranks each
      * @param perTor  nodes under one ToR switch (a single ToR, no spine, when it holds them all)
      * @param leaders Node or Socket leaders
      * @param bytes   message bytes per rank
-     * @param extent  bytes per element
-     * @param data    every rank's input, {@code bytes / extent} elements, which the result replaces;
+     * @param extent  bytes per element (8 with {@code data})
+     * @param data    every rank's input, {@code bytes / extent} longs, which the result replaces;
      *                null for a run that only times
      */
     public SwitchModel(int nodes, int ppn, int perTor, Leaders leaders, long bytes, int extent, long[][] data,
@@ -129,6 +150,18 @@ public final class SwitchModel implements RankModel {
             throw new IllegalArgumentException("inc_payload " + params.incPayload() + " holds no " + extent
                     + "-byte element");
         }
+        if (params.incPayload() > MAX_PAYLOAD) {
+            throw new IllegalArgumentException("inc_payload " + params.incPayload() + ": the aggregation switch carries"
+                    + " at most " + MAX_PAYLOAD + " B of data per packet ([RoCE-INC] table 2); set inc_payload to at"
+                    + " most " + MAX_PAYLOAD);
+        }
+        if (params.switchSlots() > 1024) {
+            throw new IllegalArgumentException("switch_slots " + params.switchSlots() + ": the aggregation switch has"
+                    + " at most 1024 slots per group");
+        }
+        if (data != null && extent != Long.BYTES) {
+            throw new IllegalArgumentException("checked data are longs: extent must be 8, got " + extent);
+        }
         long r = (long) nodes * ppn;
         if (r > 1 << 24) {
             throw new IllegalArgumentException("switch mode: at most 2^24 ranks, got " + r);
@@ -137,10 +170,18 @@ public final class SwitchModel implements RankModel {
         this.ranks = (int) r;
         this.nodes = nodes;
         this.groupsPerNode = sockets;
+        this.socketMode = leaders == Leaders.SOCKET;
         this.group = ppn / sockets;
         this.groups = nodes * sockets;
-        this.perTor = perTor;
-        this.tors = (nodes + perTor - 1) / perTor;
+        this.perTor = Math.min(perTor, nodes);
+        this.tors = (nodes + this.perTor - 1) / this.perTor;
+        int children = this.perTor * sockets;
+        if (children > SwitchConfig.MAX_CHILDREN || tors > SwitchConfig.MAX_CHILDREN) {
+            throw new IllegalArgumentException("switch mode runs the real aggregation switch, whose groups have at most "
+                    + SwitchConfig.MAX_CHILDREN + " children per switch: here " + children + " leaders under a ToR ("
+                    + this.perTor + " nodes x " + sockets + ") and " + tors + " ToRs under the spine; use fewer hosts"
+                    + " per ToR (--topology leafspine:hosts=H) or fewer nodes");
+        }
         this.extent = extent;
         this.bytes = bytes;
         this.elements = (int) (bytes / extent);
@@ -151,7 +192,56 @@ public final class SwitchModel implements RankModel {
             throw new IllegalArgumentException("data for " + data.length + " ranks, expected " + ranks);
         }
         this.data = data;
-        this.result = new long[chunks][];
+        this.wireType = wireType(extent);
+        this.window = params.switchSlots();
+        this.random = new SplittableRandom(params.incSeed());
+        int entities = groups + tors + (tors > 1 ? 1 : 0);
+        this.address = new InetSocketAddress[entities];
+        for (int e = 0; e < entities; e++) {
+            address[e] = ipv4(e);
+            entity.put(address[e], e);
+        }
+        this.token = new long[groups];
+        for (int g = 0; g < groups; g++) {
+            token[g] = (g + 1L) * 0x9E3779B97F4A7C15L;
+        }
+        this.switches = new AggregationSwitch[tors + (tors > 1 ? 1 : 0)];
+        List<InetSocketAddress> up = tors > 1 ? List.of(address[spine()]) : List.of();
+        Map<Integer, InetSocketAddress> spineIds = tors > 1 ? Map.of(spineId(), address[spine()]) : Map.of();
+        AggregationSwitch.Output out = this::output;
+        for (int t = 0; t < tors; t++) {
+            switches[t] = new AggregationSwitch(config(SwitchConfig.Role.TOR, t + 1, groups + t, up), spineIds, out,
+                    () -> now / 1_000_000);
+        }
+        if (tors > 1) {
+            switches[tors] = new AggregationSwitch(config(SwitchConfig.Role.SPINE, spineId(), spine(), List.of()),
+                    Map.of(), out, () -> now / 1_000_000);
+        }
+    }
+
+    private SwitchConfig config(SwitchConfig.Role role, int id, int at, List<InetSocketAddress> uplinks) {
+        return new SwitchConfig(role, id, List.of(address[at]), uplinks, SwitchConfig.CAPACITY_DEFAULT, window,
+                p.incPayload(), SwitchConfig.allOps(), SwitchConfig.allTypes(), 0, 1,
+                SwitchConfig.LEASE_DEFAULT_SECONDS * 1_000_000_000L);
+    }
+
+    private static Datatype wireType(int extent) {
+        for (Datatype t : List.of(Datatype.LONG, Datatype.FLOAT, Datatype.SHORT, Datatype.BYTE)) {
+            if (t.extent() == extent) {
+                return t;
+            }
+        }
+        return Datatype.BYTE;
+    }
+
+    /** Entity e's address: 10.0.x.y, the same port for all. */
+    private static InetSocketAddress ipv4(int e) {
+        byte[] a = {10, (byte) (e >>> 16), (byte) (e >>> 8), (byte) e};
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(a), 7000);
+        } catch (UnknownHostException ex) {
+            throw new IllegalStateException(ex);
+        }
     }
 
     @Override
@@ -175,23 +265,19 @@ public final class SwitchModel implements RankModel {
         hostDown = new long[nodes];
         torUp = new long[tors];
         torDown = new long[tors];
-        int switches = tors + 1;
-        aluFree = new long[switches];
-        freeSlots = new int[switches];
-        Arrays.fill(freeSlots, p.switchSlots());
-        slotOf = new int[switches * chunks];
-        Arrays.fill(slotOf, -1);
-        count = new int[switches * chunks];
-        acc = new long[switches * p.switchSlots()][];
-        slotData = new int[switches][];
-        waiting = new int[switches][16];
-        waitHead = new int[switches];
-        waitTail = new int[switches];
-        resultChunks = new int[groups];
+        aluFree = new long[switches.length];
+        nextToSend = new int[groups];
+        firstMissing = new int[groups];
+        got = new int[groups * window];
+        Arrays.fill(got, -1);
+        sentAt = p.incLoss() > 0 ? new long[groups * window] : null;
+        lastProgress = new long[groups];
+        join();
     }
 
     @Override
     public void start(long t0) {
+        now = t0;
         Arrays.fill(cpu, t0);
         for (int r = 0; r < ranks; r++) {
             advance(r, t0);
@@ -283,7 +369,15 @@ public final class SwitchModel implements RankModel {
         done++;
     }
 
-    // ------------------------------------------------------------------ the switches
+    // ------------------------------------------------------------------ set-up
+
+    private int spine() {
+        return groups + tors;
+    }
+
+    private int spineId() {
+        return tors + 1;
+    }
 
     private int torOf(int g) {
         return g / groupsPerNode / perTor;
@@ -293,203 +387,225 @@ public final class SwitchModel implements RankModel {
         return Math.min(perTor, nodes - tor * perTor) * groupsPerNode;
     }
 
-    private int spine() {
-        return tors;
+    /** Leader g's index among the leaders under its ToR. */
+    private int child(int g) {
+        return g - torOf(g) * perTor * groupsPerNode;
     }
 
-    private long wire(int chunk) {
-        int payload = Math.min(perChunk, elements - chunk * perChunk) * extent;
-        return SimParams.perByte(p.linkNsPerByte(), payload + p.incHeader());
+    /**
+     * Every leader notifies its ToR, as {@code IncClient.join} does, and the switches install the
+     * group (a ToR passes the notify to the spine, whose reply comes back through it). Packets are
+     * delivered in order at no cost; a refusal is a model error.
+     */
+    private void join() {
+        setup = new ArrayDeque<>();
+        for (int g = 0; g < groups; g++) {
+            int t = torOf(g);
+            Membership m = new Membership(GROUP, child(g), leadersUnder(t), groups, tors > 1 ? spineId() : 0, t, tors,
+                    socketMode, perChunk * extent, window);
+            ControlPacket.write(tx, NOTIFY, JOB, g * group, GROUP, token[g], m.child(), m, socketMode, groups);
+            sending = g;
+            output(tx, address[groups + t]);
+        }
+        int joined = 0;
+        Object[] q;
+        while ((q = setup.poll()) != null) {
+            ByteBuffer b = (ByteBuffer) q[0];
+            int from = (Integer) q[1];
+            int to = (Integer) q[2];
+            if (to >= groups) {
+                sending = to;
+                switches[to - groups].receive(b, address[from], 0);
+            } else if (kind(b) == NOTIFY_REPLY) {
+                if (ctrlShort(b, C_FAIL) != OK) {
+                    throw new SimulationException("switch mode: the switches refused leader " + to + "'s notify (fail"
+                            + " cause " + ctrlShort(b, C_FAIL) + ")");
+                }
+                joined++;
+            }
+        }
+        setup = null;
+        if (joined != groups) {
+            throw new SimulationException("switch mode: " + joined + " of " + groups + " leaders joined the group");
+        }
     }
 
-    /** Group g's leader holds the group's sum at t: post the message and send its chunks to the ToR. */
+    // ------------------------------------------------------------------ packets on the links
+
+    /** What a switch sends: queued during set-up, else onto the link toward {@code to}. */
+    private void output(ByteBuffer packet, InetSocketAddress to) {
+        Integer dst = entity.get(to);
+        if (dst == null) {
+            throw new IllegalStateException("the switch sent to " + to + ", which the model does not know");
+        }
+        if (setup != null) {
+            ByteBuffer copy = ByteBuffer.allocate(packet.limit()).order(ByteOrder.LITTLE_ENDIAN);
+            copy.put(0, packet, 0, packet.limit());
+            setup.add(new Object[] {copy, sending, dst});
+            return;
+        }
+        transmit(sending, dst, packet, now);
+    }
+
+    /**
+     * Puts {@code packet} on the link from entity {@code from} to {@code to} at t: a leader's NIC
+     * sends a packet g after its last; a link direction carries one packet at a time, each for its
+     * payload and {@code inc_header} at {@code link_ns_per_byte}, then {@code link_latency}, plus
+     * {@code switch_delay} into a switch. The link loses it with probability {@code inc_loss}.
+     */
+    private void transmit(int from, int to, ByteBuffer packet, long t) {
+        long w = SimParams.perByte(p.linkNsPerByte(), packet.limit() - HEADER_LENGTH + p.incHeader());
+        long link;
+        long arrive;
+        if (from < groups) {
+            int node = from / groupsPerNode;
+            long start = Math.max(t, nicFree[node]);
+            nicFree[node] = start + p.g();
+            link = Math.max(start, hostUp[node]);
+            hostUp[node] = link + w;
+            arrive = link + w + p.linkLatency() + p.switchDelay();
+        } else if (to < groups) {
+            int node = to / groupsPerNode;
+            link = Math.max(t, hostDown[node]);
+            hostDown[node] = link + w;
+            arrive = link + w + p.linkLatency();
+        } else if (to == spine()) {
+            int tor = from - groups;
+            link = Math.max(t, torUp[tor]);
+            torUp[tor] = link + w;
+            arrive = link + w + p.linkLatency() + p.switchDelay();
+        } else {
+            int tor = to - groups;
+            link = Math.max(t, torDown[tor]);
+            torDown[tor] = link + w;
+            arrive = link + w + p.linkLatency() + p.switchDelay();
+        }
+        messages++;
+        if (p.incLoss() > 0 && random.nextDouble() < p.incLoss()) {
+            lost++;
+            return;
+        }
+        int k = packet(from, to, packet);
+        engine.schedule(handler, arrive, ((long) ARRIVE << TYPE_SHIFT) | k);
+    }
+
+    /** Packet k reached its receiver at t: a contribution waits for the switch's ALU, the rest is taken in. */
+    private void arrive(int k, long t) {
+        int to = pktTo[k];
+        if (to < groups) {
+            atLeader(to, k, t);
+            return;
+        }
+        ByteBuffer b = pool[k];
+        if (type(b) == MessageType.INC_DATA && (flags(b) & FLAG_RESULT) == 0) {
+            int sw = to - groups;
+            long start = Math.max(t, aluFree[sw]);
+            aluFree[sw] = start + p.switchAlu();
+            engine.schedule(handler, start + p.switchAlu(), ((long) ALU_DONE << TYPE_SHIFT) | k);
+            return;
+        }
+        toSwitch(k, t);
+    }
+
+    /** The switch takes packet k in at t; what it sends leaves at t. */
+    private void toSwitch(int k, long t) {
+        ByteBuffer b = pool[k];
+        rx.clear();
+        rx.put(0, b, 0, b.limit());
+        rx.limit(b.limit());
+        int from = pktFrom[k];
+        sending = pktTo[k];
+        freePacket(k);
+        now = t;
+        switches[sending - groups].receive(rx, address[from], t);
+    }
+
+    // ------------------------------------------------------------------ the leaders' transfers
+
+    /** Group g's leader holds the group's sum at t: it posts the message and sends what the window allows. */
     private void leaderUp(int g, long t) {
         int leader = g * group;
         cpu[leader] = t + p.os();
-        int node = g / groupsPerNode;
-        int tor = torOf(g);
-        for (int k = 0; k < chunks; k++) {
-            long start = Math.max(t + p.os(), nicFree[node]);
-            nicFree[node] = start + p.g();
-            long w = wire(k);
-            long link = Math.max(start, hostUp[node]);
-            hostUp[node] = link + w;
-            messages++;
-            sentBytes += Math.min(perChunk, elements - k * perChunk) * (long) extent;
-            engine.schedule(handler, link + w + p.linkLatency() + p.switchDelay(),
-                    ((long) AT_SWITCH << TYPE_SHIFT) | packet(tor, k, g));
+        lastProgress[g] = t + p.os();
+        pump(g, t + p.os());
+    }
+
+    /** New chunks while fewer than the window's are without their result, as {@code IncClient} sends. */
+    private void pump(int g, long t) {
+        while (nextToSend[g] < chunks && nextToSend[g] - firstMissing[g] < window) {
+            sendChunk(g, nextToSend[g]++, false, t);
         }
     }
 
-    /** Packet k reached its switch at t: into the ALU if its chunk has (or can get) a slot, else wait. */
-    private void atSwitch(int k, long t) {
-        int sw = pktSwitch[k];
-        int c = pktChunk[k];
-        if (slotOf[sw * chunks + c] < 0) {
-            if (freeSlots[sw] == 0) {
-                enqueue(sw, k);
-                return;
-            }
-            claim(sw, c);
-        }
-        long start = Math.max(t, aluFree[sw]);
-        aluFree[sw] = start + p.switchAlu();
-        engine.schedule(handler, start + p.switchAlu(), ((long) ALU_DONE << TYPE_SHIFT) | k);
-    }
-
-    private void claim(int sw, int c) {
-        freeSlots[sw]--;
-        int[] used = slotData[sw];
-        if (used == null) {
-            used = slotData[sw] = new int[p.switchSlots()];
-            Arrays.fill(used, -1);
-        }
-        for (int s = 0; s < used.length; s++) {
-            if (used[s] < 0) {
-                used[s] = c;
-                slotOf[sw * chunks + c] = s;
-                int a = sw * p.switchSlots() + s;
-                if (acc[a] == null) {
-                    acc[a] = new long[perChunk];
-                }
-                Arrays.fill(acc[a], 0);
-                count[sw * chunks + c] = 0;
-                return;
-            }
-        }
-        throw new IllegalStateException("no free slot although one was counted");
-    }
-
-    /** The ALU has combined packet k into its slot at t. */
-    private void aluDone(int k, long t) {
-        int sw = pktSwitch[k];
-        int c = pktChunk[k];
-        int src = pktSource[k];
-        freePacket(k);
-        long[] a = acc[sw * p.switchSlots() + slotOf[sw * chunks + c]];
+    private void sendChunk(int g, int c, boolean again, long t) {
         int from = c * perChunk;
         int n = Math.min(perChunk, elements - from);
+        int payload = n * extent;
+        writeHeader(tx, MessageType.INC_DATA, again ? FLAG_RETRANSMIT : (short) 0, JOB, g * group, GROUP, token[g],
+                ReduceOp.SUM.ordinal(), wireType.ordinal(), payload / wireType.extent(), c, child(g), payload);
         if (data != null) {
-            long[] in = sw == spine() ? partials[c][src] : data[src * group];
-            int off = sw == spine() ? 0 : from;
+            long[] mine = data[g * group];
             for (int e = 0; e < n; e++) {
-                a[e] += in[off + e];
+                tx.putLong(HEADER_LENGTH + 8 * e, mine[from + e]);
             }
         }
-        int expected = sw == spine() ? tors : leadersUnder(sw);
-        if (++count[sw * chunks + c] < expected) {
+        sentBytes += payload;
+        if (again) {
+            retransmitted++;
+        }
+        if (sentAt != null) {
+            sentAt[g * window + c % window] = t;
+            engine.schedule(handler, t + p.incRto(), ((long) TIMER << TYPE_SHIFT) | ((long) g << 32) | c);
+        }
+        transmit(g, groups + torOf(g), tx, t);
+    }
+
+    /**
+     * Chunk c's timer of leader g fired at t: sent again if its result is still missing and this is
+     * its last timer; after {@code tutti.inc.timeout.ms} without any result the run fails, as the
+     * leaders' client does.
+     */
+    private void timer(int g, int c, long t) {
+        int slot = g * window + c % window;
+        if (c < firstMissing[g] || got[slot] == c || t - sentAt[slot] < p.incRto()) {
             return;
         }
-        if (sw != spine() && tors > 1) {
-            // the partial result goes up to the spine, which adds the ToRs' partials in turn
-            long link = Math.max(t, torUp[sw]);
-            long w = wire(c);
-            torUp[sw] = link + w;
-            messages++;
-            if (partials == null) {
-                partials = new long[chunks][tors][];
-            }
-            partials[c][sw] = Arrays.copyOf(a, n);
-            engine.schedule(handler, link + w + p.linkLatency() + p.switchDelay(),
-                    ((long) AT_SWITCH << TYPE_SHIFT) | packet(spine(), c, sw));
+        if (t - lastProgress[g] > TIMEOUT_NANOS) {
+            throw new SimulationException("switch mode: leader " + g + " got no result for " + TIMEOUT_NANOS / 1_000_000
+                    + " ms of simulated time (chunk " + c + " sent again and again); the switches stopped answering it");
+        }
+        sendChunk(g, c, true, t);
+    }
+
+    /** A result reached group g's leader at t: taken in once, the window moves on, and the last one ends the phase. */
+    private void atLeader(int g, int k, long t) {
+        ByteBuffer b = pool[k];
+        int c = req(b);
+        int slot = g * window + Math.floorMod(c, window);
+        if (type(b) != MessageType.INC_DATA || (flags(b) & FLAG_RESULT) == 0 || token(b) != token[g]
+                || c < firstMissing[g] || c >= nextToSend[g] || got[slot] == c) {
+            freePacket(k);
             return;
         }
-        // the root switch has the result: down to every ToR (spine) or to every leader (single ToR)
-        long[] r = Arrays.copyOf(a, n);
-        result[c] = r;
-        if (sw == spine()) {
-            for (int tor = 0; tor < tors; tor++) {
-                long link = Math.max(t, torDown[tor]);
-                long w = wire(c);
-                torDown[tor] = link + w;
-                messages++;
-                engine.schedule(handler, link + w + p.linkLatency() + p.switchDelay(),
-                        ((long) AT_TOR << TYPE_SHIFT) | ((long) c << 32) | tor);
-            }
-        } else {
-            downFromTor(sw, c, t);
-        }
-        release(sw, c, t);
-    }
-
-    // what each ToR sent the spine, per chunk: the packets' payloads
-    private long[][][] partials;
-
-    /** The result of chunk c leaves ToR tor for its leaders at t (the ToR's slot frees then). */
-    private void downFromTor(int tor, int c, long t) {
-        int first = tor * perTor;
-        int last = Math.min(nodes, first + perTor);
-        for (int node = first; node < last; node++) {
-            for (int s = 0; s < groupsPerNode; s++) {
-                long link = Math.max(t, hostDown[node]);
-                long w = wire(c);
-                hostDown[node] = link + w;
-                messages++;
-                engine.schedule(handler, link + w + p.linkLatency(),
-                        ((long) AT_HOST << TYPE_SHIFT) | ((long) c << 32) | (node * groupsPerNode + s));
-            }
-        }
-        if (tors > 1) {
-            release(tor, c, t);
-        }
-    }
-
-    /** Switch sw is done with chunk c at t: free its slot and let waiting packets in. */
-    private void release(int sw, int c, long t) {
-        int s = slotOf[sw * chunks + c];
-        slotOf[sw * chunks + c] = -1;
-        slotData[sw][s] = -1;
-        freeSlots[sw]++;
-        // the oldest waiting packet's chunk takes the slot; every waiting packet of that chunk goes in
-        while (freeSlots[sw] > 0 && waitHead[sw] != waitTail[sw]) {
-            int[] q = waiting[sw];
-            int head = q[waitHead[sw] % q.length];
-            int chunk = pktChunk[head];
-            claim(sw, chunk);
-            int size = waitTail[sw] - waitHead[sw];
-            int[] keep = new int[q.length];
-            int kept = 0;
-            for (int j = 0; j < size; j++) {
-                int k = q[(waitHead[sw] + j) % q.length];
-                if (pktChunk[k] == chunk) {
-                    long start = Math.max(t, aluFree[sw]);
-                    aluFree[sw] = start + p.switchAlu();
-                    engine.schedule(handler, start + p.switchAlu(), ((long) ALU_DONE << TYPE_SHIFT) | k);
-                } else {
-                    keep[kept++] = k;
-                }
-            }
-            waiting[sw] = keep;
-            waitHead[sw] = 0;
-            waitTail[sw] = kept;
-        }
-    }
-
-    private void enqueue(int sw, int k) {
-        int[] q = waiting[sw];
-        if (waitTail[sw] - waitHead[sw] == q.length) {
-            int[] bigger = new int[q.length * 2];
-            for (int j = 0; j < q.length; j++) {
-                bigger[j] = q[(waitHead[sw] + j) % q.length];
-            }
-            waitTail[sw] -= waitHead[sw];
-            waitHead[sw] = 0;
-            waiting[sw] = q = bigger;
-        }
-        q[waitTail[sw]++ % q.length] = k;
-    }
-
-    /** Chunk c of the result reached group g's leader at t. */
-    private void atHost(int g, int c, long t) {
-        int leader = g * group;
-        int from = c * perChunk;
-        long[] r = result[c];
         if (data != null) {
-            System.arraycopy(r, 0, data[leader], from, r.length);
+            long[] mine = data[g * group];
+            int from = c * perChunk;
+            int n = payloadLength(b) / Long.BYTES;
+            for (int e = 0; e < n; e++) {
+                mine[from + e] = b.getLong(HEADER_LENGTH + 8 * e);
+            }
         }
-        if (++resultChunks[g] < chunks) {
+        freePacket(k);
+        got[slot] = c;
+        lastProgress[g] = t;
+        while (firstMissing[g] < chunks && got[g * window + firstMissing[g] % window] == firstMissing[g]) {
+            firstMissing[g]++;
+        }
+        if (firstMissing[g] < chunks) {
+            pump(g, t);
             return;
         }
+        int leader = g * group;
         long tr = Math.max(t, cpu[leader]);
         cpu[leader] = tr + p.or();
         for (int i = 0; i < group; i++) {
@@ -500,46 +616,65 @@ public final class SwitchModel implements RankModel {
 
     // ------------------------------------------------------------------ events
 
-    private void handle(long now, long d) {
+    private void handle(long t, long d) {
         int type = (int) (d >>> TYPE_SHIFT);
         int low = (int) d;
         int high = (int) ((d >>> 32) & 0xFFFFFF);
+        now = t;
         switch (type) {
-            case LOCAL -> local(low, high, now);
-            case AT_SWITCH -> atSwitch(low, now);
-            case ALU_DONE -> aluDone(low, now);
-            case AT_TOR -> downFromTor(low, high, now);
-            default -> atHost(low, high, now);
+            case LOCAL -> local(low, high, t);
+            case ARRIVE -> arrive(low, t);
+            case ALU_DONE -> toSwitch(low, t);
+            default -> timer(high, low, t);
         }
     }
 
-    private int packet(int sw, int chunk, int source) {
+    private int packet(int from, int to, ByteBuffer src) {
         int k = pktFree;
         if (k >= 0) {
-            pktFree = pktSwitch[k];
+            pktFree = pktFrom[k];
         } else {
-            if (pktUsed == pktSwitch.length) {
+            if (pktUsed == pool.length) {
                 int c = pktUsed * 2;
-                pktSwitch = Arrays.copyOf(pktSwitch, c);
-                pktChunk = Arrays.copyOf(pktChunk, c);
-                pktSource = Arrays.copyOf(pktSource, c);
+                pool = Arrays.copyOf(pool, c);
+                pktFrom = Arrays.copyOf(pktFrom, c);
+                pktTo = Arrays.copyOf(pktTo, c);
             }
             k = pktUsed++;
+            pool[k] = ByteBuffer.allocate(MAX_PACKET).order(ByteOrder.LITTLE_ENDIAN);
         }
-        pktSwitch[k] = sw;
-        pktChunk[k] = chunk;
-        pktSource[k] = source;
+        ByteBuffer b = pool[k];
+        b.clear();
+        b.put(0, src, 0, src.limit());
+        b.limit(src.limit());
+        pktFrom[k] = from;
+        pktTo[k] = to;
         return k;
     }
 
     private void freePacket(int k) {
-        pktSwitch[k] = pktFree;
+        pktFrom[k] = pktFree;
         pktFree = k;
     }
 
     /** Rank r's buffer: its input before the run, the allreduce's result after it (null when timing only). */
     public long[] data(int r) {
         return data == null ? null : data[r];
+    }
+
+    /** The switches, ToRs first, then the spine (when there is more than one ToR): their counters tell what they did. */
+    public List<AggregationSwitch> switches() {
+        return List.of(switches);
+    }
+
+    /** Packets the links lost. */
+    public long lost() {
+        return lost;
+    }
+
+    /** Contributions the leaders sent again after {@code inc_rto} without their result. */
+    public long retransmitted() {
+        return retransmitted;
     }
 
     @Override

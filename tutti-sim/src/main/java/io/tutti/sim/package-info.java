@@ -7,6 +7,10 @@
  *
  * <p>May import: {@code io.tutti.coll} (the selector), {@code io.tutti.coll.schedule} (the schedules
  * it runs), {@code io.tutti.offload} (the NIC programs), {@code io.tutti.reduce} (the offload ALU),
- * {@code io.tutti.rails} (the striping policy the network transport uses). Nothing of the p2p engine, transports or bootstrap: it simulates, it does not communicate.
+ * {@code io.tutti.rails} (the striping policy the network transport uses), {@code io.tutti.sw}'s
+ * packet logic ({@link io.tutti.sw.AggregationSwitch}, which switch mode drives in simulated time) and
+ * {@code io.tutti.wire} (its packet layout), {@code io.tutti.coll.inc} (a leader's membership). Nothing
+ * of the p2p engine, transports, bootstrap or the switch's sockets: it simulates, it does not
+ * communicate.
  */
 package io.tutti.sim;

@@ -5,13 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tutti.sw.AggregationSwitch;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Switch mode: in-network aggregation of an allreduce in ToR and spine switches. */
+/**
+ * Switch mode: in-network aggregation of an allreduce in ToR and spine switches, each the real
+ * {@link AggregationSwitch} driven with simulated time, over links that may lose packets.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SwitchModelTest {
     private static final long OS = 100;
@@ -122,6 +127,108 @@ class SwitchModelTest {
         long network = OS + (w + LINK + PORT) + ALU + (w + LINK) + OR;
         long bcast = OS + 7 + OR + OS + 7 + OR;
         assertEquals(reduce + network + bcast, four.completionNs());
+    }
+
+    /** Random layouts, windows and chunk counts over links losing up to a third of the packets. */
+    @Test
+    void lossyAllreduceDeliversTheSequentialSums() {
+        Random random = new Random(29);
+        long lost = 0;
+        long again = 0;
+        for (int trial = 0; trial < 80; trial++) {
+            int nodes = 1 + random.nextInt(9);
+            int ppn = 2 * (1 + random.nextInt(3));
+            int perTor = 1 + random.nextInt(4);
+            SwitchModel.Leaders leaders = random.nextBoolean() ? SwitchModel.Leaders.NODE : SwitchModel.Leaders.SOCKET;
+            int elements = 1 + random.nextInt(200);
+            int slots = 1 + random.nextInt(4);
+            double loss = 0.02 + 0.3 * random.nextDouble();
+            long seed = random.nextLong();
+            int ranks = nodes * ppn;
+            long[][] data = new long[ranks][elements];
+            long[] sum = new long[elements];
+            for (int r = 0; r < ranks; r++) {
+                for (int e = 0; e < elements; e++) {
+                    data[r][e] = random.nextLong() >> 8;
+                    sum[e] += data[r][e];
+                }
+            }
+            SimParams p = params(slots).with(Map.of("inc_loss", "" + loss, "inc_seed", "" + seed));
+            SwitchModel m = new SwitchModel(nodes, ppn, perTor, leaders, 8L * elements, 8, data, p);
+            SimResult res = run(m);
+            String what = nodes + " nodes x " + ppn + ", " + perTor + " per ToR, " + leaders + ", " + elements
+                    + " longs, " + slots + " slots, loss " + loss;
+            for (int r = 0; r < ranks; r++) {
+                assertArrayEquals(sum, m.data(r), "rank " + r + ": " + what);
+            }
+            if (m.retransmitted() > 0) {
+                assertTrue(res.completionNs() > p.incRto(), "a contribution sent again waited inc_rto: " + what);
+            }
+            lost += m.lost();
+            again += m.retransmitted();
+        }
+        assertTrue(lost > 100 && again > 100, "the links lost " + lost + " packets, " + again + " sent again");
+    }
+
+    /**
+     * The switches are the real ones: the group their notify installed, every contribution counted
+     * once in its slot, and with loss the duplicates they suppressed and the results they sent again
+     * (counters only {@link AggregationSwitch} keeps). The same seed loses the same packets.
+     */
+    @Test
+    void theSwitchesAreTheRealAggregationSwitch() {
+        SimParams clean = params(2);
+        int chunks = 4096 / 256;
+        SwitchModel m = new SwitchModel(6, 4, 2, SwitchModel.Leaders.SOCKET, 4096, 8, null, clean);
+        run(m);
+        List<AggregationSwitch> sw = m.switches();
+        assertEquals(4, sw.size(), "three ToRs and the spine");
+        for (int t = 0; t < 3; t++) {
+            AggregationSwitch.Counters c = sw.get(t).counters();
+            assertEquals(1, sw.get(t).groups(), "the group the leaders' notifies installed");
+            assertEquals(4L * chunks, c.aggregated, "two nodes x two socket leaders under ToR " + t);
+            assertEquals(0, c.duplicates + c.resent + c.wrongToken + c.dropped);
+            assertEquals(4L * chunks, c.toChildren);
+        }
+        assertEquals(3L * chunks, sw.get(3).counters().aggregated, "the spine adds the three ToRs' partial sums");
+
+        SimParams lossy = clean.with(Map.of("inc_loss", "0.2", "inc_seed", "7"));
+        SwitchModel a = new SwitchModel(6, 4, 2, SwitchModel.Leaders.SOCKET, 4096, 8, null, lossy);
+        SimResult ra = run(a);
+        long duplicates = 0;
+        long resent = 0;
+        for (AggregationSwitch s : a.switches()) {
+            duplicates += s.counters().duplicates;
+            resent += s.counters().resent;
+            assertEquals(0, s.counters().dropped, "a leader never runs ahead of the window");
+        }
+        assertTrue(a.lost() > 0 && a.retransmitted() > 0, a.lost() + " lost, " + a.retransmitted() + " sent again");
+        assertTrue(duplicates > 0, "contributions sent again reach switches that already had them");
+        assertTrue(resent > 0, "switches answer a repeated contribution with the result they kept");
+        SwitchModel b = new SwitchModel(6, 4, 2, SwitchModel.Leaders.SOCKET, 4096, 8, null, lossy);
+        SimResult rb = run(b);
+        assertEquals(ra.completionNs(), rb.completionNs(), "the same seed, the same losses");
+        assertEquals(a.lost(), b.lost());
+    }
+
+    /** A leader whose packets are all but always lost gives up after the client's timeout, in simulated time. */
+    @Test
+    void aLeaderWithoutResultsGivesUp() {
+        SimParams hopeless = params(4).with(Map.of("inc_loss", "0.999"));
+        SimulationException e = assertThrows(SimulationException.class,
+                () -> run(new SwitchModel(1, 1, 1, SwitchModel.Leaders.NODE, 8, 8, null, hopeless)));
+        assertTrue(e.getMessage().contains("got no result for 10000 ms"), e.getMessage());
+    }
+
+    @Test
+    void layoutsBeyondTheRealSwitchAreRefusedWithTheReason() {
+        IllegalArgumentException wide = assertThrows(IllegalArgumentException.class,
+                () -> new SwitchModel(40, 2, 40, SwitchModel.Leaders.SOCKET, 8, 8, null, params(4)));
+        assertTrue(wide.getMessage().contains("at most 64 children"), wide.getMessage());
+        IllegalArgumentException big = assertThrows(IllegalArgumentException.class,
+                () -> new SwitchModel(2, 1, 1, SwitchModel.Leaders.NODE, 8, 8, null,
+                        params(4).with(Map.of("inc_payload", "512"))));
+        assertTrue(big.getMessage().contains("at most 256"), big.getMessage());
     }
 
     @Test

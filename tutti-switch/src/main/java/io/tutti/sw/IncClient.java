@@ -116,26 +116,7 @@ public final class IncClient implements InNetworkAggregation {
 
     private void control(byte kind, int group, int child, Membership m, boolean socketMode, int leaders) {
         GroupState g = groups.get(group);
-        writeHeader(tx, MessageType.INC_CTRL, (short) 0, job, rank, group, g == null ? 0 : g.token, 0, 0, 0, 0, child,
-                CONTROL_LENGTH);
-        for (int i = HEADER_LENGTH; i < HEADER_LENGTH + CONTROL_LENGTH; i++) {
-            tx.put(i, (byte) 0);
-        }
-        tx.put(ctrl(C_KIND), kind);
-        tx.put(ctrl(C_MASTER_NUM), (byte) (socketMode ? 1 : 0));
-        tx.put(ctrl(C_COMM_TYPE), COMM_ALLREDUCE);
-        ctrlShort(tx, C_OPS, 0xFFFF);
-        ctrlShort(tx, C_TYPES, 0xFFFF);
-        ctrlShort(tx, C_MAX_SIZE, MAX_PAYLOAD);
-        ctrlShort(tx, C_SLOTS, 0xFFFF);
-        ctrlShort(tx, C_GLOBAL_SIZE, leaders);
-        ctrlInt(tx, C_TRUE_COMM_ID, group);
-        if (m != null) {
-            ctrlShort(tx, C_LOCAL_SIZE, m.localSize());
-            ctrlInt(tx, C_SPINE_ID, m.spineId());
-            ctrlShort(tx, C_TOR_INDEX, m.torIndex());
-            ctrlShort(tx, C_TOR_COUNT, m.torCount());
-        }
+        ControlPacket.write(tx, kind, job, rank, group, g == null ? 0 : g.token, child, m, socketMode, leaders);
         if (auth != null) {
             auth.seal(tx);
         }

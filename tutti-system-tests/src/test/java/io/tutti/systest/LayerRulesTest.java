@@ -193,6 +193,25 @@ class LayerRulesTest {
     }
 
     @Test
+    void theSwitchNeverImportsTheSimulator() {
+        check(noClasses().that().resideInAPackage("io.tutti.sw..").should().dependOnClassesThat()
+                .resideInAPackage("io.tutti.sim..")
+                .because("the simulator drives the switch's packet logic with its own clock and links; the switch"
+                        + " is the same code whether a socket or the simulator feeds it"));
+    }
+
+    @Test
+    void theSimulatorDrivesTheSwitchLogicNotItsSockets() {
+        check(noClasses().that().resideInAPackage("io.tutti.sim..").should().dependOnClassesThat()
+                .haveFullyQualifiedName("io.tutti.sw.SwitchServer")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("io.tutti.sw.IncClient")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("io.tutti.sw.IncProvider")
+                .orShould().dependOnClassesThat().resideInAPackage("java.nio.channels..")
+                .because("switch mode runs AggregationSwitch in simulated time: packets are handed to it, never"
+                        + " sent through a socket"));
+    }
+
+    @Test
     void theSamplesUseTheApiOnly() {
         check(noClasses().that().resideInAPackage("io.tutti.samples..").should().dependOnClassesThat(
                 resideInAPackage("io.tutti..").and(not(resideInAnyPackage("io.tutti", "io.tutti.samples..")))));
