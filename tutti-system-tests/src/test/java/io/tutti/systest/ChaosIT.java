@@ -77,10 +77,15 @@ class ChaosIT {
                 sleepUntil(started, seconds * 500L);
                 assertTrue(ProcessHandle.of(victim).map(ProcessHandle::destroyForcibly).orElse(false),
                         "rank " + VICTIM + " (pid " + victim + ") was gone before it was to be killed");
-            } catch (Throwable t) {
+            } catch (Exception | AssertionError e) {
+                // what the ranks said tells why (a failed check ends the job early)
+                boolean ended = !job.process().isAlive();
                 job.process().descendants().forEach(ProcessHandle::destroyForcibly);
                 job.process().destroyForcibly();
-                throw t;
+                job.process().waitFor();
+                throw new AssertionError(e.getMessage() + (ended ? "\nthe job had ended" : "\nthe job was stopped")
+                        + "\n--- stdout:\n" + Files.readString(job.stdout()) + "--- stderr:\n"
+                        + Files.readString(job.stderr()), e);
             }
             r = job.await(Duration.ofSeconds(seconds + 360));
         }
@@ -120,12 +125,12 @@ class ChaosIT {
         System.out.println("ChaosIT report (" + seconds + " s, seed " + seed + "): injected " + counts(faults, injected)
                 + " (survivors'; the killed rank's are lost with it), rail cuts=1 kills=1; recovered "
                 + counts(recoveries, recovered) + "; checked " + counts(checks, checked));
+        // railsDowned counts the cut and the killed rank's rails alike: the cut itself is asserted above
         assertTrue(injected[0] > 0 && injected[1] > 0 && injected[2] > 0, "faults injected: " + counts(faults, injected));
         // loss is repaired by retransmission, flips are caught by the CRC, gaps are asked for again
         assertTrue(recovered[0] > 0, "drops without retransmissions: " + counts(recoveries, recovered));
         assertTrue(recovered[2] > 0, "flips without CRC drops: " + counts(recoveries, recovered));
         assertTrue(recovered[1] > 0, "drops and reorders without NAKs: " + counts(recoveries, recovered));
-        assertTrue(injected[3] > 0, "the cut rail was never taken out of use: " + counts(faults, injected));
         r.assertNoJobDirectory();
     }
 
