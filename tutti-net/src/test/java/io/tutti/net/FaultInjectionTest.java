@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The reordering of {@link FaultInjection}: a frame held back leaves after the next one, intact; bad settings are refused. */
+/**
+ * The reordering of {@link FaultInjection}: a frame held back leaves after the next one, intact;
+ * bad settings are refused.
+ */
 class FaultInjectionTest {
     private static final int FRAME = DatagramDescriptor.HEADER + 16;
 

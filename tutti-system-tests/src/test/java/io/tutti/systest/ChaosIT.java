@@ -90,7 +90,8 @@ class ChaosIT {
             r = job.await(Duration.ofSeconds(seconds + 360));
         }
         r.stdout().lines().filter(l -> l.startsWith("chaos ")).forEach(l -> System.out.println("ChaosIT: " + l));
-        r.stderr().lines().filter(l -> l.startsWith("tutti-net rank ")).forEach(l -> System.out.println("ChaosIT: " + l));
+        r.stderr().lines().filter(l -> l.startsWith("tutti-net rank "))
+                .forEach(l -> System.out.println("ChaosIT: " + l));
         assertFalse(r.stdout().contains("CHAOS FAILED"), r::toString);
         assertExit(0, r);
         assertTrue(r.stderr().contains("rank " + VICTIM + " (pid " + r.rankPids(RANKS).get(VICTIM)
@@ -126,7 +127,8 @@ class ChaosIT {
                 + " (survivors'; the killed rank's are lost with it), rail cuts=1 kills=1; recovered "
                 + counts(recoveries, recovered) + "; checked " + counts(checks, checked));
         // railsDowned counts the cut and the killed rank's rails alike: the cut itself is asserted above
-        assertTrue(injected[0] > 0 && injected[1] > 0 && injected[2] > 0, "faults injected: " + counts(faults, injected));
+        assertTrue(injected[0] > 0 && injected[1] > 0 && injected[2] > 0,
+                "faults injected: " + counts(faults, injected));
         // loss is repaired by retransmission, flips are caught by the CRC, gaps are asked for again
         assertTrue(recovered[0] > 0, "drops without retransmissions: " + counts(recoveries, recovered));
         assertTrue(recovered[2] > 0, "flips without CRC drops: " + counts(recoveries, recovered));
