@@ -9,9 +9,10 @@ import java.util.zip.CRC32C;
 /**
  * Puts frames on the wire: writes the header every frame carries (with the current acknowledgement
  * of the peer's stream), seals it with the session's tag, a new counter, the MAC
- * ({@link RecordMac}) and the CRC32C, applies the injected send faults
- * ({@link FaultInjection}) and hands it to the {@link RailWire}, one per call or, for the frames of
- * one record on one rail, in a batch that leaves in one system call ({@link RailWire#sendBatch}).
+ * ({@link RecordMac}) and the CRC32C, applies the injected send faults ({@link FaultInjection}: a
+ * frame held back leaves after the next one on its rail) and hands it to the {@link RailWire}, one
+ * per call or, for the frames of one record on one rail, in a batch that leaves in one system call
+ * ({@link RailWire#sendBatch}).
  * Frames without a slot of their own (ACK, NAK, heartbeat, RAIL, BYE) are built in one buffer here.
  *
  * <p>Driven under the transport's in-poll flag; allocates nothing but a rail's batch buffer, once.
@@ -131,8 +132,10 @@ final class FrameSender {
         if (frame == null) {
             return true;
         }
-        if (tail != null && frame == b ? wire.send(p.rank, rail, head, length - tail.remaining(), tailAddress,
-                tail.remaining()) : wire.send(p.rank, rail, frame, length)) {
+        boolean left = tail != null && frame == b ? wire.send(p.rank, rail, head, length - tail.remaining(),
+                tailAddress, tail.remaining()) : wire.send(p.rank, rail, frame, length);
+        faults.sendHeld(rail, wire);
+        if (left) {
             return true;
         }
         if (frame.get(TYPE_OFFSET) == DATA) {
@@ -181,6 +184,7 @@ final class FrameSender {
         stats.railSendCalls[rail]++;
         boolean left = frames == 1 ? wire.send(p.rank, rail, batch[rail], length)
                 : wire.sendBatch(p.rank, rail, batch[rail], length);
+        faults.sendHeld(rail, wire);
         if (!left) {
             stats.sendFailures += frames;
             stats.railSendFailures[rail] += frames;
@@ -190,9 +194,9 @@ final class FrameSender {
 
     /**
      * Seals the frame in {@code b} (and {@code tail}, its last bytes, when not null) and applies the
-     * injected faults: returns the frame to send, null when an injected drop takes it. A corrupted
-     * frame is a whole copy in {@link #tx}: a DATA slot, and the sender's memory, keep their intact
-     * bytes for a retransmission.
+     * injected faults: returns the frame to send, null when an injected drop takes it or it is held
+     * back to be overtaken ({@link FaultInjection#holdSent}). A corrupted frame is a whole copy in
+     * {@link #tx}: a DATA slot, and the sender's memory, keep their intact bytes for a retransmission.
      */
     private ByteBuffer sealAndInject(Peer p, int rail, ByteBuffer b, int length, ByteBuffer tail, long now) {
         byte type = b.get(TYPE_OFFSET);
@@ -207,18 +211,14 @@ final class FrameSender {
         if (faults.dropSent(rail)) {
             return null;
         }
+        ByteBuffer frame = b;
         if (faults.corruptSent(rail)) {
             if (b != tx) {
-                int head = tail == null ? length : length - tail.remaining();
-                tx.clear();
-                tx.put(0, b, 0, head);
-                if (tail != null) {
-                    tx.put(head, tail, tail.position(), tail.remaining());
-                }
+                FaultInjection.copy(b, length, tail, tx);
             }
             faults.flip(tx, length, null);
-            return tx;
+            frame = tx;
         }
-        return b;
+        return faults.holdSent(p.rank, rail, frame, length, frame == tx ? null : tail) ? null : frame;
     }
 }

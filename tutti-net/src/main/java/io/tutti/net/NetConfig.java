@@ -21,7 +21,8 @@ import java.util.Map;
  * received; a suffix {@code _R<i>} ({@code TUTTI_NET_DROP_R1}, {@code TUTTI_NET_CORRUPT_RX_R0}, ...)
  * sets the probability of rail {@code i} alone and wins over the setting without it. Corruption
  * flips one random bit after the checksum is computed (sent) or before it is checked (received).
- * UDP rails only: on TCP a fault is an error.
+ * {@code TUTTI_NET_REORDER} (and {@code _R<i>}) is the probability that a sent datagram is held back
+ * and overtaken by the next one on its rail. UDP rails only: on TCP a fault is an error.
  *
  * @param net           the wire: {@code udp} (the rails repair loss) or {@code tcp}; the same on every rank
  * @param rails         interface names, one rail each, at most {@link DatagramDescriptor#MAX_RAILS}; a
@@ -183,6 +184,9 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
     public static final String CORRUPT = "tutti.net.corrupt";
     /** No injected corruption: only tests and recovery measurements set it. */
     public static final double CORRUPT_DEFAULT = 0;
+    public static final String REORDER = "tutti.net.reorder";
+    /** No injected reordering: only tests (the chaos test) set it. */
+    public static final double REORDER_DEFAULT = 0;
 
     /** Reads the settings; a value that does not parse is an error that names the setting. */
     public static NetConfig from(Map<String, String> settings) {
@@ -230,14 +234,14 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
     }
 
     /**
-     * A fault probability of one rail and direction: {@code base} ({@link #DROP} or {@link #CORRUPT})
-     * with {@code _RX} for received datagrams, then {@code _R<rail>}; the per-rail setting wins.
+     * A fault probability of one rail and direction: {@code base} ({@link #DROP}, {@link #CORRUPT} or
+     * {@link #REORDER}) with {@code _RX} for received datagrams, then {@code _R<rail>}; the per-rail setting wins.
      */
     public double fault(String base, boolean receive, int rail) {
         String name = receive ? base + ".rx" : base;
         String v = text(settings, name + ".r" + rail, text(settings, name, ""));
         if (v.isEmpty()) {
-            return base.equals(CORRUPT) ? CORRUPT_DEFAULT : DROP_DEFAULT;
+            return base.equals(CORRUPT) ? CORRUPT_DEFAULT : base.equals(REORDER) ? REORDER_DEFAULT : DROP_DEFAULT;
         }
         double p;
         try {

@@ -23,8 +23,10 @@ final class RailStats {
     long naksSent;
     /** Standalone acknowledgements sent because one was due (neither NAKs nor heartbeats). */
     long acksSent;
-    /** Injected faults that struck: sent datagrams dropped or corrupted, received ones corrupted. */
-    long injected;
+    /** Injected faults that struck: sent datagrams dropped, sent or received ones corrupted, sent ones held back. */
+    long injectedDrops;
+    long injectedFlips;
+    long injectedReorders;
     /** DATA frames the wire refused. */
     long sendFailures;
     /** Times a rail to some peer was found silent and taken out of use. */
@@ -68,7 +70,9 @@ final class RailStats {
                 .append(" maxRto=").append(maxRtoSeen / 1000).append("us").append(" duplicates=").append(duplicates)
                 .append(" inPlace=").append(deliveredInPlace).append(" placed=").append(deliveredPlaced)
                 .append(" acks=").append(acksSent).append(" naks=").append(naksSent)
-                .append(" injected=").append(injected)
+                .append(" injected=").append(injectedDrops + injectedFlips + injectedReorders)
+                .append(" (drops=").append(injectedDrops).append(" flips=").append(injectedFlips)
+                .append(" reorders=").append(injectedReorders).append(')')
                 .append(" sendFailures=").append(sendFailures).append(" railsDowned=").append(railsDowned);
         for (DropReason d : DropReason.values()) {
             if (drops[d.ordinal()] > 0) {

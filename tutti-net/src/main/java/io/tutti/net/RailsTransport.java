@@ -816,6 +816,11 @@ public final class RailsTransport implements RemoteTransport {
         return counter(() -> stats.naksSent);
     }
 
+    /** Sent datagrams held back and overtaken by the next one on their rail ({@link NetConfig#REORDER}). */
+    long reordersInjected() {
+        return counter(() -> stats.injectedReorders);
+    }
+
     /** DATA datagrams sent on {@code rail}, retransmissions included. */
     long dataSent(int rail) {
         return counter(() -> stats.railDataSent[rail]);

@@ -164,6 +164,20 @@ class ReliableDeliveryTest {
         }
     }
 
+    /**
+     * Datagrams held back and overtaken by the next one on their rail ({@code TUTTI_NET_REORDER})
+     * still arrive once, in order and intact (the order on the wire: {@code FaultInjectionTest}).
+     */
+    @Test
+    void datagramsHeldBackAndOvertakenStillArriveOnceInOrder() throws Exception {
+        try (Fixture f = new Fixture(2, Map.of("TUTTI_RAILS", "lo", "TUTTI_NET_MTU", "1472",
+                "TUTTI_NET_REORDER", "0.05"))) {
+            exchange(f, 5_000, 11, f.t[0].maxRecordLength(), null);
+            assertTrue(f.t[0].reordersInjected() > 0 && f.t[1].reordersInjected() > 0,
+                    f.t[0].statistics() + " | " + f.t[1].statistics());
+        }
+    }
+
     /** ... and a flight recording shows the rail going down and coming back up (io.tutti.RailState). */
     @Test
     void aRailThatGoesSilentMidTransferIsTakenOutAndTheTransferCompletes(@TempDir Path tmp) throws Exception {

@@ -1,11 +1,12 @@
 package io.tutti.systest;
 
+import static io.tutti.systest.JobStatus.rail;
+import static io.tutti.systest.JobStatus.sent;
 import static io.tutti.systest.Launch.assertExit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,8 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(300)
 class RailControlIT {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @TempDir
     Path work;
 
@@ -50,14 +49,16 @@ class RailControlIT {
             try {
                 Launch.awaitFile(job, work.resolve("started"), Duration.ofSeconds(90));
                 String id = new Launch.Result(0, "", Files.readString(job.stderr()), Duration.ZERO).jobId();
-                await(id, j -> sent(j, 0, 1) > 0 && sent(j, 1, 1) > 0, "both ranks send on rail 1 before");
+                JobStatus.await(work, id, j -> sent(j, 0, 1) > 0 && sent(j, 1, 1) > 0,
+                        "both ranks send on rail 1 before");
 
                 Launch.Result down = Launch.run(work, Duration.ofSeconds(60), "rail", id, "down", "r1", "--rank", "0");
                 assertExit(0, down);
                 assertEquals("rank 0: rail 1 (r1) out of service", down.stdout().strip(), down::toString);
-                assertEquals("down (admin)", rail(status(id), 0, 1).get("state").asText());
+                assertEquals("down (admin)", rail(JobStatus.read(work, id), 0, 1).get("state").asText());
                 // rank 1 stops once told; what it had sent until then is counted with the state
-                JsonNode told = await(id, j -> rail(j, 1, 1).get("state").asText().equals("down (admin)"),
+                JsonNode told = JobStatus.await(work, id,
+                        j -> rail(j, 1, 1).get("state").asText().equals("down (admin)"),
                         "rank 1 shows rail 1 down (admin)");
                 Launch.Result last = Launch.run(work, Duration.ofSeconds(60), "rail", id, "down", "0", "--rank", "0");
                 assertExit(1, last);
@@ -67,7 +68,8 @@ class RailControlIT {
                 long out1 = sent(told, 1, 1);
                 long other0 = sent(told, 0, 0);
                 long other1 = sent(told, 1, 0);
-                JsonNode later = await(id, j -> sent(j, 0, 0) > other0 + 2000 && sent(j, 1, 0) > other1 + 2000,
+                JsonNode later = JobStatus.await(work, id,
+                        j -> sent(j, 0, 0) > other0 + 2000 && sent(j, 1, 0) > other1 + 2000,
                         "traffic goes on on rail 0");
                 assertEquals(out0, sent(later, 0, 1), "rank 0 sent data on the rail it took out");
                 assertEquals(out1, sent(later, 1, 1), "rank 1 sent data on the rail rank 0 took out");
@@ -75,7 +77,8 @@ class RailControlIT {
                 Launch.Result up = Launch.run(work, Duration.ofSeconds(60), "rail", id, "up", "1");
                 assertExit(0, up);
                 assertTrue(up.stdout().contains("rank 0: rail 1 (r1) in service"), up::toString);
-                JsonNode back = await(id, j -> sent(j, 0, 1) > out0 + 100 && sent(j, 1, 1) > out1 + 100,
+                JsonNode back = JobStatus.await(work, id,
+                        j -> sent(j, 0, 1) > out0 + 100 && sent(j, 1, 1) > out1 + 100,
                         "traffic returns to rail 1 both ways");
                 assertTrue(!rail(back, 0, 1).get("state").asText().startsWith("down")
                         && !rail(back, 1, 1).get("state").asText().startsWith("down"), back::toString);
@@ -87,40 +90,6 @@ class RailControlIT {
             assertTrue(r.stdout().contains("each way, every byte checked"), r::toString);
             r.assertNoJobDirectory();
         }
-    }
-
-    /** {@code tutti status ID --json}, parsed: read by the worktree's tutti, as an operator would. */
-    private JsonNode status(String id) throws Exception {
-        Launch.Result r = Launch.run(work, Duration.ofSeconds(60), "status", id, "--json");
-        assertExit(0, r);
-        return JSON.readTree(r.stdout());
-    }
-
-    private static JsonNode rail(JsonNode job, int rank, int index) {
-        for (JsonNode r : job.get("ranks")) {
-            if (r.get("rank").asInt() == rank) {
-                return r.get("rails").get(index);
-            }
-        }
-        throw new AssertionError("no rank " + rank + " in " + job);
-    }
-
-    private static long sent(JsonNode job, int rank, int index) {
-        return rail(job, rank, index).get("datagramsSent").asLong();
-    }
-
-    /** Reads the status until {@code what} holds, for at most two minutes (a loaded machine); the status that did. */
-    private JsonNode await(String id, Predicate<JsonNode> what, String name) throws Exception {
-        long end = System.nanoTime() + 120_000_000_000L;
-        JsonNode job = status(id);
-        while (!what.test(job)) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError(name + " did not come within two minutes: " + job);
-            }
-            Thread.sleep(200);
-            job = status(id);
-        }
-        return job;
     }
 
     /**
