@@ -236,19 +236,9 @@ class MonitorPageIT {
     }
 
     /** The rail panel as read in the browser, once {@code done} holds; fails with the last reading after 60 s. */
-    @SuppressWarnings("unchecked")
     private static Map<String, Object> awaitRails(ChromeDriver browser, Predicate<Map<String, Object>> done)
             throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        Map<String, Object> page = Map.of();
-        while (System.nanoTime() < deadline) {
-            page = (Map<String, Object>) ((JavascriptExecutor) browser).executeScript(READ_RAILS);
-            if (done.test(page)) {
-                return page;
-            }
-            Thread.sleep(250);
-        }
-        return fail("the rail panel did not show what was expected within 60 s; it showed " + page);
+        return await(browser, READ_RAILS, "the rail panel", done);
     }
 
     private static double num(Map<String, Object> page, String key) {
@@ -256,19 +246,25 @@ class MonitorPageIT {
     }
 
     /** The page as read in the browser, once {@code done} holds; fails with the last reading after 60 s. */
-    @SuppressWarnings("unchecked")
     private static Map<String, Object> awaitPage(ChromeDriver browser, Predicate<Map<String, Object>> done)
             throws InterruptedException {
+        return await(browser, READ_PAGE, "the page", done);
+    }
+
+    /** What {@code script} reads in the browser, once {@code done} holds; fails naming {@code what} after 60 s. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> await(ChromeDriver browser, String script, String what,
+                                             Predicate<Map<String, Object>> done) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         Map<String, Object> page = Map.of();
         while (System.nanoTime() < deadline) {
-            page = (Map<String, Object>) ((JavascriptExecutor) browser).executeScript(READ_PAGE);
+            page = (Map<String, Object>) ((JavascriptExecutor) browser).executeScript(script);
             if (done.test(page)) {
                 return page;
             }
             Thread.sleep(250);
         }
-        return fail("the page did not show what was expected within 60 s; it showed " + page);
+        return fail(what + " did not show what was expected within 60 s; it showed " + page);
     }
 
     /** Where {@code tutti monitor} says it serves, once it has said so. */
