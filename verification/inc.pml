@@ -23,7 +23,9 @@
  * shadow is overwritten only once every client has its result; no invalid end state; and
  * (inc_live) every client eventually has the result of every request, under weak fairness. Not
  * modelled: the ToR under a spine (WAITING, the aggregate sent up again), the control plane, the
- * tokens. Bounds: 2 clients, P = 5 requests, SLOTS = 2 (slot 0 taken over twice: a shadow is
+ * tokens. Two transfers of one group in flight at once share this one window (IncClient's
+ * GroupState.lowestMissing); with a window per transfer, as before, a request stalled for good
+ * (findings/inc-two-transfers.pml). Bounds: 2 clients, P = 5 requests, SLOTS = 2 (slot 0 taken over twice: a shadow is
  * overwritten), LOSSES = 2, FLIGHT = 2. Spin 6.5.2: safety 401,858 states (about 3 s), liveness
  * the same states, 4.3 million visited (about 20 s).
  */
