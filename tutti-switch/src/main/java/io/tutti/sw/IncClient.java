@@ -74,6 +74,23 @@ public final class IncClient implements InNetworkAggregation {
         GroupState(Membership m) {
             this.m = m;
         }
+
+        /**
+         * The lowest request id still without its result over the group's transfers in flight. Request
+         * r + slots shares r's slot: the window counts from here, not from one transfer's own first
+         * missing packet, or a second transfer in flight takes a slot the first still needs.
+         */
+        int lowestMissing(int fallback) {
+            int low = fallback;
+            for (int i = 0; i < active.size(); i++) {
+                TransferImpl t = active.get(i);
+                int first = t.firstMissing();
+                if (first < t.packets && t.base + first - low < 0) {
+                    low = t.base + first;
+                }
+            }
+            return low;
+        }
     }
 
     private final Runnable progress;
@@ -378,10 +395,11 @@ public final class IncClient implements InNetworkAggregation {
             this.again[k] |= again;
         }
 
-        /** New packets within the window, and again those whose result is late. */
+        /** New packets within the group's window, and again those whose result is late. */
         private void pump(long now) {
             int window = g.m.slots();
-            while (nextToSend < packets && nextToSend - firstMissing() < window) {
+            int low = g.lowestMissing(base + firstMissing());
+            while (nextToSend < packets && base + nextToSend - low < window) {
                 sendPacket(nextToSend++, false, now);
             }
             for (int k = firstMissing(); k < nextToSend; k++) {

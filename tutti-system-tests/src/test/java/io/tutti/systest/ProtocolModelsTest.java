@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,13 +17,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Model-checks the Promela models in verification/ with Spin (verification/check.sh): rails.pml,
- * the rails' reliable stream (safety); ring.pml, the shared-memory inbound ring, and rendezvous.pml,
- * the pipelined rendezvous of large messages (safety, and liveness under weak fairness). Where Spin or gcc is missing the test is skipped, except under CI
- * ({@code CI=true}), where that fails the run: CI installs both.
+ * the rails' reliable stream (safety); ring.pml, the shared-memory inbound ring; rendezvous.pml,
+ * the pipelined rendezvous of large messages; offload.pml, the offload counters of a persistent
+ * collective over runs; inc.pml, the in-network aggregation with loss and retransmission (each
+ * safety, and liveness under weak fairness). Where Spin or gcc is missing the test is skipped,
+ * except under CI ({@code CI=true}), where that fails the run: CI installs both.
  */
 class ProtocolModelsTest {
     @ParameterizedTest
-    @ValueSource(strings = {"rails.pml", "ring.pml", "rendezvous.pml"})
+    @ValueSource(strings = {"rails.pml", "ring.pml", "rendezvous.pml", "offload.pml", "inc.pml"})
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void theModelHasNoErrors(String model) throws Exception {
         boolean tools = onPath("spin") && onPath("gcc");
@@ -37,6 +41,12 @@ class ProtocolModelsTest {
         assertTrue(p.waitFor(9, TimeUnit.MINUTES), "spin did not finish");
         assertEquals(0, p.exitValue(), out);
         assertTrue(out.contains(model + ": safety, no errors"), out);
+        // every liveness property the model names was checked, not only the assertions
+        Matcher ltl = Pattern.compile("(?m)^ltl (\\w+)")
+                .matcher(Files.readString(script.resolveSibling(model)));
+        while (ltl.find()) {
+            assertTrue(out.contains(model + ": " + ltl.group(1) + " holds (weak fairness)"), out);
+        }
     }
 
     private static boolean onPath(String tool) {
