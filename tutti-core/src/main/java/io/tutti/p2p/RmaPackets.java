@@ -1,8 +1,10 @@
 package io.tutti.p2p;
 
+import io.tutti.transport.RemoteTransport;
 import io.tutti.transport.shm.InboundRing;
 import io.tutti.wire.MessageHeaderDescriptor;
 import io.tutti.wire.MessageType;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +20,8 @@ final class RmaPackets {
     private final Outbox outbox;
     /** Windows by (context, tag); few, so a list beats a map (no boxing). */
     private final List<Endpoint> endpoints = new ArrayList<>();
+    /** The header of a record handed to the transport in two parts ({@link #direct}). */
+    private final MemorySegment header = Arena.ofAuto().allocate(MessageHeaderDescriptor.LENGTH, 8);
 
     private record Endpoint(int context, int tag, RmaEndpoint target) {
     }
@@ -69,14 +73,39 @@ final class RmaPackets {
     /** Writes an RMA record into {@code dest}'s outbox if nothing waits before it and it has room now. */
     boolean trySend(int dest, short op, int context, int tag, long handle, long peerHandle, long address, long total,
                     MemorySegment payload, long offset, int length) {
-        return outbox.clear(dest) && outbox.writeRecord(dest, MessageType.RMA, op, context, tag, handle, peerHandle,
-                address, total, payload, offset, length);
+        return direct(dest, op, context, tag, handle, peerHandle, address, total, payload, offset, length)
+                || outbox.clear(dest) && outbox.writeRecord(dest, MessageType.RMA, op, context, tag, handle,
+                peerHandle, address, total, payload, offset, length);
     }
 
     /** Sends an RMA record now or, copied, behind {@code dest}'s backlog later (answers sent from the arrival path). */
     void send(int dest, short op, int context, int tag, long handle, long peerHandle, long address, long total,
               MemorySegment payload, long offset, int length) {
-        outbox.record(dest, MessageType.RMA, op, context, tag, handle, peerHandle, address, total, payload, offset,
-                length);
+        if (!direct(dest, op, context, tag, handle, peerHandle, address, total, payload, offset, length)) {
+            outbox.record(dest, MessageType.RMA, op, context, tag, handle, peerHandle, address, total, payload,
+                    offset, length);
+        }
+    }
+
+    /**
+     * A record to a remote rank whose outbox is empty goes to the transport at once, header and
+     * payload in two parts: the payload is copied only into the transport's frame (which it keeps
+     * for retransmission), not first into the outbox. False when that way is not open.
+     */
+    private boolean direct(int dest, short op, int context, int tag, long handle, long peerHandle, long address,
+                           long total, MemorySegment payload, long offset, int length) {
+        RemoteTransport transport = links.transport;
+        if (!links.remote[dest] || !outbox.clear(dest) || links.rings[dest].hasRecord()
+                || !transport.canSend(dest)) {
+            return false;
+        }
+        MessageHeaderDescriptor.write(header, 0, MessageType.RMA, op, links.wireJobId, context, links.rank, dest, tag,
+                length, handle, peerHandle, address, total);
+        if (length == 0) {
+            transport.send(dest, header, 0, MessageHeaderDescriptor.LENGTH);
+        } else {
+            transport.send(dest, header, 0, MessageHeaderDescriptor.LENGTH, payload, offset, length);
+        }
+        return true;
     }
 }

@@ -50,8 +50,13 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private long replyOffset;
     private long replyExpected;
     private volatile long replyReceived;
-    /** Replies the thread that received them could not write into the owner's confined memory. */
+    /**
+     * Where replies go when the result is in memory only the owner's thread may touch (a confined
+     * arena's), which the progress agent may be the one to receive: the owner copies it over after.
+     */
     private byte[] replyStash;
+    /** A thread that is no one's: memory it may access is not confined to the owner. */
+    private static final Thread NO_OWNER = Thread.ofPlatform().unstarted(() -> { });
     private final MemorySegment pair = Arena.ofAuto().allocate(64, 16);
     /** Target side: records that found the accumulate lock taken, or others before them, in order. */
     private final ArrayDeque<Deferred> deferred = new ArrayDeque<>();
@@ -226,7 +231,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         replyOffset = offset;
         replyExpected = length;
         replyReceived = 0;
-        replyStash = null;
+        replyStash = dst.isAccessibleBy(NO_OWNER) ? null : new byte[(int) length];
         replyId = replyId + 1;
     }
 
@@ -395,12 +400,9 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         if (id != replyId || at < 0 || at + length > replyExpected || replyTo == null) {
             return false;
         }
-        if (replyTo.isAccessibleBy(Thread.currentThread())) {
+        if (replyStash == null) {
             MemorySegment.copy(data, dataOffset, replyTo, replyOffset + at, length);
         } else {
-            if (replyStash == null) {
-                replyStash = new byte[(int) replyExpected];
-            }
             MemorySegment.copy(data, dataOffset, MemorySegment.ofArray(replyStash), at, length);
         }
         replyReceived = replyReceived + length;
