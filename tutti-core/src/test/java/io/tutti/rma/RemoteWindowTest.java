@@ -189,28 +189,44 @@ class RemoteWindowTest {
 
     /**
      * Accumulates from one origin keep their order at the target while a peer of the target's host
-     * contends for its accumulate lock: REPLACE with 1, 2, ... leaves the last value, and no SUM is lost.
+     * holds its accumulate lock much of the time (long accumulates of its own), so that records
+     * wait: PROD by 3 then SUM i, repeated, gives one value only in the order issued.
      */
     @Test
     void accumulatesFromOneOriginApplyInOrderUnderContention() {
         int n = 4;
-        int each = 400;
+        int each = 1000;
+        int big = 1 << 16;
+        long expected = 0;
+        for (int i = 1; i <= each; i++) {
+            expected = expected * 3 + i;
+        }
+        long result = expected;
+        java.util.concurrent.atomic.AtomicBoolean originDone = new java.util.concurrent.atomic.AtomicBoolean();
         job(n, true, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
-                try (Window win = w.allocateWindow(16, 8)) {
+                try (Window win = w.allocateWindow(8L * (1 + big), 8)) {
+                    long[] ones = new long[big];
+                    java.util.Arrays.fill(ones, 1);
                     win.lockAll();
-                    for (int i = 1; i <= each; i++) {
-                        if (rank == 2) {
-                            win.accumulate(new long[] {i}, 1, Datatype.LONG, 0, 0, AccumulateOp.REPLACE);
+                    if (rank == 2) {
+                        for (int i = 1; i <= each; i++) {
+                            win.accumulate(new long[] {3}, 1, Datatype.LONG, 0, 0, AccumulateOp.PROD);
+                            win.accumulate(new long[] {i}, 1, Datatype.LONG, 0, 0, AccumulateOp.SUM);
                         }
-                        win.accumulate(new long[] {1}, 1, Datatype.LONG, 0, 1, AccumulateOp.SUM);
+                        win.flush(0);
+                        originDone.set(true);
+                    } else if (rank == 1) {
+                        // a peer of the target's host: long holds of its accumulate lock until the origin is done
+                        while (!originDone.get()) {
+                            win.accumulate(ones, big, Datatype.LONG, 0, 1, AccumulateOp.SUM);
+                        }
                     }
                     win.unlockAll();
                     w.barrier();
                     if (rank == 0) {
-                        assertEquals(each, win.segment().get(ValueLayout.JAVA_LONG, 0));
-                        assertEquals((long) n * each, win.segment().get(ValueLayout.JAVA_LONG, 8));
+                        assertEquals(result, win.segment().get(ValueLayout.JAVA_LONG, 0));
                     }
                 }
             }
