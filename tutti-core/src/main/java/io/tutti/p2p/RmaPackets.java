@@ -78,13 +78,15 @@ final class RmaPackets {
                 peerHandle, address, total, payload, offset, length);
     }
 
-    /** Sends an RMA record now or, copied, behind {@code dest}'s backlog later (answers sent from the arrival path). */
+    /**
+     * Sends an RMA record now or, copied, behind {@code dest}'s backlog later: the answers sent from
+     * the arrival path, which may run inside the transport's delivery and so never calls the
+     * transport itself (the outbox's records reach it on the next pump).
+     */
     void send(int dest, short op, int context, int tag, long handle, long peerHandle, long address, long total,
               MemorySegment payload, long offset, int length) {
-        if (!direct(dest, op, context, tag, handle, peerHandle, address, total, payload, offset, length)) {
-            outbox.record(dest, MessageType.RMA, op, context, tag, handle, peerHandle, address, total, payload,
-                    offset, length);
-        }
+        outbox.record(dest, MessageType.RMA, op, context, tag, handle, peerHandle, address, total, payload, offset,
+                length);
     }
 
     /**

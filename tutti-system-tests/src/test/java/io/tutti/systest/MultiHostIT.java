@@ -53,6 +53,21 @@ class MultiHostIT {
         }
     }
 
+    /** Windows across two hosts of two ranks: a fetchAndOp counter and a put + fence halo exchange ({@link WindowsAcrossHosts}). */
+    @Test
+    void windowsAcrossTwoHosts() throws Exception {
+        try (Netns net = Netns.create(2, 2, null)) {
+            Launch.Result r = Launch.run(work, java.util.Map.of(), Duration.ofSeconds(150), "run", "--verbose", "-n",
+                    "4", "--hosts", String.join(",", net.hosts()), "--ppn", "2", "--exec-prefix",
+                    "ip netns exec {host}", "--rails", "r0,r1", "--timeout", "100s", "--cp", Launch.testClasses(),
+                    "io.tutti.systest.WindowsAcrossHosts");
+            assertExit(0, r);
+            assertEquals(4, r.stdout().lines().filter(l -> l.endsWith("of 4: counter ok, halo ok")).count(),
+                    r::toString);
+            r.assertNoJobDirectory();
+        }
+    }
+
     @Test
     void threeHostsOverRailsLimitedToOneGigabit() throws Exception {
         try (Netns net = Netns.create(3, 2, "1gbit")) {
