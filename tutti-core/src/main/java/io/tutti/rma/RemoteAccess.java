@@ -9,6 +9,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -90,7 +91,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         this.own = own;
         this.memory = memory;
         this.commOf = new int[engine.size()];
-        java.util.Arrays.fill(commOf, -1);
+        Arrays.fill(commOf, -1);
         for (int r = 0; r < n; r++) {
             commOf[group[r]] = r;
         }
