@@ -180,7 +180,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         takeReply();
     }
 
-    /** Returns once {@code target} has applied every operation this rank sent it. */
+    /** Returns once {@code target} has applied every operation this rank sent it (volatile reads of the answers). */
     void flush(int target) {
         if (acked.get(target) < sent[target]) {
             await(Waiting.ACKS, target);
@@ -217,16 +217,20 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         send(target, RmaWire.COMPLETE, 0, 0, 0, 0, MemorySegment.NULL, 0, 0);
     }
 
-    /** Exposure epochs remote rank {@code r} has posted to this one. */
+    /** Volatile read: exposure epochs remote rank {@code r} has posted to this one. */
     long posts(int r) {
         return posts.get(r);
     }
 
-    /** Access epochs remote rank {@code r} has completed on this one. */
+    /** Volatile read: access epochs remote rank {@code r} has completed on this one. */
     long completes(int r) {
         return completes.get(r);
     }
 
+    /**
+     * Owner, before the request goes out: plain writes of where the reply goes, published to the
+     * thread that receives it by the engine's lock, which the send and the arrival path both take.
+     */
     private void expectReply(MemorySegment dst, long offset, long length) {
         replyTo = dst;
         replyOffset = offset;
@@ -397,6 +401,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
     }
 
+    /** Arrival path: copies a reply, then a volatile write of the bytes received, which the owner's wait reads. */
     private boolean onReply(long id, long at, MemorySegment data, long dataOffset, int length) {
         if (id != replyId || at < 0 || at + length > replyExpected || replyTo == null) {
             return false;
