@@ -3,7 +3,8 @@
 # rail a veth pair (bridged in a third, switch namespace) limited to 1 Gbit/s with tbf.
 # Needs root and iproute2; only the namespaces' own addresses (10.100.0.x, 10.101.0.x) are used.
 # Usage: bench/rails-netns.sh [ROUNDS]   (environment: MTU for the veths, TBF_LATENCY for the tbf
-# queue, default 50ms, TUTTI_NET=tcp for the TCP rails, TUTTI_NET_* for their settings)
+# queue, default 50ms, TUTTI_NET=tcp for the TCP rails, TUTTI_NET_* for their settings, BENCH=putbw
+# or getbw for the one-sided bandwidth of a window across the two hosts instead of bw)
 set -euo pipefail
 rounds="${1:-2}"
 id=$RANDOM; sw=tsw$id; h0=th${id}x0; h1=th${id}x1
@@ -27,7 +28,7 @@ done
 cd "$(dirname "$0")/.."
 for round in $(seq 1 "$rounds"); do
     for rails in r0 r0,r1; do
-        echo "round $round rails $rails: $(./tutti bench bw -n 2 --sizes 1m --hosts "$h0,$h1" --ppn 1 \
+        echo "round $round rails $rails: $(./tutti bench "${BENCH:-bw}" -n 2 --sizes 1m --hosts "$h0,$h1" --ppn 1 \
             --exec-prefix 'ip netns exec {host}' --rails "$rails" 2>&1 | tail -1)"
     done
 done

@@ -571,7 +571,8 @@ public abstract class Communicator extends TypedCalls {
      * Creates a window over {@code memory}, which the caller owns and keeps alive until the window is
      * closed: a native segment (from an {@code Arena} or a mapping). Collective. Heap segments are
      * refused, because the garbage collector moves arrays while peers address them. Peers on this
-     * host reach it with one copy through the kernel; see {@link Window}.
+     * host reach it with one copy through the kernel, peers on others through messages that this
+     * rank's progress agent serves; see {@link Window}.
      *
      * @param dispUnit bytes per displacement unit of this rank's window (1 for bytes, the element size
      *                 for arrays of one type)
@@ -599,7 +600,7 @@ public abstract class Communicator extends TypedCalls {
     /**
      * Allocates {@code bytes} zeroed bytes of window memory for this rank ({@link Window#segment()}),
      * freed when the window is closed: the fastest kind, since peers on this host load and store it
-     * directly. Collective; the ranks may ask for different sizes.
+     * directly (peers on other hosts through messages). Collective; the ranks may ask for different sizes.
      */
     public final Window allocateWindow(long bytes, int dispUnit) {
         checkDispUnit(dispUnit);
@@ -621,7 +622,8 @@ public abstract class Communicator extends TypedCalls {
     /**
      * Creates a dynamic window (MPI_Win_create_dynamic): no memory at first; each rank then
      * {@link Window#attach}es regions of its own memory and tells its peers their addresses, which
-     * they use as displacements (unit 1 byte). Collective; see {@link Window#attach}.
+     * they use as displacements (unit 1 byte). All ranks of the communicator must run on one host, for
+     * now. Collective; see {@link Window#attach}.
      */
     public final Window createDynamicWindow() {
         return openWindow(WindowKind.DYNAMIC, null, 0, 1);

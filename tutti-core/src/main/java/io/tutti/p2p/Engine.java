@@ -44,8 +44,11 @@ public final class Engine implements AutoCloseable {
     private final P2pConfig config;
     private final Arena arena = Arena.ofShared();
     private final Links links;
-    /** Held by whoever drives the engine when a progress agent shares it; null without an agent. */
-    private final ReentrantLock lock;
+    /**
+     * Held by whoever drives the engine when a progress agent shares it; null without an agent.
+     * Set once, by the owner, when the agent starts ({@link #startProgressAgent}).
+     */
+    private ReentrantLock lock;
     private final SingleCopy singleCopy;
     private final RequestTable table = new RequestTable();
     private final Matching matching;
@@ -53,10 +56,11 @@ public final class Engine implements AutoCloseable {
     private final Rendezvous rendezvous;
     private final OffloadPackets offload;
     private final CallBoard calls;
+    private final RmaPackets rma;
     private final Revocations revocations;
     private final Inbox inbox;
     private final Progress progress;
-    private final ProgressAgent agent;
+    private ProgressAgent agent;
     private final Operation blockingSend;
     private final Operation blockingRecv;
     /** Sends the launcher the counters' last copy and stops copying (a launcher on another host keeps one). */
@@ -153,16 +157,34 @@ public final class Engine implements AutoCloseable {
         this.rendezvous = new Rendezvous(l, outbox, table, arena, config, singleCopy);
         this.offload = new OffloadPackets(l, outbox);
         this.calls = new CallBoard(outbox, size);
+        this.rma = new RmaPackets(l, outbox);
         this.revocations = new Revocations(outbox, rank);
-        this.inbox = new Inbox(l, matching, rendezvous, offload, calls, this::revoked0);
+        this.inbox = new Inbox(l, matching, rendezvous, offload, calls, rma, this::revoked0);
         NetworkPath network = opened == null ? null : new NetworkPath(l, inbox, rendezvous);
         this.progress = new Progress(l, inbox, outbox, rendezvous, network, config, lock, matching, revocations);
         this.blockingSend = new Operation(this);
         this.blockingRecv = new Operation(this);
-        this.agent = lock == null ? null : new ProgressAgent(progress, "tutti-progress-" + rank);
-        if (agent != null) {
+        if (lock != null) {
+            this.agent = new ProgressAgent(progress, "tutti-progress-" + rank);
             agent.start();
         }
+    }
+
+    /**
+     * Starts the progress agent if this engine has none yet ({@link P2pConfig#progressThread()}
+     * off): windows across the network need one, since their passive-target operations are served
+     * where they arrive, whether or not the target's application calls Tutti. Owner thread, outside
+     * any call on this engine; from then on every call takes the engine's lock.
+     */
+    public void startProgressAgent() {
+        if (agent != null) {
+            return;
+        }
+        progress.checkOpen();
+        lock = new ReentrantLock();
+        progress.shareWith(lock);
+        agent = new ProgressAgent(progress, "tutti-progress-" + links.rank);
+        agent.start();
     }
 
     /** This rank's counters: in its file in the job's directory when on, else private and still (no file). */
@@ -667,6 +689,52 @@ public final class Engine implements AutoCloseable {
      */
     public boolean tryRemoteAdd(int dest, int context, int tag, int counter, long value, long epoch) {
         return offload.tryRemoteAdd(dest, context, tag, counter, value, epoch);
+    }
+
+    // ------------------------------------------------------------------ one-sided operations across the network
+
+    /** Registers window {@code tag} of the communicator on {@code context} for the RMA records addressed to it. */
+    public void registerRma(int context, int tag, RmaEndpoint target) {
+        locked(() -> rma.register(context, tag, target));
+    }
+
+    /** Removes a window's endpoint; records for it that arrive later are counted and dropped. */
+    public void unregisterRma(int context, int tag) {
+        locked(() -> rma.unregister(context, tag));
+    }
+
+    /** The largest payload of one RMA record to {@code dest} (a world rank reached over the network). */
+    public int maxRmaPayload(int dest) {
+        return rma.maxPayload(dest);
+    }
+
+    /**
+     * Writes an RMA record to {@code dest} (a world rank reached over the network) if nothing waits
+     * for it and its outbox has room now; false, sending nothing, otherwise (progress frees room).
+     */
+    public boolean trySendRma(int dest, short op, int context, int tag, long handle, long peerHandle, long address,
+                              long total, MemorySegment payload, long offset, int length) {
+        enter();
+        try {
+            progress.checkOpen();
+            return rma.trySend(dest, op, context, tag, handle, peerHandle, address, total, payload, offset, length);
+        } finally {
+            leave();
+        }
+    }
+
+    /**
+     * Sends an RMA record to {@code dest} now or, copied, later: never lost, never waits. For the
+     * answers an {@link RmaEndpoint} sends from the arrival path (the caller holds the engine).
+     */
+    public void sendRma(int dest, short op, int context, int tag, long handle, long peerHandle, long address,
+                        long total, MemorySegment payload, long offset, int length) {
+        enter();
+        try {
+            rma.send(dest, op, context, tag, handle, peerHandle, address, total, payload, offset, length);
+        } finally {
+            leave();
+        }
     }
 
     // ------------------------------------------------------------------ diagnosis of stalled collectives

@@ -14,8 +14,8 @@ import java.util.function.IntConsumer;
  * The receive side of the engine: reads this rank's inbound ring, where local peers write and the
  * network path deposits, checks every record ([BCL-3]: strict validation; a bad one is counted and
  * dropped, never thrown) and hands it to its protocol: eager messages to matching, RTS, CTS, DATA
- * and FIN to the rendezvous, PUT and counter adds to the offload endpoints, CALL announcements to
- * the call board. Owner thread only.
+ * and FIN to the rendezvous, PUT and counter adds to the offload endpoints, RMA records to their
+ * windows, CALL announcements to the call board. Owner thread only.
  */
 final class Inbox {
     private static final int READ_BATCH = 64;
@@ -25,6 +25,7 @@ final class Inbox {
     private final Rendezvous rendezvous;
     private final OffloadPackets offload;
     private final CallBoard calls;
+    private final RmaPackets rma;
     /** Told the context of each REVOKE record. */
     private final IntConsumer revoke;
     private final InboundRing.RecordHandler handler = new InboundRing.RecordHandler() {
@@ -40,12 +41,13 @@ final class Inbox {
     };
 
     Inbox(Links links, Matching matching, Rendezvous rendezvous, OffloadPackets offload, CallBoard calls,
-          IntConsumer revoke) {
+          RmaPackets rma, IntConsumer revoke) {
         this.links = links;
         this.matching = matching;
         this.rendezvous = rendezvous;
         this.offload = offload;
         this.calls = calls;
+        this.rma = rma;
         this.revoke = revoke;
     }
 
@@ -148,6 +150,7 @@ final class Inbox {
                     MessageHeaderDescriptor.peerHandle(s, at), MessageHeaderDescriptor.address(s, at));
             case MessageType.FIN -> ok = rendezvous.onFin(source, tag, handle);
             case MessageType.REVOKE -> revoke.accept(context);
+            case MessageType.RMA -> rma.onRma(s, at, source, context, tag, payload);
             default -> ok = false;
         }
         if (!ok) {

@@ -77,12 +77,15 @@ final class NetworkPath {
 
     /**
      * Takes a record that arrived from the network: a DATA record straight into its receive's
-     * buffer, any other into our inbound ring. A DATA record names the receive it belongs to and
-     * follows the CTS that matched it, so it takes no part in matching and may overtake records
-     * still in the ring; passing through the ring would cost two more passes over its bytes.
+     * buffer, an RMA record straight to its window, any other into our inbound ring. A DATA record
+     * names the receive it belongs to and follows the CTS that matched it, so it takes no part in
+     * matching and may overtake records still in the ring; passing through the ring would cost two
+     * more passes over its bytes. RMA records take no part in matching either, and all of one
+     * source's take this way, so they keep their order.
      */
     private boolean deposit(int source, MemorySegment s, long at, int length) {
-        if (length >= MessageHeaderDescriptor.LENGTH && MessageHeaderDescriptor.type(s, at) == MessageType.DATA) {
+        byte type = length >= MessageHeaderDescriptor.LENGTH ? MessageHeaderDescriptor.type(s, at) : 0;
+        if (type == MessageType.DATA || type == MessageType.RMA) {
             inbox.onRecord(s, at, length);
             return true;
         }

@@ -111,6 +111,45 @@ final class Outbox {
         return true;
     }
 
+    /** Writes a record of a header and {@code length} bytes of {@code payload} if {@code dest}'s ring has room now. */
+    boolean writeRecord(int dest, byte type, short flags, int context, int tag, long handle, long peerHandle,
+                        long address, long total, MemorySegment payload, long offset, int length) {
+        InboundRing ring = links.rings[dest];
+        long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH + length);
+        if (position < 0) {
+            return false;
+        }
+        MemorySegment s = ring.via();
+        long at = ring.bodyAt(position);
+        MessageHeaderDescriptor.write(s, at, type, flags, links.wireJobId, context, links.rank, dest, tag, length,
+                handle, peerHandle, address, total);
+        if (length > 0) {
+            MemorySegment.copy(payload, offset, s, at + MessageHeaderDescriptor.LENGTH, length);
+        }
+        ring.commit(position);
+        return true;
+    }
+
+    /**
+     * Sends a record with a payload now or, copied whole into a new array (the slow path of a full
+     * ring), behind the backlog later; it is never lost.
+     */
+    void record(int dest, byte type, short flags, int context, int tag, long handle, long peerHandle, long address,
+                long total, MemorySegment payload, long offset, int length) {
+        if (backlog[dest].isEmpty() && writeRecord(dest, type, flags, context, tag, handle, peerHandle, address,
+                total, payload, offset, length)) {
+            return;
+        }
+        byte[] copy = new byte[MessageHeaderDescriptor.LENGTH + length];
+        MemorySegment c = MemorySegment.ofArray(copy);
+        MessageHeaderDescriptor.write(c, 0, type, flags, links.wireJobId, context, links.rank, dest, tag, length,
+                handle, peerHandle, address, total);
+        if (length > 0) {
+            MemorySegment.copy(payload, offset, c, MessageHeaderDescriptor.LENGTH, length);
+        }
+        add(dest, copy);
+    }
+
     /** Sends a control packet (CTS, FIN, CALL) now or, behind the backlog, later; it is never lost. */
     void control(int dest, byte type, short flags, int context, int tag, long handle, long peerHandle, long address,
                  long total) {
@@ -141,6 +180,8 @@ final class Outbox {
                     } else {
                         written = writeRts(op);
                     }
+                } else if (item instanceof byte[] whole) {
+                    written = writeWhole(dest, whole);
                 } else {
                     Control c = (Control) item;
                     written = writeControl(dest, c.type, c.flags, c.context, c.tag, c.handle, c.peerHandle, c.address,
@@ -158,6 +199,17 @@ final class Outbox {
             }
         }
         return work;
+    }
+
+    private boolean writeWhole(int dest, byte[] record) {
+        InboundRing ring = links.rings[dest];
+        long position = ring.tryClaim(record.length);
+        if (position < 0) {
+            return false;
+        }
+        MemorySegment.copy(MemorySegment.ofArray(record), 0, ring.via(), ring.bodyAt(position), record.length);
+        ring.commit(position);
+        return true;
     }
 
     /** A control packet (CTS, FIN) that found its receiver's ring full. */

@@ -27,7 +27,7 @@ final class Progress {
     private final Rendezvous rendezvous;
     /** Null when every peer shares this rank's memory. */
     private final NetworkPath network;
-    private final ReentrantLock lock;
+    private ReentrantLock lock;
     private final Matching matching;
     private final Revocations revocations;
     private final Idle idle;
@@ -70,6 +70,11 @@ final class Progress {
         this.idle = new Idle(policy, sleeps ? nanos -> links.inbound.sleep(Math.max(nanos, 50_000L), awaitedReady)
                 : null, this::peerQueuedHere);
         this.livenessNanos = config.livenessMillis() * 1_000_000L;
+    }
+
+    /** From now on a progress agent shares the engine: whoever drives it holds {@code engineLock}. */
+    void shareWith(ReentrantLock engineLock) {
+        this.lock = engineLock;
     }
 
     /** Whether a blocked rank with these settings sleeps on its ring's doorbell. */

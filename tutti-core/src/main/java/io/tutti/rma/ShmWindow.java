@@ -6,7 +6,6 @@ import io.tutti.TuttiException;
 import io.tutti.Window;
 import io.tutti.os.SingleCopy;
 import io.tutti.p2p.Engine;
-import io.tutti.reduce.Reduction;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -68,10 +67,13 @@ public final class ShmWindow extends Window {
     private long fences;
     /** Staging for accumulates into memory only the kernel reaches. */
     private MemorySegment scratch = MemorySegment.NULL;
+    /** The ranks reached over the network and this rank's side of their operations; null when none. */
+    private final RemoteAccess net;
 
     private ShmWindow(Engine engine, int[] group, int rank, boolean shared, Runnable barrier, Arena arena,
                       String fileName, WindowArea[] areas, MemorySegment[] data, long[] bytes, int[] dispUnits,
-                      int[] pids, long[] addresses, SingleCopy copier, MemorySegment ownData, RegionTable[] regions) {
+                      int[] pids, long[] addresses, SingleCopy copier, MemorySegment ownData, RegionTable[] regions,
+                      RemoteAccess net) {
         super(rank, group.length, regions != null);
         this.engine = engine;
         this.group = group;
@@ -91,6 +93,7 @@ public final class ShmWindow extends Window {
         this.copier = copier;
         this.ownData = ownData;
         this.regions = regions;
+        this.net = net;
         this.postsSent = new long[n];
         this.postsTaken = new long[n];
         this.completesSent = new long[n];
@@ -104,11 +107,18 @@ public final class ShmWindow extends Window {
      * @param memory   the caller's memory (native), or null for memory Tutti allocates
      * @param shared   whether peers get each other's memory through {@link #sharedSegment(int)}
      * @param sequence the window's number on its communicator (the same on every rank)
+     * @param sizes    when some ranks are reached over the network, every rank's window bytes and
+     *                 displacement unit (two longs per rank); null when all share this rank's memory
      */
     public static ShmWindow open(Engine engine, int context, int sequence, int[] group, int rank, MemorySegment memory,
-                                 long windowBytes, int dispUnit, boolean shared, Runnable barrier) {
+                                 long windowBytes, int dispUnit, boolean shared, Runnable barrier, long[] sizes) {
         int kind = memory != null ? KIND_CREATE : shared ? KIND_SHARED : KIND_ALLOCATE;
-        return open(engine, context, sequence, group, rank, memory, windowBytes, dispUnit, kind, barrier);
+        if (sizes != null && shared) {
+            throw new TuttiException("allocateSharedWindow needs every rank of the communicator on one host, where"
+                    + " each can map the others' memory; rank " + rank + " reaches some over the network: use"
+                    + " allocateWindow and put/get, or a communicator of one host's ranks (split by host)");
+        }
+        return open(engine, context, sequence, group, rank, memory, windowBytes, dispUnit, kind, barrier, sizes);
     }
 
     /**
@@ -117,11 +127,11 @@ public final class ShmWindow extends Window {
      */
     public static ShmWindow openDynamic(Engine engine, int context, int sequence, int[] group, int rank,
                                         Runnable barrier) {
-        return open(engine, context, sequence, group, rank, null, 0, 1, KIND_DYNAMIC, barrier);
+        return open(engine, context, sequence, group, rank, null, 0, 1, KIND_DYNAMIC, barrier, null);
     }
 
     private static ShmWindow open(Engine engine, int context, int sequence, int[] group, int rank, MemorySegment memory,
-                                  long windowBytes, int dispUnit, int kind, Runnable barrier) {
+                                  long windowBytes, int dispUnit, int kind, Runnable barrier, long[] sizes) {
         int n = group.length;
         boolean dynamic = kind == KIND_DYNAMIC;
         long dataBytes = dynamic ? WindowAreaDescriptor.REGION_TABLE_BYTES : memory != null ? 0 : windowBytes;
@@ -133,6 +143,7 @@ public final class ShmWindow extends Window {
         }
         Arena arena = Arena.ofShared();
         boolean ok = false;
+        RemoteAccess net = null;
         try {
             MemorySegment mine = engine.createShared(name, WindowAreaDescriptor.fileLength(n, dataBytes), s -> {
                 s.set(ValueLayout.JAVA_INT, WindowAreaDescriptor.RANKS_OFFSET, n);
@@ -143,6 +154,19 @@ public final class ShmWindow extends Window {
                 s.set(ValueLayout.JAVA_LONG, WindowAreaDescriptor.ADDRESS_OFFSET, memory != null ? memory.address() : 0);
                 s.set(ValueLayout.JAVA_INT, WindowAreaDescriptor.MAGIC_OFFSET, WindowAreaDescriptor.MAGIC);
             }, arena);
+            boolean[] remote = new boolean[n];
+            if (sizes != null) {
+                for (int r = 0; r < n; r++) {
+                    remote[r] = !engine.sharesMemoryWith(group[r]);
+                }
+                // served where records arrive, whether or not this rank's application calls Tutti
+                engine.startProgressAgent();
+                MemorySegment reachable = memory != null
+                        ? MemorySegment.ofAddress(memory.address()).reinterpret(windowBytes)
+                        : mine.asSlice(WindowAreaDescriptor.dataOffset(n), windowBytes);
+                net = new RemoteAccess(engine, context, sequence, group, rank, remote, new WindowArea(mine), reachable);
+                net.open();
+            }
             barrier.run();
             WindowArea[] areas = new WindowArea[n];
             MemorySegment[] data = new MemorySegment[n];
@@ -153,6 +177,12 @@ public final class ShmWindow extends Window {
             RegionTable[] regions = dynamic ? new RegionTable[n] : null;
             boolean needsKernel = false;
             for (int r = 0; r < n; r++) {
+                if (remote[r]) {
+                    // reached over the network: its sizes came with the creation, its memory through net
+                    bytes[r] = sizes[2 * r];
+                    dispUnits[r] = (int) sizes[2 * r + 1];
+                    continue;
+                }
                 MemorySegment s = r == rank ? mine
                         : engine.mapShared(WindowAreaDescriptor.fileName(context, sequence, group[r]), arena);
                 if (s == null || s.byteSize() < WindowAreaDescriptor.dataOffset(n)
@@ -199,11 +229,14 @@ public final class ShmWindow extends Window {
                 copier = new SingleCopy();
             }
             ShmWindow w = new ShmWindow(engine, group, rank, kind == KIND_SHARED, barrier, arena, name, areas, data,
-                    bytes, dispUnits, pids, addresses, copier, dynamic ? MemorySegment.NULL : data[rank], regions);
+                    bytes, dispUnits, pids, addresses, copier, dynamic ? MemorySegment.NULL : data[rank], regions, net);
             ok = true;
             return w;
         } finally {
             if (!ok) {
+                if (net != null) {
+                    net.close();
+                }
                 arena.close();
                 engine.removeShared(name);
             }
@@ -240,6 +273,10 @@ public final class ShmWindow extends Window {
 
     @Override
     protected void putBytes(MemorySegment src, long srcOffset, int target, long at, long length) {
+        if (net != null && net.remote(target)) {
+            net.put(src, srcOffset, target, at, length);
+            return;
+        }
         MemorySegment d = data[target];
         if (d != null) {
             MemorySegment.copy(src, srcOffset, d, at, length);
@@ -250,6 +287,10 @@ public final class ShmWindow extends Window {
 
     @Override
     protected void getBytes(MemorySegment dst, long dstOffset, int target, long at, long length) {
+        if (net != null && net.remote(target)) {
+            net.get(dst, dstOffset, target, at, length);
+            return;
+        }
         MemorySegment d = data[target];
         if (d != null) {
             MemorySegment.copy(d, at, dst, dstOffset, length);
@@ -265,6 +306,10 @@ public final class ShmWindow extends Window {
         if (length == 0) {
             return;
         }
+        if (net != null && net.remote(target)) {
+            net.accumulate(origin, originOffset, result, resultOffset, count, type, target, at, op);
+            return;
+        }
         lockAccumulate(target);
         try {
             MemorySegment d = data[target];
@@ -274,17 +319,8 @@ public final class ShmWindow extends Window {
                 dAt = 0;
                 getBytes(d, 0, target, at, length);
             }
-            if (result != null) {
-                MemorySegment.copy(d, dAt, result, resultOffset, length);
-            }
-            switch (op) {
-                case NO_OP -> {
-                    return;
-                }
-                case REPLACE -> MemorySegment.copy(origin, originOffset, d, dAt, length);
-                default -> Reduction.apply(op.reduceOp(), type, d, dAt, origin, originOffset, count);
-            }
-            if (data[target] == null) {
+            Accumulation.apply(d, dAt, origin, originOffset, result, resultOffset, count, type, op);
+            if (data[target] == null && op != AccumulateOp.NO_OP) {
                 putBytes(d, 0, target, at, length);
             }
         } finally {
@@ -296,6 +332,10 @@ public final class ShmWindow extends Window {
     protected void compareAndSwapElement(MemorySegment origin, MemorySegment compare, MemorySegment result,
                                          Datatype type, int target, long at) {
         int length = type.extent();
+        if (net != null && net.remote(target)) {
+            net.compareAndSwap(origin, compare, result, type, target, at);
+            return;
+        }
         lockAccumulate(target);
         try {
             getBytes(result, 0, target, at, length);
@@ -404,6 +444,10 @@ public final class ShmWindow extends Window {
 
     @Override
     protected void lockImpl(LockType type, int target) {
+        if (net != null && net.remote(target)) {
+            net.lock(type == LockType.EXCLUSIVE, target);
+            return;
+        }
         WindowArea a = areas[target];
         if (type == LockType.EXCLUSIVE) {
             if (!a.tryLockExclusive(me)) {
@@ -419,6 +463,10 @@ public final class ShmWindow extends Window {
 
     @Override
     protected void unlockImpl(int target, LockType type) {
+        if (net != null && net.remote(target)) {
+            net.unlock(type == LockType.EXCLUSIVE, target);
+            return;
+        }
         // every operation of the epoch is complete: they were done in their calls
         if (type == LockType.EXCLUSIVE) {
             areas[target].unlockExclusive();
@@ -431,6 +479,10 @@ public final class ShmWindow extends Window {
 
     @Override
     protected void flushImpl(int target) {
+        if (net != null && net.remote(target)) {
+            net.flush(target);
+            return;
+        }
         VarHandle.fullFence();
     }
 
@@ -443,6 +495,13 @@ public final class ShmWindow extends Window {
 
     @Override
     protected void fenceImpl() {
+        if (net != null) {
+            // every origin's operations are applied once it passes the barrier: local ones in their
+            // calls, remote ones when answered
+            net.flushAll();
+            barrier.run();
+            return;
+        }
         fences++;
         own.publishFences(fences);
         wakeAll(null);
@@ -452,7 +511,12 @@ public final class ShmWindow extends Window {
     @Override
     protected void postImpl(int[] origins) {
         for (int o : origins) {
-            areas[o].publishPosts(me, ++postsSent[o]);
+            ++postsSent[o];
+            if (net != null && net.remote(o)) {
+                net.post(o);
+            } else {
+                areas[o].publishPosts(me, postsSent[o]);
+            }
         }
         wakeAll(origins);
     }
@@ -468,7 +532,12 @@ public final class ShmWindow extends Window {
     @Override
     protected void completeImpl(int[] targets) {
         for (int t : targets) {
-            areas[t].publishCompletes(me, ++completesSent[t]);
+            ++completesSent[t];
+            if (net != null && net.remote(t)) {
+                net.complete(t);
+            } else {
+                areas[t].publishCompletes(me, completesSent[t]);
+            }
         }
         wakeAll(targets);
     }
@@ -488,6 +557,16 @@ public final class ShmWindow extends Window {
             return true;
         }
         return false;
+    }
+
+    /** Exposure epochs rank {@code r} has posted to this one, through the area or the network. */
+    private long postsFrom(int r) {
+        return net != null && net.remote(r) ? net.posts(r) : own.posts(r);
+    }
+
+    /** Access epochs rank {@code r} has completed on this one, through the area or the network. */
+    private long completesFrom(int r) {
+        return net != null && net.remote(r) ? net.completes(r) : own.completes(r);
     }
 
     private void takeCompletes(int[] origins) {
@@ -510,6 +589,9 @@ public final class ShmWindow extends Window {
     protected void freeImpl() {
         // no rank may still access this rank's memory when it goes
         barrier.run();
+        if (net != null) {
+            net.close();
+        }
         if (copier != null) {
             copier.close();
         }
@@ -585,7 +667,7 @@ public final class ShmWindow extends Window {
         /** The first rank of the group whose post (or complete) has not arrived, or -1. */
         private int missing(boolean posts) {
             for (int r : ranks) {
-                if (posts ? own.posts(r) <= postsTaken[r] : own.completes(r) <= completesTaken[r]) {
+                if (posts ? postsFrom(r) <= postsTaken[r] : completesFrom(r) <= completesTaken[r]) {
                     return r;
                 }
             }
@@ -610,8 +692,8 @@ public final class ShmWindow extends Window {
             }
             return switch (kind) {
                 case FENCE -> areas[r].fences() < fences;
-                case POSTED -> contains(r) && own.posts(r) <= postsTaken[r];
-                case COMPLETED -> contains(r) && own.completes(r) <= completesTaken[r];
+                case POSTED -> contains(r) && postsFrom(r) <= postsTaken[r];
+                case COMPLETED -> contains(r) && completesFrom(r) <= completesTaken[r];
                 // the target, and whoever holds what this rank waits for
                 case ACCUMULATE_LOCK -> r == target || r == areas[target].accumulateHolder();
                 case EXCLUSIVE_TAKEN, SHARED_TAKEN -> r == target || r == areas[target].exclusiveHolder();

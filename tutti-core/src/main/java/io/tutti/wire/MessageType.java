@@ -2,7 +2,8 @@ package io.tutti.wire;
 
 /**
  * The packet types of the wire format. The first five carry point-to-point traffic; the others are
- * reserved for the network rails, RMA, the offload engine and in-network computing.
+ * reserved for the network rails, the offload engine and in-network computing, or carry the
+ * one-sided operations across hosts ({@link #RMA}; GET and GET_REPLY stay reserved).
  */
 public final class MessageType {
     /** Small message, payload inline; matched at the receiver or queued as unexpected. */
@@ -36,8 +37,14 @@ public final class MessageType {
      * rank that receives it fails its operations there and tells the other members once.
      */
     public static final byte REVOKE = 18;
+    /**
+     * A one-sided operation on a window of a rank across the network, or its answer: what it is
+     * (put, get, accumulate, lock, ...) is in flags ({@code io.tutti.rma.RmaWire}), the window in
+     * context and tag. Handled where it arrives, so the target's application need not call Tutti.
+     */
+    public static final byte RMA = 19;
     /** Highest type number a decoder accepts. */
-    public static final byte MAX = REVOKE;
+    public static final byte MAX = RMA;
 
     private MessageType() {
     }
@@ -63,6 +70,7 @@ public final class MessageType {
             case HELLO -> "HELLO";
             case CALL -> "CALL";
             case REVOKE -> "REVOKE";
+            case RMA -> "RMA";
             default -> "UNKNOWN(" + type + ")";
         };
     }

@@ -11,10 +11,8 @@ import io.tutti.bootstrap.LaunchEnvironment;
 import io.tutti.bootstrap.ThreadLauncher;
 import io.tutti.ReduceOp;
 import io.tutti.transport.InProcessTransport;
-import io.tutti.bootstrap.ShmFiles;
 import java.time.Duration;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,17 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class NetworkPathTest {
 
     private static void job(int n, BiConsumer<Integer, Map<String, String>> env, ThreadLauncher.RankBody body) {
-        String jobId = "n" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        ThreadLauncher.Outcome o = ThreadLauncher.run(jobId, ShmFiles.defaultRoot().resolve("tutti-" + jobId), n,
-                Duration.ofSeconds(60), body, env);
-        ThreadLauncher.RankResult f = o.firstFailure();
-        if (!o.succeeded()) {
-            AssertionError e = new AssertionError(f != null ? "rank " + f.rank() + " failed" : "timed out");
-            if (f != null) {
-                e.initCause(f.failure());
-            }
-            throw e;
-        }
+        io.tutti.testing.RankThreads.run(n, Duration.ofSeconds(60), env, body);
     }
 
     private static void forced(Integer rank, Map<String, String> env) {

@@ -145,10 +145,34 @@ class WindowPropertyTest {
     void epochsOfRandomOperationsMatchTheModel(@ForAll @IntRange(min = 2, max = 8) int n, @ForAll long seed,
                                                @ForAll @IntRange(min = 0, max = 3) int windowKind,
                                                @ForAll boolean byteDisplacements) {
+        check(n, seed, windowKind, byteDisplacements, (rank, env) -> { });
+    }
+
+    /**
+     * The same over the network path (the test's in-process transport): every pair of ranks over
+     * it ({@code mixed} false), or two hosts, ranks of one sharing memory, so that a window mixes
+     * both paths. Shared and dynamic windows across hosts are refused: allocated and created ones.
+     */
+    @Property(tries = 12, shrinking = net.jqwik.api.ShrinkingMode.OFF)
+    void epochsAcrossTheNetworkMatchTheModel(@ForAll @IntRange(min = 2, max = 6) int n, @ForAll long seed,
+                                             @ForAll boolean created, @ForAll boolean byteDisplacements,
+                                             @ForAll boolean mixed) {
+        check(n, seed, created ? 2 : 0, byteDisplacements, (rank, env) -> {
+            env.put("TUTTI_NET_PROVIDER", "inproc");
+            if (mixed) {
+                env.put(io.tutti.bootstrap.LaunchEnvironment.HOST, rank < (n + 1) / 2 ? "a" : "b");
+            } else {
+                env.put("TUTTI_TRANSPORT", "net");
+            }
+        });
+    }
+
+    private static void check(int n, long seed, int windowKind, boolean byteDisplacements,
+                              java.util.function.BiConsumer<Integer, java.util.Map<String, String>> env) {
         List<Plan> plans = plan(seed, n, 6);
         // a dynamic window (kind 3) has byte displacements: its ranks' addresses
         int unit = byteDisplacements || windowKind == 3 ? 1 : 8;
-        WindowTest.job(n, rank -> {
+        io.tutti.testing.RankThreads.run(n, java.time.Duration.ofSeconds(120), env, rank -> {
             try (Tutti t = Tutti.init(new String[0]); Arena arena = Arena.ofShared()) {
                 Communicator w = t.world();
                 long bytes = 8L * ELEMENTS;

@@ -145,7 +145,7 @@ class LayerRulesTest {
         check(noClasses().that().resideInAPackage("io.tutti.rma..").should().dependOnClassesThat()
                 .resideInAnyPackage("io.tutti.bootstrap..", "io.tutti.coll..", "io.tutti.offload..",
                         "io.tutti.runtime..", "io.tutti.transport..")
-                .because("windows reach their peers' memory through the engine's shared files and waits"));
+                .because("windows reach their peers' memory through the engine's shared files, waits and RMA records"));
         check(noClasses().that().resideInAnyPackage(CORE).and().resideOutsideOfPackages("io.tutti.rma..",
                 "io.tutti.runtime..").should().dependOnClassesThat().resideInAPackage("io.tutti.rma..")
                 .because("only the runtime wires windows under the API"));

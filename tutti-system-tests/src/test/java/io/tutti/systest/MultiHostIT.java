@@ -53,6 +53,26 @@ class MultiHostIT {
         }
     }
 
+    /**
+     * Windows across two hosts of two ranks: a fetchAndOp counter and a put + fence halo exchange
+     * ({@link WindowsAcrossHosts}), on clean rails and with 5 % of the datagrams dropped.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "drop {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"0", "0.05"})
+    void windowsAcrossTwoHosts(String drop) throws Exception {
+        try (Netns net = Netns.create(2, 2, null)) {
+            Launch.Result r = Launch.run(work, java.util.Map.of("TUTTI_NET_DROP", drop), Duration.ofSeconds(150), "run",
+                    "--verbose", "-n",
+                    "4", "--hosts", String.join(",", net.hosts()), "--ppn", "2", "--exec-prefix",
+                    "ip netns exec {host}", "--rails", "r0,r1", "--timeout", "100s", "--cp", Launch.testClasses(),
+                    "io.tutti.systest.WindowsAcrossHosts");
+            assertExit(0, r);
+            assertEquals(4, r.stdout().lines().filter(l -> l.endsWith("of 4: counter ok, halo ok")).count(),
+                    r::toString);
+            r.assertNoJobDirectory();
+        }
+    }
+
     @Test
     void threeHostsOverRailsLimitedToOneGigabit() throws Exception {
         try (Netns net = Netns.create(3, 2, "1gbit")) {

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One-sided windows between ranks that are processes ({@link WindowProcesses}): the caller's
- * memory reached through the kernel, dynamic windows' attached memory, a target killed while holding its lock, and windows over the
- * network refused with a clear error.
+ * memory reached through the kernel, dynamic windows' attached memory, a target killed while holding its lock; and the same
+ * over the network rails ({@code TUTTI_TRANSPORT=net}), with a target killed inside an origin's passive epoch.
  */
 @Timeout(120)
 class WindowIT {
@@ -56,14 +56,35 @@ class WindowIT {
     }
 
     @Test
-    void windowsOverTheNetworkAreRefusedClearly() throws Exception {
-        List<Process> ranks = start("unsupported", 2, true);
-        for (int r = 0; r < 2; r++) {
+    void windowsWorkBetweenProcessesOverTheNetwork() throws Exception {
+        List<Process> ranks = start("kinds", 3, true);
+        for (int r = 0; r < 3; r++) {
             assertTrue(ranks.get(r).waitFor(90, TimeUnit.SECONDS), "rank " + r + " did not end");
             assertEquals(0, ranks.get(r).exitValue(), output(r));
-            assertTrue(output(r).contains("refused: windows whose ranks are not all on one host are not supported"
-                    + " yet"), output(r));
         }
+        assertTrue(output(0).contains("windows ok"), output(0));
+    }
+
+    @Test
+    void aKilledLockHolderFailsTheWaiterOverTheNetwork() throws Exception {
+        List<Process> ranks = start("dead", 2, true);
+        assertTrue(ranks.get(1).waitFor(60, TimeUnit.SECONDS), "rank 1 did not end");
+        assertEquals(7, ranks.get(1).exitValue());
+        assertTrue(ranks.get(0).waitFor(60, TimeUnit.SECONDS), "rank 0 still waits for the dead rank's lock");
+        String out = output(0);
+        assertEquals(0, ranks.get(0).exitValue(), out);
+        assertTrue(out.contains("caught after") && out.contains("rank 1"), out);
+    }
+
+    @Test
+    void aTargetKilledInAPassiveEpochFailsTheFlushOverTheNetwork() throws Exception {
+        List<Process> ranks = start("deadflush", 2, true);
+        assertTrue(ranks.get(1).waitFor(60, TimeUnit.SECONDS), "rank 1 did not end");
+        assertEquals(7, ranks.get(1).exitValue());
+        assertTrue(ranks.get(0).waitFor(60, TimeUnit.SECONDS), "rank 0 still waits for the dead target");
+        String out = output(0);
+        assertEquals(0, ranks.get(0).exitValue(), out);
+        assertTrue(out.contains("caught after") && out.contains("rank 1"), out);
     }
 
     private String output(int rank) throws Exception {

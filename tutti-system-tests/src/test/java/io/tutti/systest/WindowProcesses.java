@@ -15,7 +15,8 @@ import java.lang.foreign.ValueLayout;
  * by the kernel's cross-process copy) and one Tutti allocates, with puts, gets, accumulates and a
  * fetchAndOp counter, checked, then "windows ok". {@code dead}: rank 1 dies holding the exclusive
  * lock of its window; rank 0, asking for it, must get PeerFailed, and prints "caught after N ms".
- * {@code unsupported}: prints the error of a window whose ranks are reached over the network.
+ * {@code deadflush}: rank 1 dies inside rank 0's passive epoch on it; rank 0's put and flush must
+ * fail with PeerFailed, and it prints "caught after N ms".
  * {@code dynamic}: each rank attaches two regions of its own memory to a dynamic window and sends
  * their addresses; puts, gets and a fetchAndOp counter reach them through the kernel, checked;
  * an access past a region and a detach of memory not attached fail naming rank and address; an
@@ -33,15 +34,7 @@ public final class WindowProcesses {
             case "kinds" -> kinds(w);
             case "dead" -> dead(w);
             case "dynamic" -> dynamic(w);
-            case "unsupported" -> {
-                try {
-                    w.allocateWindow(8, 8);
-                    System.out.println("a window across the network was created");
-                    System.exit(1);
-                } catch (TuttiException e) {
-                    System.out.println("refused: " + e.getMessage());
-                }
-            }
+            case "deadflush" -> deadFlush(w);
             default -> throw new IllegalArgumentException(what);
         }
         tutti.close();
@@ -162,6 +155,26 @@ public final class WindowProcesses {
         try {
             win.lock(Window.LockType.EXCLUSIVE, 1);
             System.out.println("took the lock of a dead rank");
+            System.exit(1);
+        } catch (TuttiException.PeerFailed e) {
+            System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());
+        }
+    }
+
+    private static void deadFlush(Communicator w) {
+        Window win = w.allocateWindow(8, 8);
+        win.lockAll();
+        Ranks.barrier(w);
+        if (w.rank() == 1) {
+            Runtime.getRuntime().halt(7);
+        }
+        long t0 = System.nanoTime();
+        try {
+            for (int i = 0; i < 100_000; i++) {
+                win.put(new long[] {i}, 1, Datatype.LONG, 1, 0);
+                win.flush(1);
+            }
+            System.out.println("flushed to a dead rank");
             System.exit(1);
         } catch (TuttiException.PeerFailed e) {
             System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());

@@ -1,0 +1,318 @@
+package io.tutti.rma;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tutti.AccumulateOp;
+import io.tutti.Communicator;
+import io.tutti.Datatype;
+import io.tutti.Tutti;
+import io.tutti.TuttiException;
+import io.tutti.Window;
+import io.tutti.Window.LockType;
+import io.tutti.bootstrap.LaunchEnvironment;
+import io.tutti.bootstrap.ThreadLauncher;
+import io.tutti.reduce.Reduction;
+import io.tutti.testing.RankThreads;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Windows whose ranks are on different hosts, ranks as threads over the test's in-process network
+ * transport: either every pair over the network ({@code net}) or two hosts whose ranks share
+ * memory among themselves ({@code mixed}), so that one window uses both paths on one target.
+ */
+@Timeout(180)
+class RemoteWindowTest {
+
+    private static void job(int n, boolean mixed, ThreadLauncher.RankBody body) {
+        RankThreads.run(n, Duration.ofSeconds(120), hosts(n, mixed), body);
+    }
+
+    /** Ranks below half on host a, the others on host b; or every pair over the network. */
+    static BiConsumer<Integer, Map<String, String>> hosts(int n, boolean mixed) {
+        return (rank, env) -> {
+            env.put("TUTTI_NET_PROVIDER", "inproc");
+            if (mixed) {
+                env.put(LaunchEnvironment.HOST, rank < n / 2 ? "a" : "b");
+            } else {
+                env.put("TUTTI_TRANSPORT", "net");
+            }
+        };
+    }
+
+    /** A distributed counter: fetchAndOp SUM from every rank, each old value seen once, none lost. */
+    @ParameterizedTest(name = "mixed={0}")
+    @ValueSource(booleans = {false, true})
+    void fetchAndOpFromEveryRankCountsEachIncrementOnce(boolean mixed) {
+        int n = 4;
+        int each = 150;
+        boolean[] seen = new boolean[n * each];
+        job(n, mixed, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(rank == 0 ? 8 : 0, 8)) {
+                    long[] one = {1};
+                    long[] old = new long[1];
+                    win.lockAll();
+                    for (int i = 0; i < each; i++) {
+                        win.fetchAndOp(one, old, Datatype.LONG, 0, 0, AccumulateOp.SUM);
+                        synchronized (seen) {
+                            assertFalse(seen[(int) old[0]], "old value " + old[0] + " returned twice");
+                            seen[(int) old[0]] = true;
+                        }
+                    }
+                    win.unlockAll();
+                    w.barrier();
+                    if (rank == 0) {
+                        assertEquals((long) n * each, win.segment().get(ValueLayout.JAVA_LONG, 0));
+                    }
+                }
+            }
+        });
+    }
+
+    /** A read-increment-write under an exclusive lock, from ranks of both hosts: the lock excludes across paths. */
+    @Test
+    void exclusiveLocksExcludeAcrossHosts() {
+        int n = 4;
+        int each = 60;
+        job(n, true, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(8, 8)) {
+                    long[] v = new long[1];
+                    for (int i = 0; i < each; i++) {
+                        win.lock(LockType.EXCLUSIVE, 1);
+                        win.get(v, 1, Datatype.LONG, 1, 0);
+                        v[0]++;
+                        Thread.yield(); // widen the window for a second writer, were the lock to let one in
+                        win.put(v, 1, Datatype.LONG, 1, 0);
+                        win.unlock(1);
+                    }
+                    w.barrier();
+                    win.lock(LockType.SHARED, 1);
+                    win.get(v, 1, Datatype.LONG, 1, 0);
+                    win.unlock(1);
+                    assertEquals((long) n * each, v[0]);
+                }
+            }
+        });
+    }
+
+    /**
+     * The target takes no part: it waits on a latch, calling nothing of Tutti, while an origin on the
+     * other host locks it, puts, gets, accumulates, swaps and unlocks. Its progress agent serves them.
+     */
+    @ParameterizedTest(name = "mixed={0}")
+    @ValueSource(booleans = {false, true})
+    void passiveTargetOperationsProgressWhileTheTargetComputes(boolean mixed) {
+        CountDownLatch originDone = new CountDownLatch(1);
+        job(2, mixed, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(1024, 8)) {
+                    if (rank == 1) {
+                        assertTrue(originDone.await(60, TimeUnit.SECONDS),
+                                "the origin's passive epoch did not finish while the target computed");
+                    } else {
+                        long[] data = new long[100];
+                        for (int i = 0; i < data.length; i++) {
+                            data[i] = i * 7L;
+                        }
+                        win.lock(LockType.EXCLUSIVE, 1);
+                        win.put(data, 100, Datatype.LONG, 1, 0);
+                        win.flush(1);
+                        long[] back = new long[100];
+                        win.get(back, 100, Datatype.LONG, 1, 0);
+                        assertArrayEquals(data, back);
+                        win.accumulate(new long[] {5}, 1, Datatype.LONG, 1, 1, AccumulateOp.SUM);
+                        long[] old = new long[1];
+                        win.fetchAndOp(new long[] {1}, old, Datatype.LONG, 1, 1, AccumulateOp.SUM);
+                        assertEquals(12, old[0]);
+                        win.compareAndSwap(new long[] {99}, new long[] {13}, old, Datatype.LONG, 1, 1);
+                        assertEquals(13, old[0]);
+                        win.unlock(1);
+                        originDone.countDown();
+                    }
+                    w.barrier();
+                    if (rank == 1) {
+                        assertEquals(99, win.segment().get(ValueLayout.JAVA_LONG, 8));
+                        assertEquals(14, win.segment().get(ValueLayout.JAVA_LONG, 16));
+                    }
+                }
+            }
+        });
+    }
+
+    /** A put and a get larger than a frame (many records) and not a multiple of one, under fence, intact both ways. */
+    @Test
+    void largePutsAndGetsCrossIntact() {
+        int bytes = (1 << 20) + 13;
+        job(2, false, rank -> {
+            try (Tutti t = Tutti.init(new String[0]); Arena arena = Arena.ofConfined()) {
+                Communicator w = t.world();
+                MemorySegment mine = arena.allocate(bytes);
+                for (int i = 0; i < bytes; i++) {
+                    mine.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + rank));
+                }
+                try (Window win = w.createWindow(arena.allocate(bytes), 1)) {
+                    int peer = 1 - rank;
+                    win.fence();
+                    win.put(mine, bytes, Datatype.BYTE, peer, 0);
+                    win.fence();
+                    MemorySegment back = arena.allocate(bytes);
+                    win.get(back, bytes, Datatype.BYTE, peer, 0);
+                    win.fence(Window.MODE_NOSUCCEED);
+                    assertEquals(-1, back.mismatch(mine), "the round trip through rank " + peer + "'s window");
+                    for (int i = 0; i < bytes; i += 4099) {
+                        assertEquals((byte) (i * 31 + peer), win.segment().get(ValueLayout.JAVA_BYTE, i), "byte " + i);
+                    }
+                }
+            }
+        });
+    }
+
+    /**
+     * Accumulates from one origin keep their order at the target while a peer of the target's host
+     * holds its accumulate lock much of the time (long accumulates of its own), so that records
+     * wait: PROD by 3 then SUM i, repeated, gives one value only in the order issued.
+     */
+    @Test
+    void accumulatesFromOneOriginApplyInOrderUnderContention() {
+        int n = 4;
+        int each = 1000;
+        int big = 1 << 16;
+        long expected = 0;
+        for (int i = 1; i <= each; i++) {
+            expected = expected * 3 + i;
+        }
+        long result = expected;
+        java.util.concurrent.atomic.AtomicBoolean originDone = new java.util.concurrent.atomic.AtomicBoolean();
+        job(n, true, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(8L * (1 + big), 8)) {
+                    long[] ones = new long[big];
+                    java.util.Arrays.fill(ones, 1);
+                    win.lockAll();
+                    if (rank == 2) {
+                        for (int i = 1; i <= each; i++) {
+                            win.accumulate(new long[] {3}, 1, Datatype.LONG, 0, 0, AccumulateOp.PROD);
+                            win.accumulate(new long[] {i}, 1, Datatype.LONG, 0, 0, AccumulateOp.SUM);
+                        }
+                        win.flush(0);
+                        originDone.set(true);
+                    } else if (rank == 1) {
+                        // a peer of the target's host: long holds of its accumulate lock until the origin is done
+                        while (!originDone.get()) {
+                            win.accumulate(ones, big, Datatype.LONG, 0, 1, AccumulateOp.SUM);
+                        }
+                    }
+                    win.unlockAll();
+                    w.barrier();
+                    if (rank == 0) {
+                        assertEquals(result, win.segment().get(ValueLayout.JAVA_LONG, 0));
+                    }
+                }
+            }
+        });
+    }
+
+    /** Every accumulate operation on every type, into a rank on the other host, against the kernels. */
+    @Test
+    void everyOperationOnEveryTypeAcrossTheNetwork() {
+        job(2, false, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(256, 1)) {
+                    for (Datatype type : Datatype.values()) {
+                        for (AccumulateOp op : AccumulateOp.values()) {
+                            if (op.reduceOp() == null || op.reduceOp().supports(type)) {
+                                oneAccumulate(win, rank, type, op);
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    private static void oneAccumulate(Window win, int rank, Datatype type, AccumulateOp op) {
+        int count = 5;
+        int bytes = count * type.extent();
+        Random rnd = new Random(type.ordinal() * 31L + op.ordinal());
+        byte[] before = new byte[bytes];
+        byte[] origin = new byte[bytes];
+        rnd.nextBytes(before);
+        rnd.nextBytes(origin);
+        if (type.base() == Datatype.FLOAT || type.base() == Datatype.DOUBLE) {
+            for (int i = 0; i < bytes; i++) {
+                before[i] &= 0x3F; // no NaN patterns
+                origin[i] &= 0x3F;
+            }
+        }
+        win.fence();
+        if (rank == 0) {
+            win.put(before, bytes, Datatype.BYTE, 1, 8);
+        }
+        win.fence();
+        byte[] old = new byte[bytes];
+        if (rank == 0) {
+            win.getAccumulate(MemorySegment.ofArray(origin), MemorySegment.ofArray(old), count, type, 1, 8, op);
+        }
+        win.fence();
+        if (rank == 0) {
+            byte[] expected = before.clone();
+            if (op == AccumulateOp.REPLACE) {
+                expected = origin.clone();
+            } else if (op != AccumulateOp.NO_OP) {
+                Reduction.apply(op.reduceOp(), type, MemorySegment.ofArray(expected), 0, MemorySegment.ofArray(origin),
+                        0, count);
+            }
+            byte[] got = new byte[bytes];
+            win.get(got, bytes, Datatype.BYTE, 1, 8);
+            assertArrayEquals(expected, got, op + " on " + type);
+            assertArrayEquals(before, old, "getAccumulate's old values, " + op + " on " + type);
+        }
+        win.fence(Window.MODE_NOSUCCEED);
+    }
+
+    /** Errors name the ranks and offsets; kinds that need one host say so. */
+    @Test
+    void misuseAcrossHostsFailsClearly() {
+        job(2, false, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                TuttiException e = assertThrows(TuttiException.class, () -> w.allocateSharedWindow(64, 8));
+                assertTrue(e.getMessage().contains("allocateSharedWindow needs every rank"), e.getMessage());
+                e = assertThrows(TuttiException.class, w::createDynamicWindow);
+                assertTrue(e.getMessage().contains("dynamic windows whose ranks are not all on one host"),
+                        e.getMessage());
+                try (Window win = w.allocateWindow(64 * (rank + 1), 8)) {
+                    int other = 1 - rank;
+                    win.fence();
+                    e = assertThrows(TuttiException.InvalidArgument.class,
+                            () -> win.put(new long[2], 2, Datatype.LONG, other, 8L * (other + 1) - 1));
+                    assertTrue(e.getMessage().contains("to rank " + other) && e.getMessage().contains("window of "
+                            + 64 * (other + 1) + " bytes"), e.getMessage());
+                    win.fence(Window.MODE_NOSUCCEED);
+                }
+            }
+        });
+    }
+}

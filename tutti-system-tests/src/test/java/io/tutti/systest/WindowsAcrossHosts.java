@@ -1,0 +1,118 @@
+package io.tutti.systest;
+
+import io.tutti.AccumulateOp;
+import io.tutti.Communicator;
+import io.tutti.Datatype;
+import io.tutti.Tutti;
+import io.tutti.Window;
+
+/**
+ * One-sided communication between hosts: a distributed counter (every rank draws tickets with
+ * fetchAndOp from rank 0, each ticket drawn once) and a 1-D halo exchange (each rank puts its edge
+ * cells into its neighbours' halo windows between fences), compared bit for bit with the same
+ * stencil computed by one rank alone. Prints "rank R of N: counter ok, halo ok".
+ */
+public final class WindowsAcrossHosts {
+    private static final int TICKETS = 200;
+    private static final int CELLS = 500;
+    private static final int STEPS = 30;
+
+    private WindowsAcrossHosts() {
+    }
+
+    public static void main(String[] args) {
+        try (Tutti tutti = Tutti.init(args)) {
+            Communicator w = tutti.world();
+            counter(w);
+            halo(w);
+            System.out.println("rank " + w.rank() + " of " + w.size() + ": counter ok, halo ok");
+        }
+    }
+
+    private static void counter(Communicator w) {
+        int n = w.size();
+        try (Window win = w.allocateWindow(w.rank() == 0 ? 8 : 0, 8)) {
+            long[] one = {1};
+            long[] ticket = new long[1];
+            long[] mine = new long[TICKETS];
+            win.lockAll();
+            for (int i = 0; i < TICKETS; i++) {
+                win.fetchAndOp(one, ticket, Datatype.LONG, 0, 0, AccumulateOp.SUM);
+                mine[i] = ticket[0];
+                check(i == 0 || mine[i] > mine[i - 1], "tickets of one rank grow");
+            }
+            win.unlockAll();
+            long[] all = new long[TICKETS * n];
+            w.allgather(mine, all, TICKETS, Datatype.LONG);
+            boolean[] seen = new boolean[TICKETS * n];
+            for (long t : all) {
+                check(t >= 0 && t < seen.length && !seen[(int) t], "ticket " + t + " drawn once");
+                seen[(int) t] = true;
+            }
+        }
+    }
+
+    private static void halo(Communicator w) {
+        int n = w.size();
+        int me = w.rank();
+        double[] a = new double[CELLS + 2];
+        for (int i = 1; i <= CELLS; i++) {
+            a[i] = start(me * CELLS + i - 1);
+        }
+        double[] next = new double[CELLS + 2];
+        // element 0: the left halo, written by the left neighbour; element 1: the right one
+        try (Window win = w.allocateWindow(16, 8)) {
+            win.fence();
+            for (int s = 0; s < STEPS; s++) {
+                if (me > 0) {
+                    win.put(new double[] {a[1]}, 1, Datatype.DOUBLE, me - 1, 1);
+                }
+                if (me < n - 1) {
+                    win.put(new double[] {a[CELLS]}, 1, Datatype.DOUBLE, me + 1, 0);
+                }
+                win.fence();
+                a[0] = me == 0 ? 0 : win.segment().getAtIndex(java.lang.foreign.ValueLayout.JAVA_DOUBLE, 0);
+                a[CELLS + 1] = me == n - 1 ? 0 : win.segment().getAtIndex(java.lang.foreign.ValueLayout.JAVA_DOUBLE, 1);
+                step(a, next, CELLS);
+                double[] t = a;
+                a = next;
+                next = t;
+                // nobody puts the next step's edges before every rank has read this step's halos
+                win.fence();
+            }
+            win.fence(Window.MODE_NOSUCCEED);
+        }
+        double[] whole = new double[n * CELLS + 2];
+        for (int i = 1; i <= n * CELLS; i++) {
+            whole[i] = start(i - 1);
+        }
+        double[] wholeNext = new double[whole.length];
+        for (int s = 0; s < STEPS; s++) {
+            step(whole, wholeNext, n * CELLS);
+            double[] t = whole;
+            whole = wholeNext;
+            wholeNext = t;
+        }
+        for (int i = 1; i <= CELLS; i++) {
+            check(Double.compare(a[i], whole[me * CELLS + i]) == 0, "cell " + (me * CELLS + i - 1) + " after "
+                    + STEPS + " steps: " + a[i] + ", alone " + whole[me * CELLS + i]);
+        }
+    }
+
+    private static double start(int cell) {
+        return (cell * 37 % 101) / 7.0;
+    }
+
+    /** One stencil step over cells 1..cells of {@code a} (0 and cells + 1 are the halos) into {@code next}. */
+    private static void step(double[] a, double[] next, int cells) {
+        for (int i = 1; i <= cells; i++) {
+            next[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0;
+        }
+    }
+
+    private static void check(boolean ok, String what) {
+        if (!ok) {
+            throw new IllegalStateException("check failed: " + what);
+        }
+    }
+}
