@@ -11,7 +11,8 @@ import java.util.Arrays;
  * the point-to-point calls and collectives of {@link Comm}, the scans, and the making of new
  * communicators: {@link #split}, {@link #splitType}, {@link #create}, and the topologies
  * ({@link #createCart}, {@link #createGraph}, {@link #createDistGraph}). Every new communicator is
- * one of Tutti's {@link Communicator#split}s of this one.
+ * one of Tutti's {@link Communicator#split}s of this one, but {@link #createGroup}'s, which only its
+ * members make ({@link Communicator#createGroup}).
  */
 public class Intracomm extends Comm {
     /** A predefined communicator, bound at {@link MPI#Init}. */
