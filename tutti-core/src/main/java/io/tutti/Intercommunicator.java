@@ -12,7 +12,7 @@ package io.tutti;
  * groups only (an allreduce gives each group the other's reduction). They are blocking; the others
  * (scans, v-forms, reduce-scatter, nonblocking and persistent forms), windows, split and the ULFM
  * calls fail with {@link TuttiException.Unsupported}. {@link #merge} makes an intracommunicator of
- * both groups; docs/guide/intercommunicators.md says how each call runs.
+ * both groups; docs/guide/api.md says how each call runs.
  */
 public abstract class Intercommunicator extends Communicator {
     /** The root of an intercommunicator's rooted collective passes this as the root. */

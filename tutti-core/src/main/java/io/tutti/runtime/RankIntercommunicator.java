@@ -336,7 +336,7 @@ final class RankIntercommunicator extends Intercommunicator {
 
     @Override
     public int[] failedRanks() {
-        return local.failedRanks();
+        throw unsupported("failedRanks", "ask the communicators it was made from");
     }
 
     @Override
