@@ -84,7 +84,7 @@ abstract class PointToPoint {
         return context;
     }
 
-    /** For the runtime: communicator rank to world rank (the remote group's, for an intercommunicator); not to be modified. */
+    /** For the runtime: communicator rank to world rank (an intercommunicator's: the remote group's); read only. */
     protected final int[] group() {
         return group;
     }

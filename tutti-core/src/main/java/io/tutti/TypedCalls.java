@@ -666,7 +666,8 @@ abstract class TypedCalls extends PointToPoint {
     private void blocks(int m, int n, String call, String whole, String part) {
         if (m != (long) peerCount() * n) {
             throw new TuttiException.InvalidArgument(call + ": " + whole + " has " + m + " elements; it needs one block"
-                    + " of " + part + ".length = " + n + " per rank, " + peerCount() + " * " + n + " = " + (long) peerCount() * n);
+                    + " of " + part + ".length = " + n + " per rank, " + peerCount() + " * " + n + " = "
+                    + (long) peerCount() * n);
         }
     }
 

@@ -86,7 +86,7 @@ class IntercommunicatorTest {
                 int[] gathered = new int[theirs.length];
                 inter.gather(new int[] {rank * 3}, isRoot ? gathered : new int[0], root);
                 assertArrayEquals(isRoot ? Arrays.stream(theirs).map(w -> 3 * w).toArray()
-                        : new int[theirs.length], gathered, "gather, typed: the root's out has a block per remote rank");
+                        : new int[theirs.length], gathered, "gather, typed: a block per remote rank at the root");
 
                 double[] blocks = IntStream.range(0, 2 * mine.length).asDoubleStream().toArray();
                 double[] block = {-1, -1};

@@ -10,7 +10,7 @@ import java.util.Arrays;
  * communicator of any of them has, so only they need to agree on it.
  */
 public final class Handshake {
-    /** The fields of a member's request in a member-only creation: its tag, its group's size and hash, its next context. */
+    /** The fields of a member's request in a member-only creation: tag, group size and hash, next context. */
     public static final int GROUP_FIELDS = 4;
 
     private Handshake() {

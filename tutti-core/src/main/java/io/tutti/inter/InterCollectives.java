@@ -224,8 +224,8 @@ public final class InterCollectives {
             throw new TuttiException.InvalidArgument("the " + what + " is null");
         }
         if (s.byteSize() < bytes) {
-            throw new TuttiException.InvalidArgument("the " + what + " holds " + s.byteSize() + " bytes; the call needs "
-                    + bytes + " (" + count + " " + type + ")");
+            throw new TuttiException.InvalidArgument("the " + what + " holds " + s.byteSize() + " bytes; the call"
+                    + " needs " + bytes + " (" + count + " " + type + ")");
         }
         return s.asSlice(0, bytes);
     }

@@ -527,7 +527,7 @@ final class RankCommunicator extends Communicator {
         }
     }
 
-    /** Receives what {@link #sendAnswer} sent: the agreed context into {@code answer[0]}; returns why it failed, or null. */
+    /** Receives what {@link #sendAnswer} sent: the context into {@code answer[0]}; returns why it failed, or null. */
     static String receiveAnswer(Engine engine, int context, int worldSource, int tag, long[] answer,
                                 int[] worldToComm) {
         engine.recv(context, worldSource, tag, answer, null, 0, 16, worldToComm, null);

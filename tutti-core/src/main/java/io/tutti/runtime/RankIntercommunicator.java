@@ -191,7 +191,8 @@ final class RankIntercommunicator extends Intercommunicator {
     /** Intercommunicator collectives run blocking only; {@code call} names the one refused otherwise. */
     private static Request blocking(Call how, String call) {
         if (how != Call.BLOCKING) {
-            throw unsupported("a " + how.name().toLowerCase(java.util.Locale.ROOT) + " " + call, "call the blocking form");
+            throw unsupported("a " + how.name().toLowerCase(java.util.Locale.ROOT) + " " + call,
+                    "call the blocking form");
         }
         return null;
     }

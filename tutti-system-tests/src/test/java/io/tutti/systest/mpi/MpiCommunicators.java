@@ -13,9 +13,9 @@ import mpi.Status;
 
 /**
  * Making communicators and groups: dup, iDup, clone, split (with keys, MPI.UNDEFINED), splitType,
- * create, createGroup of the whole group (MpiIntercomm has a part's), compare, free, names; every Group call with its edge cases (empty groups,
- * PROC_NULL, ranks not in the other group, bad ranks); and the messages and collectives of the new
- * communicators staying apart from their parent's.
+ * create, createGroup of the whole group (MpiIntercomm has a part's), compare, free, names; every
+ * Group call with its edge cases (empty groups, PROC_NULL, ranks not in the other group, bad ranks);
+ * and the messages and collectives of the new communicators staying apart from their parent's.
  */
 public final class MpiCommunicators {
     private MpiCommunicators() {
