@@ -666,9 +666,14 @@ abstract class TypedCalls extends PointToPoint {
     private void blocks(int m, int n, String call, String whole, String part) {
         if (m != (long) peerCount() * n) {
             throw new TuttiException.InvalidArgument(call + ": " + whole + " has " + m + " elements; it needs one block"
-                    + " of " + part + ".length = " + n + " per rank, " + peerCount() + " * " + n + " = "
+                    + " of " + part + ".length = " + n + " per rank, " + blocksName() + " * " + n + " = "
                     + (long) peerCount() * n);
         }
+    }
+
+    /** What counts a collective's blocks: size(), or an intercommunicator's remoteSize(). */
+    private String blocksName() {
+        return this instanceof Intercommunicator ? "remoteSize()" : "size()";
     }
 
     /** The length of one block of {@code buf}, which holds one per rank. */
@@ -676,7 +681,7 @@ abstract class TypedCalls extends PointToPoint {
         int m = length(buf, call, name);
         if (m % peerCount() != 0) {
             throw new TuttiException.InvalidArgument(call + ": " + name + " has " + m + " elements, which is not one"
-                    + " block per rank: the length must be a multiple of " + peerCount());
+                    + " block per rank: the length must be a multiple of " + blocksName() + " = " + peerCount());
         }
         return m / peerCount();
     }
