@@ -1,6 +1,7 @@
 package mpi;
 
 import io.tutti.Communicator;
+import io.tutti.Intercommunicator;
 import io.tutti.TuttiException;
 import java.lang.foreign.MemorySegment;
 import java.nio.Buffer;
@@ -127,10 +128,9 @@ public class Comm implements Freeable, Cloneable {
         return new Group(members());
     }
 
-    /** Whether this is an intercommunicator: never here (see {@link Intercomm}). */
+    /** Whether this is an intercommunicator (MPI_COMM_TEST_INTER). */
     public final boolean isInter() throws MPIException {
-        live();
-        return false;
+        return live().isInter();
     }
 
     /**
@@ -139,10 +139,20 @@ public class Comm implements Freeable, Cloneable {
      * {@link MPI#UNEQUAL} (MPI_COMM_COMPARE).
      */
     public static int compare(Comm comm1, Comm comm2) throws MPIException {
-        if (comm1.live() == comm2.live()) {
+        Communicator c1 = comm1.live();
+        Communicator c2 = comm2.live();
+        if (c1 == c2) {
             return MPI.IDENT;
         }
+        if (c1.isInter() != c2.isInter()) {
+            return MPI.UNEQUAL;
+        }
         int g = Group.compare(comm1.members(), comm2.members());
+        if (c1.isInter()) {
+            // both groups count, each with its own order
+            int remote = Group.compare(((Intercomm) comm1).remoteMembers(), ((Intercomm) comm2).remoteMembers());
+            g = g == MPI.UNEQUAL || remote == MPI.UNEQUAL ? MPI.UNEQUAL : Math.max(g, remote);
+        }
         return g == MPI.IDENT ? MPI.CONGRUENT : g;
     }
 
@@ -254,14 +264,35 @@ public class Comm implements Freeable, Cloneable {
     }
 
     /**
-     * An intercommunicator between this communicator's ranks and another group (MPI_INTERCOMM_CREATE).
-     * Not supported: Tutti has no intercommunicators (a communicator of two groups, each addressing
-     * the other's ranks), so this fails with {@link MPI#ERR_UNSUPPORTED_OPERATION}.
+     * An intercommunicator between the ranks of {@code localComm} and another, disjoint group
+     * (MPI_INTERCOMM_CREATE), called on the peer communicator: the leaders ({@code localLeader} of
+     * {@code localComm}, {@code remoteLeader} of this one) reach each other over it, so this
+     * communicator is read at the local leader only (elsewhere it may be null). Both groups must pass
+     * the same {@code tag} (else both fail with {@link MPI#ERR_ARG}). Collective over both groups;
+     * errors go to {@code localComm}'s handler.
      */
     public final Intercomm createIntercomm(Comm localComm, int localLeader, int remoteLeader, int tag)
             throws MPIException {
-        live();
-        throw Intercomm.unsupported("createIntercomm");
+        MPI.check();
+        if (localComm == null) {
+            throw Errors.error(MPI.ERR_COMM, "createIntercomm: the local communicator is null");
+        }
+        Communicator local = localComm.live();
+        if (local.isInter()) {
+            throw Errors.error(MPI.ERR_COMM, "createIntercomm: the local communicator is an intercommunicator; it"
+                    + " must be an intracommunicator of the local group");
+        }
+        if (localLeader < 0 || localLeader >= local.size()) {
+            throw Errors.error(MPI.ERR_RANK, "createIntercomm: invalid local leader " + localLeader + ": the local"
+                    + " communicator has " + local.size() + " ranks (0.." + (local.size() - 1) + ")");
+        }
+        // the peer is read at the leader only: a null or freed one there is Tutti's error, told to the whole group
+        Communicator peer = local.rank() == localLeader ? tutti : null;
+        try {
+            return new Intercomm(local.createIntercomm(localLeader, peer, remoteLeader, tag), localComm);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "createIntercomm");
+        }
     }
 
     // ------------------------------------------------------------ neighbourhood collectives
@@ -961,7 +992,7 @@ public class Comm implements Freeable, Cloneable {
             throws MPIException {
         Communicator c = live();
         checkCount(count, type, call);
-        checkRoot(c, root, call);
+        root = checkRoot(c, root, call);
         Object b = view(other, buf, count, type, call);
         io.tutti.Request r = null;
         try {
@@ -1015,13 +1046,13 @@ public class Comm implements Freeable, Cloneable {
                            Datatype recvtype, int root, boolean nb, String call) throws MPIException {
         Communicator c = live();
         checkCount(sendcount, sendtype, call);
-        checkRoot(c, root, call);
+        root = checkRoot(c, root, call);
         Object send = view(region, sendbuf, sendcount, sendtype, call);
         Object recv = null;
-        if (c.rank() == root) {
+        if (isRoot(c, root)) {
             checkCount(recvcount, recvtype, call);
             sameSignature(sendcount, sendtype, recvcount, recvtype, call);
-            recv = view(other, recvbuf, (long) recvcount * c.size(), recvtype, call);
+            recv = view(other, recvbuf, (long) recvcount * peers(c), recvtype, call);
         }
         return gatherRun(c, send, recv, sendcount, sendtype, root, nb, call);
     }
@@ -1030,12 +1061,12 @@ public class Comm implements Freeable, Cloneable {
             throws MPIException {
         Communicator c = live();
         checkCount(count, type, call);
-        checkRoot(c, root, call);
+        root = checkRoot(c, root, call);
         Object send;
         Object recv = null;
-        if (c.rank() == root) {
+        if (isRoot(c, root)) {
             send = Communicator.IN_PLACE;
-            recv = view(other, buf, (long) count * c.size(), type, call);
+            recv = view(other, buf, (long) count * peers(c), type, call);
         } else {
             send = view(region, buf, count, type, call);
         }
@@ -1054,7 +1085,7 @@ public class Comm implements Freeable, Cloneable {
         } catch (TuttiException e) {
             throw Errors.of(e, call);
         }
-        return finish(r, c.rank() == root ? other : null);
+        return finish(r, isRoot(c, root) ? other : null);
     }
 
     /**
@@ -1102,7 +1133,7 @@ public class Comm implements Freeable, Cloneable {
     private Request gatherv(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf, int[] recvcount,
                             int[] displs, Datatype recvtype, int root, boolean nb, String call) throws MPIException {
         Communicator c = live();
-        checkRoot(c, root, call);
+        root = checkRoot(c, root, call);
         boolean inPlace = sendbuf == Communicator.IN_PLACE;
         Object send = Communicator.IN_PLACE;
         if (!inPlace) {
@@ -1113,7 +1144,7 @@ public class Comm implements Freeable, Cloneable {
         int[] counts = null;
         int[] offsets = null;
         Datatype type = sendtype;
-        if (c.rank() == root) {
+        if (isRoot(c, root)) {
             checkCount(0, recvtype, call);
             if (!inPlace) {
                 sameKind(sendtype, recvtype, call);
@@ -1141,7 +1172,7 @@ public class Comm implements Freeable, Cloneable {
         } catch (TuttiException e) {
             throw Errors.of(e, call);
         }
-        return finish(r, c.rank() == root ? other : null);
+        return finish(r, isRoot(c, root) ? other : null);
     }
 
     // scatter
@@ -1180,12 +1211,12 @@ public class Comm implements Freeable, Cloneable {
                             Datatype recvtype, int root, boolean nb, String call) throws MPIException {
         Communicator c = live();
         checkCount(recvcount, recvtype, call);
-        checkRoot(c, root, call);
+        root = checkRoot(c, root, call);
         Object send = null;
-        if (c.rank() == root) {
+        if (isRoot(c, root)) {
             checkCount(sendcount, sendtype, call);
             sameSignature(sendcount, sendtype, recvcount, recvtype, call);
-            send = view(region, sendbuf, (long) sendcount * c.size(), sendtype, call);
+            send = view(region, sendbuf, (long) sendcount * peers(c), sendtype, call);
         }
         Object recv = view(other, recvbuf, recvcount, recvtype, call);
         return scatterRun(c, send, recv, recvcount, recvtype, root, nb, call);
@@ -1195,11 +1226,11 @@ public class Comm implements Freeable, Cloneable {
             throws MPIException {
         Communicator c = live();
         checkCount(count, type, call);
-        checkRoot(c, root, call);
+        root = checkRoot(c, root, call);
         Object send = null;
         Object recv;
-        if (c.rank() == root) {
-            send = view(region, buf, (long) count * c.size(), type, call);
+        if (isRoot(c, root)) {
+            send = view(region, buf, (long) count * peers(c), type, call);
             recv = Communicator.IN_PLACE;
         } else {
             recv = view(other, buf, count, type, call);
@@ -1266,7 +1297,7 @@ public class Comm implements Freeable, Cloneable {
     private Request scatterv(Object sendbuf, int[] sendcount, int[] displs, Datatype sendtype, Object recvbuf,
                              int recvcount, Datatype recvtype, int root, boolean nb, String call) throws MPIException {
         Communicator c = live();
-        checkRoot(c, root, call);
+        root = checkRoot(c, root, call);
         boolean inPlace = recvbuf == Communicator.IN_PLACE;
         Object recv = Communicator.IN_PLACE;
         Datatype type = recvtype;
@@ -1277,7 +1308,7 @@ public class Comm implements Freeable, Cloneable {
         Object send = null;
         int[] counts = null;
         int[] offsets = null;
-        if (c.rank() == root) {
+        if (isRoot(c, root)) {
             checkCount(0, sendtype, call);
             if (!inPlace) {
                 sameKind(sendtype, recvtype, call);
@@ -1344,7 +1375,7 @@ public class Comm implements Freeable, Cloneable {
             sameSignature(sendcount, sendtype, recvcount, recvtype, call);
             send = view(region, sendbuf, sendcount, sendtype, call);
         }
-        Object recv = view(other, recvbuf, (long) recvcount * c.size(), recvtype, call);
+        Object recv = view(other, recvbuf, (long) recvcount * peers(c), recvtype, call);
         io.tutti.Request r = null;
         try {
             if (nb) {
@@ -1435,8 +1466,8 @@ public class Comm implements Freeable, Cloneable {
         checkCount(sendcount, sendtype, call);
         checkCount(recvcount, recvtype, call);
         sameSignature(sendcount, sendtype, recvcount, recvtype, call);
-        Object send = view(region, sendbuf, (long) sendcount * c.size(), sendtype, call);
-        Object recv = view(other, recvbuf, (long) recvcount * c.size(), recvtype, call);
+        Object send = view(region, sendbuf, (long) sendcount * peers(c), sendtype, call);
+        Object recv = view(other, recvbuf, (long) recvcount * peers(c), recvtype, call);
         io.tutti.Request r = null;
         try {
             if (nb) {
@@ -1569,7 +1600,7 @@ public class Comm implements Freeable, Cloneable {
      */
     public final void reduce(Object buf, int count, Datatype type, Op op, int root) throws MPIException {
         Communicator c = live();
-        if (c.rank() == root) {
+        if (isRoot(c, checkRoot(c, root, "reduce"))) {
             reduce(Communicator.IN_PLACE, buf, count, type, op, root, false, "reduce");
         } else {
             reduce(buf, null, count, type, op, root, false, "reduce");
@@ -1587,7 +1618,8 @@ public class Comm implements Freeable, Cloneable {
     public final Request iReduce(Buffer buf, int count, Datatype type, Op op, int root) throws MPIException {
         MPI.assertDirectBuffer(buf);
         Communicator c = live();
-        return c.rank() == root ? reduce(Communicator.IN_PLACE, buf, count, type, op, root, true, "iReduce")
+        return isRoot(c, checkRoot(c, root, "iReduce")) ? reduce(Communicator.IN_PLACE, buf, count, type, op, root,
+                true, "iReduce")
                 : reduce(buf, null, count, type, op, root, true, "iReduce");
     }
 
@@ -1595,11 +1627,11 @@ public class Comm implements Freeable, Cloneable {
                            String call) throws MPIException {
         Communicator c = live();
         checkCount(count, type, call);
-        checkRoot(c, root, call);
+        root = checkRoot(c, root, call);
         Object o = reduction(op, type, call);
         boolean inPlace = sendbuf == Communicator.IN_PLACE;
         Object recv = null;
-        if (c.rank() == root) {
+        if (isRoot(c, root)) {
             recv = view(other, recvbuf, count, type, call);
         }
         Object send = inPlace ? Communicator.IN_PLACE : view(region, sendbuf, count, type, call);
@@ -1621,7 +1653,7 @@ public class Comm implements Freeable, Cloneable {
         } catch (TuttiException e) {
             throw Errors.of(e, call);
         }
-        return finish(r, c.rank() == root ? other : null);
+        return finish(r, isRoot(c, root) ? other : null);
     }
 
     /** Combines every rank's {@code sendbuf} item by item with {@code op} into every {@code recvbuf} (MPI_ALLREDUCE). */
@@ -1888,11 +1920,39 @@ public class Comm implements Freeable, Cloneable {
         return null;
     }
 
-    private static void checkRoot(Communicator c, int root, String call) throws MPIException {
-        if (root < 0 || root >= c.size()) {
-            throw Errors.error(MPI.ERR_ROOT, call + ": invalid root " + root + ": this communicator has " + c.size()
-                    + " ranks (0.." + (c.size() - 1) + ")");
+    /**
+     * Checks a collective's root and returns it as Tutti takes it: on an intercommunicator,
+     * {@link MPI#ROOT} and {@link MPI#PROC_NULL} become {@link Intercommunicator#ROOT} and
+     * {@link Intercommunicator#PROC_NULL}, and a rank names the remote group.
+     */
+    private static int checkRoot(Communicator c, int root, String call) throws MPIException {
+        if (c.isInter() && root == MPI.ROOT) {
+            return Intercommunicator.ROOT;
         }
+        if (c.isInter() && root == MPI.PROC_NULL) {
+            return Intercommunicator.PROC_NULL;
+        }
+        if (root < 0 || root >= peers(c)) {
+            throw Errors.error(MPI.ERR_ROOT, call + ": invalid root " + root + ": " + ranksNamed(c)
+                    + (c.isInter() ? ", MPI.ROOT at the root, or MPI.PROC_NULL in the root's group" : ""));
+        }
+        return root;
+    }
+
+    /** Whether this rank is the root named by {@code root}, as {@link #checkRoot} returns it. */
+    private static boolean isRoot(Communicator c, int root) {
+        return c.isInter() ? root == Intercommunicator.ROOT : c.rank() == root;
+    }
+
+    /** The ranks the calls of {@code c} address: its own, or the remote group's of an intercommunicator. */
+    static int peers(Communicator c) {
+        return c instanceof Intercommunicator ic ? ic.remoteSize() : c.size();
+    }
+
+    /** The ranks a rank argument may name, for an error message. */
+    private static String ranksNamed(Communicator c) {
+        int n = peers(c);
+        return (c.isInter() ? "the remote group has " : "this communicator has ") + n + " ranks (0.." + (n - 1) + ")";
     }
 
     private static void checkCounts(Communicator c, int[] counts, int[] displs, String call) throws MPIException {
@@ -2021,9 +2081,9 @@ public class Comm implements Freeable, Cloneable {
     private static void checkSend(Communicator c, int count, Datatype type, int dest, int tag, String call)
             throws MPIException {
         checkCount(count, type, call);
-        if (dest != MPI.PROC_NULL && (dest < 0 || dest >= c.size())) {
-            throw Errors.error(MPI.ERR_RANK, call + ": invalid destination rank " + dest + ": this communicator has "
-                    + c.size() + " ranks (0.." + (c.size() - 1) + "), or MPI.PROC_NULL");
+        if (dest != MPI.PROC_NULL && (dest < 0 || dest >= peers(c))) {
+            throw Errors.error(MPI.ERR_RANK, call + ": invalid destination rank " + dest + ": " + ranksNamed(c)
+                    + ", or MPI.PROC_NULL");
         }
         if (tag < 0) {
             throw Errors.error(MPI.ERR_TAG, call + ": invalid tag " + tag + ": a send's tag is 0 or more"
@@ -2049,9 +2109,9 @@ public class Comm implements Freeable, Cloneable {
     }
 
     private static void checkSource(Communicator c, int source, String call) throws MPIException {
-        if (source != MPI.PROC_NULL && source != MPI.ANY_SOURCE && (source < 0 || source >= c.size())) {
-            throw Errors.error(MPI.ERR_RANK, call + ": invalid source rank " + source + ": this communicator has "
-                    + c.size() + " ranks (0.." + (c.size() - 1) + "), MPI.ANY_SOURCE or MPI.PROC_NULL");
+        if (source != MPI.PROC_NULL && source != MPI.ANY_SOURCE && (source < 0 || source >= peers(c))) {
+            throw Errors.error(MPI.ERR_RANK, call + ": invalid source rank " + source + ": " + ranksNamed(c)
+                    + ", MPI.ANY_SOURCE or MPI.PROC_NULL");
         }
     }
 

@@ -24,6 +24,7 @@ final class Errors {
             case TuttiException.PeerFailed p -> MPI.ERR_PROC_ABORTED;
             case TuttiException.Synchronization s -> MPI.ERR_RMA_SYNC;
             case TuttiException.InvalidArgument a -> MPI.ERR_ARG;
+            case TuttiException.Unsupported u -> MPI.ERR_UNSUPPORTED_OPERATION;
             default -> MPI.ERR_OTHER;
         };
         return MPI.handle(new MPIException(clazz, call + ": " + e.getMessage(), e));

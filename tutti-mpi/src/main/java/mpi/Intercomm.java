@@ -1,37 +1,91 @@
 package mpi;
 
+import io.tutti.Intercommunicator;
+import io.tutti.TuttiException;
+
 /**
- * An intercommunicator (two groups, each addressing the other's ranks). Tutti has none: its
- * communicators are of one group, and making one of two groups joined by their leaders alone is
- * not in its API. So no {@code Intercomm} is ever made here: {@link Comm#createIntercomm} fails with
- * {@link MPI#ERR_UNSUPPORTED_OPERATION}, and {@link #getParent} returns null, there being no
- * spawned processes. The class is here so that programs that name it compile.
+ * An intercommunicator: two disjoint groups, each addressing the other's ranks, over one of Tutti's
+ * {@link Intercommunicator}s, made by {@link Comm#createIntercomm}. {@link #getRank} and
+ * {@link #getSize} are of the local group, {@link #getRemoteSize} and {@link #getRemoteGroup} of the
+ * other; point-to-point calls name remote ranks. The collectives barrier, bcast, gather, scatter,
+ * allGather, allToAll, reduce and allReduce have MPI's intercommunicator meaning (a rooted call's
+ * root passes {@link MPI#ROOT}, the rest of its group {@link MPI#PROC_NULL}); the others fail with
+ * {@link MPI#ERR_UNSUPPORTED_OPERATION}. {@link #getParent} returns null, as nothing is spawned.
  */
 public final class Intercomm extends Comm {
-    private Intercomm() {
-        super("MPI.COMM_NULL", "MPI_COMM_NULL");
+    /** The remote group's world ranks, made on first use. */
+    private int[] remoteMembers;
+
+    /** An intercommunicator over {@code c}, made from {@code parent}. */
+    Intercomm(Intercommunicator c, Comm parent) {
+        super(c, parent);
     }
 
-    /** The error of every intercommunicator call. */
-    static MPIException unsupported(String call) {
-        return Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, call + ": intercommunicators are not supported: Tutti's"
-                + " communicators have one group (see docs/guide/mpi-api.md); use an intracommunicator over both"
-                + " groups (Intracomm.split) instead");
+    private Intercommunicator inter() throws MPIException {
+        return (Intercommunicator) live();
     }
 
-    /** Size of the remote group (MPI_COMM_REMOTE_SIZE): unsupported. */
+    /** Size of the remote group (MPI_COMM_REMOTE_SIZE). */
     public int getRemoteSize() throws MPIException {
-        throw unsupported("Intercomm.getRemoteSize");
+        return inter().remoteSize();
     }
 
-    /** The remote group (MPI_COMM_REMOTE_GROUP): unsupported. */
+    /** The remote group, in its rank order (MPI_COMM_REMOTE_GROUP). */
     public Group getRemoteGroup() throws MPIException {
-        throw unsupported("Intercomm.getRemoteGroup");
+        return new Group(remoteMembers());
     }
 
-    /** The two groups as one intracommunicator (MPI_INTERCOMM_MERGE): unsupported. */
+    /** The remote group's world ranks, in its order. */
+    final int[] remoteMembers() throws MPIException {
+        Intercommunicator c = inter();
+        if (remoteMembers == null) {
+            int[] m = new int[c.remoteSize()];
+            for (int i = 0; i < m.length; i++) {
+                m[i] = c.remoteWorldRank(i);
+            }
+            remoteMembers = m;
+        }
+        return remoteMembers;
+    }
+
+    /**
+     * The two groups as one intracommunicator (MPI_INTERCOMM_MERGE): the group whose ranks pass
+     * {@code high} false first; when both pass the same, the group whose leader has the lower rank in
+     * {@link MPI#COMM_WORLD}. Collective over both groups.
+     */
     public Intracomm merge(boolean high) throws MPIException {
-        throw unsupported("Intercomm.merge");
+        Intercommunicator c = inter();
+        try {
+            return new Intracomm(c.merge(high), this);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "Intercomm.merge");
+        }
+    }
+
+    /** A new intercommunicator of the same groups with a message space of its own (MPI_COMM_DUP). */
+    @Override
+    public Intercomm dup() throws MPIException {
+        Intercommunicator c = inter();
+        try {
+            return new Intercomm(c.dup(), this).copyAttributes(this);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "dup");
+        }
+    }
+
+    @Override
+    public Intercomm iDup() throws MPIException {
+        return dup();
+    }
+
+    @Override
+    public Intercomm dupWithInfo(Info info) throws MPIException {
+        return dup();
+    }
+
+    @Override
+    public Intercomm clone() {
+        return (Intercomm) super.clone();
     }
 
     /** The intercommunicator to the parent of a spawned job (MPI_COMM_GET_PARENT): null, as nothing is spawned. */

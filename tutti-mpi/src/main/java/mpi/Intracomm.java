@@ -11,7 +11,8 @@ import java.util.Arrays;
  * the point-to-point calls and collectives of {@link Comm}, the scans, and the making of new
  * communicators: {@link #split}, {@link #splitType}, {@link #create}, and the topologies
  * ({@link #createCart}, {@link #createGraph}, {@link #createDistGraph}). Every new communicator is
- * one of Tutti's {@link Communicator#split}s of this one.
+ * one of Tutti's {@link Communicator#split}s of this one, but {@link #createGroup}'s, which only its
+ * members make ({@link Communicator#createGroup}).
  */
 public class Intracomm extends Comm {
     /** A predefined communicator, bound at {@link MPI#Init}. */
@@ -116,21 +117,31 @@ public class Intracomm extends Comm {
     }
 
     /**
-     * A communicator of the processes of {@code group}, called by those only (MPI_COMM_CREATE_GROUP).
-     * Supported when the group has every rank of this communicator (then it is {@link #create});
-     * for a proper subset, Tutti has no communicator made by some of its parent's ranks alone, so
-     * this fails with {@link MPI#ERR_UNSUPPORTED_OPERATION}: use {@link #create} or {@link #split},
-     * called by every rank.
+     * A communicator of the processes of {@code group}, in its order, called by those only
+     * (MPI_COMM_CREATE_GROUP): the other ranks take no part. The group's first process agrees the
+     * new communicator with the others over this one; all must pass the same group and {@code tag}
+     * (else each fails with {@link MPI#ERR_ARG}, naming the difference). A rank not in the group gets a
+     * null communicator, at once, as Open MPI's does.
      */
     public final Intracomm createGroup(Group group, int tag) throws MPIException {
-        live();
-        subgroupIndex(group, "createGroup");
-        if (group.getSize() != getSize()) {
-            throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, "createGroup: a group of " + group.getSize() + " of the "
-                    + getSize() + " ranks is not supported: Tutti makes communicators with every rank of the parent"
-                    + " taking part; call create(group) (or split) on every rank of the parent instead");
+        Communicator c = live();
+        int index = subgroupIndex(group, "createGroup");
+        if (index == MPI.UNDEFINED) {
+            return new Intracomm(null, this);
         }
-        return create(group);
+        if (tag < 0) {
+            throw Errors.error(MPI.ERR_TAG, "createGroup: invalid tag " + tag + ": 0 or more");
+        }
+        int[] world = group.members();
+        int[] ranks = new int[world.length];
+        for (int i = 0; i < world.length; i++) {
+            ranks[i] = Group.indexOf(members(), world[i]);
+        }
+        try {
+            return new Intracomm(c.createGroup(ranks, tag), this);
+        } catch (TuttiException e) {
+            throw Errors.of(e, "createGroup");
+        }
     }
 
     // ------------------------------------------------------------ topologies

@@ -55,6 +55,16 @@ public abstract class Communicator extends TypedCalls {
         super(context, group, worldRank, worldSize);
     }
 
+    /** For {@link Intercommunicator}: ranks and size of {@code localGroup}, calls addressed to {@code remoteGroup}. */
+    Communicator(int context, int[] localGroup, int[] remoteGroup, int worldRank, int worldSize) {
+        super(context, localGroup, remoteGroup, worldRank, worldSize);
+    }
+
+    /** Whether this is an {@link Intercommunicator} (MPI_COMM_TEST_INTER). */
+    public boolean isInter() {
+        return false;
+    }
+
     // ------------------------------------------------------------ collectives
     //
     // Buffers are a primitive array matching the datatype (int[] for INT and INT2, ...) or a
@@ -504,9 +514,29 @@ public abstract class Communicator extends TypedCalls {
     // ------------------------------------------------------------ communicators
 
     /** A new communicator with the same ranks and a message space of its own. Collective. */
-    public final Communicator dup() {
+    public Communicator dup() {
         return split(0, rank());
     }
+
+    /**
+     * A communicator of the ranks {@code ranks} of this one, in that order, called by those ranks only
+     * (MPI_COMM_CREATE_GROUP): the others take no part and may be doing anything else. The first of
+     * them agrees the new context with the others over this communicator; every member must pass
+     * the same ranks and {@code tag} (else every member fails with {@link TuttiException.InvalidArgument}
+     * naming the difference, rather than waiting).
+     */
+    public abstract Communicator createGroup(int[] ranks, int tag);
+
+    /**
+     * An intercommunicator between this communicator's ranks (the local group) and the ranks of
+     * another, disjoint communicator (the remote group), as MPI_INTERCOMM_CREATE: collective over
+     * both groups. Each group names a leader ({@code localLeader}, a rank of this communicator); the
+     * two leaders reach each other over {@code peer}, a communicator both belong to, where the local
+     * leader names the other as {@code remoteLeader}; {@code peer} and {@code remoteLeader} are read
+     * at the leader only (elsewhere {@code peer} may be null). Both leaders must pass the same
+     * {@code tag}: a difference fails both groups with {@link TuttiException.InvalidArgument}.
+     */
+    public abstract Intercommunicator createIntercomm(int localLeader, Communicator peer, int remoteLeader, int tag);
 
     /**
      * Splits the ranks by {@code color}; within a color, new ranks follow {@code key}, then the old

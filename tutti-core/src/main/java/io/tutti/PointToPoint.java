@@ -15,7 +15,10 @@ abstract class PointToPoint {
 
     private final int context;
     private final int rank;
+    /** The ranks this communicator's calls address (the remote group of an intercommunicator), as world ranks. */
     private final int[] group;
+    /** The group this rank belongs to: {@link #group} itself, or an intercommunicator's local group. */
+    private final int[] localGroup;
     private final int[] worldToComm;
     private ByteBuffer lastBuffer;
     private MemorySegment lastBufferSegment;
@@ -29,30 +32,51 @@ abstract class PointToPoint {
      * @param worldSize  ranks in the world
      */
     PointToPoint(int context, int[] group, int worldRank, int worldSize) {
+        this(context, group, group, worldRank, worldSize);
+    }
+
+    /**
+     * @param localGroup the group of this rank (rank and size); {@code group} for an intracommunicator
+     * @param group      the ranks that calls address: the remote group of an intercommunicator
+     */
+    PointToPoint(int context, int[] localGroup, int[] group, int worldRank, int worldSize) {
         this.context = context;
         this.group = group;
+        this.localGroup = localGroup;
         this.worldToComm = new int[worldSize];
         java.util.Arrays.fill(worldToComm, -1);
         for (int i = 0; i < group.length; i++) {
             worldToComm[group[i]] = i;
         }
-        this.rank = worldToComm[worldRank];
+        int me = -1;
+        for (int i = 0; i < localGroup.length && me < 0; i++) {
+            me = localGroup[i] == worldRank ? i : -1;
+        }
+        this.rank = me;
     }
 
-    /** This rank's number in the communicator, from 0 to {@code size() - 1}. */
+    /** This rank's number in the communicator (in its local group), from 0 to {@code size() - 1}. */
     public final int rank() {
         return rank;
     }
 
-    /** Number of ranks in the communicator. */
+    /** Number of ranks in the communicator (in its local group, for an intercommunicator). */
     public final int size() {
-        return group.length;
+        return localGroup.length;
     }
 
-    /** The world rank of a rank of this communicator. */
+    /** The world rank of a rank of this communicator (of its local group, for an intercommunicator). */
     public final int worldRank(int rank) {
-        checkRank(rank, "rank");
-        return group[rank];
+        if (rank < 0 || rank >= localGroup.length) {
+            throw new TuttiException.InvalidArgument("invalid rank " + rank + ": this communicator has "
+                    + localGroup.length + " ranks (0.." + (localGroup.length - 1) + ")");
+        }
+        return localGroup[rank];
+    }
+
+    /** How many ranks the calls address: {@link #size()}, or an intercommunicator's remote group's size. */
+    final int peerCount() {
+        return group.length;
     }
 
     /** The context id that separates this communicator's messages from all others. */
@@ -60,7 +84,7 @@ abstract class PointToPoint {
         return context;
     }
 
-    /** For the runtime: communicator rank to world rank; not to be modified. */
+    /** For the runtime: communicator rank to world rank (an intercommunicator's: the remote group's); read only. */
     protected final int[] group() {
         return group;
     }

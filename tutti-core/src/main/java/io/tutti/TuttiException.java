@@ -20,6 +20,16 @@ public class TuttiException extends RuntimeException {
         }
     }
 
+    /**
+     * A call this kind of communicator does not have (MPI_ERR_UNSUPPORTED_OPERATION): a scan, a
+     * window or a split on an {@link Intercommunicator}, say. The message names the way round.
+     */
+    public static class Unsupported extends TuttiException {
+        public Unsupported(String message) {
+            super(message);
+        }
+    }
+
     /** A message was longer than the buffer posted to receive it (MPI_ERR_TRUNCATE). */
     public static class Truncation extends TuttiException {
         public Truncation(String message) {

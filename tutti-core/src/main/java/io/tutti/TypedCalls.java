@@ -22,6 +22,10 @@ abstract class TypedCalls extends PointToPoint {
         super(context, group, worldRank, worldSize);
     }
 
+    TypedCalls(int context, int[] localGroup, int[] group, int worldRank, int worldSize) {
+        super(context, localGroup, group, worldRank, worldSize);
+    }
+
     // ------------------------------------------------------------ byte[]
 
     /** Blocking send of the whole array. */
@@ -94,7 +98,7 @@ abstract class TypedCalls extends PointToPoint {
     public final void reduce(byte[] inOut, ReduceOp op, int root) {
         Datatype t = typeFor(Datatype.BYTE, op);
         int n = items(t, length(inOut, "reduce", "inOut"));
-        reduce(rank() == root ? Communicator.IN_PLACE : inOut, rank() == root ? inOut : null, n, t, op, root);
+        reduce(isRoot(root) ? Communicator.IN_PLACE : inOut, isRoot(root) ? inOut : null, n, t, op, root);
     }
 
     /** Combines every rank's {@code in} with {@code op} into every rank's {@code out}. */
@@ -205,7 +209,7 @@ abstract class TypedCalls extends PointToPoint {
     public final void reduce(int[] inOut, ReduceOp op, int root) {
         Datatype t = typeFor(Datatype.INT, op);
         int n = items(t, length(inOut, "reduce", "inOut"));
-        reduce(rank() == root ? Communicator.IN_PLACE : inOut, rank() == root ? inOut : null, n, t, op, root);
+        reduce(isRoot(root) ? Communicator.IN_PLACE : inOut, isRoot(root) ? inOut : null, n, t, op, root);
     }
 
     /** Combines every rank's {@code in} with {@code op} into every rank's {@code out}. */
@@ -316,7 +320,7 @@ abstract class TypedCalls extends PointToPoint {
     public final void reduce(long[] inOut, ReduceOp op, int root) {
         Datatype t = typeFor(Datatype.LONG, op);
         int n = items(t, length(inOut, "reduce", "inOut"));
-        reduce(rank() == root ? Communicator.IN_PLACE : inOut, rank() == root ? inOut : null, n, t, op, root);
+        reduce(isRoot(root) ? Communicator.IN_PLACE : inOut, isRoot(root) ? inOut : null, n, t, op, root);
     }
 
     /** Combines every rank's {@code in} with {@code op} into every rank's {@code out}. */
@@ -427,7 +431,7 @@ abstract class TypedCalls extends PointToPoint {
     public final void reduce(float[] inOut, ReduceOp op, int root) {
         Datatype t = typeFor(Datatype.FLOAT, op);
         int n = items(t, length(inOut, "reduce", "inOut"));
-        reduce(rank() == root ? Communicator.IN_PLACE : inOut, rank() == root ? inOut : null, n, t, op, root);
+        reduce(isRoot(root) ? Communicator.IN_PLACE : inOut, isRoot(root) ? inOut : null, n, t, op, root);
     }
 
     /** Combines every rank's {@code in} with {@code op} into every rank's {@code out}. */
@@ -538,7 +542,7 @@ abstract class TypedCalls extends PointToPoint {
     public final void reduce(double[] inOut, ReduceOp op, int root) {
         Datatype t = typeFor(Datatype.DOUBLE, op);
         int n = items(t, length(inOut, "reduce", "inOut"));
-        reduce(rank() == root ? Communicator.IN_PLACE : inOut, rank() == root ? inOut : null, n, t, op, root);
+        reduce(isRoot(root) ? Communicator.IN_PLACE : inOut, isRoot(root) ? inOut : null, n, t, op, root);
     }
 
     /** Combines every rank's {@code in} with {@code op} into every rank's {@code out}. */
@@ -599,6 +603,11 @@ abstract class TypedCalls extends PointToPoint {
 
     abstract void exscan(Object send, Object recv, int count, Datatype type, ReduceOp op);
 
+    /** Whether {@code root} names this rank as a rooted collective's root (an intercommunicator's root passes ROOT). */
+    boolean isRoot(int root) {
+        return rank() == root;
+    }
+
     // ------------------------------------------------------------ counts from lengths
 
     /** The length of a collective's array argument {@code name}, which must not be null. */
@@ -623,12 +632,12 @@ abstract class TypedCalls extends PointToPoint {
 
     /** The length of {@code in}, which the root's {@code out} must have too. */
     private int rootedSame(Object in, Object out, int root, String call) {
-        return rank() == root ? same(in, out, call) : length(in, call, "in");
+        return isRoot(root) ? same(in, out, call) : length(in, call, "in");
     }
 
     private int gatherCount(Object in, Object out, int root) {
         int n = length(in, "gather", "in");
-        if (rank() == root) {
+        if (isRoot(root)) {
             blocks(length(out, "gather", "out (at the root)"), n, "gather", "out", "in");
         }
         return n;
@@ -636,7 +645,7 @@ abstract class TypedCalls extends PointToPoint {
 
     private int scatterCount(Object in, Object out, int root) {
         int n = length(out, "scatter", "out");
-        if (rank() == root) {
+        if (isRoot(root)) {
             blocks(length(in, "scatter", "in (at the root)"), n, "scatter", "in", "out");
         }
         return n;
@@ -655,20 +664,26 @@ abstract class TypedCalls extends PointToPoint {
 
     /** Checks that {@code whole}'s length {@code m} is size() blocks of {@code part}'s length {@code n}. */
     private void blocks(int m, int n, String call, String whole, String part) {
-        if (m != (long) size() * n) {
+        if (m != (long) peerCount() * n) {
             throw new TuttiException.InvalidArgument(call + ": " + whole + " has " + m + " elements; it needs one block"
-                    + " of " + part + ".length = " + n + " per rank, size() * " + n + " = " + (long) size() * n);
+                    + " of " + part + ".length = " + n + " per rank, " + blocksName() + " * " + n + " = "
+                    + (long) peerCount() * n);
         }
+    }
+
+    /** What counts a collective's blocks: size(), or an intercommunicator's remoteSize(). */
+    private String blocksName() {
+        return this instanceof Intercommunicator ? "remoteSize()" : "size()";
     }
 
     /** The length of one block of {@code buf}, which holds one per rank. */
     private int block(Object buf, String call, String name) {
         int m = length(buf, call, name);
-        if (m % size() != 0) {
+        if (m % peerCount() != 0) {
             throw new TuttiException.InvalidArgument(call + ": " + name + " has " + m + " elements, which is not one"
-                    + " block per rank: the length must be a multiple of size() = " + size());
+                    + " block per rank: the length must be a multiple of " + blocksName() + " = " + peerCount());
         }
-        return m / size();
+        return m / peerCount();
     }
 
     // ------------------------------------------------------------ MAXLOC and MINLOC

@@ -5,6 +5,7 @@ import static io.tutti.runtime.CollectiveArguments.extentOf;
 
 import io.tutti.Communicator;
 import io.tutti.Datatype;
+import io.tutti.Intercommunicator;
 import io.tutti.ReduceOp;
 import io.tutti.Request;
 import io.tutti.Status;
@@ -15,6 +16,7 @@ import io.tutti.coll.Collectives;
 import io.tutti.coll.ft.Agreement;
 import io.tutti.coll.ft.AgreementRun;
 import io.tutti.coll.schedule.CollectiveCall.Kind;
+import io.tutti.inter.Handshake;
 import io.tutti.offload.OffloadPlans;
 import io.tutti.offload.OffloadProgram;
 import io.tutti.offload.OffloadedCollective;
@@ -22,6 +24,7 @@ import io.tutti.p2p.Engine;
 import io.tutti.reduce.OffloadAlu;
 import io.tutti.rma.ShmWindow;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -33,6 +36,10 @@ import java.util.Arrays;
 final class RankCommunicator extends Communicator {
     /** Above every collective's wire tags (see {@code io.tutti.coll.HostExecutor}). */
     private static final int INTERNAL_TAG_SPLIT = 1 << 30;
+    /** The leaders' messages of {@link #createIntercomm}, on the peer communicator. */
+    private static final int INTERNAL_TAG_INTERCOMM = INTERNAL_TAG_SPLIT + 1;
+    /** The members' messages of {@link #createGroup}. */
+    private static final int INTERNAL_TAG_GROUP = INTERNAL_TAG_SPLIT + 2;
 
     private final Rank tutti;
     private final Engine engine;
@@ -467,6 +474,149 @@ final class RankCommunicator extends Communicator {
             newGroup[i] = group[members[i]];
         }
         return new RankCommunicator(tutti, engine, (int) newContext, newGroup);
+    }
+
+    /**
+     * The first member collects every other member's request (tag, group, next context) on this
+     * communicator's collective context and answers each with the largest next context, or with why
+     * they disagree; the other ranks take no part.
+     */
+    @Override
+    public Communicator createGroup(int[] ranks, int tag) {
+        String bad = Handshake.badMembers(ranks, group.length, rank);
+        if (bad != null) {
+            throw new TuttiException.InvalidArgument(bad);
+        }
+        if (tag < 0) {
+            throw new TuttiException.InvalidArgument("createGroup: invalid tag " + tag + ": 0 or more");
+        }
+        int[] members = new int[ranks.length];
+        for (int i = 0; i < ranks.length; i++) {
+            members[i] = group[ranks[i]];
+        }
+        long[] mine = Handshake.memberRequest(tag, members, tutti.nextContext());
+        int first = ranks[0];
+        long[] answer = new long[2];
+        String why = null;
+        if (rank == first) {
+            long[][] requests = new long[ranks.length][Handshake.GROUP_FIELDS];
+            Request[] reqs = new Request[ranks.length];
+            for (int i = 1; i < ranks.length; i++) {
+                reqs[i] = engine.irecv(context + 1, group[ranks[i]], INTERNAL_TAG_GROUP, requests[i], null, 0,
+                        8L * Handshake.GROUP_FIELDS, worldToComm);
+            }
+            Request.waitAll(reqs);
+            long next = mine[3];
+            for (int i = 1; i < ranks.length && why == null; i++) {
+                why = Handshake.memberDisagrees(mine, requests[i], ranks[i]);
+                next = Math.max(next, requests[i][3]);
+            }
+            answer[0] = next;
+            for (int i = 1; i < ranks.length; i++) {
+                sendAnswer(engine, context + 1, group[ranks[i]], INTERNAL_TAG_GROUP, next, why);
+            }
+        } else {
+            engine.send(context + 1, group[first], INTERNAL_TAG_GROUP, mine, null, 0, 8L * Handshake.GROUP_FIELDS);
+            why = receiveAnswer(engine, context + 1, group[first], INTERNAL_TAG_GROUP, answer, worldToComm);
+        }
+        if (why != null) {
+            throw new TuttiException.InvalidArgument(why);
+        }
+        tutti.contextUsed((int) answer[0]);
+        return new RankCommunicator(tutti, engine, (int) answer[0], members);
+    }
+
+    /** Sends a creation's answer: the agreed context and why it failed (null: it did not), as a header and the text. */
+    static void sendAnswer(Engine engine, int context, int worldDest, int tag, long agreed, String why) {
+        byte[] text = why == null ? new byte[0] : why.getBytes(StandardCharsets.UTF_8);
+        engine.send(context, worldDest, tag, new long[] {agreed, text.length}, null, 0, 16);
+        if (text.length > 0) {
+            engine.send(context, worldDest, tag, text, null, 0, text.length);
+        }
+    }
+
+    /** Receives what {@link #sendAnswer} sent: the context into {@code answer[0]}; returns why it failed, or null. */
+    static String receiveAnswer(Engine engine, int context, int worldSource, int tag, long[] answer,
+                                int[] worldToComm) {
+        engine.recv(context, worldSource, tag, answer, null, 0, 16, worldToComm, null);
+        if (answer[1] == 0) {
+            return null;
+        }
+        byte[] text = new byte[(int) answer[1]];
+        engine.recv(context, worldSource, tag, text, null, 0, text.length, worldToComm, null);
+        return new String(text, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Every rank learns the largest next context of its group; the leaders swap it, their tag and
+     * their groups over the peer (on its collective context), check each other and take the larger;
+     * each leader broadcasts the outcome to its group. The intercommunicator's own contexts are the
+     * agreed one and the three after it (see {@link RankIntercommunicator}).
+     */
+    @Override
+    public Intercommunicator createIntercomm(int localLeader, Communicator peer, int remoteLeader, int tag) {
+        checkRank(localLeader, "local leader");
+        long[] next = {tutti.nextContext()};
+        allreduce(next, ReduceOp.MAX);
+        long[] header = {next[0], 0, 0};   // agreed context, remote size, length of why it failed
+        int[] remote = null;
+        String why = null;
+        if (rank == localLeader) {
+            why = leaderCheck(peer, remoteLeader, tag);
+            if (why == null) {
+                RankCommunicator p = (RankCommunicator) peer;
+                int worldLeader = p.group[remoteLeader];
+                long[] mine = {tag, next[0], group.length};
+                long[] theirs = new long[3];
+                Request sent = engine.isend(p.context + 1, worldLeader, INTERNAL_TAG_INTERCOMM, mine, null, 0, 24);
+                engine.recv(p.context + 1, worldLeader, INTERNAL_TAG_INTERCOMM, theirs, null, 0, 24, p.worldToComm,
+                        null);
+                sent.waitFor();
+                remote = new int[(int) theirs[2]];
+                sent = engine.isend(p.context + 1, worldLeader, INTERNAL_TAG_INTERCOMM, group, null, 0,
+                        4L * group.length);
+                engine.recv(p.context + 1, worldLeader, INTERNAL_TAG_INTERCOMM, remote, null, 0, 4L * remote.length,
+                        p.worldToComm, null);
+                sent.waitFor();
+                why = Handshake.leadersDisagree(tag, (int) theirs[0], group, remote);
+                header[0] = Math.max(next[0], theirs[1]);
+                header[1] = remote.length;
+            }
+        }
+        byte[] text = why == null ? null : why.getBytes(StandardCharsets.UTF_8);
+        header[2] = text == null ? 0 : text.length;
+        bcast(header, localLeader);
+        if (header[2] > 0) {
+            text = rank == localLeader ? text : new byte[(int) header[2]];
+            bcast(text, localLeader);
+            throw new TuttiException.InvalidArgument(new String(text, StandardCharsets.UTF_8));
+        }
+        remote = rank == localLeader ? remote : new int[(int) header[1]];
+        bcast(remote, localLeader);
+        int agreed = (int) header[0];
+        tutti.contextUsed(agreed + 2);
+        return new RankIntercommunicator(tutti, engine, agreed, group, remote);
+    }
+
+    /** Why the local leader cannot reach the remote leader over {@code peer}, or null. */
+    private String leaderCheck(Communicator peer, int remoteLeader, int tag) {
+        if (!(peer instanceof RankCommunicator p) || peer.isInter()) {
+            return "createIntercomm: the local leader (rank " + rank + ") has " + (peer == null ? "no peer"
+                    + " communicator (null): the leader must be a member of the peer communicator" : "an"
+                    + " intercommunicator as the peer: the leaders need an intracommunicator they both belong to");
+        }
+        if (remoteLeader < 0 || remoteLeader >= p.group.length) {
+            return "createIntercomm: invalid remote leader " + remoteLeader + ": the peer communicator has "
+                    + p.group.length + " ranks (0.." + (p.group.length - 1) + ")";
+        }
+        if (remoteLeader == p.rank) {
+            return "createIntercomm: the remote leader " + remoteLeader + " is the local leader itself: the two groups"
+                    + " must be disjoint";
+        }
+        if (tag < 0) {
+            return "createIntercomm: invalid tag " + tag + ": 0 or more";
+        }
+        return null;
     }
 
     // ------------------------------------------------------------ surviving failed ranks

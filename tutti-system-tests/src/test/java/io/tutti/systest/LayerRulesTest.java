@@ -35,7 +35,7 @@ class LayerRulesTest {
     private static final String[] CORE = {"io.tutti", "io.tutti.os..", "io.tutti.idle..", "io.tutti.wire..",
         "io.tutti.rails..", "io.tutti.reduce..", "io.tutti.transport..", "io.tutti.metrics..", "io.tutti.bootstrap..",
         "io.tutti.p2p..",
-        "io.tutti.coll..", "io.tutti.offload..", "io.tutti.rma..", "io.tutti.runtime.."};
+        "io.tutti.coll..", "io.tutti.offload..", "io.tutti.rma..", "io.tutti.inter..", "io.tutti.runtime.."};
 
     private static JavaClasses classes;
 
@@ -149,6 +149,17 @@ class LayerRulesTest {
         check(noClasses().that().resideInAnyPackage(CORE).and().resideOutsideOfPackages("io.tutti.rma..",
                 "io.tutti.runtime..").should().dependOnClassesThat().resideInAPackage("io.tutti.rma..")
                 .because("only the runtime wires windows under the API"));
+    }
+
+    @Test
+    void intercommunicatorsAreBuiltOnTheApiOnly() {
+        check(noClasses().that().resideInAPackage("io.tutti.inter..").should().dependOnClassesThat(
+                resideInAPackage("io.tutti..").and(not(resideInAnyPackage("io.tutti", "io.tutti.inter.."))))
+                .because("an intercommunicator's collectives are a communicator's collectives plus messages between"
+                        + " the groups: the public calls, which the runtime wires to the engine"));
+        check(noClasses().that().resideInAnyPackage(CORE).and().resideOutsideOfPackages("io.tutti.inter..",
+                "io.tutti.runtime..").should().dependOnClassesThat().resideInAPackage("io.tutti.inter..")
+                .because("only the runtime wires intercommunicators under the API"));
     }
 
     @Test

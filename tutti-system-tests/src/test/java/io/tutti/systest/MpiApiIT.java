@@ -40,6 +40,7 @@ class MpiApiIT {
         "MpiCollectivesNonblocking, 8, nonblocking collectives ok",
         "MpiMessage, 2, matched probe ok", "MpiMessage, 8, matched probe ok",
         "MpiCommunicators, 2, communicators ok", "MpiCommunicators, 8, communicators ok",
+        "MpiIntercomm, 2, intercommunicators ok", "MpiIntercomm, 8, intercommunicators ok",
         "MpiDatatypes, 2, datatypes ok", "MpiDatatypes, 8, datatypes ok",
         "MpiEnvironment, 2, environment ok", "MpiEnvironment, 8, environment ok",
         "MpiTopologies, 2, topologies ok", "MpiTopologies, 8, topologies ok",
