@@ -147,7 +147,13 @@ final class Inbox {
             case MessageType.CALL -> calls.onCall(source, context, tag, handle,
                     MessageHeaderDescriptor.peerHandle(s, at), MessageHeaderDescriptor.address(s, at));
             case MessageType.FIN -> ok = rendezvous.onFin(source, tag, handle);
-            case MessageType.REVOKE -> revoke.accept(context);
+            case MessageType.REVOKE -> {
+                if (Revocations.valid(context)) {
+                    revoke.accept(context);
+                } else {
+                    ok = false;
+                }
+            }
             default -> ok = false;
         }
         if (!ok) {
