@@ -17,7 +17,8 @@ import org.junit.jupiter.api.AfterAll;
  * what it accepts has every field within bounds. {@link #frames}: frames injected into a connected
  * transport from its peer's address, raw or sealed with the session's key (so that the fuzzer gets
  * past the tag and MAC to the protocol): each is taken or dropped and counted, never raising an
- * exception past the checks, and no acknowledgement frees what was never sent. The corpora run as
+ * exception past the checks, and no acknowledgement frees what was never sent. {@link #tcpStream}:
+ * bytes sent on a new connection to a TCP rail, which frames the stream: the rank goes on working. The corpora run as
  * regression tests in every build; {@code bench/fuzz.sh} fuzzes them.
  */
 class DatagramFuzzTest {
@@ -54,6 +55,8 @@ class DatagramFuzzTest {
 
     /** Two connected ranks over loopback, made at the first frame and kept for the run. */
     private static Fixture pair;
+    /** The same over TCP, for {@link #tcpStream}. */
+    private static Fixture tcpPair;
     private static long counter = 1L << 40;
 
     @AfterAll
@@ -61,6 +64,10 @@ class DatagramFuzzTest {
         if (pair != null) {
             pair.close();
             pair = null;
+        }
+        if (tcpPair != null) {
+            tcpPair.close();
+            tcpPair = null;
         }
     }
 
@@ -113,5 +120,27 @@ class DatagramFuzzTest {
         });
         assertNull(t.upset(), () -> "a frame passed the checks and raised " + t.upset());
         assertTrue(t.released(1) <= t.nextSequence(1), "an acknowledgement freed records never sent");
+    }
+
+    @FuzzTest(maxDuration = "30s")
+    void tcpStream(byte[] bytes) throws Exception {
+        if (tcpPair == null) {
+            tcpPair = new Fixture(2, Map.of("TUTTI_NET", "tcp"));
+            tcpPair.awaitHandshake(30_000);
+        }
+        RailsTransport t = tcpPair.t[0];
+        try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open(t.railAddresses().get(0))) {
+            ByteBuffer b = ByteBuffer.wrap(bytes);
+            while (b.hasRemaining()) {
+                ch.write(b);
+                t.poll((source, record, at, n) -> true);
+            }
+            for (int i = 0; i < 3; i++) {
+                t.poll((source, record, at, n) -> true);
+            }
+        }
+        t.poll((source, record, at, n) -> true);
+        assertNull(t.upset(), () -> "a frame passed the checks and raised " + t.upset());
+        assertTrue(t.canSend(1), "a stranger's connection cut the rank off its peer");
     }
 }
