@@ -41,12 +41,12 @@ for t in "${targets[@]}"; do
     module=${t%% *}
     target=${t#* }
     echo "bench/fuzz.sh: fuzzing $target ($module) for ${seconds} s"
-    # -Xmx (and the direct buffers'): an input that makes a decoder allocate without bound is a finding (OutOfMemoryError),
-    # not a machine that swaps; the timeout: an input that takes 10 s is a hang
+    # -Xmx (and the direct buffers'): an input that makes a decoder allocate without bound is a
+    # finding (OutOfMemoryError), not a machine that swaps. No JUnit timeout: JUnit would apply it
+    # to the whole fuzzing run, which is one invocation of the test
     # -am: the module's dependencies come from this tree, not from ~/.m2 (their tests are filtered out)
     if ! JAZZER_FUZZ=1 ./mvnw -o -q -pl "$module" -am test -Dmaven.javadoc.skip -Dtest="$target" \
         -Dsurefire.failIfNoSpecifiedTests=false -Djazzer.max_duration="${seconds}s" \
-        -Djunit.jupiter.execution.timeout.testtemplate.method.default=10s \
         -Dtutti.test.jvm="-Xmx1g -XX:MaxDirectMemorySize=256m" >"target/fuzz-${target//#/-}.log" 2>&1; then
         failed="$failed $target"
         grep -E 'FuzzTestFinding|Caused by|^\s+at io\.tutti' "target/fuzz-${target//#/-}.log" | head -n 20 >&2 || true
