@@ -77,7 +77,7 @@ final class Hosts {
             }
             String where = name + " line " + (i + 1) + ": ";
             String[] words = line.split("\\s+");
-            if (words[0].contains("=")) {
+            if (!hostName(words[0])) {
                 throw new IllegalArgumentException(where + "'" + words[0] + "' is not a host name: a line is"
                         + " 'hostname [slots=N] [max_slots=M]'");
             }
@@ -126,7 +126,7 @@ final class Hosts {
             int colon = e.lastIndexOf(':');
             String name = colon < 0 ? e : e.substring(0, colon);
             String n = colon < 0 ? "1" : e.substring(colon + 1);
-            if (name.isEmpty() || name.chars().anyMatch(c -> Character.isWhitespace(c) || c == '=')) {
+            if (!hostName(name)) {
                 throw new IllegalArgumentException("--host: '" + entry + "' is not a host name: give HOST or"
                         + " HOST:SLOTS, e.g. --host a:4,b:4");
             }
@@ -137,6 +137,16 @@ final class Hosts {
             add(hosts, new Host(name, Integer.parseInt(n), 0));
         }
         return List.copyOf(hosts.values());
+    }
+
+    /**
+     * Whether {@code name} can be a host name: not empty, no '=', no white space nor control
+     * character (the hostfile's words split at ASCII white space only, so a control character
+     * would reach ssh inside a name).
+     */
+    private static boolean hostName(String name) {
+        return !name.isEmpty()
+                && name.chars().noneMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c) || c == '=');
     }
 
     private static void add(Map<String, Host> hosts, Host h) {

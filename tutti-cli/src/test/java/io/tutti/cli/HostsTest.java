@@ -85,4 +85,14 @@ class HostsTest {
         e = assertThrows(IllegalArgumentException.class, () -> Hosts.parseHostList(List.of(":4")));
         assertEquals("--host: ':4' is not a host name: give HOST or HOST:SLOTS, e.g. --host a:4,b:4", e.getMessage());
     }
+
+    /** Found by HostsFuzzTest: a control character is no white space to the hostfile's split, and reached ssh inside a name. */
+    @Test
+    void aControlCharacterInAHostNameIsAnError() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Hosts.parseHostfile("hosts", List.of("node\u001d1 slots=2")));
+        assertTrue(e.getMessage().startsWith("hosts line 1: 'node\u001d1' is not a host name"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Hosts.parseHostList(List.of("node\u00071:2")));
+        assertEquals(2, Hosts.parseHostfile("hosts", List.of("node-1.example slots=2")).getFirst().slots());
+    }
 }

@@ -169,11 +169,7 @@ final class Pmi2Client implements PmiConnection {
     }
 
     private Map<String, String> exchange(String cmd, long timeoutMillis, String... args) throws TimeoutException {
-        StringBuilder b = new StringBuilder("cmd=").append(cmd).append(';');
-        for (int i = 0; i < args.length; i += 2) {
-            b.append(args[i]).append('=').append(args[i + 1].replace(";", ";;")).append(';');
-        }
-        byte[] body = b.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] body = encode(cmd, args).getBytes(StandardCharsets.UTF_8);
         if (body.length > 999_999) {
             throw new IllegalArgumentException("PMI-2 command too long: " + body.length + " bytes");
         }
@@ -184,29 +180,53 @@ final class Pmi2Client implements PmiConnection {
         try {
             RawFd.write(fd, frame, timeoutMillis);
             long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
-            String len = new String(readExactly(HEADER, deadline), StandardCharsets.US_ASCII).trim();
-            int n;
-            try {
-                n = Integer.parseInt(len);
-            } catch (NumberFormatException e) {
-                throw new IllegalStateException("the PMI server's answer to " + cmd + " has no length header ('"
-                        + len + "')");
-            }
-            Map<String, String> r = parse(new String(readExactly(n, deadline), StandardCharsets.UTF_8));
-            if (!(cmd + "-response").equals(r.get("cmd"))) {
-                throw new IllegalStateException("the PMI server answered " + cmd + " with " + r.get("cmd"));
-            }
-            if (!"0".equals(r.get("rc"))) {
-                throw new IllegalStateException("the PMI server refused " + cmd + " (rc " + r.get("rc")
-                        + (r.containsKey("errmsg") ? ": " + r.get("errmsg") : "") + ")");
-            }
-            return r;
+            int n = bodyLength(cmd, readExactly(HEADER, deadline));
+            return answer(cmd, readExactly(n, deadline));
         } catch (IOException e) {
             throw new UncheckedIOException("PMI-2 " + cmd + " on PMI_FD=" + fd + " failed: " + e.getMessage(), e);
         }
     }
 
-    /** Parses {@code k=v;k=v;}, where {@code ;;} inside a value stands for one {@code ;}. */
+    /** The body of a command: {@code cmd=NAME;} then {@code k=v;} per pair of {@code args}, a {@code ;} in a value doubled. */
+    static String encode(String cmd, String... args) {
+        StringBuilder b = new StringBuilder("cmd=").append(cmd).append(';');
+        for (int i = 0; i < args.length; i += 2) {
+            b.append(args[i]).append('=').append(args[i + 1].replace(";", ";;")).append(';');
+        }
+        return b.toString();
+    }
+
+    /** The length an answer's header (six ASCII characters) announces; IllegalStateException if it is none. */
+    static int bodyLength(String cmd, byte[] header) {
+        String len = new String(header, StandardCharsets.US_ASCII).trim();
+        int n;
+        try {
+            n = Integer.parseInt(len);
+        } catch (NumberFormatException e) {
+            n = -1;
+        }
+        // six digits at most; a negative length would reach Arrays.copyOf as NegativeArraySizeException
+        if (n < 0 || n > 999_999) {
+            throw new IllegalStateException("the PMI server's answer to " + cmd + " has no length header ('"
+                    + len + "')");
+        }
+        return n;
+    }
+
+    /** The pairs of the answer to {@code cmd}; IllegalStateException if it answers another command or refuses. */
+    static Map<String, String> answer(String cmd, byte[] body) {
+        Map<String, String> r = parse(new String(body, StandardCharsets.UTF_8));
+        if (!(cmd + "-response").equals(r.get("cmd"))) {
+            throw new IllegalStateException("the PMI server answered " + cmd + " with " + r.get("cmd"));
+        }
+        if (!"0".equals(r.get("rc"))) {
+            throw new IllegalStateException("the PMI server refused " + cmd + " (rc " + r.get("rc")
+                    + (r.containsKey("errmsg") ? ": " + r.get("errmsg") : "") + ")");
+        }
+        return r;
+    }
+
+    /** Parses {@code k=v;k=v;}, where {@code ;;} inside a value stands for one {@code ;}; a word without {@code =} is skipped. */
     static Map<String, String> parse(String text) {
         Map<String, String> m = new LinkedHashMap<>();
         int i = 0;
@@ -214,6 +234,12 @@ final class Pmi2Client implements PmiConnection {
             int eq = text.indexOf('=', i);
             if (eq < 0) {
                 break;
+            }
+            int semi = text.indexOf(';', i);
+            if (semi >= 0 && semi < eq) {
+                // a word without '=' is no pair: skipped, so that it does not hide the key after it
+                i = semi + 1;
+                continue;
             }
             String key = text.substring(i, eq);
             StringBuilder v = new StringBuilder();

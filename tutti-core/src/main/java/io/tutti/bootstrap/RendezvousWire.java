@@ -6,7 +6,8 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -74,7 +75,7 @@ final class RendezvousWire {
     }
 
     /** Writes one frame; callers serialise writes on a channel. */
-    static void write(SocketChannel ch, byte type, int id, byte[]... fields) throws IOException {
+    static void write(WritableByteChannel ch, byte type, int id, byte[]... fields) throws IOException {
         int n = 1 + 4;
         for (byte[] f : fields) {
             n += 4 + f.length;
@@ -94,7 +95,7 @@ final class RendezvousWire {
     }
 
     /** Reads one frame; EOF before its first byte is {@link EOFException}, a malformed frame an IOException. */
-    static Frame read(SocketChannel ch) throws IOException {
+    static Frame read(ReadableByteChannel ch) throws IOException {
         ByteBuffer len = ByteBuffer.allocate(4);
         fill(ch, len, true);
         int n = len.flip().getInt();
@@ -122,7 +123,7 @@ final class RendezvousWire {
         return new Frame(type, id, fields);
     }
 
-    private static void fill(SocketChannel ch, ByteBuffer b, boolean eofOk) throws IOException {
+    private static void fill(ReadableByteChannel ch, ByteBuffer b, boolean eofOk) throws IOException {
         while (b.hasRemaining()) {
             if (ch.read(b) < 0) {
                 if (eofOk && b.position() == 0) {

@@ -269,6 +269,11 @@ public final class Engine implements AutoCloseable {
         return config;
     }
 
+    /** This rank's inbound ring (tests: the fuzz target writes records into it as a local peer would). */
+    InboundRing inboundRing() {
+        return links.inbound;
+    }
+
     /** Packets rejected by the decoder since start. */
     public long droppedPackets() {
         return links.dropped();

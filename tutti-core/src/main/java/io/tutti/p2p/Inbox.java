@@ -149,7 +149,13 @@ final class Inbox {
             case MessageType.CALL -> calls.onCall(source, context, tag, handle,
                     MessageHeaderDescriptor.peerHandle(s, at), MessageHeaderDescriptor.address(s, at));
             case MessageType.FIN -> ok = rendezvous.onFin(source, tag, handle);
-            case MessageType.REVOKE -> revoke.accept(context);
+            case MessageType.REVOKE -> {
+                if (Revocations.valid(context)) {
+                    revoke.accept(context);
+                } else {
+                    ok = false;
+                }
+            }
             case MessageType.RMA -> rma.onRma(s, at, source, context, tag, payload);
             default -> ok = false;
         }

@@ -16,8 +16,16 @@ import java.util.Map;
 final class Revocations {
     private final Outbox outbox;
     private final int rank;
-    /** Revoked contexts, a communicator's and its collectives' (context + 1): bit c of word c / 64. */
+    /**
+     * Contexts below this are kept as bits (128 KiB at most); larger ones, which only a job that has
+     * made half a million communicators reaches, in a sorted list: a REVOKE naming any context then
+     * costs little memory, whoever sent it.
+     */
+    static final int DENSE_CONTEXTS = 1 << 20;
+    /** Revoked contexts below {@link #DENSE_CONTEXTS}, a communicator's and its collectives' (context + 1): bit c of word c / 64. */
     private long[] revoked = new long[0];
+    /** Revoked contexts from {@link #DENSE_CONTEXTS} on, ascending. */
+    private int[] sparse = new int[0];
     /** Communicator context to its group (world ranks), for the flood; registered at creation. */
     private final Map<Integer, int[]> groups = new HashMap<>();
     /** Communicator context to the world ranks it has acknowledged as failed. */
@@ -30,9 +38,17 @@ final class Revocations {
 
     /** Whether operations on {@code context} must fail. */
     boolean revoked(int context) {
+        if (context >= DENSE_CONTEXTS) {
+            return sparse.length != 0 && java.util.Arrays.binarySearch(sparse, context) >= 0;
+        }
         long[] bits = revoked;
         int word = context >>> 6;
         return context >= 0 && word < bits.length && (bits[word] & 1L << (context & 63)) != 0;
+    }
+
+    /** Whether {@code context} can name a communicator: contexts are handed out from 2 upwards, two at a time. */
+    static boolean valid(int context) {
+        return context >= 0 && context < Integer.MAX_VALUE;
     }
 
     /** Records the group of the communicator on {@code context}; floods a revoke that came before it. */
@@ -45,17 +61,34 @@ final class Revocations {
 
     /** Revokes {@code context} here (a local call or a REVOKE record); floods it the first time. */
     void revoke(int context, Liveness liveness) {
-        if (revoked(context)) {
+        if (!valid(context) || revoked(context)) {
             return;
         }
-        long[] bits = java.util.Arrays.copyOf(revoked, Math.max(revoked.length, ((context + 1) >>> 6) + 1));
-        bits[context >>> 6] |= 1L << (context & 63);
-        bits[(context + 1) >>> 6] |= 1L << ((context + 1) & 63);
-        revoked = bits;
+        mark(context);
+        mark(context + 1);
         int[] group = groups.get(context);
         if (group != null) {
             flood(context, group, liveness);
         }
+    }
+
+    private void mark(int context) {
+        if (context >= DENSE_CONTEXTS) {
+            int at = java.util.Arrays.binarySearch(sparse, context);
+            if (at < 0) {
+                int[] s = new int[sparse.length + 1];
+                int i = -at - 1;
+                System.arraycopy(sparse, 0, s, 0, i);
+                s[i] = context;
+                System.arraycopy(sparse, i, s, i + 1, sparse.length - i);
+                sparse = s;
+            }
+            return;
+        }
+        if (context >>> 6 >= revoked.length) {
+            revoked = java.util.Arrays.copyOf(revoked, (context >>> 6) + 1);
+        }
+        revoked[context >>> 6] |= 1L << (context & 63);
     }
 
     private void flood(int context, int[] group, Liveness liveness) {

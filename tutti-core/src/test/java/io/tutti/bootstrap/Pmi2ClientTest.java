@@ -244,6 +244,21 @@ class Pmi2ClientTest {
                 PmiKeyValueStore.encode(";=% ").getBytes(StandardCharsets.US_ASCII));
     }
 
+    /** Found by BootstrapWireFuzzTest: a word without '=' made one key of itself and the pair after it. */
+    @Test
+    void aWordWithoutAValueDoesNotHideTheNextKey() {
+        assertEquals(Map.of("cmd", "x-response", "rc", "0"), Pmi2Client.parse("cmd=x-response;junk;rc=0;"));
+        assertEquals("0", Pmi2Client.answer("x", "junk;cmd=x-response;rc=0;".getBytes(StandardCharsets.UTF_8)).get("rc"));
+    }
+
+    @Test
+    void aNegativeLengthHeaderIsAnErrorThatSaysSo() {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> Pmi2Client.bodyLength("get", "-5    ".getBytes(StandardCharsets.US_ASCII)));
+        assertTrue(e.getMessage().contains("no length header ('-5')"), e.getMessage());
+        assertEquals(42, Pmi2Client.bodyLength("get", "42    ".getBytes(StandardCharsets.US_ASCII)));
+    }
+
     private PmiKeyValueStore assertDoesNotTimeOut() {
         try {
             return new PmiKeyValueStore(Pmi2Client.connect(client, 1, 10_000), Duration.ofSeconds(10));
