@@ -70,6 +70,8 @@ esac
 cmd=(mpirun --allow-run-as-root -np "$np" --mca btl "$btl")
 [[ "$np" -gt "$(nproc)" ]] && cmd+=(--oversubscribe)
 [[ "$btl" == "self,tcp" ]] && cmd+=(--mca btl_tcp_if_include lo)
+# one-sided over TCP too: the sm component would map the window in shared memory whatever the btl
+[[ "$btl" == "self,tcp" ]] && cmd+=(--mca osc pt2pt)
 [[ -n "$bind" ]] && cmd+=(--bind-to "$bind")
 [[ -n "${OMPI_SINGLE_COPY:-}" ]] && cmd+=(--mca btl_vader_single_copy_mechanism "$OMPI_SINGLE_COPY")
 # shellcheck disable=SC2206
