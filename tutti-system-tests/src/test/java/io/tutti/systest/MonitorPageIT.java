@@ -96,23 +96,28 @@ class MonitorPageIT {
             assertTrue(((List<?>) failed.get("states")).stream().filter("failed"::equals).count() == 1, failed::toString);
             screenshot(browser, "monitor-page-failed.png");
         } finally {
-            Files.writeString(work.resolve("stop"), "");
-            if (browser != null) {
-                browser.quit();
-            }
-            if (service != null) {
-                service.stop();
-            }
-            if (monitor != null) {
-                monitor.process().destroy();
-                if (!monitor.process().waitFor(20, TimeUnit.SECONDS)) {
-                    monitor.process().destroyForcibly();
-                }
-            }
+            stop(browser, service, monitor);
             // the launcher ends once it has stopped the killed rank's peers; a test failed earlier stops the job
             if (!job.process().waitFor(60, TimeUnit.SECONDS)) {
                 job.process().descendants().forEach(ProcessHandle::destroyForcibly);
                 job.process().destroyForcibly();
+            }
+        }
+    }
+
+    /** Ends the job's rounds (its stop file), then the browser, its driver and the monitor, each if started. */
+    private void stop(ChromeDriver browser, ChromeDriverService service, Launch.Running monitor) throws Exception {
+        Files.writeString(work.resolve("stop"), "");
+        if (browser != null) {
+            browser.quit();
+        }
+        if (service != null) {
+            service.stop();
+        }
+        if (monitor != null) {
+            monitor.process().destroy();
+            if (!monitor.process().waitFor(20, TimeUnit.SECONDS)) {
+                monitor.process().destroyForcibly();
             }
         }
     }
@@ -204,19 +209,7 @@ class MonitorPageIT {
             awaitRails(b, p -> "200".equals(p.get("status")) && p.get("states") instanceof List<?> st && st.size() == 2
                     && !String.valueOf(st.get(1)).startsWith("down") && List.of("0 down", "1 down").equals(p.get("buttons")));
         } finally {
-            Files.writeString(work.resolve("stop"), "");
-            if (browser != null) {
-                browser.quit();
-            }
-            if (service != null) {
-                service.stop();
-            }
-            if (monitor != null) {
-                monitor.process().destroy();
-                if (!monitor.process().waitFor(20, TimeUnit.SECONDS)) {
-                    monitor.process().destroyForcibly();
-                }
-            }
+            stop(browser, service, monitor);
         }
         Launch.Result r = job.await(Duration.ofSeconds(90));
         assertEquals(0, r.exitCode(), r::toString);
