@@ -382,6 +382,15 @@ public class Request implements Freeable {
     }
 
     private static Status[] some(Request[] requests, boolean withStatus, String call) throws MPIException {
+        // Every request is tested first and the answer read afterwards: read during the tests, a later
+        // request could complete (with an earlier one) after the earlier one was passed over.
+        boolean[] failed = new boolean[requests.length];
+        for (int i = 0; i < requests.length; i++) {
+            Request r = requests[i];
+            if (r != null && r.active && r.tutti != null && !r.tutti.isDone()) {
+                failed[i] = r.ready(call) && !r.tutti.isDone();   // ready, not done: complete() says why
+            }
+        }
         int active = 0;
         int done = 0;
         boolean[] ready = new boolean[requests.length];
@@ -389,7 +398,7 @@ public class Request implements Freeable {
             Request r = requests[i];
             if (r != null && r.active) {
                 active++;
-                if (r.ready(call)) {
+                if (r.tutti == null || r.tutti.isDone() || failed[i]) {
                     ready[i] = true;
                     done++;
                 }

@@ -72,21 +72,44 @@ public final class ShmFiles {
         }
     }
 
-    /** Removes a directory tree, ignoring what is already gone. */
+    /**
+     * Removes a directory tree, ignoring what is already gone. Two cleaners may run at once (a
+     * launcher's shutdown hook and its main thread): an entry the other removed is skipped, not an
+     * end of the walk, and a walk is repeated while the directory still stands.
+     */
     public static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
+        for (int attempt = 0; attempt < 3 && Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS); attempt++) {
+            try {
+                Files.walkFileTree(dir, new java.nio.file.SimpleFileVisitor<>() {
+                    @Override
+                    public java.nio.file.FileVisitResult visitFile(Path file,
+                            java.nio.file.attribute.BasicFileAttributes attrs) {
+                        quietlyDelete(file);
+                        return java.nio.file.FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
+                        return java.nio.file.FileVisitResult.CONTINUE;   // removed by the other cleaner
+                    }
+
+                    @Override
+                    public java.nio.file.FileVisitResult postVisitDirectory(Path d, IOException e) {
+                        quietlyDelete(d);
+                        return java.nio.file.FileVisitResult.CONTINUE;
+                    }
+                });
+            } catch (IOException | UncheckedIOException ignored) {
+                // the directory vanished while walking: the loop's check says whether it is gone
+            }
         }
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException ignored) {
-                    // best effort: a concurrent cleaner may have removed it
-                }
-            });
-        } catch (IOException | UncheckedIOException ignored) {
-            // directory vanished while walking
+    }
+
+    private static void quietlyDelete(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // a directory another process is still filling: the next attempt takes it
         }
     }
 }
