@@ -3,6 +3,7 @@ package io.tutti.cli;
 import io.tutti.bootstrap.ShmFiles;
 import io.tutti.metrics.CountersDescriptor;
 import io.tutti.metrics.CountersReader;
+import io.tutti.transport.RailCounters;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -21,6 +22,9 @@ import java.util.Set;
  * show the whole job (docs/guide/monitoring.md). The copy's header says it is one and whether its
  * rank still runs ({@link CountersDescriptor#COPY_OFFSET}), which the rank's pid cannot say here. A
  * rank whose own file is already in this directory (hosts that share /dev/shm) is left alone.
+ * The copy's rail command and answer words belong to this host: a command an operator posts there
+ * ({@code tutti rail}, the page) is forwarded to its rank ({@link #forward}), and the rank's answer
+ * written back ({@link #answered}); refreshes leave both words alone.
  */
 final class CounterCopies implements AutoCloseable {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -29,6 +33,13 @@ final class CounterCopies implements AutoCloseable {
     private final Path dir;
     private final Arena arena = Arena.ofShared();
     private final Map<Integer, MemorySegment> copies = new HashMap<>();
+    /** Per copy: where its command and answer words are, and the last command forwarded. */
+    private final Map<Integer, long[]> control = new HashMap<>();
+    private static final int COMMAND_AT = 0;
+    private static final int ANSWER_AT = 1;
+    private static final int FORWARDED = 2;
+    /** How often posted commands are looked for: as often as {@code RailControl} looks for answers. */
+    private static final long FORWARD_POLL_MILLIS = 5;
     /** Ranks whose own counters file is in this directory, or whose copies were refused. */
     private final Set<Integer> ignored = new HashSet<>();
     private boolean closed;
@@ -52,11 +63,78 @@ final class CounterCopies implements AutoCloseable {
                 return;
             }
             copy = ShmFiles.createAndMap(dir.resolve(name), bytes.length, arena);
+            long[] words;
+            try (CountersReader r = CountersReader.of(MemorySegment.ofArray(aligned(bytes)), null)) {
+                words = new long[] {r.commandOffset(), r.answerOffset(), 0};
+            }
             copies.put(rank, copy);
-            refresh(copy, bytes);
+            control.put(rank, words);
+            refresh(copy, bytes, words);
             LONG.setRelease(copy, (long) CountersDescriptor.MAGIC_OFFSET, CountersDescriptor.MAGIC);
         } else if (bytes.length == copy.byteSize()) {
-            refresh(copy, bytes);
+            refresh(copy, bytes, control.get(rank));
+        }
+    }
+
+    /** Where forwarded commands go: false when the rank cannot be reached. */
+    @FunctionalInterface
+    interface Forwarder {
+        boolean send(int rank, long command);
+    }
+
+    /**
+     * Forwards the rail commands operators post in the copies to their ranks through {@code to},
+     * from a thread of its own that looks every few milliseconds, until {@link #close}.
+     */
+    void forward(Forwarder to) {
+        Thread.ofPlatform().daemon().name("tutti-rail-forward").start(() -> {
+            while (forwardOnce(to)) {
+                try {
+                    Thread.sleep(FORWARD_POLL_MILLIS);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+    }
+
+    /**
+     * One look at every copy: a command posted and not yet answered or forwarded goes to its rank
+     * (a rank that cannot be reached is answered {@link RailCounters#ENDED}). False once closed.
+     * Acquire loads of both words; the answer is a release store.
+     */
+    synchronized boolean forwardOnce(Forwarder to) {
+        if (closed) {
+            return false;
+        }
+        for (Map.Entry<Integer, MemorySegment> e : copies.entrySet()) {
+            MemorySegment copy = e.getValue();
+            long[] words = control.get(e.getKey());
+            long command = (long) LONG.getAcquire(copy, words[COMMAND_AT]);
+            long answer = (long) LONG.getAcquire(copy, words[ANSWER_AT]);
+            if (command == 0 || command == words[FORWARDED]
+                    || RailCounters.sequence(command) == RailCounters.sequence(answer)) {
+                continue;
+            }
+            words[FORWARDED] = command;
+            boolean running = (int) INT.getAcquire(copy, (long) CountersDescriptor.COPY_OFFSET)
+                    == CountersDescriptor.COPY_RUNNING;
+            if (!running || !to.send(e.getKey(), command)) {
+                LONG.setRelease(copy, words[ANSWER_AT], RailCounters.answer(command, RailCounters.ENDED));
+            }
+        }
+        return true;
+    }
+
+    /** Rank {@code rank} answered a forwarded command: written to its copy if it is the latest one. Release. */
+    synchronized void answered(int rank, long answer) {
+        MemorySegment copy = copies.get(rank);
+        if (closed || copy == null) {
+            return;
+        }
+        long[] words = control.get(rank);
+        if (RailCounters.sequence((long) LONG.getAcquire(copy, words[COMMAND_AT])) == RailCounters.sequence(answer)) {
+            LONG.setRelease(copy, words[ANSWER_AT], answer);
         }
     }
 
@@ -67,6 +145,13 @@ final class CounterCopies implements AutoCloseable {
                 == CountersDescriptor.COPY_RUNNING) {
             INT.setRelease(copy, (long) CountersDescriptor.COPY_OFFSET,
                     failed ? CountersDescriptor.COPY_FAILED : CountersDescriptor.COPY_DONE);
+            // a command still waiting for this rank gets its answer now, not at the operator's timeout
+            long[] words = control.get(rank);
+            long command = (long) LONG.getAcquire(copy, words[COMMAND_AT]);
+            if (command != 0 && RailCounters.sequence(command)
+                    != RailCounters.sequence((long) LONG.getAcquire(copy, words[ANSWER_AT]))) {
+                LONG.setRelease(copy, words[ANSWER_AT], RailCounters.answer(command, RailCounters.ENDED));
+            }
         }
     }
 
@@ -81,11 +166,15 @@ final class CounterCopies implements AutoCloseable {
         arena.close();
     }
 
+    /** The bytes in a long array, as the reader's cells are 8-byte aligned. */
+    private static long[] aligned(byte[] bytes) {
+        long[] a = new long[(bytes.length + 7) / 8];
+        MemorySegment.copy(bytes, 0, MemorySegment.ofArray(a), ValueLayout.JAVA_BYTE, 0, bytes.length);
+        return a;
+    }
+
     private static boolean valid(int rank, byte[] bytes) {
-        // a long array, as the reader's cells are 8-byte aligned
-        MemorySegment aligned = MemorySegment.ofArray(new long[(bytes.length + 7) / 8]);
-        MemorySegment.copy(bytes, 0, aligned, ValueLayout.JAVA_BYTE, 0, bytes.length);
-        try (CountersReader r = CountersReader.of(aligned, null)) {
+        try (CountersReader r = CountersReader.of(MemorySegment.ofArray(aligned(bytes)), null)) {
             return r != null && r.rank() == rank && r.copyState() == CountersDescriptor.COPY_NONE;
         } catch (RuntimeException e) {
             return false; // another layout version, or cut short: a copy nobody could read
@@ -93,14 +182,21 @@ final class CounterCopies implements AutoCloseable {
     }
 
     /**
-     * Copies all but the magic and the two copy cells, which keep what this launcher wrote, then
-     * stamps the time. Bulk copies move aligned 8-byte cells whole, so readers see no torn counter.
+     * Copies all but the magic, the two copy cells and the command and answer words, which keep what
+     * this host wrote (zero at first), then stamps the time. Bulk copies move aligned 8-byte cells
+     * whole, so readers see no torn counter.
      */
-    private static void refresh(MemorySegment copy, byte[] bytes) {
+    private static void refresh(MemorySegment copy, byte[] bytes, long[] words) {
         int state = CountersDescriptor.COPY_OFFSET;
         int after = CountersDescriptor.COPIED_OFFSET + 8;
+        long command = words[COMMAND_AT];
+        long answer = words[ANSWER_AT];
         MemorySegment.copy(bytes, 8, copy, ValueLayout.JAVA_BYTE, 8, state - 8);
-        MemorySegment.copy(bytes, after, copy, ValueLayout.JAVA_BYTE, after, bytes.length - after);
+        MemorySegment.copy(bytes, after, copy, ValueLayout.JAVA_BYTE, after, (int) (command - after));
+        MemorySegment.copy(bytes, (int) command + 8, copy, ValueLayout.JAVA_BYTE, command + 8,
+                (int) (answer - command - 8));
+        MemorySegment.copy(bytes, (int) answer + 8, copy, ValueLayout.JAVA_BYTE, answer + 8,
+                (int) (bytes.length - answer - 8));
         if ((int) INT.getAcquire(copy, (long) state) == CountersDescriptor.COPY_NONE) {
             INT.setRelease(copy, (long) state, CountersDescriptor.COPY_RUNNING);
         }

@@ -339,6 +339,9 @@ public final class Launcher {
             CounterCopies kept = new CounterCopies(job.dir());
             copies = kept;
             server.onCopy(kept::copied);
+            // rail commands posted in those copies go to their ranks, and the answers come back
+            server.onRailAnswer(kept::answered);
+            kept.forward(server::railCommand);
             server.onRankLost(r -> {
                 kept.ended(r, true);
                 exited.add(-r - 1);

@@ -15,7 +15,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code tutti rail JOB down|up RAIL}: takes a network rail out of service at the running ranks
- * of a job on this host, or brings it back, through their counters files ({@link RailControl}).
+ * of a job on this host, or brings it back, through their counters files ({@link RailControl}); on
+ * the launcher's host also at its ranks on other hosts, through the launcher's copies of theirs.
  */
 @Command(name = "rail", usageHelpAutoWidth = true, sortOptions = false, mixinStandardHelpOptions = true,
         description = {
@@ -25,7 +26,8 @@ import picocli.CommandLine.Spec;
                 + " 'tutti status JOB' shows the rail as 'down (admin)'.",
             "RAIL is the rail's index or its interface or address, as 'tutti status JOB' shows it. Taking down a"
                 + " rank's last rail in service is refused. Commands travel through the ranks' counters files, so"
-                + " they need tutti.counters on (the default) and the job's owner; on other hosts, run it there."},
+                + " they need tutti.counters on (the default) and the job's owner. On the launcher's host it reaches"
+                + " the job's ranks on other hosts too: the launcher forwards the command to them."},
         footer = {"", "Examples:",
             "  tutti rail 1f2e3d4c down 1",
             "  tutti rail 1f2e3d4c down eth1 --rank 0",

@@ -10,6 +10,7 @@ import io.tutti.metrics.Counters;
 import io.tutti.metrics.CountersDescriptor;
 import io.tutti.metrics.RailControl;
 import io.tutti.monitor.JobCounters;
+import io.tutti.transport.RailCounters;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -88,13 +89,78 @@ class CounterCopiesTest {
     }
 
     @Test
-    void railCommandsSayThatARankOnAnotherHostIsCommandedThere() {
+    void aRailCommandPostedInACopyGoesToItsRankAndItsAnswerComesBack() throws Exception {
         Path dir = ShmFiles.createJobDirectory(root.resolve("tutti-beef"));
         try (Arena arena = Arena.ofShared(); CounterCopies copies = new CounterCopies(dir)) {
             copies.copied(1, "counters-1", countersOf(1, 1, arena));
-            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                    () -> RailControl.apply(dir, "0", true, -1, Duration.ofSeconds(1)));
-            assertTrue(e.getMessage().contains("rank(s) [1] of job beef run on other hosts"), e.getMessage());
+            List<long[]> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+            java.util.concurrent.Future<List<RailControl.Outcome>> operator = java.util.concurrent.Executors
+                    .newVirtualThreadPerTaskExecutor().submit(() -> RailControl.apply(dir, "eth0", true, -1,
+                            Duration.ofSeconds(30)));
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (sent.isEmpty() && System.nanoTime() < deadline) {
+                copies.forwardOnce((rank, command) -> sent.add(new long[] {rank, command}));
+                Thread.sleep(5);
+            }
+            assertEquals(1, sent.size(), "the command went to its rank once");
+            long command = sent.getFirst()[1];
+            assertEquals(1, sent.getFirst()[0]);
+            assertEquals(RailCounters.RAIL_DOWN, RailCounters.operation(command));
+            assertEquals(0, RailCounters.rail(command));
+            // the rank's next copy, its own words zero, leaves the posted command alone
+            copies.copied(1, "counters-1", countersOf(1, 2, arena));
+            copies.forwardOnce((rank, c) -> sent.add(new long[] {rank, c}));
+            assertEquals(1, sent.size(), "forwarded once, not again at each look");
+            copies.answered(1, RailCounters.answer(command, RailCounters.LAST_RAIL));
+            List<RailControl.Outcome> out = operator.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(1, out.size());
+            assertFalse(out.getFirst().done());
+            assertTrue(out.getFirst().message().contains("is its last rail in service"), out::toString);
         }
+    }
+
+    @Test
+    void aCommandForARankThatEndsOrCannotBeReachedIsAnsweredAtOnce() throws Exception {
+        Path dir = ShmFiles.createJobDirectory(root.resolve("tutti-beef"));
+        try (Arena arena = Arena.ofShared(); CounterCopies copies = new CounterCopies(dir);
+             RailControl c = RailControl.open(create(copies, dir, arena));
+             var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            // the rank's connection is gone: the launcher answers at once
+            var unreachable = pool.submit(() -> c.command(RailCounters.RAIL_UP, 0, Duration.ofSeconds(30)));
+            awaitPosted(c, 1);
+            copies.forwardOnce((rank, command) -> false);
+            RailControl.Outcome o = unreachable.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(o.message().contains("the rank ended first"), o::toString);
+
+            // forwarded, then the rank ends before it answers: answered when it ends
+            List<Long> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+            var pending = pool.submit(() -> c.command(RailCounters.RAIL_UP, 0, Duration.ofSeconds(30)));
+            awaitPosted(c, 2);
+            copies.forwardOnce((rank, command) -> sent.add(command));
+            assertEquals(1, sent.size());
+            copies.ended(1, true);
+            o = pending.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(o.message().contains("the rank ended first"), o::toString);
+
+            // and a rank that has ended is not commanded at all
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    IllegalArgumentException.class, () -> RailControl.apply(dir, "0", true, -1, Duration.ofSeconds(1)));
+            assertTrue(e.getMessage().contains("rank(s) [1] of job beef ran on other hosts and have ended"),
+                    e.getMessage());
+        }
+    }
+
+    private static Path create(CounterCopies copies, Path dir, Arena arena) {
+        copies.copied(1, "counters-1", countersOf(1, 1, arena));
+        return dir.resolve("counters-1");
+    }
+
+    /** Waits until the {@code seq}-th command is posted in {@code c}'s file. */
+    private static void awaitPosted(RailControl c, int seq) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (RailCounters.sequence(c.commandWord()) < seq && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(seq, RailCounters.sequence(c.commandWord()));
     }
 }

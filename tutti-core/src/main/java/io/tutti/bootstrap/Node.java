@@ -259,9 +259,9 @@ public final class Node implements Fabric {
 
     /** Copies go over the rendezvous connection when the launcher is in another pid space (another host). */
     @Override
-    public Runnable copyToLauncher(String name, MemorySegment file) {
+    public Runnable copyToLauncher(String name, MemorySegment file, java.util.function.IntBinaryOperator railCommands) {
         if (kvs instanceof RendezvousClient c && job.launcherPid() < 0) {
-            return c.copy(name, file);
+            return c.copy(name, file, railCommands);
         }
         return () -> { };
     }

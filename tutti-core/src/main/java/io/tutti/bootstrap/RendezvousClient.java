@@ -53,6 +53,8 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     private MemorySegment copied;
     private String copiedName;
     private byte[] copyBuffer;
+    /** Carries out the rail commands the launcher forwards: (operation, rail) to result. */
+    private volatile java.util.function.IntBinaryOperator railCommands;
 
     private RendezvousClient(SocketChannel ch, String address, int rank, Duration timeout, Consumer<String> onLost) {
         this.ch = ch;
@@ -198,6 +200,7 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
                         }
                     }
                     case RendezvousWire.FAILED -> failures.putIfAbsent(Integer.parseInt(f.text(0)), f.text(1));
+                    case RendezvousWire.RAIL -> railCommand(RendezvousServer.parseWord(f.text(0)));
                     case RendezvousWire.ERROR -> {
                         CompletableFuture<String> p = pending.remove(f.id());
                         if (p != null) {
@@ -250,7 +253,8 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
      * launcher this rank lives). Returns what sends the last copy and stops, to run before
      * {@code file} is unmapped.
      */
-    Runnable copy(String name, MemorySegment file) {
+    Runnable copy(String name, MemorySegment file, java.util.function.IntBinaryOperator railCommands) {
+        this.railCommands = railCommands;
         synchronized (this) {
             copied = file;
             copiedName = name;
@@ -268,6 +272,36 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
                 copied = null;
             }
         };
+    }
+
+    /**
+     * A rail command the launcher forwards from its copy of this rank's counters: carried out on a
+     * thread of its own (it waits for the transport's answer), then answered with RAIL_ANSWER and
+     * a fresh copy, so the launcher's view shows the rail's new state at once.
+     */
+    private void railCommand(long word) {
+        java.util.function.IntBinaryOperator handler = railCommands;
+        if (word == 0 || handler == null) {
+            return;
+        }
+        Thread.ofVirtual().name("tutti-rail-command").start(() -> {
+            int result = handler.applyAsInt(io.tutti.transport.RailCounters.operation(word),
+                    io.tutti.transport.RailCounters.rail(word));
+            if (result == 0) {
+                return;   // no answer in time: the operator's own wait says so
+            }
+            synchronized (this) {
+                try {
+                    if (copied != null) {
+                        sendCopy();
+                    }
+                    RendezvousWire.write(ch, RendezvousWire.RAIL_ANSWER, 0,
+                            utf8(Long.toString(io.tutti.transport.RailCounters.answer(word, result))));
+                } catch (IOException e) {
+                    // the reader sees the broken connection
+                }
+            }
+        });
     }
 
     /**

@@ -60,6 +60,7 @@ public final class RendezvousServer implements AutoCloseable {
     private volatile IntConsumer onRankLost = r -> { };
     private volatile Consumer<String> onRejected = m -> { };
     private volatile CopyListener onCopy = (r, name, bytes) -> { };
+    private volatile RailAnswerListener onRailAnswer = (r, word) -> { };
     private volatile boolean closed;
 
     private record Waiter(Connection conn, int id) {
@@ -150,6 +151,43 @@ public final class RendezvousServer implements AutoCloseable {
     /** Gives {@code listener} the copies ranks send (on their connections' threads). */
     public void onCopy(CopyListener listener) {
         this.onCopy = listener;
+    }
+
+    /** A rank's answer to a rail command sent with {@link #railCommand}. */
+    @FunctionalInterface
+    public interface RailAnswerListener {
+        /** Rank {@code rank} (authenticated) answered: {@code word} in {@code RailCounters}' answer encoding. */
+        void answered(int rank, long word);
+    }
+
+    /** Gives {@code listener} the ranks' answers to rail commands (on their connections' threads). */
+    public void onRailAnswer(RailAnswerListener listener) {
+        this.onRailAnswer = listener;
+    }
+
+    /**
+     * Sends rail command {@code word} ({@code RailCounters}' command encoding) to rank {@code rank},
+     * whose answer comes to {@link #onRailAnswer}; false when the rank is not connected.
+     */
+    public boolean railCommand(int rank, long word) {
+        Connection c;
+        synchronized (this) {
+            c = ranks.get(rank);
+        }
+        if (c == null) {
+            return false;
+        }
+        c.send(RendezvousWire.RAIL, 0, utf8(Long.toString(word)));
+        return true;
+    }
+
+    /** A command or answer word in decimal; 0 (none) when it is not one. */
+    static long parseWord(String text) {
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     /** Called with a description of every refused connection. */
@@ -269,6 +307,13 @@ public final class RendezvousServer implements AutoCloseable {
                     if (f.type() == RendezvousWire.COPY) {
                         if (f.fields().size() == 2) {
                             onCopy.copied(rank, f.text(0), f.fields().get(1));
+                        }
+                        continue;
+                    }
+                    if (f.type() == RendezvousWire.RAIL_ANSWER) {
+                        long word = f.fields().size() == 1 ? parseWord(f.text(0)) : 0;
+                        if (word != 0) {
+                            onRailAnswer.answered(rank, word);
                         }
                         continue;
                     }

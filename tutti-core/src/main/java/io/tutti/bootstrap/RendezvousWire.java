@@ -34,7 +34,9 @@ import javax.crypto.spec.SecretKeySpec;
  * The server tells every other rank of a rank's death at once with FAILED(rank, reason), and a rank
  * that joins later of the deaths before it, so no rank waits for a silence timeout to learn of one.
  * A rank on another host than the launcher sends COPY(name, bytes) of its counters file in place of
- * its pings, which the launcher keeps as a copy in its own job directory.
+ * its pings, which the launcher keeps as a copy in its own job directory. A rail command posted in
+ * that copy travels to the rank as RAIL(command word), and the rank's answer comes back as
+ * RAIL_ANSWER(answer word), both in {@link io.tutti.transport.RailCounters}' encoding.
  */
 final class RendezvousWire {
     static final String MAGIC = "tutti-rendezvous-1";
@@ -56,6 +58,8 @@ final class RendezvousWire {
     static final byte ERROR = 13;
     static final byte FAILED = 14;
     static final byte COPY = 15;
+    static final byte RAIL = 16;
+    static final byte RAIL_ANSWER = 17;
 
     private RendezvousWire() {
     }

@@ -137,6 +137,16 @@ public final class CountersReader implements AutoCloseable {
         return errors.size();
     }
 
+    /** Where this file's rail command word is ({@link RailControl} posts it); the answer word is one line on. */
+    public long commandOffset() {
+        return CountersDescriptor.commandOffset(errors.size(), size, operations.size());
+    }
+
+    /** Where this file's rail answer word is (the transport, or a launcher for its copy, writes it). */
+    public long answerOffset() {
+        return CountersDescriptor.answerOffset(errors.size(), size, operations.size());
+    }
+
     /** The names of the rank's network rails, by index; empty when it has none. */
     public List<String> railNames() {
         long railsAt = railsOffset(errors.size(), size, operations.size());

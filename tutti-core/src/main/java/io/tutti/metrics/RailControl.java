@@ -24,7 +24,9 @@ import java.util.Set;
 /**
  * Takes a network rail of a running rank out of service and brings it back, through the command
  * line of its counters file ({@link CountersDescriptor}): what {@code tutti rail} and the status
- * page call. {@link #apply} does it for the ranks of a job on this host; an instance is one rank's
+ * page call. {@link #apply} does it for the ranks of a job whose files are on this host, and for
+ * those its launcher here keeps copies of (the launcher forwards a command posted in a copy to its
+ * rank on the other host and writes the answer back); an instance is one rank's
  * file, mapped read-write after checking that it and its directory belong to this user and nobody
  * else may write them. A command is posted by compare-and-set once the previous one is answered
  * (two operators at once take turns), and the rank's transport answers it from the poll that copies
@@ -52,9 +54,8 @@ public final class RailControl implements AutoCloseable {
         this.arena = arena;
         this.s = s;
         this.reader = reader;
-        int errors = reader.errorKinds();
-        this.command = commandOffset(errors, reader.size(), reader.operations().size());
-        this.answer = answerOffset(errors, reader.size(), reader.operations().size());
+        this.command = reader.commandOffset();
+        this.answer = reader.answerOffset();
     }
 
     /**
@@ -148,24 +149,54 @@ public final class RailControl implements AutoCloseable {
      * {@code rail} and waits up to {@code timeout} for the rank's answer.
      */
     public Outcome command(int op, int rail, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
         String name = rail >= 0 && rail < rails().size() ? rails().get(rail) : "?";
+        long answered = postAndWait(op, rail, timeout);
+        if (answered == UNPOSTED) {
+            return new Outcome(rank(), rail, name, false, "its previous rail command is still unanswered after "
+                    + timeout.toMillis() + " ms (is the process stopped?); try again");
+        }
+        if (answered == UNANSWERED) {
+            return new Outcome(rank(), rail, name, false, "no answer within " + timeout.toMillis()
+                    + " ms (is the process stopped?); the command stays posted and is taken when it polls again");
+        }
+        return outcome(rail, name, op, RailCounters.operation(answered));
+    }
+
+    /**
+     * Posts {@code op} on {@code rail} and waits up to {@code timeout} for the answer: its result
+     * ({@link RailCounters#DONE}, ...), or 0 when it could not be posted or was not answered in time.
+     * What a rank runs for a command its launcher forwards from another host.
+     */
+    public int carryOut(int op, int rail, Duration timeout) {
+        try {
+            long answered = postAndWait(op, rail, timeout);
+            return answered == UNPOSTED || answered == UNANSWERED ? 0 : RailCounters.operation(answered);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        }
+    }
+
+    private static final long UNPOSTED = -1;
+    private static final long UNANSWERED = -2;
+
+    /** The answer word, or {@link #UNPOSTED} / {@link #UNANSWERED} when the deadline passed first. */
+    private long postAndWait(int op, int rail, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
         long posted;
         while ((posted = tryPost(op, rail)) == 0) {
             if (System.nanoTime() > deadline) {
-                return new Outcome(rank(), rail, name, false, "its previous rail command is still unanswered after "
-                        + timeout.toMillis() + " ms (is the process stopped?); try again");
+                return UNPOSTED;
             }
             Thread.sleep(POLL_MILLIS);
         }
         while (true) {
             long answered = (long) LONG.getAcquire(s, answer);
             if (RailCounters.sequence(answered) == RailCounters.sequence(posted)) {
-                return outcome(rail, name, op, RailCounters.operation(answered));
+                return answered;
             }
             if (System.nanoTime() > deadline) {
-                return new Outcome(rank(), rail, name, false, "no answer within " + timeout.toMillis()
-                        + " ms (is the process stopped?); the command stays posted and is taken when it polls again");
+                return UNANSWERED;
             }
             Thread.sleep(POLL_MILLIS);
         }
@@ -191,7 +222,7 @@ public final class RailControl implements AutoCloseable {
     }
 
     /** The latest command word posted (0: none). Acquire. */
-    long commandWord() {
+    public long commandWord() {
         return (long) LONG.getAcquire(s, command);
     }
 
@@ -202,6 +233,7 @@ public final class RailControl implements AutoCloseable {
             case RailCounters.LAST_RAIL -> new Outcome(rank(), rail, name, false, "refused: rail " + rail + " (" + name
                     + ") is its last rail in service; bring another one up first");
             case RailCounters.NO_SUCH_RAIL -> new Outcome(rank(), rail, name, false, "it has no rail " + rail);
+            case RailCounters.ENDED -> new Outcome(rank(), rail, name, false, "not changed: the rank ended first");
             default -> new Outcome(rank(), rail, name, false, "unknown answer " + result);
         };
     }
@@ -220,30 +252,31 @@ public final class RailControl implements AutoCloseable {
                     + "); 'tutti status' lists the jobs here");
         }
         List<RailControl> ranks = new ArrayList<>();
-        List<Integer> elsewhere = new ArrayList<>();
+        List<Integer> ended = new ArrayList<>();
         try {
             try (DirectoryStream<Path> files = Files.newDirectoryStream(jobDir, "counters-*")) {
                 for (Path f : files) {
                     RailControl c = open(f);
-                    if (c.reader.copyState() != COPY_NONE && (onlyRank < 0 || c.rank() == onlyRank)) {
-                        // a launcher's copy of a rank on another host: the rank never reads it
-                        elsewhere.add(c.rank());
+                    int copy = c.reader.copyState();
+                    if (onlyRank >= 0 && c.rank() != onlyRank) {
                         c.close();
-                    } else if (onlyRank < 0 || c.rank() == onlyRank) {
-                        ranks.add(c);
+                    } else if (copy == COPY_DONE || copy == COPY_FAILED) {
+                        // a launcher's copy of a rank on another host that has ended
+                        ended.add(c.rank());
+                        c.close();
                     } else {
-                        c.close();
+                        // a rank's own file, or a launcher's copy: the launcher forwards the command
+                        ranks.add(c);
                     }
                 }
             } catch (IOException e) {
                 throw new IllegalArgumentException("cannot list " + jobDir + ": " + e.getMessage(), e);
             }
             ranks.sort(Comparator.comparingInt(RailControl::rank));
-            if (ranks.isEmpty() && !elsewhere.isEmpty()) {
-                elsewhere.sort(null);
-                throw new IllegalArgumentException("rank(s) " + elsewhere + " of job " + job + " run on other hosts"
-                        + " (this host keeps copies of their counters): run 'tutti rail " + job + " ...' on their"
-                        + " hosts, e.g. through ssh");
+            ended.sort(null);
+            if (ranks.isEmpty() && !ended.isEmpty()) {
+                throw new IllegalArgumentException("rank(s) " + ended + " of job " + job + " ran on other hosts and"
+                        + " have ended: there is no rail to change");
             }
             if (ranks.isEmpty()) {
                 throw new IllegalArgumentException(onlyRank >= 0 ? "job " + job + " has no rank " + onlyRank
@@ -278,8 +311,8 @@ public final class RailControl implements AutoCloseable {
             for (int[] t : targets) {
                 out.add(ranks.get(t[0]).command(down ? RailCounters.RAIL_DOWN : RailCounters.RAIL_UP, t[1], timeout));
             }
-            for (int r : elsewhere) {
-                out.add(new Outcome(r, -1, "", false, "not changed: it runs on another host; run 'tutti rail' there"));
+            for (int r : ended) {
+                out.add(new Outcome(r, -1, "", false, "not changed: it ran on another host and has ended"));
             }
             return out;
         } finally {

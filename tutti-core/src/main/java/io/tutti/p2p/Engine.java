@@ -6,6 +6,7 @@ import io.tutti.TuttiException;
 import io.tutti.metrics.Counters;
 import io.tutti.metrics.CountersConfig;
 import io.tutti.metrics.CountersDescriptor;
+import io.tutti.metrics.RailControl;
 import io.tutti.os.SingleCopy;
 import io.tutti.transport.Fabric;
 import io.tutti.transport.RemoteTransport;
@@ -187,6 +188,9 @@ public final class Engine implements AutoCloseable {
         agent.start();
     }
 
+    /** How long a rail command forwarded by the launcher may wait for the transport's answer. */
+    private static final java.time.Duration FORWARDED_COMMAND_WAIT = java.time.Duration.ofSeconds(30);
+
     /** This rank's counters: in its file in the job's directory when on, else private and still (no file). */
     private Counters counters(Fabric fabric, CountersConfig counting, List<String> operations) {
         int size = fabric.size();
@@ -198,7 +202,10 @@ public final class Engine implements AutoCloseable {
         String name = CountersDescriptor.fileName(fabric.rank());
         MemorySegment file = fabric.create(name, Counters.fileLength(size, operations.size()), arena);
         Counters c = Counters.format(file, true, job, fabric.rank(), size, ProcessHandle.current().pid(), operations);
-        stopCopies = fabric.copyToLauncher(name, file);
+        // a command forwarded from the launcher's copy goes through this file, as a local operator's does
+        RailControl control = RailControl.of(file);
+        stopCopies = fabric.copyToLauncher(name, file, (op, rail) -> control == null ? 0
+                : control.carryOut(op, rail, FORWARDED_COMMAND_WAIT));
         return c;
     }
 

@@ -91,10 +91,14 @@ public interface Fabric {
     /**
      * Keeps a copy of this rank's file {@code file} (named {@code name} in its job's directory) at a
      * launcher on another host, refreshed every second, so that {@code tutti status} and the monitor
-     * there see this rank too. Returns what sends the last copy and stops; call it before unmapping
-     * {@code file}. Launchers that share this host's files, or keep no copies, need nothing: the default.
+     * there see this rank too. A rail command posted in the launcher's copy comes back to
+     * {@code railCommands}: given the operation and the rail ({@link RailCounters#RAIL_DOWN}, ...),
+     * it carries the command out and returns the result ({@link RailCounters#DONE}, ..., 0 for none
+     * in time), on a thread of its own. Returns what sends the last copy and stops; call it before
+     * unmapping {@code file}. Launchers that share this host's files, or keep no copies, need
+     * nothing: the default.
      */
-    default Runnable copyToLauncher(String name, MemorySegment file) {
+    default Runnable copyToLauncher(String name, MemorySegment file, java.util.function.IntBinaryOperator railCommands) {
         return () -> { };
     }
 

@@ -27,10 +27,14 @@ public interface RailCounters {
     int RAIL_DOWN = 1;
     int RAIL_UP = 2;
 
-    /** Answers: done (or it was so already); no such rail; refused, it is the last rail in service. */
+    /**
+     * Answers: done (or it was so already); no such rail; refused, it is the last rail in service;
+     * not done, the rank ended first (a launcher's answer for a rank on another host).
+     */
     int DONE = 1;
     int NO_SUCH_RAIL = 2;
     int LAST_RAIL = 3;
+    int ENDED = 4;
 
     /** The values kept per rail. */
     enum Rail {

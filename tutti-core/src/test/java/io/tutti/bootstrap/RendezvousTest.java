@@ -381,7 +381,7 @@ class RendezvousTest {
             MemorySegment file = arena.allocate(4096, 8);
             file.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 7);
             try (RendezvousClient c = client(tcp(s), 0, SECRET, new ArrayList<>())) {
-                Runnable stop = c.copy("counters-0", file);
+                Runnable stop = c.copy("counters-0", file, (op, rail) -> 0);
                 long deadline = System.nanoTime() + WAIT.toNanos();
                 while (got.isEmpty() && System.nanoTime() < deadline) {
                     Thread.sleep(20);
@@ -397,6 +397,36 @@ class RendezvousTest {
                 int copies = got.size();
                 Thread.sleep(2500);
                 assertEquals(copies, got.size(), "no copy after stopping: " + got);
+            }
+        }
+    }
+
+    @Test
+    void aRailCommandGoesToTheRankAndItsAnswerComesBackAfterAFreshCopy() throws Exception {
+        try (RendezvousServer s = server(1); Arena arena = Arena.ofShared()) {
+            List<String> events = new CopyOnWriteArrayList<>();
+            s.onCopy((rank, name, bytes) -> events.add("copy " + bytes[3]));
+            s.onRailAnswer((rank, word) -> events.add("answer " + rank + " " + Long.toHexString(word)));
+            assertFalse(s.railCommand(0, io.tutti.transport.RailCounters.command(5, 1, 2)), "rank 0 has not joined");
+            MemorySegment file = arena.allocate(4096, 8);
+            List<String> carried = new CopyOnWriteArrayList<>();
+            try (RendezvousClient c = client(tcp(s), 0, SECRET, new ArrayList<>())) {
+                c.copy("counters-0", file, (op, rail) -> {
+                    carried.add(op + " " + rail);
+                    file.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 5);   // the rail's new state
+                    return io.tutti.transport.RailCounters.LAST_RAIL;
+                });
+                long word = io.tutti.transport.RailCounters.command(5, io.tutti.transport.RailCounters.RAIL_DOWN, 2);
+                assertTrue(s.railCommand(0, word));
+                long deadline = System.nanoTime() + WAIT.toNanos();
+                while (events.stream().noneMatch(e -> e.startsWith("answer")) && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertEquals(List.of("1 2"), carried, "the rank carried out the command it was sent");
+                long answer = io.tutti.transport.RailCounters.answer(word, io.tutti.transport.RailCounters.LAST_RAIL);
+                int at = events.indexOf("answer 0 " + Long.toHexString(answer));
+                assertTrue(at > 0, events::toString);
+                assertEquals("copy 5", events.get(at - 1), "a copy with the new state goes just before the answer");
             }
         }
     }

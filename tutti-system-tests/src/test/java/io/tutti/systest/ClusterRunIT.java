@@ -51,8 +51,9 @@ class ClusterRunIT {
         try (Cluster c = Cluster.start(2)) {
             Path dir = Files.createDirectories(c.dir().resolve("marks"));
             int rounds = 3;
-            List<String> cmd = c.command(0, runOver(c, "150s", "io.tutti.systest.Counted", dir.toString(),
-                    Integer.toString(rounds)).toArray(String[]::new));
+            List<String> run = runOver(c, "150s", "io.tutti.systest.Counted", dir.toString(), Integer.toString(rounds));
+            run.add(1, "TUTTI_RAILS=eth0,eth0");   // two rails, so that one can be taken down
+            List<String> cmd = c.command(0, run.toArray(String[]::new));
             Path err = c.dir().resolve("launcher.err");
             Process launcher = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .redirectError(err.toFile()).start();
@@ -101,6 +102,26 @@ class ClusterRunIT {
                 // their own directory is on their host: the launcher's host holds only copies of them
                 assertTrue(c.exec(0, "test", "-e", "/dev/shm/tutti-" + id + "/rank-3.pid").exitCode() != 0,
                         "rank 3 is not on the launcher's host");
+
+                // rail commands for it travel through the launcher: rail 1 of rank 3 down from here
+                for (String action : List.of("down", "up")) {
+                    Cluster.Result rail = c.exec(0, Launch.tutti("rail", id, action, "1", "--rank", "3")
+                            .toArray(String[]::new));
+                    assertEquals(0, rail.exitCode(), rail::toString);
+                    String said = action.equals("down") ? "out of service" : "in service";
+                    assertTrue(rail.stdout().matches("(?s)rank 3: rail 1 \\(.*\\) " + said + "\\R"), rail::toString);
+                    // the rank's counters, as its next copies bring them, show the rail's new state
+                    String want = action.equals("down") ? "down \\(admin\\)" : "free|busy";
+                    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                    String state;
+                    do {
+                        Thread.sleep(200);
+                        Cluster.Result st = c.exec(0, Launch.tutti("status", id, "--json").toArray(String[]::new));
+                        state = new com.fasterxml.jackson.databind.ObjectMapper().readTree(st.stdout()).path("ranks")
+                                .path(3).path("rails").path(1).path("state").asText();
+                    } while (!state.matches(want) && System.nanoTime() < until);
+                    assertTrue(state.matches(want), action + ": rank 3's rail 1 is " + state);
+                }
             } finally {
                 Files.writeString(dir.resolve("go"), "");
             }
