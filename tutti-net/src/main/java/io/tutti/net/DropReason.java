@@ -36,5 +36,10 @@ public enum DropReason {
     /** Outside the receive window. */
     WINDOW,
     /** Fault injection on receive. */
-    INJECTED
+    INJECTED,
+    /**
+     * A TCP connection closed before it authenticated, to make room for a newer one: more were open
+     * than the job has peers and rails (a stranger holding connections open).
+     */
+    STRANGER
 }

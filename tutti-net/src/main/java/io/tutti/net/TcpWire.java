@@ -55,10 +55,15 @@ final class TcpWire implements RailWire {
         /** Write mode: bytes read and not yet framed. */
         final ByteBuffer in = ByteBuffer.allocateDirect(2 * MAX_FRAME);
         final MemorySegment inSegment = MemorySegment.ofBuffer(in);
-        /** Write mode: bytes of frames not yet written. */
-        ByteBuffer out = ByteBuffer.allocateDirect(1 << 16);
+        /**
+         * Write mode: bytes of frames not yet written. An inbound connection starts with none, and
+         * grows it only if its frames ever queue: a stranger costs its read buffer alone.
+         */
+        ByteBuffer out;
         boolean closed;
         String why;
+        /** Its place in the order of acceptance (0 for outbound connections). */
+        long serial;
 
         Conn(SocketChannel channel, int rail, boolean outbound, int peer, Selector selector, int ops)
                 throws IOException {
@@ -66,7 +71,13 @@ final class TcpWire implements RailWire {
             this.rail = rail;
             this.outbound = outbound;
             this.peer = peer;
+            this.out = outbound ? ByteBuffer.allocateDirect(1 << 16) : ByteBuffer.allocate(0);
             this.key = channel.register(selector, ops, this);
+        }
+
+        /** Accepted, and not (yet) this rail's authenticated connection to a peer. */
+        boolean stranger() {
+            return !outbound && !bound && !closed;
         }
     }
 
@@ -88,6 +99,13 @@ final class TcpWire implements RailWire {
     private final ByteBuffer frame = ByteBuffer.allocateDirect(MAX_FRAME);
     private final MemorySegment frameSegment = MemorySegment.ofBuffer(frame);
     private final int controlLimit;
+    /**
+     * Accepted connections that have not authenticated, at most: one per peer and rail the job can
+     * have connecting at once, and some spare. Past it the oldest is closed, so strangers that open
+     * connections and stay silent hold a bounded amount of memory (each holds a 128 KiB read buffer).
+     */
+    private final int strangerLimit;
+    private long acceptedConnections;
     private final Consumer<SelectionKey> onReady = this::ready;
     private Receiver into;
     private int frames;
@@ -100,6 +118,7 @@ final class TcpWire implements RailWire {
         this.railAddress = List.copyOf(addresses);
         this.controlLimit = controlLimit;
         int n = addresses.size();
+        strangerLimit = size * n + 16;
         listeners = new ServerSocketChannel[n];
         bound = new Conn[size][n];
         reply = new Conn[size][n];
@@ -367,7 +386,10 @@ final class TcpWire implements RailWire {
             }
             try {
                 options(ch);
-                conns.add(new Conn(ch, rail, false, -1, selector, SelectionKey.OP_READ));
+                makeRoomForStranger();
+                Conn c = new Conn(ch, rail, false, -1, selector, SelectionKey.OP_READ);
+                c.serial = ++acceptedConnections;
+                conns.add(c);
             } catch (IOException e) {
                 try {
                     ch.close();
@@ -375,6 +397,22 @@ final class TcpWire implements RailWire {
                     // nothing to recover
                 }
             }
+        }
+    }
+
+    /** Closes the oldest unauthenticated connection when {@link #strangerLimit} are open; counted. */
+    private void makeRoomForStranger() {
+        Conn oldest = null;
+        int strangers = 0;
+        for (Conn c : conns) {
+            if (c.stranger()) {
+                strangers++;
+                oldest = oldest == null || c.serial < oldest.serial ? c : oldest;
+            }
+        }
+        if (strangers >= strangerLimit && oldest != null) {
+            into.garbled(DropReason.STRANGER);
+            fail(oldest, "too many connections that have not authenticated");
         }
     }
 

@@ -234,4 +234,64 @@ class TcpRailsTest {
         e = assertThrows(IllegalArgumentException.class, () -> new Fixture(2, Map.of("TUTTI_NET", "sctp")));
         assertTrue(e.getMessage().contains("udp or tcp"), e.getMessage());
     }
+
+    /**
+     * Silent strangers that open many connections hold a bounded number of them (one per peer and
+     * rail, and 16 spare): past it the oldest is closed and counted, and the ranks keep talking.
+     */
+    @Test
+    void silentConnectionsBeyondTheJobsNeedAreClosedOldestFirst() throws Exception {
+        try (Fixture f = new Fixture(2, tcp())) {
+            f.awaitHandshake(5000);
+            InetSocketAddress rail = f.t[0].railAddresses().get(0);
+            Fixture.Collector[] got = {new Fixture.Collector(), new Fixture.Collector()};
+            int opened = 100;
+            int limit = 2 * 1 + 16;
+            java.util.List<SocketChannel> strangers = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < opened; i++) {
+                    strangers.add(SocketChannel.open(rail));
+                    f.pollAll(got);
+                }
+                long end = System.nanoTime() + 30_000_000_000L;
+                while (f.t[0].dropped(DropReason.STRANGER) < opened - limit && System.nanoTime() < end) {
+                    f.pollAll(got);
+                }
+                assertEquals(opened - limit, f.t[0].dropped(DropReason.STRANGER), f.t[0].statistics());
+                // the first ones were closed, the newest are still open
+                assertTrue(closedByPeer(strangers.getFirst(), f, got), "the oldest stranger is closed");
+                assertFalse(closedByPeer(strangers.getLast(), f, got), "the newest stranger is kept");
+                // and the ranks still reach each other over the rail
+                f.t[1].send(0, MemorySegment.ofArray(new byte[] {42}), 0, 1);
+                end = System.nanoTime() + 30_000_000_000L;
+                while (got[0].got.isEmpty() && System.nanoTime() < end) {
+                    f.pollAll(got);
+                }
+                assertEquals(42, got[0].got.getLast()[0], f.t[0].statistics());
+            } finally {
+                for (SocketChannel c : strangers) {
+                    c.close();
+                }
+            }
+        }
+    }
+
+    /** Whether {@code c} reads end of stream (or a reset) within a few seconds of polling. */
+    private static boolean closedByPeer(SocketChannel c, Fixture f, Fixture.Collector[] got) throws Exception {
+        c.configureBlocking(false);
+        ByteBuffer one = ByteBuffer.allocate(1);
+        long end = System.nanoTime() + 3_000_000_000L;
+        while (System.nanoTime() < end) {
+            f.pollAll(got);
+            try {
+                if (c.read(one) < 0) {
+                    return true;
+                }
+            } catch (java.io.IOException e) {
+                return true;
+            }
+            Thread.sleep(10);
+        }
+        return false;
+    }
 }
