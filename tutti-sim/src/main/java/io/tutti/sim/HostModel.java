@@ -185,7 +185,7 @@ public final class HostModel implements RankModel {
             boolean viaNic = nicId != network.nicOf(dst);
             int nic = 4 * nicId + NIC_SEND;
             long ts = Math.max(t, viaNic ? Math.max(c[4 * r + CPU], c[nic]) : c[4 * r + CPU]);
-            long os = viaNic ? p.os() : p.shmSendOverhead();
+            long os = p.noisy(viaNic ? p.os() : p.shmSendOverhead(), r, i, SimParams.NOISE_SEND);
             long cpuEnd = ts + os + SimParams.perByte(p.O(), len - 1);
             c[4 * r + CPU] = cpuEnd;
             if (viaNic) {
@@ -237,18 +237,19 @@ public final class HostModel implements RankModel {
         if (nicId == network.nicOf(src)) {
             // shared memory: the CPU takes it in, the NIC is not involved
             long tr = Math.max(t, c[4 * dst + CPU]);
-            end = tr + p.shmRecvOverhead() + cpu;
+            end = tr + p.noisy(p.shmRecvOverhead(), src, sendStep, SimParams.NOISE_RECV) + cpu;
             c[4 * dst + CPU] = end;
             engine.schedule(handler, end, payload(RECEIVED, src, sendStep));
             return;
         }
         long tr = Math.max(t, Math.max(c[4 * dst + CPU], c[nic]));
+        long or = p.noisy(p.or(), src, sendStep, SimParams.NOISE_RECV);
         if (chargeG) {
             long wire = SimParams.perByte(p.G(), len - 1);
-            end = tr + p.or() + Math.max(cpu, wire);
+            end = tr + or + Math.max(cpu, wire);
             c[nic] = tr + p.g() + wire;
         } else {
-            end = tr + p.or() + cpu;
+            end = tr + or + cpu;
             c[nic] = tr + p.g();
         }
         c[4 * dst + CPU] = end;

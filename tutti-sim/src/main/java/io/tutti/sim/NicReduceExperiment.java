@@ -39,10 +39,19 @@ public final class NicReduceExperiment {
     /** The title of the experiment's plot. */
     public static final String TITLE = "[NIC-reduce] tables 1-5: reduction on 16-256 nodes";
     /**
-     * The band each predicted host cell (without offload) is held to by the tests: today's reach,
-     * not a target met; the host column misses {@link #BAR} at 128 and 256 nodes (docs/perf/sim.md).
+     * The bands the predicted columns are held to by the tests (relative errors; docs/perf/sim.md):
+     * the model's reach with a small margin, not the {@link #BAR} target, which the host column still
+     * misses at 128 and 256 nodes. Max is per cell, mean is of |error| over the column's 20 cells.
      */
-    public static final double HOST_BAND = 0.30;
+    public static final double HOST_MAX_BAND = 0.22;
+    /** See {@link #HOST_MAX_BAND}. */
+    public static final double HOST_MEAN_BAND = 0.095;
+    /** See {@link #HOST_MAX_BAND}. */
+    public static final double NIC_MAX_BAND = 0.11;
+    /** See {@link #HOST_MAX_BAND}. */
+    public static final double NIC_MEAN_BAND = 0.045;
+    /** The band each predicted row's mean speed-up (without / with) is held to, against the seed's. */
+    public static final double SPEEDUP_BAND = 0.15;
 
     /** [NIC-reduce] tables 1–5, µs: [table][row of {@link #NODES}] = {without offload, with NIC offload}. */
     private static final double[][][] PUBLISHED = {
@@ -146,11 +155,27 @@ public final class NicReduceExperiment {
         }
     }
 
-    /** Simulates one cell. */
+    /** Runs averaged per cell when the hosts' CPU times are noisy ({@code host_noise} above 0). */
+    public static final int NOISE_RUNS = 32;
+
+    /**
+     * Simulates one cell: one run, or with {@code host_noise} the mean completion of {@link #NOISE_RUNS}
+     * runs with seeds {@code noise_seed}, {@code noise_seed + 1} ... (the expected completion time,
+     * which is what the seed's figures average).
+     */
     public static long simulate(SimParams p, Options o, int size, int nodes, boolean nic) {
         SimExperiment.Spec s = new SimExperiment.Spec(o.coll(), nic ? null : o.algorithm(), nic ? "nic" : "host",
                 "packet", o.topology(), nodes, 1, size, 8, p);
-        return SimExperiment.run(s, null).completionNs();
+        if (p.hostNoise() == 0) {
+            return SimExperiment.run(s, null).completionNs();
+        }
+        long sum = 0;
+        for (int k = 0; k < NOISE_RUNS; k++) {
+            SimParams q = p.with(Map.of("noise_seed", Long.toString(p.noiseSeed() + k)));
+            sum += SimExperiment.run(new SimExperiment.Spec(s.coll(), s.algorithm(), s.mode(), s.network(),
+                    s.topology(), nodes, 1, size, 8, q), null).completionNs();
+        }
+        return Math.round(sum / (double) NOISE_RUNS);
     }
 
     /** Every cell of tables 1–5, table by table, rows in node order, without offload first. */
