@@ -59,10 +59,10 @@ import java.util.Map;
  * @param incLoss         switch mode: probability that a link loses an aggregation packet (0 to 1, not 1)
  * @param incRto          switch mode: a leader sends a contribution again when its result is this late (ns)
  * @param incSeed         switch mode: seed of the losses, so that a lossy run is repeatable
- * @param hostNoise       host mode: the share (0 to 1) of every host message overhead that is OS noise, drawn
- *                        from an exponential distribution of the same mean instead of being constant
- *                        (mean o_s, o_r unchanged; 0: LogGP's constant overheads)
- * @param noiseSeed       host mode: seed of the noise, so that a noisy run is repeatable
+ * @param hostNoise       host and NIC modes: the share (0 to 1) of every host CPU time that is noise, drawn
+ *                        from an exponential distribution instead of being constant (the mean is
+ *                        unchanged; 0: LogGP's constant overheads)
+ * @param noiseSeed       host and NIC modes: seed of the noise, so that a noisy run is repeatable
  */
 public record SimParams(long L, long os, long or, long g, double G, double O, double reducePerByte,
                         double copyPerByte, long linkLatency, double linkNsPerByte, long switchDelay, int mtu,
@@ -121,8 +121,9 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
             new Property("inc_rto", Long.toString(io.tutti.sw.IncConfig.RETRY_DEFAULT * 1_000_000L),
                     "switch mode: a contribution is sent again when its result is this late (ns)"),
             new Property("inc_seed", "1", "switch mode: seed of the losses"),
-            new Property("host_noise", "0", "host mode: share of each message overhead that is exponential OS noise (0 to 1)"),
-            new Property("noise_seed", "1", "host mode: seed of the noise"));
+            new Property("host_noise", "0",
+                    "host and NIC modes: share of every host CPU time that is exponential noise (0 to 1)"),
+            new Property("noise_seed", "1", "host and NIC modes: seed of the noise"));
 
     public SimParams {
         if (L < 0 || os < 0 || or < 0 || g < 0 || !(G >= 0) || !(O >= 0) || !(reducePerByte >= 0)
@@ -299,9 +300,13 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
         return shmOr < 0 ? or : shmOr;
     }
 
-    /** {@link #noisy} sides: a message's send overhead, its receive overhead, a NIC program's post, its completion. */
+    /**
+     * {@link #noisy} sides: a message's send overhead, its receive overhead, a REDUCE or COPY step, a
+     * NIC program's post, its completion.
+     */
     static final long NOISE_SEND = 0x9e3779b97f4a7c15L;
     static final long NOISE_RECV = 0x6a09e667f3bcc909L;
+    static final long NOISE_COMPUTE = 0xa54ff53a5f1d36f1L;
     static final long NOISE_POST = 0xbb67ae8584caa73bL;
     static final long NOISE_COMPLETE = 0x3c6ef372fe94f82bL;
 
