@@ -60,8 +60,9 @@ class ExperimentFidelityTest {
             List<NicReduceExperiment.Cell> predicted = cells.stream().filter(c -> !c.calibration() && c.nic() == nic)
                     .toList();
             assertEquals(20, predicted.size());
-            double max = predicted.stream().mapToDouble(c -> Math.abs(c.error())).max().orElseThrow();
-            double mean = predicted.stream().mapToDouble(c -> Math.abs(c.error())).average().orElseThrow();
+            NicReduceExperiment.ColumnError e = NicReduceExperiment.columnError(cells, nic);
+            double max = e.maxAbs();
+            double mean = e.meanAbs();
             System.out.printf("nic-reduce %s: predicted mean |error| %.2f%% (band %.1f%%), max %.2f%% (band %.1f%%)%n",
                     column, 100 * mean, 100 * meanBand, 100 * max, 100 * maxBand);
             for (NicReduceExperiment.Cell c : predicted) {
