@@ -22,7 +22,8 @@ import java.util.function.DoubleConsumer;
  * the way down instead (the result on every node, §3.2), against recursive doubling on the host.
  *
  * <p>Parameters are calibrated on the 16-node column only ({@link #fit}); 32 to 256 nodes are
- * predictions.
+ * predictions. With {@code host_noise} above 0 (the shipped calibration's 1: host CPU times vary,
+ * and a tree waits for its slowest ranks) each cell is the mean of {@link #NOISE_RUNS} seeded runs.
  */
 public final class NicReduceExperiment {
     private NicReduceExperiment() {
