@@ -24,9 +24,14 @@ import java.util.Arrays;
  *       whether a receive is posted yet or not.</li>
  *   <li><b>REDUCE</b> and <b>COPY</b> of s bytes occupy the CPU for s·reduce_per_byte or
  *       s·copy_per_byte from {@code max(t, cpu)}; an empty one (a join) completes at once.</li>
+ *   <li><b>Host noise</b>: with {@code host_noise} = c above 0, each of these CPU times x (o_s, o_r,
+ *       shm_o_s, shm_o_r, a REDUCE's or COPY's) is paid as (1 − c)·x plus an exponential draw of mean
+ *       c·x, seeded per operation ({@link SimParams#noisy}): the mean stays x, but a parent that waits
+ *       for several children waits for the slowest, which grows with the tree ([NIC-reduce] §3.2
+ *       advantage 3: the host path meets system noise that the NIC path avoids).</li>
  *   <li>CPU and NICs are granted first come, first served in request-time order (ties in event
- *       order), so a run is deterministic. {@code (s−1)} is taken as 0 for empty messages; each
- *       product is rounded to whole nanoseconds.</li>
+ *       order), so a run is deterministic (for a given {@code noise_seed}). {@code (s−1)} is taken
+ *       as 0 for empty messages; each product is rounded to whole nanoseconds.</li>
  * </ul>
  *
  * With a packet network ({@link Network#hostChargesBandwidth()} false) the per-byte gap is the
@@ -185,7 +190,7 @@ public final class HostModel implements RankModel {
             boolean viaNic = nicId != network.nicOf(dst);
             int nic = 4 * nicId + NIC_SEND;
             long ts = Math.max(t, viaNic ? Math.max(c[4 * r + CPU], c[nic]) : c[4 * r + CPU]);
-            long os = viaNic ? p.os() : p.shmSendOverhead();
+            long os = p.noisy(viaNic ? p.os() : p.shmSendOverhead(), r, i, SimParams.NOISE_SEND);
             long cpuEnd = ts + os + SimParams.perByte(p.O(), len - 1);
             c[4 * r + CPU] = cpuEnd;
             if (viaNic) {
@@ -218,7 +223,8 @@ public final class HostModel implements RankModel {
             push(r, i);
         } else {
             long start = Math.max(t, c[4 * r + CPU]);
-            long end = start + SimParams.perByte(k == Schedule.REDUCE ? p.reducePerByte() : p.copyPerByte(), len);
+            long end = start + p.noisy(SimParams.perByte(k == Schedule.REDUCE ? p.reducePerByte() : p.copyPerByte(),
+                    len), r, i, SimParams.NOISE_COMPUTE);
             c[4 * r + CPU] = end;
             engine.schedule(handler, end, payload(DONE, r, i));
         }
@@ -237,18 +243,19 @@ public final class HostModel implements RankModel {
         if (nicId == network.nicOf(src)) {
             // shared memory: the CPU takes it in, the NIC is not involved
             long tr = Math.max(t, c[4 * dst + CPU]);
-            end = tr + p.shmRecvOverhead() + cpu;
+            end = tr + p.noisy(p.shmRecvOverhead(), src, sendStep, SimParams.NOISE_RECV) + cpu;
             c[4 * dst + CPU] = end;
             engine.schedule(handler, end, payload(RECEIVED, src, sendStep));
             return;
         }
         long tr = Math.max(t, Math.max(c[4 * dst + CPU], c[nic]));
+        long or = p.noisy(p.or(), src, sendStep, SimParams.NOISE_RECV);
         if (chargeG) {
             long wire = SimParams.perByte(p.G(), len - 1);
-            end = tr + p.or() + Math.max(cpu, wire);
+            end = tr + or + Math.max(cpu, wire);
             c[nic] = tr + p.g() + wire;
         } else {
-            end = tr + p.or() + cpu;
+            end = tr + or + cpu;
             c[nic] = tr + p.g();
         }
         c[4 * dst + CPU] = end;

@@ -14,8 +14,9 @@ import java.util.List;
  * objects the real offload engine runs, compiled by {@code OffloadPlans}) on a modelled NIC, with
  * no host CPU in the loop. Timing:
  * <ul>
- *   <li>the host hands every rank's program to its NIC in {@code nic_post} ns from t0; nothing
- *       fires before;</li>
+ *   <li>the host hands every rank's program to its NIC in {@code nic_post} ns from t0 (noisy with
+ *       {@code host_noise}, as every host CPU time, {@link SimParams#noisy}); nothing fires before,
+ *       and a packet arriving earlier waits in the NIC;</li>
  *   <li>an entry fires when its counter reaches the threshold; the operation it triggers starts
  *       {@code nic_trigger} ns later, once the NIC's send side is free;</li>
  *   <li>a PUT, counter add or descriptor of s bytes keeps the NIC's send side busy g + (s−1)·G and
@@ -24,9 +25,9 @@ import java.util.List;
  *   <li>the receiving NIC takes the packet in: its receive side is busy {@code nic_process} ns plus
  *       {@code nic_alu_per_byte} per byte of a reduction descriptor; then the data lands and the
  *       counter is added to, and the entries that became ready fire;</li>
- *   <li>a rank is done {@code nic_complete} ns after its program's COMPLETE fires (the NIC writes the
- *       completion value to host memory and the host sees it); the completion time is the last
- *       rank's.</li>
+ *   <li>a rank is done {@code nic_complete} ns (noisy likewise) after its program's COMPLETE fires (the
+ *       NIC writes the completion value to host memory and the host sees it); the completion time is
+ *       the last rank's.</li>
  * </ul>
  * Local CNTR_ADD, COPY and REDUCE entries take no modelled time. The programs move real data,
  * so the results can be checked, and every rank's program is built up front: this mode is meant
@@ -46,6 +47,7 @@ public final class NicModel implements RankModel {
     private Network network;
     private int arrive;
     private int land;
+    private int post;
     private int finished;
     private long messages;
     private long bytes;
@@ -110,16 +112,24 @@ public final class NicModel implements RankModel {
         this.network = network;
         this.arrive = engine.register(this::arrived);
         this.land = engine.register(this::landed);
+        this.post = engine.register(this::posted);
     }
 
     @Override
     public void start(long t0) {
-        long posted = t0 + params.nicPost();
-        now = posted;
         for (int r = 0; r < engines.length; r++) {
-            engines[r].start();
-            check(r, posted);
+            long posted = t0 + params.noisy(params.nicPost(), r, 0, SimParams.NOISE_POST);
+            // a packet reaching a NIC before its host has posted the program waits in the NIC
+            receiveFree[r] = posted;
+            engine.schedule(post, posted, r);
         }
+    }
+
+    /** Rank r's host has handed its program to the NIC: the entries with nothing to wait for fire. */
+    private void posted(long t, long r) {
+        now = t;
+        engines[(int) r].start();
+        check((int) r, t);
     }
 
     /** The network delivered a packet to the receiving NIC: it is taken in when the NIC is free. */
@@ -151,7 +161,7 @@ public final class NicModel implements RankModel {
 
     private void check(int r, long t) {
         if (done[r] < 0 && engines[r].completedRuns() > 0) {
-            done[r] = t + params.nicComplete();
+            done[r] = t + params.noisy(params.nicComplete(), r, 0, SimParams.NOISE_COMPLETE);
             finished++;
         }
     }

@@ -22,7 +22,8 @@ import java.util.function.DoubleConsumer;
  * the way down instead (the result on every node, §3.2), against recursive doubling on the host.
  *
  * <p>Parameters are calibrated on the 16-node column only ({@link #fit}); 32 to 256 nodes are
- * predictions.
+ * predictions. With {@code host_noise} above 0 (the shipped calibration's 1: host CPU times vary,
+ * and a tree waits for its slowest ranks) each cell is the mean of {@link #NOISE_RUNS} seeded runs.
  */
 public final class NicReduceExperiment {
     private NicReduceExperiment() {
@@ -39,10 +40,19 @@ public final class NicReduceExperiment {
     /** The title of the experiment's plot. */
     public static final String TITLE = "[NIC-reduce] tables 1-5: reduction on 16-256 nodes";
     /**
-     * The band each predicted host cell (without offload) is held to by the tests: today's reach,
-     * not a target met; the host column misses {@link #BAR} at 128 and 256 nodes (docs/perf/sim.md).
+     * The bands the predicted columns are held to by the tests (relative errors; docs/perf/sim.md):
+     * the model's reach with a small margin, not the {@link #BAR} target, which the host column still
+     * misses at 128 and 256 nodes. Max is per cell, mean is of |error| over the column's 20 cells.
      */
-    public static final double HOST_BAND = 0.30;
+    public static final double HOST_MAX_BAND = 0.22;
+    /** See {@link #HOST_MAX_BAND}. */
+    public static final double HOST_MEAN_BAND = 0.095;
+    /** See {@link #HOST_MAX_BAND}. */
+    public static final double NIC_MAX_BAND = 0.11;
+    /** See {@link #HOST_MAX_BAND}. */
+    public static final double NIC_MEAN_BAND = 0.045;
+    /** The band each predicted row's mean speed-up (without / with) is held to, against the seed's. */
+    public static final double SPEEDUP_BAND = 0.15;
 
     /** [NIC-reduce] tables 1–5, µs: [table][row of {@link #NODES}] = {without offload, with NIC offload}. */
     private static final double[][][] PUBLISHED = {
@@ -146,11 +156,27 @@ public final class NicReduceExperiment {
         }
     }
 
-    /** Simulates one cell. */
+    /** Runs averaged per cell when the hosts' CPU times are noisy ({@code host_noise} above 0). */
+    public static final int NOISE_RUNS = 32;
+
+    /**
+     * Simulates one cell: one run, or with {@code host_noise} the mean completion of {@link #NOISE_RUNS}
+     * runs with seeds {@code noise_seed}, {@code noise_seed + 1} ... (the expected completion time,
+     * which is what the seed's figures average).
+     */
     public static long simulate(SimParams p, Options o, int size, int nodes, boolean nic) {
         SimExperiment.Spec s = new SimExperiment.Spec(o.coll(), nic ? null : o.algorithm(), nic ? "nic" : "host",
                 "packet", o.topology(), nodes, 1, size, 8, p);
-        return SimExperiment.run(s, null).completionNs();
+        if (p.hostNoise() == 0) {
+            return SimExperiment.run(s, null).completionNs();
+        }
+        long sum = 0;
+        for (int k = 0; k < NOISE_RUNS; k++) {
+            SimParams q = p.with(Map.of("noise_seed", Long.toString(p.noiseSeed() + k)));
+            sum += SimExperiment.run(new SimExperiment.Spec(s.coll(), s.algorithm(), s.mode(), s.network(),
+                    s.topology(), nodes, 1, size, 8, q), null).completionNs();
+        }
+        return Math.round(sum / (double) NOISE_RUNS);
     }
 
     /** Every cell of tables 1–5, table by table, rows in node order, without offload first. */
@@ -221,29 +247,45 @@ public final class NicReduceExperiment {
                         h.publishedUs() / c.publishedUs(), (double) h.simulatedNs() / c.simulatedNs()));
             }
         }
-        sb.append(String.format(Locale.ROOT, "%nFidelity of the NIC-offload predictions (bar: within %.0f %%), and"
-                + " the speed-up (without / with, mean over the five sizes):%n", 100 * BAR));
-        sb.append(String.format(Locale.ROOT, "%-7s %14s %14s %8s %12s %12s%n", "nodes", "max |error|", "mean error",
-                "within", "speed-up", "simulated"));
+        sb.append(String.format(Locale.ROOT, "%nFidelity per row (max |error| and mean error over the five sizes;"
+                + " bar: within %.0f %%), and the speed-up (without / with, mean over the sizes):%n", 100 * BAR));
+        sb.append(String.format(Locale.ROOT, "%-7s| %-22s| %-22s| %s%n", "", "without offload", "with NIC offload",
+                "speed-up"));
+        sb.append(String.format(Locale.ROOT, "%-7s| %6s %7s %6s | %6s %7s %6s | %6s %6s%n", "nodes", "max", "mean",
+                "within", "max", "mean", "within", "seed", "sim"));
         for (int n : NODES) {
             Summary s = summary(cells, n);
-            sb.append(String.format(Locale.ROOT, "%-7s %13.1f%% %+13.1f%% %8s %12.2f %12.2f%n",
-                    n + (n == CALIBRATION_NODES ? "*" : ""), 100 * s.maxError, 100 * s.meanError,
-                    n == CALIBRATION_NODES ? "calib." : s.maxError <= BAR ? "yes" : "no", s.seedSpeedup, s.simSpeedup));
+            boolean calib = n == CALIBRATION_NODES;
+            sb.append(String.format(Locale.ROOT, "%-7s| %5.1f%% %+6.1f%% %6s | %5.1f%% %+6.1f%% %6s | %6.2f %6.2f%n",
+                    n + (calib ? "*" : ""), 100 * s.hostMaxError, 100 * s.hostMeanError,
+                    calib ? "calib." : s.hostMaxError <= BAR ? "yes" : "no", 100 * s.maxError, 100 * s.meanError,
+                    calib ? "calib." : s.maxError <= BAR ? "yes" : "no", s.seedSpeedup, s.simSpeedup));
         }
+        ColumnError host = columnError(cells, false);
+        ColumnError nic = columnError(cells, true);
+        sb.append(String.format(Locale.ROOT, "predicted cells, mean |error| / max |error|: without offload %.1f %% /"
+                + " %.1f %% (bands %.1f / %.1f), with NIC offload %.1f %% / %.1f %% (bands %.1f / %.1f)%n",
+                100 * host.meanAbs(), 100 * host.maxAbs(), 100 * HOST_MEAN_BAND, 100 * HOST_MAX_BAND,
+                100 * nic.meanAbs(), 100 * nic.maxAbs(), 100 * NIC_MEAN_BAND, 100 * NIC_MAX_BAND));
         sb.append(String.format(Locale.ROOT, "speed-up grows with node count: seed %s, simulated %s%n",
                 grows(cells, true) ? "yes" : "no", grows(cells, false) ? "yes" : "no"));
         return sb.toString();
     }
 
-    /** Per node count: the NIC column's errors and the mean speed-ups. */
-    public record Summary(double maxError, double meanError, double seedSpeedup, double simSpeedup) {
+    /**
+     * Per node count: each column's errors (max |error|, mean error; the NIC column's unprefixed) and
+     * the mean speed-ups.
+     */
+    public record Summary(double maxError, double meanError, double seedSpeedup, double simSpeedup,
+                          double hostMaxError, double hostMeanError) {
     }
 
-    /** The NIC-offload fidelity and the speed-ups for {@code nodes}. */
+    /** The fidelity of both columns and the speed-ups for {@code nodes}. */
     public static Summary summary(List<Cell> cells, int nodes) {
         double max = 0;
         double mean = 0;
+        double hostMax = 0;
+        double hostMean = 0;
         double seed = 0;
         double sim = 0;
         for (int t = 1; t <= SIZES.length; t++) {
@@ -251,10 +293,34 @@ public final class NicReduceExperiment {
             Cell c = find(cells, t, nodes, true);
             max = Math.max(max, Math.abs(c.error()));
             mean += c.error() / SIZES.length;
+            hostMax = Math.max(hostMax, Math.abs(h.error()));
+            hostMean += h.error() / SIZES.length;
             seed += h.publishedUs() / c.publishedUs() / SIZES.length;
             sim += (double) h.simulatedNs() / c.simulatedNs() / SIZES.length;
         }
-        return new Summary(max, mean, seed, sim);
+        return new Summary(max, mean, seed, sim, hostMax, hostMean);
+    }
+
+    /** One column's predicted cells (all but the calibration row): mean |error| and max |error|. */
+    public record ColumnError(double meanAbs, double maxAbs) {
+    }
+
+    /** The predicted cells' errors of the column with ({@code nic}) or without offload. */
+    public static ColumnError columnError(List<Cell> cells, boolean nic) {
+        double sum = 0;
+        double max = 0;
+        int n = 0;
+        for (Cell c : cells) {
+            if (c.nic() == nic && !c.calibration()) {
+                sum += Math.abs(c.error());
+                max = Math.max(max, Math.abs(c.error()));
+                n++;
+            }
+        }
+        if (n == 0) {
+            throw new IllegalArgumentException("no predicted cells");
+        }
+        return new ColumnError(sum / n, max);
     }
 
     /** Whether the mean speed-up rises from each node count to the next. */

@@ -59,6 +59,10 @@ import java.util.Map;
  * @param incLoss         switch mode: probability that a link loses an aggregation packet (0 to 1, not 1)
  * @param incRto          switch mode: a leader sends a contribution again when its result is this late (ns)
  * @param incSeed         switch mode: seed of the losses, so that a lossy run is repeatable
+ * @param hostNoise       host and NIC modes: the share (0 to 1) of every host CPU time that is noise, drawn
+ *                        from an exponential distribution instead of being constant (the mean is
+ *                        unchanged; 0: LogGP's constant overheads)
+ * @param noiseSeed       host and NIC modes: seed of the noise, so that a noisy run is repeatable
  */
 public record SimParams(long L, long os, long or, long g, double G, double O, double reducePerByte,
                         double copyPerByte, long linkLatency, double linkNsPerByte, long switchDelay, int mtu,
@@ -67,7 +71,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                         int incPayload, int incHeader, int sockets, int rails, int stripeMin, long busyBytes,
                         long packetGap, int pioMax, long pioNsPerWord, long dmaReadStart, double dmaReadNsPerByte,
                         long dmaWriteStart, double dmaWriteNsPerByte, long shmOs, long shmOr, double incLoss,
-                        long incRto, long incSeed) {
+                        long incRto, long incSeed, double hostNoise, long noiseSeed) {
 
     /** A parameter's name (in calibration files), default and meaning. */
     public record Property(String name, String defaultValue, String meaning) {
@@ -116,7 +120,10 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
             // what the leaders' client waits at least (tutti.inc.retry.ms) before it sends a contribution again
             new Property("inc_rto", Long.toString(io.tutti.sw.IncConfig.RETRY_DEFAULT * 1_000_000L),
                     "switch mode: a contribution is sent again when its result is this late (ns)"),
-            new Property("inc_seed", "1", "switch mode: seed of the losses"));
+            new Property("inc_seed", "1", "switch mode: seed of the losses"),
+            new Property("host_noise", "0",
+                    "host and NIC modes: share of every host CPU time that is exponential noise (0 to 1)"),
+            new Property("noise_seed", "1", "host and NIC modes: seed of the noise"));
 
     public SimParams {
         if (L < 0 || os < 0 || or < 0 || g < 0 || !(G >= 0) || !(O >= 0) || !(reducePerByte >= 0)
@@ -126,10 +133,10 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                 || incPayload < 8 || incHeader < 0 || sockets < 1 || rails < 1 || rails > 16 || stripeMin < 0
                 || busyBytes < 0 || packetGap < 0 || pioMax < 0 || pioNsPerWord < 0 || dmaReadStart < 0
                 || !(dmaReadNsPerByte >= 0) || dmaWriteStart < 0 || !(dmaWriteNsPerByte >= 0) || shmOs < -1
-                || shmOr < -1 || !(incLoss >= 0 && incLoss < 1) || incRto < 1) {
+                || shmOr < -1 || !(incLoss >= 0 && incLoss < 1) || incRto < 1 || !(hostNoise >= 0 && hostNoise <= 1)) {
             throw new IllegalArgumentException("simulation parameters must be non-negative (mtu, switch_slots,"
                     + " sockets, rails and inc_rto at least 1, rails at most 16, inc_payload at least 8, shm_o_s and"
-                    + " shm_o_r -1 for 'as o_s, o_r', inc_loss below 1)");
+                    + " shm_o_r -1 for 'as o_s, o_r', inc_loss below 1, host_noise at most 1)");
         }
     }
 
@@ -198,6 +205,8 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
         m.put("inc_loss", Double.toString(incLoss));
         m.put("inc_rto", Long.toString(incRto));
         m.put("inc_seed", Long.toString(incSeed));
+        m.put("host_noise", Double.toString(hostNoise));
+        m.put("noise_seed", Long.toString(noiseSeed));
         return m;
     }
 
@@ -214,7 +223,8 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                     ns(m, "packet_gap"), Math.toIntExact(ns(m, "pio_max")), ns(m, "pio_ns_per_word"),
                     ns(m, "dma_read_start"), num(m, "dma_read_ns_per_byte"), ns(m, "dma_write_start"),
                     num(m, "dma_write_ns_per_byte"), ns(m, "shm_o_s"), ns(m, "shm_o_r"),
-                    num(m, "inc_loss"), ns(m, "inc_rto"), ns(m, "inc_seed"));
+                    num(m, "inc_loss"), ns(m, "inc_rto"), ns(m, "inc_seed"),
+                    num(m, "host_noise"), ns(m, "noise_seed"));
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("a count or size is too large: mtu " + m.get("mtu") + ", switch_slots "
                     + m.get("switch_slots") + ", inc_payload " + m.get("inc_payload") + ", inc_header "
@@ -288,6 +298,38 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
     /** Receive overhead of a message between ranks of one node: {@code shm_o_r}, or o_r when that is −1. */
     public long shmRecvOverhead() {
         return shmOr < 0 ? or : shmOr;
+    }
+
+    /**
+     * {@link #noisy} sides: a message's send overhead, its receive overhead, a REDUCE or COPY step, a
+     * NIC program's post, its completion.
+     */
+    static final long NOISE_SEND = 0x9e3779b97f4a7c15L;
+    static final long NOISE_RECV = 0x6a09e667f3bcc909L;
+    static final long NOISE_COMPUTE = 0xa54ff53a5f1d36f1L;
+    static final long NOISE_POST = 0xbb67ae8584caa73bL;
+    static final long NOISE_COMPLETE = 0x3c6ef372fe94f82bL;
+
+    /**
+     * A host CPU time {@code o} as one operation pays it: o itself, or with {@code host_noise} = c the
+     * constant (1 − c)·o plus an exponential draw of mean c·o (the mean stays o). The draw is a hash of
+     * the operation's key (rank, step, side) and {@code noise_seed}: repeatable, allocation-free, and
+     * independent of the order in which the simulation meets the operations.
+     */
+    long noisy(long o, int rank, int step, long side) {
+        if (hostNoise == 0 || o == 0) {
+            return o;
+        }
+        long h = mix(mix(noiseSeed + side) ^ (((long) rank << 32) | (step & 0xffffffffL)));
+        double u = ((h >>> 11) + 1) * 0x1.0p-53;
+        return Math.round(o * (1 - hostNoise) - o * hostNoise * Math.log(u));
+    }
+
+    /** SplitMix64's finaliser: every output bit depends on every input bit. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
     }
 
     /** Per-byte time of {@code bytes} bytes at {@code nsPerByte}, rounded to whole nanoseconds. */

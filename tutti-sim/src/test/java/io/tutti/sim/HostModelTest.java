@@ -294,4 +294,61 @@ class HostModelTest {
             assertTrue(cs.shapes() <= ranks);
         }
     }
+
+    /** host_noise keeps every CPU time's mean, is repeatable per operation and seed, and 0 is exact. */
+    @Test
+    void noiseKeepsTheMeanOfEveryCpuTime() {
+        SimParams none = SimParams.defaults();
+        SimParams half = none.with(Map.of("host_noise", "0.5"));
+        SimParams full = none.with(Map.of("host_noise", "1"));
+        SimParams other = none.with(Map.of("host_noise", "1", "noise_seed", "2"));
+        int n = 200_000;
+        double sumHalf = 0;
+        double sumFull = 0;
+        int same = 0;
+        for (int k = 0; k < n; k++) {
+            assertEquals(3000, none.noisy(3000, k, k, SimParams.NOISE_SEND));
+            long h = half.noisy(3000, k, 7, SimParams.NOISE_RECV);
+            assertTrue(h >= 1500, "half the time is constant: " + h);
+            sumHalf += h;
+            long f = full.noisy(3000, k, 7, SimParams.NOISE_RECV);
+            assertEquals(f, full.noisy(3000, k, 7, SimParams.NOISE_RECV), "one operation, one draw");
+            sumFull += f;
+            if (f == other.noisy(3000, k, 7, SimParams.NOISE_RECV)) {
+                same++;
+            }
+        }
+        assertEquals(3000, sumHalf / n, 30);
+        assertEquals(3000, sumFull / n, 30);
+        assertTrue(same < n / 100, "another seed draws other times: " + same + " equal");
+        assertEquals(0, full.noisy(0, 1, 1, SimParams.NOISE_SEND));
+        assertThrows(IllegalArgumentException.class, () -> none.with(Map.of("host_noise", "1.5")));
+    }
+
+    /**
+     * With noisy overheads of the same mean a reduce takes longer, and the more so the deeper its tree:
+     * each parent waits for the slowest of its children. One seed gives one repeatable run.
+     */
+    @Test
+    void noiseSlowsATreeMoreTheMoreRanksItWaitsFor() {
+        SimParams quiet = Sims.loggp(1000, 3000, 3000, 0, 0, 0);
+        SimParams noisy = quiet.with(Map.of("host_noise", "1"));
+        double[] ratio = new double[2];
+        int[] sizes = {4, 64};
+        for (int i = 0; i < sizes.length; i++) {
+            CompiledSchedules cs = Sims.schedules(Kind.REDUCE, "binomial", sizes[i], 8, 8);
+            long base = Sims.runLogGP(cs, quiet, null).completionNs();
+            double sum = 0;
+            int runs = 64;
+            for (int seed = 1; seed <= runs; seed++) {
+                SimParams p = noisy.with(Map.of("noise_seed", Integer.toString(seed)));
+                long c = Sims.runLogGP(cs, p, null).completionNs();
+                assertEquals(c, Sims.runLogGP(cs, p, null).completionNs(), "a seed is repeatable");
+                sum += c;
+            }
+            ratio[i] = sum / runs / base;
+        }
+        assertTrue(ratio[0] > 1.02, "4 ranks: noisy / quiet = " + ratio[0]);
+        assertTrue(ratio[1] > ratio[0] + 0.1, "64 ranks wait for more: " + ratio[1] + " against " + ratio[0]);
+    }
 }

@@ -1,6 +1,7 @@
 package io.tutti.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tutti.reduce.OffloadAlu;
 import io.tutti.offload.OffloadPlans;
@@ -71,6 +72,53 @@ class NicModelTest {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * With noisy hosts each rank's program is posted at its own time, and a packet that reaches a NIC
+     * before its host has posted waits there: two ranks of a barrier finish at
+     * max(the peer's post + trigger + L, own post) + intake + own completion.
+     */
+    @Test
+    void aNoisyPostHoldsPacketsUntilTheProgramIsThere() {
+        SimParams p = NO_GAP.with(Map.of("nic_post", "20000", "nic_complete", "3000", "host_noise", "1"));
+        OffloadProgram[] prog = OffloadPlans.programs(OffloadPlans.Coll.BARRIER, 2, 0, 0, null, null);
+        int checked = 0;
+        for (int seed = 1; seed <= 20; seed++) {
+            SimParams q = p.with(Map.of("noise_seed", Integer.toString(seed)));
+            SimResult r = Simulation.run(new NicModel(prog, null, q), new LogGPNetwork(q.L()), null);
+            long[] post = new long[2];
+            for (int k = 0; k < 2; k++) {
+                post[k] = q.noisy(q.nicPost(), k, 0, SimParams.NOISE_POST);
+            }
+            for (int k = 0; k < 2; k++) {
+                long intake = Math.max(post[1 - k] + q.nicTrigger() + q.L(), post[k]);
+                assertEquals(intake + q.nicProcess() + q.noisy(q.nicComplete(), k, 0, SimParams.NOISE_COMPLETE),
+                        r.finishNs()[k], "seed " + seed + ", rank " + k);
+            }
+            if (Math.abs(post[0] - post[1]) > q.nicTrigger() + q.L()) {
+                checked++;
+            }
+        }
+        assertTrue(checked > 5, "some seeds post one rank well before the other: " + checked);
+    }
+
+    @Test
+    void aNoisyAllreduceStillSums() {
+        SimParams p = SimParams.defaults().with(Map.of("nic_post", "20000", "host_noise", "1"));
+        for (int n = 2; n <= 17; n++) {
+            OffloadProgram[] prog = OffloadPlans.programs(OffloadPlans.Coll.ALLREDUCE, n, 8, 0, OffloadAlu.Op.ADD,
+                    OffloadAlu.Type.INT64);
+            NicModel m = new NicModel(prog, null, p.with(Map.of("noise_seed", Integer.toString(n))));
+            for (int r = 0; r < n; r++) {
+                m.memory(r, OffloadProgram.SEND_BUFFER).setAtIndex(ValueLayout.JAVA_LONG, 0, r + 1);
+            }
+            Simulation.run(m, new LogGPNetwork(p.L()), null);
+            for (int r = 0; r < n; r++) {
+                assertEquals((long) n * (n + 1) / 2, m.memory(r, OffloadProgram.RECV_BUFFER)
+                        .getAtIndex(ValueLayout.JAVA_LONG, 0), "N = " + n + ", rank " + r);
             }
         }
     }
