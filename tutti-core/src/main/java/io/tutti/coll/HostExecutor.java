@@ -159,6 +159,14 @@ public final class HostExecutor implements Engine.Task {
         if (slotSteps > 0) {
             slotBase = slots.reserve(sequence, slotSteps);
         }
+        if (incs != null) {
+            // the switches' request ids by call order, as every leader calls in the same order
+            for (int i = 0; i < s.steps(); i++) {
+                if (incs[i] != null) {
+                    incs[i].reserve(s.length(i), type.size());
+                }
+            }
+        }
         this.readyHead = 0;
         this.readyCount = 0;
         this.activeCount = 0;
@@ -592,6 +600,13 @@ public final class HostExecutor implements Engine.Task {
     private void abandon() {
         if (slotSteps > 0 && done != s.steps()) {
             slots.abandon(sequence, slotBase, slotSteps);
+        }
+        if (incs != null && done != s.steps()) {
+            for (io.tutti.coll.inc.InNetworkAggregation.Transfer x : incs) {
+                if (x != null) {
+                    x.abandon();
+                }
+            }
         }
         for (int k = 0; k < activeCount; k++) {
             int i = active[k];

@@ -80,6 +80,17 @@ public final class IncClient implements InNetworkAggregation {
          * r + slots shares r's slot: the window counts from here, not from one transfer's own first
          * missing packet, or a second transfer in flight takes a slot the first still needs.
          */
+        /** Whether a transfer with lower ids than {@code base} has reserved them and not started. */
+        boolean waitsForUnstarted(int base) {
+            for (int i = 0; i < active.size(); i++) {
+                TransferImpl t = active.get(i);
+                if (t.reserved && t.base - base < 0) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         int lowestMissing(int fallback) {
             int low = fallback;
             for (int i = 0; i < active.size(); i++) {
@@ -346,18 +357,16 @@ public final class IncClient implements InNetworkAggregation {
         private boolean[] have = new boolean[0];
         private boolean[] again = new boolean[0];
         private long lastProgress;
+        /** Ids taken by {@link #reserve} and not yet started: the window waits for them, the timeout does not. */
+        private boolean reserved;
 
         TransferImpl(GroupState g) {
             this.g = g;
         }
 
         @Override
-        public void start(MemorySegment buffer, long offset, long length, int op, int datatype, int element) {
-            this.buffer = buffer;
-            this.offset = offset;
+        public void reserve(long length, int element) {
             this.length = length;
-            this.op = op;
-            this.datatype = datatype;
             this.element = element;
             this.chunk = Math.max(element, g.m.maxPayload() / element * element);
             this.packets = (int) ((length + chunk - 1) / chunk);
@@ -373,9 +382,25 @@ public final class IncClient implements InNetworkAggregation {
                 java.util.Arrays.fill(have, 0, packets, false);
                 java.util.Arrays.fill(again, 0, packets, false);
             }
-            this.lastProgress = System.nanoTime();
+            this.reserved = true;
+            // in the group's window from now on: a later call's packets must not take the slots of these
             if (packets > 0 && !g.active.contains(this)) {
                 g.active.add(this);
+            }
+        }
+
+        @Override
+        public void start(MemorySegment buffer, long offset, long length, int op, int datatype, int element) {
+            if (!reserved || this.length != length || this.element != element) {
+                reserve(length, element);
+            }
+            reserved = false;
+            this.buffer = buffer;
+            this.offset = offset;
+            this.op = op;
+            this.datatype = datatype;
+            this.lastProgress = System.nanoTime();
+            if (packets > 0) {
                 pump(lastProgress);
             }
         }
@@ -417,10 +442,19 @@ public final class IncClient implements InNetworkAggregation {
             return k;
         }
 
+        @Override
+        public void abandon() {
+            reserved = false;
+            g.active.remove(this);
+        }
+
         boolean accept(ByteBuffer p) {
             int k = req(p) - base;
             if (k < 0 || k >= packets) {
                 return false;
+            }
+            if (reserved) {
+                return true;   // not started: no result can be due yet, whatever this is
             }
             if (!have[k] && payloadLength(p) == bytes(k)) {
                 MemorySegment.copy(rxSegment, HEADER_LENGTH, buffer, offset + (long) k * chunk, bytes(k));
@@ -445,6 +479,9 @@ public final class IncClient implements InNetworkAggregation {
                 return true;
             }
             long now = System.nanoTime();
+            if (g.waitsForUnstarted(base)) {
+                lastProgress = now;   // held by this leader's own earlier call, not by the switch
+            }
             if (now - lastProgress > timeoutNanos) {
                 g.active.remove(this);
                 throw new TuttiException("in-network allreduce: no result from the switch at " + tor + " for "

@@ -75,4 +75,78 @@ class IncClientTransfersTest {
             c.release(GROUP);
         }
     }
+
+    /**
+     * Two leaders, two calls each (two nonblocking allreduces): leader 0 reaches its INC steps in
+     * call order, leader 1 the other way round. The ids are taken by call order at the calls' start,
+     * so the switch still sums each call's packets with the same call's of the other leader.
+     */
+    @Test
+    void leadersThatStartTheirCallsInAnotherOrderStillCombineTheSameCalls() throws Exception {
+        SwitchConfig d = SwitchConfig.of(SwitchConfig.Role.TOR, 1, List.of(new InetSocketAddress("127.0.0.1", 0)),
+                List.of());
+        server = new SwitchServer(d);
+        loop = Thread.ofPlatform().daemon().name("switch").start(() -> {
+            try {
+                server.run();
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        try (IncClient c0 = new IncClient(7, 0, server.port(0), 200, 10_000, 30_000, null, () -> { });
+             IncClient c1 = new IncClient(7, 1, server.port(0), 200, 10_000, 30_000, null, () -> { });
+             var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            IncClient[] leaders = {c0, c1};
+            List<java.util.concurrent.Future<String>> joins = new java.util.ArrayList<>();
+            for (int l = 0; l < 2; l++) {
+                IncClient c = leaders[l];
+                int child = l;
+                joins.add(pool.submit(() -> {
+                    assertNotNull(c.query(GROUP, 2, false));
+                    return c.join(new InNetworkAggregation.Membership(GROUP, child, 2, 2, 0, 0, 1, false, 8, 8));
+                }));
+            }
+            for (var j : joins) {
+                assertNull(j.get(30, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            // call 1: 2 ints a leader (1 packet), call 2: 6 ints (3 packets); leader l adds 100 * l
+            int[][] call1 = {{1, 2}, {101, 102}};
+            int[][] call2 = {{10, 20, 30, 40, 50, 60}, {110, 120, 130, 140, 150, 160}};
+            MemorySegment[][] buf = new MemorySegment[2][2];
+            InNetworkAggregation.Transfer[][] t = new InNetworkAggregation.Transfer[2][2];
+            for (int l = 0; l < 2; l++) {
+                buf[l][0] = MemorySegment.ofArray(call1[l].clone());
+                buf[l][1] = MemorySegment.ofArray(call2[l].clone());
+                t[l][0] = leaders[l].transfer(GROUP);
+                t[l][1] = leaders[l].transfer(GROUP);
+                // the calls, in the same order at both leaders
+                t[l][0].reserve(8, 4);
+                t[l][1].reserve(24, 4);
+            }
+            // their INC steps: leader 0 in call order, leader 1 the second call first
+            int[][] order = {{0, 1}, {1, 0}};
+            for (int l = 0; l < 2; l++) {
+                for (int k : order[l]) {
+                    t[l][k].start(buf[l][k], 0, buf[l][k].byteSize(), ReduceOp.SUM.ordinal(), Datatype.INT.ordinal(), 4);
+                }
+            }
+            boolean[][] done = new boolean[2][2];
+            boolean all = false;
+            while (!all) {
+                all = true;
+                for (int l = 0; l < 2; l++) {
+                    for (int k = 0; k < 2; k++) {
+                        done[l][k] = done[l][k] || t[l][k].poll();
+                        all &= done[l][k];
+                    }
+                }
+                Thread.onSpinWait();
+            }
+            for (int l = 0; l < 2; l++) {
+                assertArrayEquals(new int[] {102, 104}, buf[l][0].toArray(ValueLayout.JAVA_INT), "call 1 at leader " + l);
+                assertArrayEquals(new int[] {120, 140, 160, 180, 200, 220}, buf[l][1].toArray(ValueLayout.JAVA_INT),
+                        "call 2 at leader " + l);
+            }
+        }
+    }
 }

@@ -71,6 +71,15 @@ public interface InNetworkAggregation extends AutoCloseable {
     /** Reusable data-plane exchange of one region with a group's switches. */
     interface Transfer {
         /**
+         * Takes the request ids of a call's {@code length} bytes of {@code element}-byte elements, at
+         * the call's start. Every leader makes its collective calls in the same order, but may reach
+         * their INC steps in another (two nonblocking allreduces): ids taken by call keep the switch
+         * combining each leader's packets of the same call. {@link #start} takes them itself when
+         * this was not called.
+         */
+        void reserve(long length, int element);
+
+        /**
          * Starts sending {@code length} bytes at {@code offset} of {@code buffer} as contributions
          * (packets of at most the group's payload size) and replacing them with the results.
          *
@@ -85,6 +94,9 @@ public interface InNetworkAggregation extends AutoCloseable {
          * result is in. Throws {@link io.tutti.TuttiException} when the switches stopped answering.
          */
         boolean poll();
+
+        /** Gives up this call (it failed): its ids no longer hold the group's window. */
+        void abandon();
     }
 
     /** Asks the ToR (and through it the spines) what they support; null if none answered in time. */
