@@ -14,31 +14,31 @@ import org.junit.jupiter.api.io.TempDir;
  * Jobs that fail: the launcher must name the rank and the cause, stop the other ranks, exit with
  * the right code and leave no job directory behind.
  */
-@Timeout(60)
+@Timeout(300)
 class FailureIT {
     @TempDir
     Path work;
 
     @Test
     void aRankExitingWithACodeStopsTheOthersAndPassesTheCodeOn() throws Exception {
-        Launch.Result r = Launch.run(work, Duration.ofSeconds(50), "run", "--verbose", "-n", "4", "--timeout", "40s",
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(150), "run", "--verbose", "-n", "4", "--timeout", "140s",
                 "--cp", Launch.testClasses(), "io.tutti.systest.ExitAfterExchange", work.toString());
         assertExit(3, r);
         long pid1 = r.rankPids(4).get(1);
         assertTrue(r.stderr().contains("tutti run: rank 1 (pid " + pid1 + ") exited with code 3; stopping the other 3"
                 + " ranks"), r::toString);
         // The others were asleep for 120 s: only the launcher can have ended them this soon.
-        assertTrue(r.elapsed().toSeconds() < 30, r::toString);
+        assertTrue(r.elapsed().toSeconds() < 100, r::toString);
         Launch.assertAllDead(r.rankPids(4));
         r.assertNoJobDirectory();
     }
 
     @Test
     void aRankKilledBySigkillIsReportedWithItsSignal() throws Exception {
-        Launch.Running launcher = Launch.start(work, "run", "--verbose", "-n", "4", "--timeout", "40s",
+        Launch.Running launcher = Launch.start(work, "run", "--verbose", "-n", "4", "--timeout", "200s",
                 "--cp", Launch.testClasses(), "io.tutti.systest.Blocker", work.toString(), "2");
         for (int rank = 0; rank < 4; rank++) {
-            Launch.awaitFile(launcher, work.resolve("rank-" + rank + ".ready"), Duration.ofSeconds(30));
+            Launch.awaitFile(launcher, work.resolve("rank-" + rank + ".ready"), Duration.ofSeconds(150));
         }
         List<Long> pids = Launch.pids(work, 4);
         ProcessHandle.of(pids.get(2)).orElseThrow().destroyForcibly(); // SIGKILL, as kill -9
@@ -73,10 +73,10 @@ class FailureIT {
 
     @Test
     void sigtermToTheLauncherStopsTheRanksAndRemovesTheJob() throws Exception {
-        Launch.Running launcher = Launch.start(work, "run", "--verbose", "-n", "2", "--timeout", "40s",
+        Launch.Running launcher = Launch.start(work, "run", "--verbose", "-n", "2", "--timeout", "200s",
                 "--cp", Launch.testClasses(), "io.tutti.systest.Blocker", work.toString(), "-1");
         for (int rank = 0; rank < 2; rank++) {
-            Launch.awaitFile(launcher, work.resolve("rank-" + rank + ".ready"), Duration.ofSeconds(30));
+            Launch.awaitFile(launcher, work.resolve("rank-" + rank + ".ready"), Duration.ofSeconds(150));
         }
         launcher.process().destroy(); // SIGTERM, as Ctrl-C or kill would send
         Launch.Result r = launcher.await(Duration.ofSeconds(20));
@@ -88,10 +88,10 @@ class FailureIT {
 
     @Test
     void ranksEndWhenTheirLauncherIsKilled() throws Exception {
-        Launch.Running launcher = Launch.start(work, "run", "--verbose", "-n", "2", "--timeout", "40s",
+        Launch.Running launcher = Launch.start(work, "run", "--verbose", "-n", "2", "--timeout", "200s",
                 "--cp", Launch.testClasses(), "io.tutti.systest.Blocker", work.toString(), "-1");
         for (int rank = 0; rank < 2; rank++) {
-            Launch.awaitFile(launcher, work.resolve("rank-" + rank + ".ready"), Duration.ofSeconds(30));
+            Launch.awaitFile(launcher, work.resolve("rank-" + rank + ".ready"), Duration.ofSeconds(150));
         }
         List<Long> pids = Launch.pids(work, 2);
         launcher.process().destroyForcibly(); // SIGKILL: the launcher cannot stop anything itself
