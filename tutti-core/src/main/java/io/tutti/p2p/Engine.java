@@ -941,7 +941,8 @@ public final class Engine implements AutoCloseable {
         /**
          * Called once per liveness interval while a wait for this task idles: throws when the task
          * can tell it will never finish, e.g. a message has arrived that shows the ranks disagree on
-         * the call. Slow path; may allocate.
+         * the call, or clears what a failed peer left in its way (a window lock it held). Slow path;
+         * may allocate.
          */
         default void diagnose() {
         }

@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntPredicate;
 
 /**
  * A window's operations with the ranks it reaches over the network, both sides. As origin it sends
@@ -19,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * reply in the call. As target it is the window's {@link RmaEndpoint}: records are applied where
  * they arrive (the progress agent, or the owner's own calls), into the same memory and under the
  * same lock words of the window area as local peers use, so passive-target operations need no call
- * by the target's application.
+ * by the target's application. A lock a rank that has died holds here is released once someone waits
+ * for it ({@link WindowArea#releaseDead}).
  *
  * <p>Threads: the origin side is the owner's; the target side runs on whoever holds the engine.
  * What one side writes and the other reads (answers, grants, posts, completes) is in atomic arrays
@@ -64,6 +66,10 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     /** Target side: lock requests not granted yet, in arrival order. */
     private final ArrayList<LockRequest> locks = new ArrayList<>();
     private MemorySegment scratch = MemorySegment.NULL;
+    /** Whether a window rank is known to have died: a slow path, asked once per liveness interval. */
+    private final IntPredicate dead;
+    private final long livenessNanos;
+    private long lastDeadCheck = System.nanoTime();
 
     private record Deferred(int origin, short op, long handle, long peerHandle, long address, long total, byte[] data) {
     }
@@ -101,6 +107,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         this.grantsTaken = new long[n];
         this.posts = new AtomicLongArray(n);
         this.completes = new AtomicLongArray(n);
+        this.dead = r -> engine.failure(group[r]) != null;
+        this.livenessNanos = engine.config().livenessMillis() * 1_000_000L;
     }
 
     /** Whether {@code target} is reached over the network. */
@@ -514,7 +522,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             LockRequest q = locks.get(i);
             boolean granted;
             if (q.exclusive) {
-                q.wordHeld = q.wordHeld || own.tryLockExclusive(q.origin);
+                // a word released as a dead rank's (releaseDead) is taken again
+                q.wordHeld = q.wordHeld && own.exclusiveHolder() == q.origin || own.tryLockExclusive(q.origin);
                 granted = q.wordHeld && own.sharedHolder(n) < 0;
             } else {
                 own.raiseShared(q.origin);
@@ -530,6 +539,26 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
     }
 
+    /**
+     * Once per liveness interval while lock requests or records wait: forgets the requests of origins
+     * known to have died and releases what dead ranks hold in this rank's area (a remote origin's
+     * lock, taken here on its behalf, or a local peer's word), so the others' requests go on (ULFM:
+     * a failure fails only the operations involving the failed rank). Slow path.
+     */
+    private void releaseDead() {
+        lastDeadCheck = System.nanoTime();
+        boolean changed = false;
+        for (int i = locks.size() - 1; i >= 0; i--) {
+            if (dead.test(locks.get(i).origin)) {
+                locks.remove(i);
+                changed = true;
+            }
+        }
+        if (own.releaseDead(n, dead) > 0 || changed) {
+            wakeLocalPeers();
+        }
+    }
+
     private void wakeLocalPeers() {
         for (int r = 0; r < n; r++) {
             if (r != me && !remote[r]) {
@@ -541,6 +570,9 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     /** Tracked by the engine: retries what waits for a lock that local peers release by a store. */
     @Override
     public boolean poll() {
+        if ((!locks.isEmpty() || !deferred.isEmpty()) && System.nanoTime() - lastDeadCheck > livenessNanos) {
+            releaseDead();
+        }
         if (!locks.isEmpty()) {
             grantLocks();
         }

@@ -15,6 +15,11 @@ import java.lang.foreign.ValueLayout;
  * by the kernel's cross-process copy) and one Tutti allocates, with puts, gets, accumulates and a
  * fetchAndOp counter, checked, then "windows ok". {@code dead}: rank 1 dies holding the exclusive
  * lock of its window; rank 0, asking for it, must get PeerFailed, and prints "caught after N ms".
+ * {@code deadholder}: rank 2 takes the exclusive lock of rank 0's window, writes 2 there and dies
+ * holding it; rank 1 then asks for the same lock, and must get it (rank 0 releases a dead holder's
+ * lock, as the rank waiting for it does on shared memory): it reads, adds 1, unlocks, reads again
+ * under a shared lock, prints "granted after N ms, read 2 then 3" and tells rank 0, which checks its
+ * window holds 3.
  * {@code deadflush}: rank 1 dies inside rank 0's passive epoch on it; rank 0's put and flush must
  * fail with PeerFailed, and it prints "caught after N ms".
  * {@code dynamic}: each rank attaches two regions of its own memory to a dynamic window and sends
@@ -35,6 +40,7 @@ public final class WindowProcesses {
             case "dead" -> dead(w);
             case "dynamic" -> dynamic(w);
             case "deadflush" -> deadFlush(w);
+            case "deadholder" -> deadHolder(w);
             default -> throw new IllegalArgumentException(what);
         }
         tutti.close();
@@ -159,6 +165,43 @@ public final class WindowProcesses {
         } catch (TuttiException.PeerFailed e) {
             System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());
         }
+    }
+
+    private static void deadHolder(Communicator w) {
+        Window win = w.allocateWindow(8, 8);
+        if (w.rank() == 2) {
+            win.lock(Window.LockType.EXCLUSIVE, 0);
+            win.put(new long[] {2}, 1, Datatype.LONG, 0, 0);
+            win.flush(0);
+            Ranks.barrier(w);
+            Runtime.getRuntime().halt(7);
+        }
+        Ranks.barrier(w);
+        byte[] token = new byte[1];
+        if (w.rank() == 0) {
+            w.recv(token, 0, 1, 1, 5);
+            long held = win.segment().get(ValueLayout.JAVA_LONG, 0);
+            check(held == 3, "rank 0's window holds " + held + " after rank 1's epoch");
+            System.out.println("window holds 3");
+            return;
+        }
+        long t0 = System.nanoTime();
+        long[] first = new long[1];
+        long[] second = new long[1];
+        try {
+            win.lock(Window.LockType.EXCLUSIVE, 0);
+            long waited = (System.nanoTime() - t0) / 1_000_000;
+            win.get(first, 1, Datatype.LONG, 0, 0);
+            win.put(new long[] {first[0] + 1}, 1, Datatype.LONG, 0, 0);
+            win.unlock(0);
+            win.lock(Window.LockType.SHARED, 0);
+            win.get(second, 1, Datatype.LONG, 0, 0);
+            win.unlock(0);
+            System.out.printf("granted after %d ms, read %d then %d%n", waited, first[0], second[0]);
+        } catch (TuttiException.PeerFailed e) {
+            System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());
+        }
+        w.send(token, 0, 1, 0, 5);
     }
 
     private static void deadFlush(Communicator w) {
