@@ -161,7 +161,8 @@ public final class Engine implements AutoCloseable {
         this.revocations = new Revocations(outbox, rank);
         this.inbox = new Inbox(l, matching, rendezvous, offload, calls, rma, this::revoked0);
         NetworkPath network = opened == null ? null : new NetworkPath(l, inbox, rendezvous);
-        this.progress = new Progress(l, inbox, outbox, rendezvous, network, config, lock, matching, revocations);
+        this.progress = new Progress(l, inbox, outbox, rendezvous, network, rma, config, lock, matching,
+                revocations);
         this.blockingSend = new Operation(this);
         this.blockingRecv = new Operation(this);
         if (lock != null) {

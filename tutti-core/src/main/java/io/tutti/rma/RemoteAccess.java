@@ -15,8 +15,9 @@ import java.util.function.IntPredicate;
 
 /**
  * A window's operations with the ranks it reaches over the network, both sides. As origin it sends
- * each operation as RMA records ({@link RmaWire}) and counts the answers, so a flush waits for the
- * target to have applied everything; a get, fetching accumulate or compare-and-swap waits for its
+ * each operation as RMA records ({@link RmaWire}) and counts the answers ({@link Answers}: one
+ * cumulative ACK per origin and progress pass), so a flush waits for the target to have applied
+ * everything; a get, fetching accumulate or compare-and-swap waits for its
  * reply in the call. As target it is the window's {@link RmaEndpoint}: records are applied where
  * they arrive (the progress agent, or the owner's own calls), into the same memory and under the
  * same lock words of the window area as local peers use, so passive-target operations need no call
@@ -40,8 +41,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final WindowArea own;
     /** This rank's window memory, reachable from any thread (the progress agent's too). */
     private final MemorySegment memory;
-    private final long[] sent;
-    private final AtomicLongArray acked;
+    /** Records numbered per target as origin, applied and answered per origin as target. */
+    private final Answers answers;
     private final AtomicLongArray grants;
     private final long[] grantsTaken;
     private final AtomicLongArray posts;
@@ -101,8 +102,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         for (int r = 0; r < n; r++) {
             commOf[group[r]] = r;
         }
-        this.sent = new long[n];
-        this.acked = new AtomicLongArray(n);
+        this.answers = new Answers(n);
         this.grants = new AtomicLongArray(n);
         this.grantsTaken = new long[n];
         this.posts = new AtomicLongArray(n);
@@ -134,8 +134,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         int chunk = engine.maxRmaPayload(group[target]);
         for (long done = 0; done < length; ) {
             int k = (int) Math.min(chunk, length - done);
-            send(target, RmaWire.PUT, 0, 0, at + done, 0, src, srcOffset + done, k);
-            sent[target]++;
+            send(target, RmaWire.PUT, 0, 0, at + done, answers.next(target), src, srcOffset + done, k);
             done += k;
         }
     }
@@ -157,9 +156,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             }
             for (long done = 0; done < length; ) {
                 int k = (int) Math.min(chunk, length - done);
-                send(target, RmaWire.ACC, 0, RmaWire.accumulate(k, type, op), at + done, 0, origin,
-                        originOffset + done, k);
-                sent[target]++;
+                send(target, RmaWire.ACC, 0, RmaWire.accumulate(k, type, op), at + done, answers.next(target),
+                        origin, originOffset + done, k);
                 done += k;
             }
             return;
@@ -190,7 +188,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
 
     /** Returns once {@code target} has applied every operation this rank sent it (volatile reads of the answers). */
     void flush(int target) {
-        if (acked.get(target) < sent[target]) {
+        if (!answers.complete(target)) {
             await(Waiting.ACKS, target);
         }
     }
@@ -316,7 +314,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             return switch (kind) {
                 case SEND -> engine.trySendRma(group[target], op, context, tag, handle, peerHandle, address, total,
                         payload, offset, length);
-                case ACKS -> acked.get(target) >= sent[target];
+                case ACKS -> answers.complete(target);
                 case REPLY -> replyReceived >= replyExpected;
                 case GRANT -> grants.get(target) > grantsTaken[target];
                 default -> throw new AssertionError(kind);
@@ -355,7 +353,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
         switch (op) {
             case RmaWire.ACK -> {
-                acked.addAndGet(origin, total);
+                answers.acknowledged(origin, total);
                 return true;
             }
             case RmaWire.REPLY -> {
@@ -463,7 +461,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         switch (op) {
             case RmaWire.PUT -> {
                 MemorySegment.copy(data, dataOffset, memory, address, length);
-                ack(dest);
+                answers.applied(origin, total);
             }
             case RmaWire.GET -> {
                 int chunk = engine.maxRmaPayload(dest);
@@ -494,7 +492,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                         if (fetch) {
                             engine.sendRma(dest, RmaWire.REPLY, context, tag, handle, 0, total, 0, old, 0, bytes);
                         } else {
-                            ack(dest);
+                            answers.applied(origin, total);
                         }
                     }
                 } finally {
@@ -505,8 +503,19 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         return true;
     }
 
-    private void ack(int dest) {
-        engine.sendRma(dest, RmaWire.ACK, context, tag, 0, 0, 0, 1, MemorySegment.NULL, 0, 0);
+    /** After a pass's records, and after deferred ones: one cumulative ACK to each origin owed one. */
+    @Override
+    public void answer() {
+        if (!answers.due()) {
+            return;
+        }
+        for (int o = 0; o < n; o++) {
+            long upTo = answers.takeAnswer(o);
+            if (upTo > 0) {
+                engine.sendRma(group[o], RmaWire.ACK, context, tag, 0, 0, 0, upTo, MemorySegment.NULL, 0, 0);
+            }
+        }
+        answers.answeredAll();
     }
 
     private MemorySegment scratch(long length) {
@@ -584,6 +593,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             }
             deferred.poll();
         }
+        answer();
         return false;
     }
 
