@@ -67,7 +67,7 @@ class WindowIT {
     void aLockWhoseHolderDiedGoesToTheNextWaiter(boolean net) throws Exception {
         List<Process> ranks = start("deadholder", 3, net);
         assertTrue(ranks.get(2).waitFor(60, TimeUnit.SECONDS), "rank 2 did not end");
-        assertEquals(7, ranks.get(2).exitValue());
+        assertEquals(128 + 9, ranks.get(2).exitValue(), "rank 2 was not killed");
         assertTrue(ranks.get(1).waitFor(60, TimeUnit.SECONDS), "rank 1 still waits for the dead rank's lock");
         String out = output(1);
         assertEquals(0, ranks.get(1).exitValue(), out);
