@@ -531,7 +531,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             LockRequest q = locks.get(i);
             boolean granted;
             if (q.exclusive) {
-                // a word released as a dead rank's (releaseDead) is taken again
+                // the word may have been released meanwhile, as a dead rank's (releaseDead): ask again
                 q.wordHeld = q.wordHeld && own.exclusiveHolder() == q.origin || own.tryLockExclusive(q.origin);
                 granted = q.wordHeld && own.sharedHolder(n) < 0;
             } else {
