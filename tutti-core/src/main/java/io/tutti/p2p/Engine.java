@@ -162,7 +162,8 @@ public final class Engine implements AutoCloseable {
         this.revocations = new Revocations(outbox, rank);
         this.inbox = new Inbox(l, matching, rendezvous, offload, calls, rma, this::revoked0);
         NetworkPath network = opened == null ? null : new NetworkPath(l, inbox, rendezvous);
-        this.progress = new Progress(l, inbox, outbox, rendezvous, network, config, lock, matching, revocations);
+        this.progress = new Progress(l, inbox, outbox, rendezvous, network, rma, config, lock, matching,
+                revocations);
         this.blockingSend = new Operation(this);
         this.blockingRecv = new Operation(this);
         if (lock != null) {
@@ -948,7 +949,8 @@ public final class Engine implements AutoCloseable {
         /**
          * Called once per liveness interval while a wait for this task idles: throws when the task
          * can tell it will never finish, e.g. a message has arrived that shows the ranks disagree on
-         * the call. Slow path; may allocate.
+         * the call, or clears what a failed peer left in its way (a window lock it held). Slow path;
+         * may allocate.
          */
         default void diagnose() {
         }

@@ -27,6 +27,7 @@ final class Progress {
     private final Rendezvous rendezvous;
     /** Null when every peer shares this rank's memory. */
     private final NetworkPath network;
+    private final RmaPackets rma;
     private ReentrantLock lock;
     private final Matching matching;
     private final Revocations revocations;
@@ -49,13 +50,14 @@ final class Progress {
     private boolean blockedShown;
     private boolean closed;
 
-    Progress(Links links, Inbox inbox, Outbox outbox, Rendezvous rendezvous, NetworkPath network, P2pConfig config,
-             ReentrantLock lock, Matching matching, Revocations revocations) {
+    Progress(Links links, Inbox inbox, Outbox outbox, Rendezvous rendezvous, NetworkPath network, RmaPackets rma,
+             P2pConfig config, ReentrantLock lock, Matching matching, Revocations revocations) {
         this.links = links;
         this.inbox = inbox;
         this.outbox = outbox;
         this.rendezvous = rendezvous;
         this.network = network;
+        this.rma = rma;
         this.lock = lock;
         this.matching = matching;
         this.revocations = revocations;
@@ -101,6 +103,8 @@ final class Progress {
     int pass() {
         int work = network == null ? 0 : network.pump();
         work += inbox.read();
+        // the pass's RMA records are answered together: one cumulative ACK per origin and window
+        rma.answer();
         if (outbox.backlogged()) {
             work += outbox.drive();
         }

@@ -18,4 +18,12 @@ public interface RmaEndpoint {
      */
     boolean onRma(int source, int op, long handle, long peerHandle, long address, long total, MemorySegment data,
                   long dataOffset, int length);
+
+    /**
+     * Called after the records one progress pass handed to windows: sends the answers they are owed
+     * that were held back to go as one (a cumulative ACK per origin). Same thread rules as
+     * {@link #onRma}.
+     */
+    default void answer() {
+    }
 }

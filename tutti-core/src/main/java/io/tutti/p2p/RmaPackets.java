@@ -22,6 +22,8 @@ final class RmaPackets {
     private final List<Endpoint> endpoints = new ArrayList<>();
     /** The header of a record handed to the transport in two parts ({@link #direct}). */
     private final MemorySegment header = Arena.ofAuto().allocate(MessageHeaderDescriptor.LENGTH, 8);
+    /** Whether records have been handed to windows since they last answered. */
+    private boolean arrived;
 
     private record Endpoint(int context, int tag, RmaEndpoint target) {
     }
@@ -55,11 +57,23 @@ final class RmaPackets {
                 break;
             }
         }
+        arrived |= target != null;
         if (target == null || !target.onRma(source, MessageHeaderDescriptor.flags(s, at),
                 MessageHeaderDescriptor.handle(s, at), MessageHeaderDescriptor.peerHandle(s, at),
                 MessageHeaderDescriptor.address(s, at), MessageHeaderDescriptor.totalLength(s, at), s,
                 at + MessageHeaderDescriptor.LENGTH, payload)) {
             links.drop();
+        }
+    }
+
+    /** At the end of a pass's arrivals: every window that was handed records answers them ({@link RmaEndpoint#answer}). */
+    void answer() {
+        if (!arrived) {
+            return;
+        }
+        arrived = false;
+        for (int i = 0; i < endpoints.size(); i++) {
+            endpoints.get(i).target().answer();
         }
     }
 

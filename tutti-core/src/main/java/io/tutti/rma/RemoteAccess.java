@@ -11,15 +11,18 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntPredicate;
 
 /**
  * A window's operations with the ranks it reaches over the network, both sides. As origin it sends
- * each operation as RMA records ({@link RmaWire}) and counts the answers, so a flush waits for the
- * target to have applied everything; a get, fetching accumulate or compare-and-swap waits for its
+ * each operation as RMA records ({@link RmaWire}) and counts the answers ({@link Answers}: one
+ * cumulative ACK per origin and progress pass), so a flush waits for the target to have applied
+ * everything; a get, fetching accumulate or compare-and-swap waits for its
  * reply in the call. As target it is the window's {@link RmaEndpoint}: records are applied where
  * they arrive (the progress agent, or the owner's own calls), into the same memory and under the
  * same lock words of the window area as local peers use, so passive-target operations need no call
- * by the target's application.
+ * by the target's application. A lock a rank that has died holds here is released once someone waits
+ * for it ({@link WindowArea#releaseDead}).
  *
  * <p>Threads: the origin side is the owner's; the target side runs on whoever holds the engine.
  * What one side writes and the other reads (answers, grants, posts, completes) is in atomic arrays
@@ -38,8 +41,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final WindowArea own;
     /** This rank's window memory, reachable from any thread (the progress agent's too). */
     private final MemorySegment memory;
-    private final long[] sent;
-    private final AtomicLongArray acked;
+    /** Records numbered per target as origin, applied and answered per origin as target. */
+    private final Answers answers;
     private final AtomicLongArray grants;
     private final long[] grantsTaken;
     private final AtomicLongArray posts;
@@ -64,6 +67,10 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     /** Target side: lock requests not granted yet, in arrival order. */
     private final ArrayList<LockRequest> locks = new ArrayList<>();
     private MemorySegment scratch = MemorySegment.NULL;
+    /** Whether a window rank is known to have died: a slow path, asked once per liveness interval. */
+    private final IntPredicate dead;
+    private final long livenessNanos;
+    private long lastDeadCheck = System.nanoTime();
 
     private record Deferred(int origin, short op, long handle, long peerHandle, long address, long total, byte[] data) {
     }
@@ -95,12 +102,13 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         for (int r = 0; r < n; r++) {
             commOf[group[r]] = r;
         }
-        this.sent = new long[n];
-        this.acked = new AtomicLongArray(n);
+        this.answers = new Answers(n);
         this.grants = new AtomicLongArray(n);
         this.grantsTaken = new long[n];
         this.posts = new AtomicLongArray(n);
         this.completes = new AtomicLongArray(n);
+        this.dead = r -> engine.failure(group[r]) != null;
+        this.livenessNanos = engine.config().livenessMillis() * 1_000_000L;
     }
 
     /** Whether {@code target} is reached over the network. */
@@ -126,8 +134,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         int chunk = engine.maxRmaPayload(group[target]);
         for (long done = 0; done < length; ) {
             int k = (int) Math.min(chunk, length - done);
-            send(target, RmaWire.PUT, 0, 0, at + done, 0, src, srcOffset + done, k);
-            sent[target]++;
+            send(target, RmaWire.PUT, 0, 0, at + done, answers.next(target), src, srcOffset + done, k);
             done += k;
         }
     }
@@ -149,9 +156,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             }
             for (long done = 0; done < length; ) {
                 int k = (int) Math.min(chunk, length - done);
-                send(target, RmaWire.ACC, 0, RmaWire.accumulate(k, type, op), at + done, 0, origin,
-                        originOffset + done, k);
-                sent[target]++;
+                send(target, RmaWire.ACC, 0, RmaWire.accumulate(k, type, op), at + done, answers.next(target),
+                        origin, originOffset + done, k);
                 done += k;
             }
             return;
@@ -182,7 +188,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
 
     /** Returns once {@code target} has applied every operation this rank sent it (volatile reads of the answers). */
     void flush(int target) {
-        if (acked.get(target) < sent[target]) {
+        if (!answers.complete(target)) {
             await(Waiting.ACKS, target);
         }
     }
@@ -308,7 +314,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             return switch (kind) {
                 case SEND -> engine.trySendRma(group[target], op, context, tag, handle, peerHandle, address, total,
                         payload, offset, length);
-                case ACKS -> acked.get(target) >= sent[target];
+                case ACKS -> answers.complete(target);
                 case REPLY -> replyReceived >= replyExpected;
                 case GRANT -> grants.get(target) > grantsTaken[target];
                 default -> throw new AssertionError(kind);
@@ -347,7 +353,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
         switch (op) {
             case RmaWire.ACK -> {
-                acked.addAndGet(origin, total);
+                answers.acknowledged(origin, total);
                 return true;
             }
             case RmaWire.REPLY -> {
@@ -455,7 +461,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         switch (op) {
             case RmaWire.PUT -> {
                 MemorySegment.copy(data, dataOffset, memory, address, length);
-                ack(dest);
+                answers.applied(origin, total);
             }
             case RmaWire.GET -> {
                 int chunk = engine.maxRmaPayload(dest);
@@ -486,7 +492,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                         if (fetch) {
                             engine.sendRma(dest, RmaWire.REPLY, context, tag, handle, 0, total, 0, old, 0, bytes);
                         } else {
-                            ack(dest);
+                            answers.applied(origin, total);
                         }
                     }
                 } finally {
@@ -497,8 +503,19 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         return true;
     }
 
-    private void ack(int dest) {
-        engine.sendRma(dest, RmaWire.ACK, context, tag, 0, 0, 0, 1, MemorySegment.NULL, 0, 0);
+    /** After a pass's records, and after deferred ones: one cumulative ACK to each origin owed one. */
+    @Override
+    public void answer() {
+        if (!answers.due()) {
+            return;
+        }
+        for (int o = 0; o < n; o++) {
+            long upTo = answers.takeAnswer(o);
+            if (upTo > 0) {
+                engine.sendRma(group[o], RmaWire.ACK, context, tag, 0, 0, 0, upTo, MemorySegment.NULL, 0, 0);
+            }
+        }
+        answers.answeredAll();
     }
 
     private MemorySegment scratch(long length) {
@@ -514,7 +531,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             LockRequest q = locks.get(i);
             boolean granted;
             if (q.exclusive) {
-                q.wordHeld = q.wordHeld || own.tryLockExclusive(q.origin);
+                // the word may have been released meanwhile, as a dead rank's (releaseDead): ask again
+                q.wordHeld = q.wordHeld && own.exclusiveHolder() == q.origin || own.tryLockExclusive(q.origin);
                 granted = q.wordHeld && own.sharedHolder(n) < 0;
             } else {
                 own.raiseShared(q.origin);
@@ -530,6 +548,26 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
     }
 
+    /**
+     * Once per liveness interval while lock requests or records wait: forgets the requests of origins
+     * known to have died and releases what dead ranks hold in this rank's area (a remote origin's
+     * lock, taken here on its behalf, or a local peer's word), so the others' requests go on (ULFM:
+     * a failure fails only the operations involving the failed rank). Slow path.
+     */
+    private void releaseDead() {
+        lastDeadCheck = System.nanoTime();
+        boolean changed = false;
+        for (int i = locks.size() - 1; i >= 0; i--) {
+            if (dead.test(locks.get(i).origin)) {
+                locks.remove(i);
+                changed = true;
+            }
+        }
+        if (own.releaseDead(n, dead) > 0 || changed) {
+            wakeLocalPeers();
+        }
+    }
+
     private void wakeLocalPeers() {
         for (int r = 0; r < n; r++) {
             if (r != me && !remote[r]) {
@@ -541,6 +579,9 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     /** Tracked by the engine: retries what waits for a lock that local peers release by a store. */
     @Override
     public boolean poll() {
+        if ((!locks.isEmpty() || !deferred.isEmpty()) && System.nanoTime() - lastDeadCheck > livenessNanos) {
+            releaseDead();
+        }
         if (!locks.isEmpty()) {
             grantLocks();
         }
@@ -552,6 +593,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             }
             deferred.poll();
         }
+        answer();
         return false;
     }
 

@@ -10,19 +10,21 @@ import io.tutti.Datatype;
  *
  * <pre>
  *  operation  handle           peer handle          address                total            payload
- *  PUT        -                -                    target byte offset     -                the data
+ *  PUT        -                -                    target byte offset     number           the data
  *  GET        reply id         -                    target byte offset     bytes            -
  *  REPLY      reply id         -                    offset in the result   -                the data
- *  ACC        -                bytes|type|op        target byte offset     -                origin data
+ *  ACC        -                bytes|type|op        target byte offset     number           origin data
  *  GET_ACC    reply id         bytes|type|op        target byte offset     offset in result origin data (none for NO_OP)
  *  CAS        reply id         type                 target byte offset     -                origin, compare
- *  ACK        -                -                    -                      records applied  -
+ *  ACK        -                -                    -                      applied up to    -
  *  LOCK       -                1 exclusive/0 shared -                      -                -
  *  GRANTED, POST, COMPLETE, UNLOCK (peer handle as LOCK): no fields
  * </pre>
  *
- * Why so: every operation that changes the target is answered (an ACK, or the REPLY of a fetching
- * one) once it has been applied, so an origin's flush is a count of answers; one record never
+ * Why so: every operation that changes the target is answered once it has been applied, a fetching
+ * one by its REPLY, a put or accumulate by the number its origin gave it (1, 2, ... per target): the
+ * target answers the highest it has applied, once per progress pass, with one ACK that covers every
+ * record before ({@link Answers}), so an origin's flush waits for its last number; one record never
  * exceeds a frame, so a large put is several records, each applied where it lands.
  */
 final class RmaWire {

@@ -10,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.function.IntPredicate;
 
 /**
  * A window whose ranks all share memory with this one. Each rank publishes a {@link WindowArea}
@@ -26,7 +27,7 @@ import java.lang.invoke.VarHandle;
  * reached only through the kernel; one lock acquisition also covers a whole vector. Hardware atomics
  * would win for single aligned int/long fetchAndOp under contention: to be measured, then both may
  * not be mixed on one window. Waits go through the engine, which checks that the ranks waited for
- * still live.
+ * still live; a lock whose holder has died is released by the rank that waits for it.
  */
 public final class ShmWindow extends Window {
     private static final int KIND_CREATE = 0;
@@ -59,6 +60,8 @@ public final class ShmWindow extends Window {
     /** Per rank, for a dynamic window: the regions it attached; null otherwise. */
     private final RegionTable[] regions;
     private final Wait wait = new Wait();
+    /** Whether a window rank is known to have died (exited, killed, unreachable): a slow path. */
+    private final IntPredicate dead;
     /** Per peer: posts sent to it, posts from it consumed, completes sent to it, completes from it consumed. */
     private final long[] postsSent;
     private final long[] postsTaken;
@@ -94,6 +97,7 @@ public final class ShmWindow extends Window {
         this.ownData = ownData;
         this.regions = regions;
         this.net = net;
+        this.dead = r -> engine.failure(group[r]) != null;
         this.postsSent = new long[n];
         this.postsTaken = new long[n];
         this.completesSent = new long[n];
@@ -611,6 +615,7 @@ public final class ShmWindow extends Window {
         static final int FENCE = 0;
         static final int POSTED = 1;
         static final int COMPLETED = 2;
+        /** This and the kinds after it wait for a lock word of the target's area. */
         static final int ACCUMULATE_LOCK = 3;
         static final int EXCLUSIVE_TAKEN = 4;
         static final int NO_SHARED = 5;
@@ -694,12 +699,22 @@ public final class ShmWindow extends Window {
                 case FENCE -> areas[r].fences() < fences;
                 case POSTED -> contains(r) && postsFrom(r) <= postsTaken[r];
                 case COMPLETED -> contains(r) && completesFrom(r) <= completesTaken[r];
-                // the target, and whoever holds what this rank waits for
-                case ACCUMULATE_LOCK -> r == target || r == areas[target].accumulateHolder();
-                case EXCLUSIVE_TAKEN, SHARED_TAKEN -> r == target || r == areas[target].exclusiveHolder();
-                case NO_SHARED -> r == target || areas[target].sharedHolder(n) == r;
+                // the target only: a holder that dies has its lock released (diagnose), not this wait failed
+                case ACCUMULATE_LOCK, EXCLUSIVE_TAKEN, SHARED_TAKEN, NO_SHARED -> r == target;
                 default -> true;
             };
+        }
+
+        /**
+         * Once per liveness interval of a lock wait: releases what ranks known to have died hold at
+         * the target (the live target's own records of them are the same words), so the wait goes on
+         * to take the lock. A dead target is left to the liveness check, which fails the wait.
+         */
+        @Override
+        public void diagnose() {
+            if (kind >= ACCUMULATE_LOCK && !dead.test(target) && areas[target].releaseDead(n, dead) > 0) {
+                wakeAll(null);
+            }
         }
 
         @Override

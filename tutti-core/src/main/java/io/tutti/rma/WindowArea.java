@@ -11,6 +11,7 @@ import static io.tutti.rma.WindowAreaDescriptor.line;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.function.IntPredicate;
 
 /**
  * The synchronisation words of one rank's window area ({@link WindowAreaDescriptor}), shared by
@@ -83,6 +84,36 @@ public final class WindowArea {
             }
         }
         return -1;
+    }
+
+    // ------------------------------------------------------------ holders that died
+
+    /**
+     * Releases what ranks {@code dead} names hold here (of the first {@code ranks}): the accumulate
+     * and exclusive words by CAS from the holder's value, so a word a live rank took since is never
+     * cleared, and shared flags by a release store (a dead rank never raises its flag again). Who
+     * waits for a lock calls it, after a liveness check: ULFM's rule that a failure fails only the
+     * operations involving the failed rank. Slow path: {@code dead} is asked about holders only.
+     *
+     * @return how many holds were released
+     */
+    public int releaseDead(int ranks, IntPredicate dead) {
+        int released = 0;
+        int a = accumulateHolder();
+        if (a >= 0 && dead.test(a) && LONG.compareAndSet(segment, (long) ACCUMULATE_LOCK_OFFSET, a + 1L, 0L)) {
+            released++;
+        }
+        int e = exclusiveHolder();
+        if (e >= 0 && dead.test(e) && LONG.compareAndSet(segment, (long) EXCLUSIVE_LOCK_OFFSET, e + 1L, 0L)) {
+            released++;
+        }
+        for (int r = 0; r < ranks; r++) {
+            if ((long) LONG.getVolatile(segment, line(r) + SHARED_IN_LINE) != 0 && dead.test(r)) {
+                lowerShared(r);
+                released++;
+            }
+        }
+        return released;
     }
 
     // ------------------------------------------------------------ fence, post, complete

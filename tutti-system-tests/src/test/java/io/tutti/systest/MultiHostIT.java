@@ -73,6 +73,28 @@ class MultiHostIT {
         }
     }
 
+    /**
+     * Windows across two hosts of two ranks, a lock holder killed: rank H dies holding rank 0's
+     * exclusive lock and rank W, on the other host than one of them, gets the lock after it
+     * ({@code WindowProcesses deadholder}). 1, 2: the target releases its local peer's word for a
+     * remote waiter; 3, 1: a local waiter releases the word its target took for a remote holder.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "holder {0}, waiter {1}")
+    @org.junit.jupiter.params.provider.CsvSource({"1, 2", "3, 1"})
+    void aWindowLockWhoseHolderWasKilledGoesToTheWaiterOnAnotherHost(int holder, int waiter) throws Exception {
+        try (Netns net = Netns.create(2, 2, null)) {
+            Launch.Result r = Launch.run(work, Duration.ofSeconds(150), "run", "--verbose", "-n", "4", "--hosts",
+                    String.join(",", net.hosts()), "--ppn", "2", "--exec-prefix", "ip netns exec {host}", "--rails",
+                    "r0,r1", "--on-failure", "continue", "--timeout", "100s", "--cp", Launch.testClasses(),
+                    "io.tutti.systest.WindowProcesses", "deadholder", Integer.toString(holder),
+                    Integer.toString(waiter));
+            assertExit(0, r);
+            assertTrue(r.stdout().contains("granted after") && r.stdout().contains("read 2 then 3"), r::toString);
+            assertTrue(r.stdout().contains("window holds 3"), r::toString);
+            r.assertNoJobDirectory();
+        }
+    }
+
     @Test
     void threeHostsOverRailsLimitedToOneGigabit() throws Exception {
         try (Netns net = Netns.create(3, 2, "1gbit")) {

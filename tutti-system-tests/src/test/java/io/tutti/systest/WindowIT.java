@@ -13,11 +13,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * One-sided windows between ranks that are processes ({@link WindowProcesses}): the caller's
- * memory reached through the kernel, dynamic windows' attached memory, a target killed while holding its lock; and the same
- * over the network rails ({@code TUTTI_TRANSPORT=net}), with a target killed inside an origin's passive epoch.
+ * memory reached through the kernel, dynamic windows' attached memory, a target killed while holding its lock, a
+ * third rank killed holding a target's lock; and the same over the network rails ({@code TUTTI_TRANSPORT=net}), with a
+ * target killed inside an origin's passive epoch.
  */
 @Timeout(120)
 class WindowIT {
@@ -53,6 +56,25 @@ class WindowIT {
         String out = output(0);
         assertEquals(0, ranks.get(0).exitValue(), out);
         assertTrue(out.contains("caught after") && out.contains("rank 1 (pid " + ranks.get(1).pid() + ")"), out);
+    }
+
+    /**
+     * Rank 2 dies holding the exclusive lock of rank 0's window; rank 1, asking for it after, gets
+     * it (the dead holder's lock is released, ULFM's rule) and sees rank 2's last put.
+     */
+    @ParameterizedTest(name = "net={0}")
+    @ValueSource(booleans = {false, true})
+    void aLockWhoseHolderDiedGoesToTheNextWaiter(boolean net) throws Exception {
+        List<Process> ranks = start("deadholder", 3, net);
+        assertTrue(ranks.get(2).waitFor(60, TimeUnit.SECONDS), "rank 2 did not end");
+        assertEquals(128 + 9, ranks.get(2).exitValue(), "rank 2 was not killed");
+        assertTrue(ranks.get(1).waitFor(60, TimeUnit.SECONDS), "rank 1 still waits for the dead rank's lock");
+        String out = output(1);
+        assertEquals(0, ranks.get(1).exitValue(), out);
+        assertTrue(out.contains("granted after") && out.contains("read 2 then 3"), out);
+        assertTrue(ranks.get(0).waitFor(30, TimeUnit.SECONDS), "rank 0 did not end");
+        assertEquals(0, ranks.get(0).exitValue(), output(0));
+        assertTrue(output(0).contains("window holds 3"), output(0));
     }
 
     @Test

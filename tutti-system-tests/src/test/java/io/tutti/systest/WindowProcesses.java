@@ -15,6 +15,11 @@ import java.lang.foreign.ValueLayout;
  * by the kernel's cross-process copy) and one Tutti allocates, with puts, gets, accumulates and a
  * fetchAndOp counter, checked, then "windows ok". {@code dead}: rank 1 dies holding the exclusive
  * lock of its window; rank 0, asking for it, must get PeerFailed, and prints "caught after N ms".
+ * {@code deadholder [H W]}: rank H (2) takes the exclusive lock of rank 0's window, writes 2 there
+ * and kills itself (SIGKILL) holding it; rank W (1) then asks for the same lock, and must get it
+ * (rank 0 releases a dead holder's lock, as the rank waiting for it does on shared memory): it reads,
+ * adds 1, unlocks, reads again under a shared lock, prints "granted after N ms, read 2 then 3" and
+ * tells rank 0, which checks its window holds 3. Other ranks only meet them.
  * {@code deadflush}: rank 1 dies inside rank 0's passive epoch on it; rank 0's put and flush must
  * fail with PeerFailed, and it prints "caught after N ms".
  * {@code dynamic}: each rank attaches two regions of its own memory to a dynamic window and sends
@@ -35,6 +40,8 @@ public final class WindowProcesses {
             case "dead" -> dead(w);
             case "dynamic" -> dynamic(w);
             case "deadflush" -> deadFlush(w);
+            case "deadholder" -> deadHolder(w, args.length > 1 ? Integer.parseInt(args[1]) : 2,
+                    args.length > 2 ? Integer.parseInt(args[2]) : 1);
             default -> throw new IllegalArgumentException(what);
         }
         tutti.close();
@@ -159,6 +166,57 @@ public final class WindowProcesses {
         } catch (TuttiException.PeerFailed e) {
             System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());
         }
+    }
+
+    private static void deadHolder(Communicator w, int holder, int waiter) {
+        Window win = w.allocateWindow(8, 8);
+        if (w.rank() == holder) {
+            win.lock(Window.LockType.EXCLUSIVE, 0);
+            win.put(new long[] {2}, 1, Datatype.LONG, 0, 0);
+            win.flush(0);
+            Ranks.barrier(w);
+            killSelf();
+        }
+        Ranks.barrier(w);
+        byte[] token = new byte[1];
+        if (w.rank() == 0) {
+            w.recv(token, 0, 1, waiter, 5);
+            long held = win.segment().get(ValueLayout.JAVA_LONG, 0);
+            check(held == 3, "rank 0's window holds " + held + " after rank 1's epoch");
+            System.out.println("window holds 3");
+            return;
+        }
+        if (w.rank() != waiter) {
+            return;
+        }
+        long t0 = System.nanoTime();
+        long[] first = new long[1];
+        long[] second = new long[1];
+        try {
+            win.lock(Window.LockType.EXCLUSIVE, 0);
+            long waited = (System.nanoTime() - t0) / 1_000_000;
+            win.get(first, 1, Datatype.LONG, 0, 0);
+            win.put(new long[] {first[0] + 1}, 1, Datatype.LONG, 0, 0);
+            win.unlock(0);
+            win.lock(Window.LockType.SHARED, 0);
+            win.get(second, 1, Datatype.LONG, 0, 0);
+            win.unlock(0);
+            System.out.printf("granted after %d ms, read %d then %d%n", waited, first[0], second[0]);
+        } catch (TuttiException.PeerFailed e) {
+            System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());
+        }
+        w.send(token, 0, 1, 0, 5);
+    }
+
+    /** SIGKILL to this process, as a crash: no shutdown hook, nothing closed; a launcher reports it. */
+    private static void killSelf() {
+        try {
+            new ProcessBuilder("kill", "-KILL", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+            Thread.sleep(60_000);
+        } catch (Exception e) {
+            // fall through to halt
+        }
+        Runtime.getRuntime().halt(7);
     }
 
     private static void deadFlush(Communicator w) {
