@@ -59,7 +59,9 @@ class StartupGraceTest {
             long tookMs = (System.nanoTime() - start) / 1_000_000;
             assertNotNull(why, "a peer silent after it was heard was not reported");
             assertTrue(why.contains("rank 1") && why.contains("not been heard"), why);
-            assertTrue(tookMs >= TIMEOUT_MS - 50 && tookMs < 5 * TIMEOUT_MS + 2_000, "reported after " + tookMs + " ms");
+            // the short timeout, not the start-up one (60 s); it counts from the last keep-alive heard,
+            // which came before this test stopped them, so no lower bound holds on a loaded machine
+            assertTrue(tookMs < 5 * TIMEOUT_MS + 2_000, "reported after " + tookMs + " ms");
         }
     }
 
@@ -67,8 +69,9 @@ class StartupGraceTest {
     @ValueSource(strings = {"udp", "tcp"})
     void aPeerThatNeverAnswersIsDeclaredFailedAfterTheStartTimeout(String wire) throws Exception {
         int startMs = 1_000;
+        // before the transports exist, so that the bound, which counts from their start, is not undercut
+        long start = System.nanoTime();
         try (Fixture f = Fixture.starting(2, 1, settings(wire, startMs))) {
-            long start = System.nanoTime();
             String why = f.awaitFailure(0, 1, 30_000);
             long tookMs = (System.nanoTime() - start) / 1_000_000;
             assertNotNull(why, "a peer that never answered was not reported");
