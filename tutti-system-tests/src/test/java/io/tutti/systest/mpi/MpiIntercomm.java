@@ -59,7 +59,7 @@ public final class MpiIntercomm {
         pointToPoint(inter, rank, theirs);
         collectives(inter, rank, mine, theirs);
         nonblocking(inter, rank, mine, theirs);
-        vForms(inter, rank, mine, theirs);
+        vForms(world, rank, size);
         merges(inter, rank, size, colour);
         dups(inter, theirs);
         memberOnly(world, local, rank, size, colour, odds);
@@ -226,16 +226,22 @@ public final class MpiIntercomm {
     }
 
     /**
-     * The v-forms, remote rank q's block q + 1 items long, laid out last rank first: gatherv and
-     * scatterv with the root among the evens, allGatherv, allToAllv and allToAllw, blocking and
+     * The v-forms on groups of uneven sizes (the first three world ranks against the rest at 8
+     * ranks), remote rank q's block q + 1 items long, laid out last rank first: gatherv and scatterv
+     * with the root in the first group, allGatherv, allToAllv and allToAllw, blocking and
      * (iAllGatherv, iAllToAllv) nonblocking.
      */
-    private static void vForms(Intercomm inter, int rank, int[] mine, int[] theirs) throws MPIException {
-        boolean even = rank % 2 == 0;
+    private static void vForms(Intracomm world, int rank, int size) throws MPIException {
+        int cut = Math.max(1, 3 * size / 8);
+        boolean even = rank < cut;       // the group of the root
+        Intracomm local = world.split(even ? 0 : 1, rank);
+        Intercomm inter = world.createIntercomm(local, 0, even ? cut : 0, 8);
+        int[] theirs = even ? ranks(cut, size - cut, 1) : ranks(0, cut, 1);
         int me = inter.getRank();
         int fromEvens = even ? (me == 0 ? MPI.ROOT : MPI.PROC_NULL) : 0;
         boolean evenRootHere = even && me == 0;
         int r = theirs.length;
+        equal(r, inter.getRemoteSize(), "the remote group of the uneven intercommunicator");
         int[] counts = new int[r];
         int[] displs = new int[r];
         int at = 0;
@@ -312,6 +318,8 @@ public final class MpiIntercomm {
         inter.allToAllw(send, sendCounts, sendBytes, types, recvW, counts, recvBytes, types);
         equal(recv, recvW, "allToAllw: as allToAllv");
         inter.barrier();
+        inter.free();
+        local.free();
     }
 
     /** Merged intracommunicators: low group first; both alike, the group of world rank 0 first. */
