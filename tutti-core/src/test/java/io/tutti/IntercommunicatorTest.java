@@ -136,6 +136,7 @@ class IntercommunicatorTest {
                 assertThrows(TuttiException.Unsupported.class, () -> inter.reduceScatterBlock(new int[theirs.length], sum,
                         1, Datatype.INT, ReduceOp.SUM));
                 assertThrows(TuttiException.Unsupported.class, () -> inter.split(0, 0));
+                assertThrows(TuttiException.Unsupported.class, () -> inter.setAlgorithm("bcast", "binomial"));
                 assertThrows(TuttiException.Unsupported.class, () -> inter.allocateWindow(8, 1));
                 assertThrows(TuttiException.InvalidArgument.class, () -> inter.bcast(b, theirs.length));
 
