@@ -8,11 +8,11 @@ import io.tutti.TuttiException;
  * {@link Intercommunicator}s, made by {@link Comm#createIntercomm}. {@link #getRank} and
  * {@link #getSize} are of the local group, {@link #getRemoteSize} and {@link #getRemoteGroup} of the
  * other; point-to-point calls name remote ranks. The collectives barrier, bcast, gather(v),
- * scatter(v), allGather(v), allToAll(v/w), reduce and allReduce, blocking and nonblocking, have MPI's
- * intercommunicator meaning (a rooted call's root passes {@link MPI#ROOT}, the rest of its group
- * {@link MPI#PROC_NULL}; counts name remote ranks); the in-place forms, reduceScatter(Block) and the
- * scans fail with {@link MPI#ERR_UNSUPPORTED_OPERATION}. {@link #getParent} returns null, as nothing
- * is spawned.
+ * scatter(v), allGather(v), allToAll(v/w), reduce, allReduce and reduceScatter(Block), blocking and
+ * nonblocking, have MPI's intercommunicator meaning (a rooted call's root passes {@link MPI#ROOT},
+ * the rest of its group {@link MPI#PROC_NULL}; counts name remote ranks, reduceScatter's this
+ * group's); the in-place forms fail with {@link MPI#ERR_UNSUPPORTED_OPERATION}. {@link #getParent}
+ * returns null, as nothing is spawned.
  */
 public final class Intercomm extends Comm {
     /** The remote group's world ranks, made on first use. */

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * An intercommunicator's nonblocking, persistent and v-form collectives on random groups of 1 to 3
+ * An intercommunicator's nonblocking, persistent and v-form collectives, and reduce-scatter, on random groups of 1 to 3
  * ranks each (world ranks dealt out at random): all nonblocking calls started at once and waited
  * together, then the blocking forms, each against the other and against what MPI says each rank
  * holds. Rooted calls take a random root in either group.
@@ -235,13 +235,27 @@ class IntercommunicatorNonblockingTest {
         int[] recvv = run.add(filled(end(rc, rd)));
         if (nonblocking) {
             go.accept(inter.ialltoallv(sendv, sc, sd, recvv, rc, rd, Datatype.INT));
+        } else {
+            inter.alltoallv(sendv, sc, sd, recvv, rc, rd, Datatype.INT);
+        }
+        // reduceScatter: this group's blocks of a vector of six, the other group's sum
+        int[] split = split(mine.length);
+        int[] vector = IntStream.range(0, 6).map(i -> v(rank, i)).toArray();
+        int[] part = run.add(filled(split[inter.rank()]));
+        if (nonblocking) {
+            go.accept(inter.ireduceScatter(vector, part, split, Datatype.INT, ReduceOp.SUM));
             // in reverse order: completion does not depend on the order the program waits in
             java.util.Collections.reverse(started);
             Request.waitAll(started.toArray(Request[]::new));
         } else {
-            inter.alltoallv(sendv, sc, sd, recvv, rc, rd, Datatype.INT);
+            inter.reduceScatter(vector, part, split, Datatype.INT, ReduceOp.SUM);
         }
         return run;
+    }
+
+    /** Six elements in blocks over a group of {@code n} ranks. */
+    private static int[] split(int n) {
+        return n == 1 ? new int[] {6} : n == 2 ? new int[] {2, 4} : new int[] {1, 2, 3};
     }
 
     private static int[] filled(int n) {
@@ -311,5 +325,9 @@ class IntercommunicatorNonblockingTest {
             }
         }
         assertArrayEquals(expectV, (int[]) run.results.get(k++), "alltoallv");
+        int[] split = split(mine.length);
+        int at = Arrays.stream(split).limit(me).sum();
+        assertArrayEquals(IntStream.range(at, at + split[me]).map(i -> Arrays.stream(theirs).map(w -> v(w, i)).sum())
+                .toArray(), (int[]) run.results.get(k++), "reduceScatter: this rank's part of the other group's sum");
     }
 }

@@ -133,8 +133,8 @@ class IntercommunicatorTest {
                 assertThrows(TuttiException.Unsupported.class, () -> inter.allreduce(sum, ReduceOp.SUM),
                         "no in-place collective on an intercommunicator");
                 assertThrows(TuttiException.Unsupported.class, () -> inter.scan(sum, ReduceOp.SUM));
-                assertThrows(TuttiException.Unsupported.class, () -> inter.reduceScatterBlock(new int[theirs.length], sum,
-                        1, Datatype.INT, ReduceOp.SUM));
+                assertThrows(TuttiException.Unsupported.class, () -> inter.iexscan(new int[1], sum, 1, Datatype.INT,
+                        ReduceOp.SUM));
                 assertThrows(TuttiException.Unsupported.class, () -> inter.split(0, 0));
                 assertThrows(TuttiException.Unsupported.class, () -> inter.setAlgorithm("bcast", "binomial"));
                 assertThrows(TuttiException.Unsupported.class, () -> inter.allocateWindow(8, 1));

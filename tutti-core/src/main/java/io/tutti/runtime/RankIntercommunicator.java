@@ -36,8 +36,10 @@ final class RankIntercommunicator extends Intercommunicator {
     /** The local group with a message space of its own. */
     private final RankCommunicator local;
     private final Collectives collectives;
-    /** Counts and displacements of the collectives name remote ranks. */
+    /** Counts and displacements of the collectives name remote ranks... */
     private final CollectiveArguments args;
+    /** ...but reduceScatter's, this group's. */
+    private final CollectiveArguments localArgs;
 
     RankIntercommunicator(Rank tutti, Engine engine, int context, int[] localGroup, int[] remoteGroup) {
         super(context, localGroup, remoteGroup, engine.rank(), engine.size());
@@ -50,6 +52,7 @@ final class RankIntercommunicator extends Intercommunicator {
         this.local = new RankCommunicator(tutti, engine, context + 2, localGroup);
         this.collectives = Collectives.inter(engine, context + 1, localGroup, remoteGroup, local.rank());
         this.args = new CollectiveArguments(remoteGroup.length, local.rank(), "the remote group has");
+        this.localArgs = new CollectiveArguments(localGroup.length, local.rank(), "the local group has");
     }
 
     // ------------------------------------------------------------ point to point
@@ -270,10 +273,26 @@ final class RankIntercommunicator extends Intercommunicator {
         throw unsupported(exclusive ? "exscan" : "scan", "MPI defines prefix reductions on intracommunicators only");
     }
 
+    /**
+     * {@code counts} (or {@code count} each) are this group's blocks; every rank's send buffer holds
+     * their sum, which must be the same in both groups; this group gets the other's reduction.
+     */
     @Override
     protected Request runReduceScatter(Call how, Object send, Object recv, int[] counts, int count, Datatype type,
                                        ReduceOp op, UserOp userOp) {
-        throw unsupported("reduceScatter", "allreduce, then keep this rank's part");
+        int issued = collectives.issued();
+        try {
+            CollectiveArguments.checkOp(op, userOp, type);
+            notInPlace(send);
+            long[] blocks = localArgs.blocks(counts, count, type, "counts");
+            long total = CollectiveArguments.prefix(blocks, localArgs.prefixDispls());
+            MemorySegment snd = args.viewBytes(send, total, type, "send buffer");
+            MemorySegment r = view(recv, blocks[local.rank()] / type.extent(), type, "receive buffer");
+            return run(how, collectives.call(Kind.REDUCE_SCATTER, snd, r, type).reduction(op, userOp).bytes(total)
+                    .blocks(blocks, null));
+        } catch (TuttiException.InvalidArgument | TuttiException.Unsupported e) {
+            throw refused(how, issued, e);
+        }
     }
 
     /** {@code vector}: scatterv, the root's {@code counts} and {@code displs} naming remote ranks. */

@@ -130,6 +130,19 @@ class InterSchedulesTest {
         });
     }
 
+    /** Every player's random input vector of {@code elements} and a receive buffer of {@code recvLongs} filled. */
+    private record Inputs(long[][] d, MemorySegment[] send, MemorySegment[] recv) {
+        static Inputs of(Groups g, Op op, Random rnd, int elements, java.util.function.IntUnaryOperator recvLongs) {
+            Inputs in = new Inputs(new long[g.n()][], new MemorySegment[g.n()], new MemorySegment[g.n()]);
+            for (int p = 0; p < g.n(); p++) {
+                in.d[p] = op.data(rnd, elements);
+                in.send[p] = AlgorithmCheck.seg(in.d[p]);
+                in.recv[p] = MemorySegment.ofArray(filled(recvLongs.applyAsInt(p)));
+            }
+            return in;
+        }
+    }
+
     @Test
     void reduceGivesTheRootTheRemoteGroupsReductionInRankOrder() {
         forEachShape((g, rnd, seed) -> {
@@ -137,14 +150,10 @@ class InterSchedulesTest {
                 for (int root = 0; root < g.n(); root++) {
                     int elements = rnd.nextInt(3);
                     int len = elements * op.longs();
-                    long[][] d = new long[g.n()][];
-                    MemorySegment[] send = new MemorySegment[g.n()];
-                    MemorySegment[] recv = new MemorySegment[g.n()];
-                    for (int p = 0; p < g.n(); p++) {
-                        d[p] = op.data(rnd, elements);
-                        send[p] = AlgorithmCheck.seg(d[p]);
-                        recv[p] = MemorySegment.ofArray(filled(len));
-                    }
+                    Inputs in = Inputs.of(g, op, rnd, elements, p -> len);
+                    long[][] d = in.d();
+                    MemorySegment[] send = in.send();
+                    MemorySegment[] recv = in.recv();
                     int r = root;
                     Schedule[] s = g.schedules(p -> call(Kind.REDUCE, 8L * len, rootArg(g, p, r), null, null, null,
                             null, false, op.extent, op.commutative));
@@ -165,14 +174,10 @@ class InterSchedulesTest {
         forEachShape((g, rnd, seed) -> {
             for (Op op : Op.values()) {
                 int elements = rnd.nextInt(3);
-                long[][] d = new long[g.n()][];
-                MemorySegment[] send = new MemorySegment[g.n()];
-                MemorySegment[] recv = new MemorySegment[g.n()];
-                for (int p = 0; p < g.n(); p++) {
-                    d[p] = op.data(rnd, elements);
-                    send[p] = AlgorithmCheck.seg(d[p]);
-                    recv[p] = MemorySegment.ofArray(filled(elements * op.longs()));
-                }
+                Inputs in = Inputs.of(g, op, rnd, elements, p -> elements * op.longs());
+                long[][] d = in.d();
+                MemorySegment[] send = in.send();
+                MemorySegment[] recv = in.recv();
                 Schedule[] s = g.schedules(p -> call(Kind.ALLREDUCE, 8L * elements * op.longs(), 0, null, null, null,
                         null, false, op.extent, op.commutative));
                 AlgorithmCheck.play(s, send, recv, op, seed);
@@ -181,6 +186,51 @@ class InterSchedulesTest {
                 for (int p = 0; p < g.n(); p++) {
                     assertArrayEquals(g.inA(p) ? forA : forB, AlgorithmCheck.longs(recv[p]), op + " allreduce " + g
                             + " at " + p);
+                }
+            }
+        });
+    }
+
+    @Test
+    void reduceScatterScattersTheOtherGroupsReductionByThisGroupsBlocks() {
+        forEachShape((g, rnd, seed) -> {
+            for (Op op : Op.values()) {
+                // both groups' blocks (in elements) add up to the same vector
+                int total = rnd.nextInt(5);
+                int[] elements = new int[g.n()];
+                for (int side = 0; side < 2; side++) {
+                    int from = side == 0 ? 0 : g.a();
+                    int to = side == 0 ? g.a() : g.n();
+                    for (int left = total, p = from; p < to; p++) {
+                        elements[p] = p == to - 1 ? left : rnd.nextInt(left + 1);
+                        left -= elements[p];
+                    }
+                }
+                Inputs in = Inputs.of(g, op, rnd, total, p -> elements[p] * op.longs());
+                long[][] d = in.d();
+                MemorySegment[] send = in.send();
+                MemorySegment[] recv = in.recv();
+                Schedule[] s = g.schedules(p -> {
+                    int from = g.inA(p) ? 0 : g.a();
+                    long[] blocks = new long[g.localSize(p)];
+                    for (int q = 0; q < blocks.length; q++) {
+                        blocks[q] = (long) op.extent * elements[from + q];
+                    }
+                    return call(Kind.REDUCE_SCATTER, (long) op.extent * total, 0, blocks, null, null, null, false,
+                            op.extent, op.commutative);
+                });
+                AlgorithmCheck.play(s, send, recv, op, seed);
+                long[] forA = op.fold(d, g.a(), g.n() - 1);
+                long[] forB = op.fold(d, 0, g.a() - 1);
+                for (int p = 0; p < g.n(); p++) {
+                    int from = g.inA(p) ? 0 : g.a();
+                    long at = 0;
+                    for (int q = from; q < p; q++) {
+                        at += elements[q];
+                    }
+                    long[] want = Arrays.copyOfRange(g.inA(p) ? forA : forB, (int) (at * op.longs()),
+                            (int) ((at + elements[p]) * op.longs()));
+                    assertArrayEquals(want, AlgorithmCheck.longs(recv[p]), op + " reduceScatter " + g + " at " + p);
                 }
             }
         });

@@ -21,9 +21,10 @@ import io.tutti.coll.schedule.ScheduleBuilder;
  *
  * <p>{@link CollectiveCall}s as the runtime fills them: {@code root} is {@link Intercommunicator#ROOT},
  * {@link Intercommunicator#PROC_NULL} (an empty schedule) or a remote rank; {@code bytes} this rank's
- * block (each block's, for the regular calls); {@code blocks}/{@code displs} the remote group's layout
- * (the root's in gatherv and scatterv, everyone's in allgatherv, alltoall's receive side, with
- * {@code sendBlocks}/{@code sendDispls} its send side); {@code irregular} marks a v-form.
+ * block (each block's, for the regular calls; reduceScatter's whole vector); {@code blocks}/{@code
+ * displs} the remote group's layout (the root's in gatherv and scatterv, everyone's in allgatherv,
+ * alltoall's receive side, with {@code sendBlocks}/{@code sendDispls} its send side), but the local
+ * group's blocks in reduceScatter; {@code irregular} marks a v-form.
  *
  * <p>Tags: 0-1 the local fan-in, 8 across, 16 the local fan-out.
  */
@@ -86,6 +87,7 @@ public final class InterSchedules {
                 case BCAST -> bcast(isRoot);
                 case REDUCE -> reduce(isRoot);
                 case ALLREDUCE -> allreduce();
+                case REDUCE_SCATTER -> reduceScatter();
                 case GATHER -> gather(isRoot);
                 case SCATTER -> scatter(isRoot);
                 case ALLGATHER -> allgather();
@@ -149,6 +151,21 @@ public final class InterSchedules {
             long bytes = call.bytes();
             int got = swap(TEMP_BUFFER, 0, bytes, RECV_BUFFER, 0, bytes, reduceLocally());
             BinomialBcast.emit(b, out(), bytes, 0, RECV_BUFFER, 0, got);
+        }
+
+        /**
+         * Each group reduces its vectors at its leader; the leaders swap; each scatters the other
+         * group's result in its group by its own blocks.
+         */
+        void reduceScatter() {
+            long bytes = call.bytes();
+            // after the reduction's result and its scratch (at most twice the vector)
+            long theirs = align(bytes) + align(2 * bytes);
+            b.temp(theirs + bytes);
+            int got = swap(TEMP_BUFFER, 0, bytes, TEMP_BUFFER, theirs, bytes, reduceLocally());
+            long[] blocks = call.blocks();
+            BinomialScatter.emit(b, out(), blocks, Blocks.offsets(blocks), 0, false, TEMP_BUFFER, theirs,
+                    theirs + align(bytes), got);
         }
 
         /** The group's blocks of {@code call.bytes()}, in rank order, into scratch at its leader; returns its last step. */

@@ -20,7 +20,7 @@ import mpi.Status;
  * Intercommunicators and member-only communicators: an intercommunicator of the even and the odd
  * ranks made from a split; point-to-point across it (remote ranks, ANY_SOURCE, PROC_NULL); each
  * collective with MPI.ROOT and MPI.PROC_NULL, blocking, nonblocking (several in flight at once) and
- * in its v-form; merge with high and low; dup and compare; createGroup
+ * in its v-form, reduce-scatter; merge with high and low; dup and compare; createGroup
  * by the odd ranks only while the even ranks do something else; and the errors: mismatched tags, a
  * leader outside the peer communicator, freed communicators, collectives an intercommunicator lacks.
  */
@@ -157,8 +157,17 @@ public final class MpiIntercomm {
         }
 
         fails(MPI.ERR_ROOT, "a root past the remote group", () -> inter.bcast(b, 1, MPI.INT, theirs.length));
-        fails(MPI.ERR_UNSUPPORTED_OPERATION, "reduceScatterBlock on an intercommunicator",
-                () -> inter.reduceScatterBlock(new int[theirs.length], new int[1], 1, MPI.INT, MPI.SUM));
+        // two items per rank of this group, of the other group's sum (the groups are of one size here)
+        int[] vector = new int[2 * mine.length];
+        for (int i = 0; i < vector.length; i++) {
+            vector[i] = 100 * rank + i;
+        }
+        int[] part = new int[2];
+        inter.reduceScatterBlock(vector, part, 2, MPI.INT, MPI.SUM);
+        for (int j = 0; j < 2; j++) {
+            int item = 2 * me + j;
+            equal(Arrays.stream(theirs).map(w -> 100 * w + item).sum(), part[j], "reduceScatterBlock item " + j);
+        }
         fails(MPI.ERR_UNSUPPORTED_OPERATION, "an in-place allReduce on an intercommunicator",
                 () -> inter.allReduce(new int[1], 1, MPI.INT, MPI.SUM));
         inter.barrier();
@@ -228,8 +237,8 @@ public final class MpiIntercomm {
     /**
      * The v-forms on groups of uneven sizes (the first three world ranks against the rest at 8
      * ranks), remote rank q's block q + 1 items long, laid out last rank first: gatherv and scatterv
-     * with the root in the first group, allGatherv, allToAllv and allToAllw, blocking and
-     * (iAllGatherv, iAllToAllv) nonblocking.
+     * with the root in the first group, allGatherv, allToAllv, allToAllw and reduceScatter, blocking
+     * and (iAllGatherv, iAllToAllv, iReduceScatter) nonblocking.
      */
     private static void vForms(Intracomm world, int rank, int size) throws MPIException {
         int cut = Math.max(1, 3 * size / 8);
@@ -317,6 +326,28 @@ public final class MpiIntercomm {
         int[] recvW = new int[at];
         inter.allToAllw(send, sendCounts, sendBytes, types, recvW, counts, recvBytes, types);
         equal(recv, recvW, "allToAllw: as allToAllv");
+
+        // reduceScatter: six items over this group's ranks, the first taking what the others' one each leave
+        int n = inter.getSize();
+        int[] split = new int[n];
+        Arrays.fill(split, 1);
+        split[0] = 6 - (n - 1);
+        int[] vector = new int[6];
+        for (int i = 0; i < 6; i++) {
+            vector[i] = 100 * rank + i;
+        }
+        int first = me == 0 ? 0 : split[0] + me - 1;
+        int[] part = new int[split[me]];
+        inter.reduceScatter(vector, part, split, MPI.INT, MPI.SUM);
+        IntBuffer vectorDirect = MPI.newIntBuffer(6).put(0, vector);
+        IntBuffer partDirect = MPI.newIntBuffer(split[me]);
+        inter.iReduceScatter(vectorDirect, partDirect, split, MPI.INT, MPI.SUM).waitFor();
+        for (int j = 0; j < split[me]; j++) {
+            int item = first + j;
+            int sum = Arrays.stream(theirs).map(w -> 100 * w + item).sum();
+            equal(sum, part[j], "reduceScatter item " + item);
+            equal(sum, partDirect.get(j), "iReduceScatter item " + item);
+        }
         inter.barrier();
         inter.free();
         local.free();
