@@ -15,18 +15,15 @@ import io.tutti.coll.schedule.ScheduleBuilder;
  * An intercommunicator's collectives with MPI's meaning, as schedules: binomial trees inside the
  * local group plus messages across, between the leaders (local rank 0), or, where only each rank
  * knows its own block (the v-forms), straight between the root or leader and every remote rank.
- * The schedule spans both groups: local rank r and remote rank q are ranks {@code lo + r} and
- * {@code ro + q}, local group first unless {@code localFirst} is false (what the executor's group
- * lists, local then remote; a test plays both groups' schedules with one group first).
+ * Local rank r and remote rank q are schedule ranks {@code lo + r} and {@code ro + q}, the local
+ * group first unless {@code localFirst} is false (the executor lists local then remote; a test
+ * plays both groups' schedules at once).
  *
- * <p>{@link CollectiveCall}s as the runtime fills them: {@code root} is {@link Intercommunicator#ROOT},
- * {@link Intercommunicator#PROC_NULL} (an empty schedule) or a remote rank; {@code bytes} this rank's
- * block (each block's, for the regular calls; reduceScatter's whole vector); {@code blocks}/{@code
- * displs} the remote group's layout (the root's in gatherv and scatterv, everyone's in allgatherv,
- * alltoall's receive side, with {@code sendBlocks}/{@code sendDispls} its send side), but the local
- * group's blocks in reduceScatter; {@code irregular} marks a v-form.
- *
- * <p>Tags: 0-1 the local fan-in, 8 across, 16 the local fan-out.
+ * <p>Calls as the runtime fills them: {@code root} is {@link Intercommunicator#ROOT},
+ * {@link Intercommunicator#PROC_NULL} (an empty schedule) or a remote rank; {@code bytes} this
+ * rank's block (reduceScatter's whole vector); {@code blocks}/{@code displs} the remote group's
+ * layout (reduceScatter's: the local group's), {@code sendBlocks}/{@code sendDispls} alltoall's send
+ * side; {@code irregular} marks a v-form. Tags: 0-1 the local fan-in, 8 across, 16 the fan-out.
  */
 public final class InterSchedules {
     /** The algorithm's name in reports and signatures. */
