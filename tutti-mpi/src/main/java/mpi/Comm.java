@@ -1421,7 +1421,8 @@ public class Comm implements Freeable, Cloneable {
         checkCount(0, recvtype, call);
         checkCounts(c, recvcount, displs, call);
         Object send = Communicator.IN_PLACE;
-        int sent = recvcount[c.rank()];
+        // in place, this rank's own block is the one it sends (an intercommunicator refuses in place)
+        int sent = sendbuf == Communicator.IN_PLACE && !c.isInter() ? recvcount[c.rank()] : 0;
         if (sendbuf != Communicator.IN_PLACE) {
             checkCount(sendcount, sendtype, call);
             sameKind(sendtype, recvtype, call);
@@ -1550,7 +1551,7 @@ public class Comm implements Freeable, Cloneable {
                               int[] recvCount, int[] rDispls, Datatype[] recvTypes, boolean nb, String call)
             throws MPIException {
         Communicator c = live();
-        int n = c.size();
+        int n = peers(c);
         checkCounts(c, sendCount, sDispls, call);
         checkCounts(c, recvCount, rDispls, call);
         if (sendTypes == null || recvTypes == null || sendTypes.length < n || recvTypes.length < n) {
@@ -1955,8 +1956,9 @@ public class Comm implements Freeable, Cloneable {
         return (c.isInter() ? "the remote group has " : "this communicator has ") + n + " ranks (0.." + (n - 1) + ")";
     }
 
+    /** A count and a displacement per rank the calls address (the remote group's, on an intercommunicator). */
     private static void checkCounts(Communicator c, int[] counts, int[] displs, String call) throws MPIException {
-        int n = c.size();
+        int n = peers(c);
         if (counts == null || displs == null || counts.length < n || displs.length < n) {
             throw Errors.error(MPI.ERR_COUNT, call + ": a count and a displacement per rank (" + n + ") are needed");
         }

@@ -7,10 +7,12 @@ import io.tutti.TuttiException;
  * An intercommunicator: two disjoint groups, each addressing the other's ranks, over one of Tutti's
  * {@link Intercommunicator}s, made by {@link Comm#createIntercomm}. {@link #getRank} and
  * {@link #getSize} are of the local group, {@link #getRemoteSize} and {@link #getRemoteGroup} of the
- * other; point-to-point calls name remote ranks. The collectives barrier, bcast, gather, scatter,
- * allGather, allToAll, reduce and allReduce have MPI's intercommunicator meaning (a rooted call's
- * root passes {@link MPI#ROOT}, the rest of its group {@link MPI#PROC_NULL}); the others fail with
- * {@link MPI#ERR_UNSUPPORTED_OPERATION}. {@link #getParent} returns null, as nothing is spawned.
+ * other; point-to-point calls name remote ranks. The collectives barrier, bcast, gather(v),
+ * scatter(v), allGather(v), allToAll(v/w), reduce, allReduce and reduceScatter(Block), blocking and
+ * nonblocking, have MPI's intercommunicator meaning (a rooted call's root passes {@link MPI#ROOT},
+ * the rest of its group {@link MPI#PROC_NULL}; counts name remote ranks, reduceScatter's this
+ * group's); the in-place forms fail with {@link MPI#ERR_UNSUPPORTED_OPERATION}. {@link #getParent}
+ * returns null, as nothing is spawned.
  */
 public final class Intercomm extends Comm {
     /** The remote group's world ranks, made on first use. */

@@ -475,7 +475,9 @@ public abstract class Communicator extends TypedCalls {
      * Forces {@code algorithm} for {@code operation} (barrier, bcast, reduce, allreduce,
      * reducescatter, scan, exscan, gather, scatter, allgather, alltoall) on this communicator, as
      * {@code TUTTI_COLL_<OP>} does for the whole job; null returns to the automatic choice. Every
-     * rank must make the same choice. The algorithms are listed in docs/guide/collectives.md.
+     * rank must make the same choice. The algorithms are listed in docs/guide/collectives.md. An
+     * intercommunicator's collectives have one algorithm each: there it fails with
+     * {@link TuttiException.Unsupported}.
      */
     public abstract void setAlgorithm(String operation, String algorithm);
 

@@ -6,13 +6,15 @@ package io.tutti;
  * local group; the point-to-point calls name ranks of the remote group ({@link #remoteSize()}), and
  * receives report remote ranks as their sources.
  *
- * <p>The collectives barrier, bcast, gather, scatter, allgather, alltoall, reduce and allreduce have
- * MPI's intercommunicator meaning: in a rooted one the root passes {@link #ROOT}, the other ranks of
- * its group {@link #PROC_NULL}, and the remote group the root's rank there; data flows between the
- * groups only (an allreduce gives each group the other's reduction). They are blocking; the others
- * (scans, v-forms, reduce-scatter, nonblocking and persistent forms), windows, split and the ULFM
- * calls fail with {@link TuttiException.Unsupported}. {@link #merge} makes an intracommunicator of
- * both groups; docs/guide/api.md says how each call runs.
+ * <p>The collectives barrier, bcast, gather(v), scatter(v), allgather(v), alltoall(v), reduce,
+ * allreduce and reduceScatter(Block) have MPI's intercommunicator meaning: in a rooted one the root
+ * passes {@link #ROOT}, the other ranks of its group {@link #PROC_NULL}, and the remote group the
+ * root's rank there; counts and displacements name remote ranks (reduceScatter's, this group's);
+ * data flows between the groups only (an allreduce gives each group the other's reduction). Each
+ * has its blocking, nonblocking and persistent form (one schedule); IN_PLACE (MPI has none there),
+ * scans, offloaded collectives, windows, split and the ULFM calls fail with
+ * {@link TuttiException.Unsupported}. {@link #merge} makes an
+ * intracommunicator of both groups; docs/guide/api.md says how each call runs.
  */
 public abstract class Intercommunicator extends Communicator {
     /** The root of an intercommunicator's rooted collective passes this as the root. */

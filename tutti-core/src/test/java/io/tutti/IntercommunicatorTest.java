@@ -133,8 +133,10 @@ class IntercommunicatorTest {
                 assertThrows(TuttiException.Unsupported.class, () -> inter.allreduce(sum, ReduceOp.SUM),
                         "no in-place collective on an intercommunicator");
                 assertThrows(TuttiException.Unsupported.class, () -> inter.scan(sum, ReduceOp.SUM));
-                assertThrows(TuttiException.Unsupported.class, inter::ibarrier);
+                assertThrows(TuttiException.Unsupported.class, () -> inter.iexscan(new int[1], sum, 1, Datatype.INT,
+                        ReduceOp.SUM));
                 assertThrows(TuttiException.Unsupported.class, () -> inter.split(0, 0));
+                assertThrows(TuttiException.Unsupported.class, () -> inter.setAlgorithm("bcast", "binomial"));
                 assertThrows(TuttiException.Unsupported.class, () -> inter.allocateWindow(8, 1));
                 assertThrows(TuttiException.InvalidArgument.class, () -> inter.bcast(b, theirs.length));
 
@@ -161,6 +163,33 @@ class IntercommunicatorTest {
                         () -> inter.merge(rank == 2));
                 assertTrue(mixed.getMessage().contains(even ? "this group" : "remote group"), mixed.getMessage());
                 world.barrier();
+            }
+        });
+    }
+
+    /**
+     * One rank's bad argument fails its call there at once; the ranks of both groups that would wait
+     * for it fail too instead of waiting for ever; the next calls work, nonblocking ones included.
+     */
+    @Test
+    void oneRanksBadArgumentFailsTheCallEverywhereAndTheNextOneWorks() {
+        job(4, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator world = t.world();
+                int colour = rank % 2;
+                Communicator local = world.split(colour, rank);
+                Intercommunicator inter = local.createIntercomm(0, world, 1 - colour, 6);
+                int[] theirs = new int[2];
+                // world rank 3 (the odds' second) gives a receive buffer too small for the other group's blocks
+                TuttiException e = assertThrows(TuttiException.InvalidArgument.class,
+                        () -> inter.allgather(new int[] {rank}, rank == 3 ? new int[1] : theirs, 1, Datatype.INT));
+                assertTrue(rank == 3 ? e.getMessage().contains("receive buffer") : e.getMessage().contains("failed"),
+                        e.getMessage());
+                int[] sum = new int[1];
+                inter.iallreduce(new int[] {rank}, sum, 1, Datatype.INT, ReduceOp.SUM).waitFor();
+                assertEquals(colour == 0 ? 1 + 3 : 0 + 2, sum[0], "the next call, nonblocking, works");
+                inter.allgather(new int[] {rank}, theirs, 1, Datatype.INT);
+                assertArrayEquals(new int[] {1 - colour, 3 - colour}, theirs);
             }
         });
     }

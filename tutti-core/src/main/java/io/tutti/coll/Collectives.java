@@ -3,6 +3,7 @@ package io.tutti.coll;
 import io.tutti.Config;
 import io.tutti.ReduceOp;
 import io.tutti.UserOp;
+import io.tutti.coll.algo.InterSchedules;
 import io.tutti.coll.inc.InNetworkGroup;
 import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
@@ -25,7 +26,8 @@ import java.util.function.IntSupplier;
 /**
  * One communicator's collectives: picks and caches schedules, runs them on the host executor, and
  * hands out blocking, nonblocking and persistent requests. A loop of identical blocking calls reuses
- * one schedule and one executor, so it allocates nothing once warm.
+ * one schedule and one executor, so it allocates nothing once warm. An intercommunicator's
+ * ({@link #inter}) are the {@link InterSchedules}, over both groups' ranks.
  *
  * <p>Used by the communicator's owning thread only.
  */
@@ -40,6 +42,8 @@ public final class Collectives {
     private final int context;
     private final int[] group;
     private final int rank;
+    /** For an intercommunicator, the local group's size (its ranks come first in {@link #group}); else 0. */
+    private final int localSize;
     private final Selector algorithms;
     private final java.util.function.Supplier<Topology> topologySource;
     private final Map<Kind, String> forced = new EnumMap<>(Kind.class);
@@ -83,9 +87,13 @@ public final class Collectives {
         private int idleCount;
 
         Entry(CollectiveCall call, Schedule schedule, String algorithm, InNetworkGroup inc, NodeSlots slots) {
+            this(call, schedule, call.signature(algorithm), inc, slots);
+        }
+
+        Entry(CollectiveCall call, Schedule schedule, long[] signature, InNetworkGroup inc, NodeSlots slots) {
             this.call = call;
             this.schedule = schedule;
-            this.signature = call.signature(algorithm);
+            this.signature = signature;
             this.inc = inc;
             this.slots = slots;
         }
@@ -120,6 +128,25 @@ public final class Collectives {
      */
     public Collectives(Engine engine, int context, int[] group, int rank, Selector algorithms,
                        java.util.function.Supplier<Topology> topology, Map<String, String> settings, boolean check) {
+        this(engine, context, group, rank, 0, algorithms, topology, settings, check);
+    }
+
+    /**
+     * An intercommunicator's collectives on {@code context}, with MPI's meaning ({@link InterSchedules}):
+     * calls are filled as that class says, and both groups' ranks make them in the same order.
+     *
+     * @param localGroup  local rank to world rank; this rank is local rank {@code rank}
+     * @param remoteGroup remote rank to world rank
+     */
+    public static Collectives inter(Engine engine, int context, int[] localGroup, int[] remoteGroup, int rank) {
+        int[] both = java.util.Arrays.copyOf(localGroup, localGroup.length + remoteGroup.length);
+        System.arraycopy(remoteGroup, 0, both, localGroup.length, remoteGroup.length);
+        return new Collectives(engine, context, both, rank, localGroup.length, null, null, Map.of(), false);
+    }
+
+    private Collectives(Engine engine, int context, int[] group, int rank, int localSize, Selector algorithms,
+                        java.util.function.Supplier<Topology> topology, Map<String, String> settings, boolean check) {
+        this.localSize = localSize;
         this.check = check;
         this.engine = engine;
         this.settings = settings;
@@ -132,6 +159,10 @@ public final class Collectives {
 
     /** Forces {@code algorithm} for {@code operation} on this communicator; null returns to the selector. */
     public void setAlgorithm(String operation, String algorithm) {
+        if (localSize > 0) {
+            throw new TuttiException.Unsupported("setAlgorithm on an intercommunicator: its collectives have one"
+                    + " algorithm each (docs/guide/api.md); merge it and choose on the intracommunicator");
+        }
         Kind kind = null;
         for (Kind k : Kind.values()) {
             if (k.settingName().equals(operation) || k.name().equalsIgnoreCase(operation)) {
@@ -156,6 +187,9 @@ public final class Collectives {
 
     /** The algorithm a call would use now (for reports and benchmarks). */
     public String algorithmFor(CollectiveCall call) {
+        if (localSize > 0) {
+            return InterSchedules.NAME;
+        }
         return algorithms.choose(call, group.length, topology(), forced.get(call.kind()));
     }
 
@@ -190,6 +224,10 @@ public final class Collectives {
         }
         CollectiveCall call = new CollectiveCall(kind, bytes, extent, root, inPlace, commutative, clone(blocks),
                 clone(displs), clone(sendBlocks), clone(sendDispls), irregular);
+        if (localSize > 0) {
+            return remember(new Entry(call, InterSchedules.build(call, rank, localSize, group.length - localSize, true),
+                    InterSchedules.signature(kind), null, null));
+        }
         String algorithm = algorithmFor(call);
         InNetworkGroup inc = null;
         if (algorithm.equals(Selector.INC)) {
@@ -211,8 +249,11 @@ public final class Collectives {
             }
             slots = nodeSlots;
         }
-        Entry e = new Entry(call, algorithms.build(call, rank, group.length, topology(), algorithm), algorithm, inc,
-                slots);
+        return remember(new Entry(call, algorithms.build(call, rank, group.length, topology(), algorithm), algorithm,
+                inc, slots));
+    }
+
+    private Entry remember(Entry e) {
         cache.addFirst(e);
         if (cache.size() > CACHE) {
             cache.removeLast();
@@ -264,7 +305,7 @@ public final class Collectives {
         if (sequenceCounter == issued) {
             sequenceCounter++;
         }
-        if (topology().sharedMemory()) {
+        if (localSize == 0 && topology().sharedMemory()) {
             // the others' slot exchanges of this call must not wait for this rank's departures
             if (nodeSlots == null) {
                 nodeSlots = new NodeSlots(engine, context, group, rank);

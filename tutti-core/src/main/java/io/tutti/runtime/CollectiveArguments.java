@@ -23,7 +23,16 @@ final class CollectiveArguments {
     private final long[] scratchBlocks2;
     private final long[] scratchDispls2;
 
+    /** What the per-rank arrays count, for errors: "this communicator has", or an intercommunicator's remote group. */
+    private final String ranksOf;
+
     CollectiveArguments(int size, int rank) {
+        this(size, rank, "this communicator has");
+    }
+
+    /** Per-rank arrays of {@code size} entries; {@code ranksOf} says whose ranks in errors ("the remote group has"). */
+    CollectiveArguments(int size, int rank, String ranksOf) {
+        this.ranksOf = ranksOf;
         this.size = size;
         this.rank = rank;
         this.scratchBlocks = new long[size];
@@ -71,7 +80,7 @@ final class CollectiveArguments {
             throw new TuttiException.InvalidArgument("datatype is null");
         }
         if (counts != null && counts.length != size) {
-            throw new TuttiException.InvalidArgument(what + " has " + counts.length + " entries; this communicator has "
+            throw new TuttiException.InvalidArgument(what + " has " + counts.length + " entries; " + ranksOf + " "
                     + size + " ranks");
         }
         for (int r = 0; r < into.length; r++) {
@@ -99,7 +108,7 @@ final class CollectiveArguments {
             return into;
         }
         if (displs.length != size) {
-            throw new TuttiException.InvalidArgument(what + " has " + displs.length + " entries; this communicator has "
+            throw new TuttiException.InvalidArgument(what + " has " + displs.length + " entries; " + ranksOf + " "
                     + size + " ranks");
         }
         for (int r = 0; r < into.length; r++) {

@@ -1,5 +1,8 @@
 package io.tutti.runtime;
 
+import static io.tutti.runtime.CollectiveArguments.bytes;
+import static io.tutti.runtime.CollectiveArguments.extentOf;
+
 import io.tutti.Communicator;
 import io.tutti.Datatype;
 import io.tutti.Intercommunicator;
@@ -9,17 +12,19 @@ import io.tutti.Status;
 import io.tutti.TuttiException;
 import io.tutti.UserOp;
 import io.tutti.Window;
-import io.tutti.inter.Bridge;
+import io.tutti.coll.Collectives;
+import io.tutti.coll.Invocation;
+import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.inter.Handshake;
-import io.tutti.inter.InterCollectives;
 import io.tutti.p2p.Engine;
 import java.lang.foreign.MemorySegment;
 
 /**
  * An intercommunicator of one rank, on four contexts agreed by both groups: the program's messages
- * on the first, the {@link Bridge} between the groups on the second, and a communicator of the
- * local group on the third (its collectives on the fourth), which the {@link InterCollectives} use.
- * Point-to-point calls go to the engine as a communicator's do, with the remote group's world ranks.
+ * on the first, its collectives on the second (the {@link Collectives} of both groups, running
+ * {@code io.tutti.coll.algo.InterSchedules}), and a communicator of the local group on the third
+ * (its collectives on the fourth), with which dup and merge agree. Point-to-point calls go to the
+ * engine as a communicator's do, with the remote group's world ranks.
  */
 final class RankIntercommunicator extends Intercommunicator {
     private final Rank tutti;
@@ -30,8 +35,11 @@ final class RankIntercommunicator extends Intercommunicator {
     private final int[] worldToRemote;
     /** The local group with a message space of its own. */
     private final RankCommunicator local;
-    private final Bridge bridge;
-    private final InterCollectives collectives;
+    private final Collectives collectives;
+    /** Counts and displacements of the collectives name remote ranks... */
+    private final CollectiveArguments args;
+    /** ...but reduceScatter's, this group's. */
+    private final CollectiveArguments localArgs;
 
     RankIntercommunicator(Rank tutti, Engine engine, int context, int[] localGroup, int[] remoteGroup) {
         super(context, localGroup, remoteGroup, engine.rank(), engine.size());
@@ -42,32 +50,9 @@ final class RankIntercommunicator extends Intercommunicator {
         this.remoteGroup = remoteGroup;
         this.worldToRemote = worldToComm();
         this.local = new RankCommunicator(tutti, engine, context + 2, localGroup);
-        this.bridge = new EngineBridge();
-        this.collectives = new InterCollectives(local, bridge, remoteGroup.length);
-    }
-
-    /** The bridge: the engine on the second context, one tag, remote ranks to world ranks. */
-    private final class EngineBridge implements Bridge {
-        @Override
-        public void send(MemorySegment data, int remoteRank) {
-            engine.send(context + 1, remoteGroup[remoteRank], 0, null, data, 0, data.byteSize());
-        }
-
-        @Override
-        public void recv(MemorySegment into, int remoteRank) {
-            engine.recv(context + 1, remoteGroup[remoteRank], 0, null, into, 0, into.byteSize(), worldToRemote, null);
-        }
-
-        @Override
-        public Request isend(MemorySegment data, int remoteRank) {
-            return engine.isend(context + 1, remoteGroup[remoteRank], 0, null, data, 0, data.byteSize());
-        }
-
-        @Override
-        public Request irecv(MemorySegment into, int remoteRank) {
-            return engine.irecv(context + 1, remoteGroup[remoteRank], 0, null, into, 0, into.byteSize(),
-                    worldToRemote);
-        }
+        this.collectives = Collectives.inter(engine, context + 1, localGroup, remoteGroup, local.rank());
+        this.args = new CollectiveArguments(remoteGroup.length, local.rank(), "the remote group has");
+        this.localArgs = new CollectiveArguments(localGroup.length, local.rank(), "the local group has");
     }
 
     // ------------------------------------------------------------ point to point
@@ -121,23 +106,15 @@ final class RankIntercommunicator extends Intercommunicator {
 
     /**
      * Both groups' largest next context, and a pair of values of each group ({@code mine[1..2]},
-     * combined by maximum over the group): each group reduces at its leader, the leaders swap over the
-     * bridge, each broadcasts {context, its group's pair, the other group's pair}.
+     * combined by maximum over the group): {context, this group's pair, the other group's pair},
+     * from the group's allreduce and the intercommunicator's (which gives the other group's).
      */
     private long[] agree(long[] mine) {
         long[] group = mine.clone();
         local.allreduce(group, ReduceOp.MAX);
-        long[] both = new long[6];
-        if (local.rank() == 0) {
-            MemorySegment out = MemorySegment.ofArray(group);
-            long[] theirs = new long[3];
-            Request sent = bridge.isend(out, 0);
-            bridge.recv(MemorySegment.ofArray(theirs), 0);
-            sent.waitFor();
-            both = new long[] {Math.max(group[0], theirs[0]), group[1], group[2], theirs[1], theirs[2], 0};
-        }
-        local.bcast(both, 0);
-        return both;
+        long[] theirs = new long[3];
+        allreduce(mine, theirs, ReduceOp.MAX);
+        return new long[] {Math.max(group[0], theirs[0]), group[1], group[2], theirs[1], theirs[2]};
     }
 
     @Override
@@ -185,46 +162,109 @@ final class RankIntercommunicator extends Intercommunicator {
 
     @Override
     public void setAlgorithm(String operation, String algorithm) {
-        local.setAlgorithm(operation, algorithm);
+        collectives.setAlgorithm(operation, algorithm);
     }
 
-    /** Intercommunicator collectives run blocking only; {@code call} names the one refused otherwise. */
-    private static Request blocking(Call how, String call) {
-        if (how != Call.BLOCKING) {
-            throw unsupported("a " + how.name().toLowerCase(java.util.Locale.ROOT) + " " + call,
-                    "call the blocking form");
+    /**
+     * A call refused on this rank before it ran (its arguments): it keeps its place in the sequence
+     * and the other ranks of both groups are told not to wait for this one in it.
+     */
+    private TuttiException refused(Call how, int issued, TuttiException e) {
+        if (how != Call.PERSISTENT && collectives.issued() == issued) {
+            collectives.failed(issued, null);
         }
-        return null;
+        return e;
+    }
+
+    private Request run(Call how, Invocation call) {
+        return collectives.run(switch (how) {
+            case BLOCKING -> Collectives.Mode.BLOCKING;
+            case NONBLOCKING -> Collectives.Mode.NONBLOCKING;
+            case PERSISTENT -> Collectives.Mode.PERSISTENT;
+        }, call);
+    }
+
+    /** Fails a buffer that is IN_PLACE: MPI has no in-place form of the collectives on an intercommunicator. */
+    private static void notInPlace(Object buf) {
+        if (buf == IN_PLACE) {
+            throw new TuttiException.Unsupported("IN_PLACE on an intercommunicator: MPI has no in-place form of its"
+                    + " collectives there; give separate send and receive buffers");
+        }
+    }
+
+    /** Checks a rooted call's root: {@link #ROOT}, {@link #PROC_NULL} or a remote rank. */
+    private int root(int root) {
+        if (root != ROOT && root != PROC_NULL && (root < 0 || root >= remoteGroup.length)) {
+            throw new TuttiException.InvalidArgument("invalid root " + root + " on an intercommunicator: the root"
+                    + " passes Intercommunicator.ROOT, the other ranks of its group Intercommunicator.PROC_NULL, and"
+                    + " the other group the root's rank there (0.." + (remoteGroup.length - 1) + ")");
+        }
+        return root;
+    }
+
+    /** A rank of the root's group other than the root: it takes no part, and its arguments are not read. */
+    private Invocation idle(Kind kind, int root) {
+        return collectives.call(kind, MemorySegment.NULL, MemorySegment.NULL, Datatype.BYTE).root(root);
+    }
+
+    private MemorySegment view(Object buf, long count, Datatype type, String what) {
+        notInPlace(buf);
+        if (buf == null && count == 0) {
+            return MemorySegment.NULL;
+        }
+        return args.view(buf, count, type, what);
     }
 
     @Override
     protected Request runBarrier(Call how) {
-        blocking(how, "barrier");
-        collectives.barrier();
-        return null;
+        return run(how, collectives.call(Kind.BARRIER, MemorySegment.NULL, MemorySegment.NULL, Datatype.BYTE));
     }
 
     @Override
     protected Request runBcast(Call how, Object buf, int count, Datatype type, int root) {
-        blocking(how, "bcast");
-        collectives.bcast(buf, count, type, root);
-        return null;
+        int issued = collectives.issued();
+        try {
+            if (root(root) == PROC_NULL) {
+                return run(how, idle(Kind.BCAST, root));
+            }
+            MemorySegment b = view(buf, count, type, "buffer");
+            return run(how, collectives.call(Kind.BCAST, b, b, type).bytes(bytes(count, type)).root(root));
+        } catch (TuttiException.InvalidArgument | TuttiException.Unsupported e) {
+            throw refused(how, issued, e);
+        }
     }
 
     @Override
     protected Request runReduce(Call how, Object send, Object recv, int count, Datatype type, ReduceOp op,
                                 UserOp userOp, int root) {
-        blocking(how, "reduce");
-        collectives.reduce(send, recv, count, type, op, userOp, root);
-        return null;
+        int issued = collectives.issued();
+        try {
+            if (root(root) == PROC_NULL) {
+                return run(how, idle(Kind.REDUCE, root));
+            }
+            CollectiveArguments.checkOp(op, userOp, type);
+            MemorySegment snd = root == ROOT ? MemorySegment.NULL : view(send, count, type, "send buffer");
+            MemorySegment r = root == ROOT ? view(recv, count, type, "receive buffer") : MemorySegment.NULL;
+            return run(how, collectives.call(Kind.REDUCE, snd, r, type).reduction(op, userOp)
+                    .bytes(bytes(count, type)).root(root));
+        } catch (TuttiException.InvalidArgument | TuttiException.Unsupported e) {
+            throw refused(how, issued, e);
+        }
     }
 
     @Override
     protected Request runAllreduce(Call how, Object send, Object recv, int count, Datatype type, ReduceOp op,
                                    UserOp userOp) {
-        blocking(how, "allreduce");
-        collectives.allreduce(send, recv, count, type, op, userOp);
-        return null;
+        int issued = collectives.issued();
+        try {
+            CollectiveArguments.checkOp(op, userOp, type);
+            MemorySegment snd = view(send, count, type, "send buffer");
+            MemorySegment r = view(recv, count, type, "receive buffer");
+            return run(how, collectives.call(Kind.ALLREDUCE, snd, r, type).reduction(op, userOp)
+                    .bytes(bytes(count, type)));
+        } catch (TuttiException.InvalidArgument | TuttiException.Unsupported e) {
+            throw refused(how, issued, e);
+        }
     }
 
     @Override
@@ -233,54 +273,112 @@ final class RankIntercommunicator extends Intercommunicator {
         throw unsupported(exclusive ? "exscan" : "scan", "MPI defines prefix reductions on intracommunicators only");
     }
 
+    /**
+     * {@code counts} (or {@code count} each) are this group's blocks; every rank's send buffer holds
+     * their sum, which must be the same in both groups; this group gets the other's reduction.
+     */
     @Override
     protected Request runReduceScatter(Call how, Object send, Object recv, int[] counts, int count, Datatype type,
                                        ReduceOp op, UserOp userOp) {
-        throw unsupported("reduceScatter", "allreduce, then keep this rank's part");
+        int issued = collectives.issued();
+        try {
+            CollectiveArguments.checkOp(op, userOp, type);
+            notInPlace(send);
+            long[] blocks = localArgs.blocks(counts, count, type, "counts");
+            long total = CollectiveArguments.prefix(blocks, localArgs.prefixDispls());
+            MemorySegment snd = args.viewBytes(send, total, type, "send buffer");
+            MemorySegment r = view(recv, blocks[local.rank()] / type.extent(), type, "receive buffer");
+            return run(how, collectives.call(Kind.REDUCE_SCATTER, snd, r, type).reduction(op, userOp).bytes(total)
+                    .blocks(blocks, null));
+        } catch (TuttiException.InvalidArgument | TuttiException.Unsupported e) {
+            throw refused(how, issued, e);
+        }
     }
 
+    /** {@code vector}: scatterv, the root's {@code counts} and {@code displs} naming remote ranks. */
     @Override
     protected Request runScatter(Call how, Object send, int[] counts, int[] displs, Object recv, int recvCount,
                                  Datatype type, int root, boolean vector) {
-        blocking(how, vector ? "scatterv" : "scatter");
-        if (vector) {
-            throw unsupported("scatterv", "scatter blocks of one size");
-        }
-        collectives.scatter(send, recv, recvCount, type, root);
-        return null;
+        return runRooted(how, Kind.SCATTER, send, counts, displs, recv, recvCount, type, root, vector);
     }
 
+    /** {@code vector}: gatherv, the root's {@code counts} and {@code displs} naming remote ranks. */
     @Override
     protected Request runGather(Call how, Object send, int sendCount, Object recv, int[] counts, int[] displs,
                                 Datatype type, int root, boolean vector) {
-        blocking(how, vector ? "gatherv" : "gather");
-        if (vector) {
-            throw unsupported("gatherv", "gather blocks of one size");
-        }
-        collectives.gather(send, recv, sendCount, type, root);
-        return null;
+        return runRooted(how, Kind.GATHER, recv, counts, displs, send, sendCount, type, root, vector);
     }
 
+    /**
+     * Scatter(v) and gather(v): {@code all} is the root's buffer of every remote rank's block ({@code
+     * count} each, or laid out by {@code counts} and {@code displs}), {@code own} and {@code count}
+     * a remote-group rank's block.
+     */
+    private Request runRooted(Call how, Kind kind, Object all, int[] counts, int[] displs, Object own, int count,
+                              Datatype type, int root, boolean vector) {
+        boolean scatter = kind == Kind.SCATTER;
+        int issued = collectives.issued();
+        try {
+            if (root(root) == PROC_NULL) {
+                return run(how, idle(kind, root).irregular(vector));
+            }
+            MemorySegment rooted = MemorySegment.NULL;
+            MemorySegment mine = MemorySegment.NULL;
+            long[] blocks = null;
+            long[] dis = null;
+            if (root == ROOT && vector) {
+                blocks = args.blocks(counts, 0, type, "counts");
+                dis = args.displacements(displs, blocks, 0, type, "displs");
+                notInPlace(all);
+                rooted = args.viewBytes(all, extentOf(blocks, dis), type, scatter ? "send buffer" : "receive buffer");
+            } else if (root == ROOT) {
+                rooted = view(all, (long) count * remoteGroup.length, type, scatter ? "send buffer" : "receive buffer");
+            } else {
+                mine = view(own, count, type, scatter ? "receive buffer" : "send buffer");
+            }
+            return run(how, collectives.call(kind, scatter ? rooted : mine, scatter ? mine : rooted, type)
+                    .bytes(root == ROOT && vector ? 0 : bytes(count, type)).root(root).blocks(blocks, dis)
+                    .irregular(vector));
+        } catch (TuttiException.InvalidArgument | TuttiException.Unsupported e) {
+            throw refused(how, issued, e);
+        }
+    }
+
+    /** {@code counts} non-null: allgatherv, {@code counts} and {@code displs} naming remote ranks. */
     @Override
     protected Request runAllgather(Call how, Object send, int sendCount, Object recv, int[] counts, int[] displs,
                                    Datatype type) {
-        blocking(how, counts != null ? "allgatherv" : "allgather");
-        if (counts != null) {
-            throw unsupported("allgatherv", "allgather blocks of one size");
+        int issued = collectives.issued();
+        try {
+            MemorySegment snd = view(send, sendCount, type, "send buffer");
+            long[] blocks = counts == null ? null : args.blocks(counts, 0, type, "counts");
+            long[] dis = counts == null ? null : args.displacements(displs, blocks, 0, type, "displs");
+            MemorySegment r = counts == null ? view(recv, (long) sendCount * remoteGroup.length, type, "receive buffer")
+                    : args.viewBytes(recv, extentOf(blocks, dis), type, "receive buffer");
+            return run(how, collectives.call(Kind.ALLGATHER, snd, r, type).bytes(bytes(sendCount, type))
+                    .blocks(blocks, dis).irregular(counts != null));
+        } catch (TuttiException.InvalidArgument | TuttiException.Unsupported e) {
+            throw refused(how, issued, e);
         }
-        collectives.allgather(send, recv, sendCount, type);
-        return null;
     }
 
     @Override
     protected Request runAlltoall(Call how, Object send, int[] sendCounts, int[] sendDispls, Object recv,
                                   int[] recvCounts, int[] recvDispls, int count, Datatype type) {
-        blocking(how, "alltoall");
-        if (sendCounts != null || recvCounts != null) {
-            throw unsupported("alltoallv", "point-to-point messages to each remote rank");
+        int issued = collectives.issued();
+        try {
+            notInPlace(send);
+            long[] rb = args.blocks(recvCounts, count, type, "recvCounts");
+            long[] rd = args.displacements(recvDispls, rb, count, type, "recvDispls");
+            long[] sb = args.blocks2(sendCounts, count, type, "sendCounts");
+            long[] sd = args.displacements2(sendDispls, sb, count, type, "sendDispls");
+            MemorySegment r = args.viewBytes(recv, extentOf(rb, rd), type, "receive buffer");
+            MemorySegment snd = args.viewBytes(send, extentOf(sb, sd), type, "send buffer");
+            return run(how, collectives.call(Kind.ALLTOALL, snd, r, type).blocks(rb, rd).sendBlocks(sb, sd)
+                    .irregular(sendCounts != null || recvCounts != null));
+        } catch (TuttiException.InvalidArgument | TuttiException.Unsupported e) {
+            throw refused(how, issued, e);
         }
-        collectives.alltoall(send, recv, count, type);
-        return null;
     }
 
     @Override

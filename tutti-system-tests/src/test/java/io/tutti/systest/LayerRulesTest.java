@@ -155,8 +155,8 @@ class LayerRulesTest {
     void intercommunicatorsAreBuiltOnTheApiOnly() {
         check(noClasses().that().resideInAPackage("io.tutti.inter..").should().dependOnClassesThat(
                 resideInAPackage("io.tutti..").and(not(resideInAnyPackage("io.tutti", "io.tutti.inter.."))))
-                .because("an intercommunicator's collectives are a communicator's collectives plus messages between"
-                        + " the groups: the public calls, which the runtime wires to the engine"));
+                .because("the rules of making intercommunicators are pure functions of ranks and arguments; their"
+                        + " collectives are schedules of io.tutti.coll.algo, which the runtime runs"));
         check(noClasses().that().resideInAnyPackage(CORE).and().resideOutsideOfPackages("io.tutti.inter..",
                 "io.tutti.runtime..").should().dependOnClassesThat().resideInAPackage("io.tutti.inter..")
                 .because("only the runtime wires intercommunicators under the API"));

@@ -37,6 +37,11 @@ public final class BinomialBcast implements ScheduleAlgorithm {
 
     /** Data in RECV_BUFFER, the root's being the input. */
     static int emit(ScheduleBuilder b, Group g, long bytes, int root, long tempBase, int after) {
+        return emit(b, g, bytes, root, RECV_BUFFER, 0, after);
+    }
+
+    /** Data in {@code buf} at {@code off} (an intercommunicator's leader broadcasts from scratch). */
+    static int emit(ScheduleBuilder b, Group g, long bytes, int root, byte buf, long off, int after) {
         Blocks.checkBytes(NAME, bytes);
         Blocks.checkRoot(NAME, g.size(), root);
         int n = g.size();
@@ -46,7 +51,7 @@ public final class BinomialBcast implements ScheduleAlgorithm {
         int mask = 1;
         while (mask < n) {
             if ((vr & mask) != 0) {
-                have = b.recv(g.rank((vr - mask + root) % n), g.tag(0), RECV_BUFFER, 0, bytes, after);
+                have = b.recv(g.rank((vr - mask + root) % n), g.tag(0), buf, off, bytes, after);
                 done.add(have);
                 break;
             }
@@ -54,7 +59,7 @@ public final class BinomialBcast implements ScheduleAlgorithm {
         }
         for (mask >>= 1; mask > 0; mask >>= 1) {
             if (vr + mask < n) {
-                done.add(b.send(g.rank((vr + mask + root) % n), g.tag(0), RECV_BUFFER, 0, bytes, have));
+                done.add(b.send(g.rank((vr + mask + root) % n), g.tag(0), buf, off, bytes, have));
             }
         }
         return done.join(b, after);

@@ -39,6 +39,12 @@ public final class BinomialGather implements ScheduleAlgorithm {
     /** Layout as {@link LinearGather}; scratch holds a subtree's blocks in tree order. */
     static int emit(ScheduleBuilder b, Group g, long[] bytes, long[] displs, int root, boolean inPlace, long tempBase,
                     int after) {
+        return emit(b, g, bytes, displs, root, inPlace, RECV_BUFFER, 0, tempBase, after);
+    }
+
+    /** The root's blocks land in {@code dst} from {@code dstBase} (an intercommunicator's leader gathers into scratch). */
+    static int emit(ScheduleBuilder b, Group g, long[] bytes, long[] displs, int root, boolean inPlace, byte dst,
+                    long dstBase, long tempBase, int after) {
         Blocks.checkRoot(NAME, g.size(), root);
         int n = g.size();
         TreeLayout t = new TreeLayout(bytes, root, n);
@@ -50,7 +56,7 @@ public final class BinomialGather implements ScheduleAlgorithm {
         if (vr != 0) {
             own = b.copy(TEMP_BUFFER, tempBase, SEND_BUFFER, 0, t.size(vr), after);
         } else if (!inPlace) {
-            own = b.copy(RECV_BUFFER, displs[root], SEND_BUFFER, 0, bytes[root], after);
+            own = b.copy(dst, dstBase + displs[root], SEND_BUFFER, 0, bytes[root], after);
         }
         for (int mask = 1; mask < span; mask <<= 1) {
             int child = vr + mask;
@@ -69,7 +75,7 @@ public final class BinomialGather implements ScheduleAlgorithm {
         Blocks.Steps done = new Blocks.Steps();
         done.add(own);
         for (int v = 1; v < n; v++) {
-            done.add(b.copy(RECV_BUFFER, displs[t.real(v)], TEMP_BUFFER, tempBase + t.bytes(0, v), t.size(v), all));
+            done.add(b.copy(dst, dstBase + displs[t.real(v)], TEMP_BUFFER, tempBase + t.bytes(0, v), t.size(v), all));
         }
         done.add(all);
         return done.join(b, after);

@@ -48,13 +48,22 @@ public final class BinomialReduce implements ScheduleAlgorithm {
      */
     static int emit(ScheduleBuilder b, Group g, long bytes, int extent, int root, boolean inPlace,
                     boolean commutative, long tempBase, int after) {
+        return emit(b, g, bytes, extent, root, inPlace, commutative, RECV_BUFFER, 0, tempBase, after);
+    }
+
+    /**
+     * The root's result in {@code out} at {@code outOff}, outside the scratch from {@code tempBase}
+     * (an intercommunicator's leader reduces into scratch); {@code inPlace} reads the input there.
+     */
+    static int emit(ScheduleBuilder b, Group g, long bytes, int extent, int root, boolean inPlace,
+                    boolean commutative, byte out, long outOff, long tempBase, int after) {
         Blocks.checkData(NAME, bytes, extent);
         Blocks.checkRoot(NAME, g.size(), root);
         int n = g.size();
         int me = g.me();
         int treeRoot = commutative ? root : 0;
         int vr = (me - treeRoot + n) % n;
-        byte in = inPlace ? RECV_BUFFER : SEND_BUFFER;
+        byte in = inPlace ? out : SEND_BUFFER;
         int children = 0;
         int mask = 1;
         while (mask < n && (vr & mask) == 0) {
@@ -63,14 +72,14 @@ public final class BinomialReduce implements ScheduleAlgorithm {
         }
         // partial result: the input itself for a leaf; else built in place at the root, in scratch elsewhere
         byte acc = in;
-        long accOff = 0;
+        long accOff = inPlace ? outOff : 0;
         int last = after;
         if (children == 0 && n == 1 && !inPlace) {
-            last = b.copy(RECV_BUFFER, 0, SEND_BUFFER, 0, bytes, after);
+            last = b.copy(out, outOff, SEND_BUFFER, 0, bytes, after);
         } else if (children > 0) {
             boolean accInRecv = me == root && vr == 0;
-            acc = accInRecv ? RECV_BUFFER : TEMP_BUFFER;
-            accOff = accInRecv ? 0 : tempBase;
+            acc = accInRecv ? out : TEMP_BUFFER;
+            accOff = accInRecv ? outOff : tempBase;
             long scratch = accInRecv ? tempBase : tempBase + bytes;
             boolean inputInAcc = accInRecv && inPlace;
             b.temp((accInRecv ? tempBase : scratch) + (children > 1 || inputInAcc ? bytes : 0));
@@ -85,7 +94,7 @@ public final class BinomialReduce implements ScheduleAlgorithm {
                     // the first child's partial lands in the accumulator and the input joins it on
                     // the left: no copy of the input, and the read-only input is never the target
                     int got = b.recv(child, g.tag(0), acc, accOff, bytes, after);
-                    last = b.reduce(acc, accOff, in, 0, bytes, true, got);
+                    last = b.reduce(acc, accOff, in, inPlace ? outOff : 0, bytes, true, got);
                 } else {
                     // the child's partial covers higher ranks: the right operand
                     int got = b.recv(child, g.tag(0), TEMP_BUFFER, scratch, bytes, scratchFree);
@@ -103,7 +112,7 @@ public final class BinomialReduce implements ScheduleAlgorithm {
                 last = b.send(g.rank(root), g.tag(1), acc, accOff, bytes, last);
             } else if (me == root) {
                 // after our own partial left: with inPlace it was read from this very buffer
-                last = b.recv(g.rank(treeRoot), g.tag(1), RECV_BUFFER, 0, bytes, last);
+                last = b.recv(g.rank(treeRoot), g.tag(1), out, outOff, bytes, last);
             }
         }
         return last;

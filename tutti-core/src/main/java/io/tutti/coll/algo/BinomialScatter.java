@@ -38,6 +38,12 @@ public final class BinomialScatter implements ScheduleAlgorithm {
     /** Layout as {@link LinearScatter}; scratch holds a subtree's blocks in tree order. */
     static int emit(ScheduleBuilder b, Group g, long[] bytes, long[] displs, int root, boolean inPlace, long tempBase,
                     int after) {
+        return emit(b, g, bytes, displs, root, inPlace, SEND_BUFFER, 0, tempBase, after);
+    }
+
+    /** The root's blocks are in {@code src} from {@code srcBase} (an intercommunicator's leader scatters from scratch). */
+    static int emit(ScheduleBuilder b, Group g, long[] bytes, long[] displs, int root, boolean inPlace, byte src,
+                    long srcBase, long tempBase, int after) {
         Blocks.checkRoot(NAME, g.size(), root);
         int n = g.size();
         BinomialGather.TreeLayout t = new BinomialGather.TreeLayout(bytes, root, n);
@@ -49,12 +55,12 @@ public final class BinomialScatter implements ScheduleAlgorithm {
         if (vr == 0) {
             Blocks.Steps packed = new Blocks.Steps();
             for (int v = 1; v < n; v++) {
-                packed.add(b.copy(TEMP_BUFFER, tempBase + t.bytes(0, v), SEND_BUFFER, displs[t.real(v)], t.size(v),
+                packed.add(b.copy(TEMP_BUFFER, tempBase + t.bytes(0, v), src, srcBase + displs[t.real(v)], t.size(v),
                         after));
             }
             have = packed.join(b, after);
             if (!inPlace) {
-                done.add(b.copy(RECV_BUFFER, 0, SEND_BUFFER, displs[root], bytes[root], after));
+                done.add(b.copy(RECV_BUFFER, 0, src, srcBase + displs[root], bytes[root], after));
             }
         } else {
             int parent = vr - (vr & -vr);

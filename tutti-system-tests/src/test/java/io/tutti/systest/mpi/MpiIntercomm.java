@@ -5,6 +5,7 @@ import static io.tutti.systest.mpi.Check.fails;
 import static io.tutti.systest.mpi.Check.that;
 
 import java.nio.ByteBuffer;
+import java.nio.IntBuffer;
 import java.util.Arrays;
 import mpi.Comm;
 import mpi.Group;
@@ -12,12 +13,14 @@ import mpi.Intercomm;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
+import mpi.Request;
 import mpi.Status;
 
 /**
  * Intercommunicators and member-only communicators: an intercommunicator of the even and the odd
  * ranks made from a split; point-to-point across it (remote ranks, ANY_SOURCE, PROC_NULL); each
- * collective with MPI.ROOT and MPI.PROC_NULL; merge with high and low; dup and compare; createGroup
+ * collective with MPI.ROOT and MPI.PROC_NULL, blocking, nonblocking (several in flight at once) and
+ * in its v-form, reduce-scatter; merge with high and low; dup and compare; createGroup
  * by the odd ranks only while the even ranks do something else; and the errors: mismatched tags, a
  * leader outside the peer communicator, freed communicators, collectives an intercommunicator lacks.
  */
@@ -55,6 +58,8 @@ public final class MpiIntercomm {
 
         pointToPoint(inter, rank, theirs);
         collectives(inter, rank, mine, theirs);
+        nonblocking(inter, rank, mine, theirs);
+        vForms(world, rank, size);
         merges(inter, rank, size, colour);
         dups(inter, theirs);
         memberOnly(world, local, rank, size, colour, odds);
@@ -152,10 +157,200 @@ public final class MpiIntercomm {
         }
 
         fails(MPI.ERR_ROOT, "a root past the remote group", () -> inter.bcast(b, 1, MPI.INT, theirs.length));
-        fails(MPI.ERR_UNSUPPORTED_OPERATION, "reduceScatterBlock on an intercommunicator",
-                () -> inter.reduceScatterBlock(new int[theirs.length], new int[1], 1, MPI.INT, MPI.SUM));
-        fails(MPI.ERR_UNSUPPORTED_OPERATION, "a nonblocking barrier on an intercommunicator", inter::iBarrier);
+        // two items per rank of this group, of the other group's sum (the groups are of one size here)
+        int[] vector = new int[2 * mine.length];
+        for (int i = 0; i < vector.length; i++) {
+            vector[i] = 100 * rank + i;
+        }
+        int[] part = new int[2];
+        inter.reduceScatterBlock(vector, part, 2, MPI.INT, MPI.SUM);
+        for (int j = 0; j < 2; j++) {
+            int item = 2 * me + j;
+            equal(Arrays.stream(theirs).map(w -> 100 * w + item).sum(), part[j], "reduceScatterBlock item " + j);
+        }
+        fails(MPI.ERR_UNSUPPORTED_OPERATION, "an in-place allReduce on an intercommunicator",
+                () -> inter.allReduce(new int[1], 1, MPI.INT, MPI.SUM));
         inter.barrier();
+    }
+
+    /**
+     * The nonblocking collectives on direct buffers, all in flight at once and completed by one
+     * waitAll, the rooted ones with the root among the odds (their leader).
+     */
+    private static void nonblocking(Intercomm inter, int rank, int[] mine, int[] theirs) throws MPIException {
+        boolean even = rank % 2 == 0;
+        int me = inter.getRank();
+        int fromOdds = even ? 0 : (me == 0 ? MPI.ROOT : MPI.PROC_NULL);
+        boolean oddRootHere = !even && me == 0;
+        int r = theirs.length;
+
+        IntBuffer b = MPI.newIntBuffer(2);
+        b.put(0, oddRootHere ? 5 : -1).put(1, oddRootHere ? 6 : -1);
+        IntBuffer own = MPI.newIntBuffer(2);
+        own.put(0, rank).put(1, 10 * rank);
+        IntBuffer sums = MPI.newIntBuffer(2);
+        IntBuffer maxAtRoot = MPI.newIntBuffer(2);
+        maxAtRoot.put(0, -1).put(1, -1);
+        IntBuffer all = MPI.newIntBuffer(2 * r);
+        IntBuffer gathered = MPI.newIntBuffer(2 * r);
+        gathered.put(0, -1);
+        IntBuffer blocks = MPI.newIntBuffer(2 * Math.max(r, mine.length));
+        for (int j = 0; j < blocks.capacity(); j++) {
+            blocks.put(j, 200 + j);
+        }
+        IntBuffer block = MPI.newIntBuffer(2);
+        block.put(0, -1).put(1, -1);
+        IntBuffer out = MPI.newIntBuffer(r);
+        IntBuffer in = MPI.newIntBuffer(r);
+        for (int j = 0; j < r; j++) {
+            out.put(j, 100 * rank + j);
+        }
+        Request[] batch = {
+            inter.iBarrier(),
+            inter.iBcast(b, 2, MPI.INT, fromOdds),
+            inter.iAllReduce(own, sums, 2, MPI.INT, MPI.SUM),
+            inter.iReduce(own, maxAtRoot, 2, MPI.INT, MPI.MAX, fromOdds),
+            inter.iAllGather(own, 2, MPI.INT, all, 2, MPI.INT),
+            inter.iGather(own, 2, MPI.INT, gathered, 2, MPI.INT, fromOdds),
+            inter.iScatter(blocks, 2, MPI.INT, block, 2, MPI.INT, fromOdds),
+            inter.iAllToAll(out, 1, MPI.INT, in, 1, MPI.INT),
+        };
+        Request.waitAll(batch);
+        equal(even || oddRootHere ? 6 : -1, b.get(1), "iBcast from the odds' root");
+        equal(Arrays.stream(theirs).sum(), sums.get(0), "iAllReduce: the other group's sum");
+        equal(10 * Arrays.stream(theirs).sum(), sums.get(1), "iAllReduce: the other group's sum of tens");
+        equal(oddRootHere ? 10 * theirs[r - 1] : -1, maxAtRoot.get(1), "iReduce at the odds' root");
+        for (int j = 0; j < r; j++) {
+            equal(theirs[j], all.get(2 * j), "iAllGather: block " + j);
+            equal(10 * theirs[j], all.get(2 * j + 1), "iAllGather: block " + j);
+            equal(100 * theirs[j] + me, in.get(j), "iAllToAll: block " + j);
+        }
+        equal(oddRootHere ? 10 * theirs[r - 1] : -1, gathered.get(oddRootHere ? 2 * r - 1 : 0),
+                "iGather at the odds' root");
+        equal(even ? new int[] {200 + 2 * me, 201 + 2 * me} : new int[] {-1, -1}, new int[] {block.get(0), block.get(1)},
+                "iScatter from the odds' root");
+        fails(MPI.ERR_UNSUPPORTED_OPERATION, "an in-place iAllGather on an intercommunicator",
+                () -> inter.iAllGather(all, 2, MPI.INT));
+        inter.barrier();
+    }
+
+    /**
+     * The v-forms on groups of uneven sizes (the first three world ranks against the rest at 8
+     * ranks), remote rank q's block q + 1 items long, laid out last rank first: gatherv and scatterv
+     * with the root in the first group, allGatherv, allToAllv, allToAllw and reduceScatter, blocking
+     * and (iAllGatherv, iAllToAllv, iReduceScatter) nonblocking.
+     */
+    private static void vForms(Intracomm world, int rank, int size) throws MPIException {
+        int cut = Math.max(1, 3 * size / 8);
+        boolean even = rank < cut;       // the group of the root
+        Intracomm local = world.split(even ? 0 : 1, rank);
+        Intercomm inter = world.createIntercomm(local, 0, even ? cut : 0, 8);
+        int[] theirs = even ? ranks(cut, size - cut, 1) : ranks(0, cut, 1);
+        int me = inter.getRank();
+        int fromEvens = even ? (me == 0 ? MPI.ROOT : MPI.PROC_NULL) : 0;
+        boolean evenRootHere = even && me == 0;
+        int r = theirs.length;
+        equal(r, inter.getRemoteSize(), "the remote group of the uneven intercommunicator");
+        int[] counts = new int[r];
+        int[] displs = new int[r];
+        int at = 0;
+        for (int q = r - 1; q >= 0; q--) {
+            counts[q] = q + 1;
+            displs[q] = at;
+            at += q + 1;
+        }
+        int[] ownBlock = new int[me + 1];
+        Arrays.fill(ownBlock, rank);
+        int[] expected = new int[at];
+        for (int q = 0; q < r; q++) {
+            Arrays.fill(expected, displs[q], displs[q] + counts[q], theirs[q]);
+        }
+
+        int[] gathered = new int[at];
+        inter.gatherv(ownBlock, me + 1, MPI.INT, gathered, counts, displs, MPI.INT, fromEvens);
+        equal(evenRootHere ? expected : new int[at], gathered, "gatherv at the evens' root");
+
+        int[] source = new int[at];
+        for (int q = 0; q < r; q++) {
+            Arrays.fill(source, displs[q], displs[q] + counts[q], 1000 + q);
+        }
+        int[] got = new int[me + 1];
+        Arrays.fill(got, -1);
+        inter.scatterv(source, counts, displs, MPI.INT, got, me + 1, MPI.INT, fromEvens);
+        int[] scattered = new int[me + 1];
+        Arrays.fill(scattered, even ? -1 : 1000 + me);
+        equal(scattered, got, "scatterv from the evens' root");
+
+        int[] all = new int[at];
+        inter.allGatherv(ownBlock, me + 1, MPI.INT, all, counts, displs, MPI.INT);
+        equal(expected, all, "allGatherv: the other group's blocks");
+        IntBuffer ownDirect = MPI.newIntBuffer(me + 1);
+        for (int i = 0; i <= me; i++) {
+            ownDirect.put(i, rank);
+        }
+        IntBuffer allDirect = MPI.newIntBuffer(at);
+        inter.iAllGatherv(ownDirect, me + 1, MPI.INT, allDirect, counts, displs, MPI.INT).waitFor();
+        for (int i = 0; i < at; i++) {
+            equal(expected[i], allDirect.get(i), "iAllGatherv [" + i + "]");
+        }
+
+        // allToAllv: me + 1 items to every remote rank; q + 1 items from remote rank q
+        int[] sendCounts = new int[r];
+        int[] sendDispls = new int[r];
+        for (int q = 0; q < r; q++) {
+            sendCounts[q] = me + 1;
+            sendDispls[q] = q * (me + 1);
+        }
+        int[] send = new int[r * (me + 1)];
+        for (int q = 0; q < r; q++) {
+            Arrays.fill(send, q * (me + 1), (q + 1) * (me + 1), 100 * rank + q);
+        }
+        int[] recv = new int[at];
+        inter.allToAllv(send, sendCounts, sendDispls, MPI.INT, recv, counts, displs, MPI.INT);
+        for (int q = 0; q < r; q++) {
+            for (int i = 0; i < counts[q]; i++) {
+                equal(100 * theirs[q] + me, recv[displs[q] + i], "allToAllv: block " + q);
+            }
+        }
+        IntBuffer sendDirect = MPI.newIntBuffer(send.length).put(0, send);
+        IntBuffer recvDirect = MPI.newIntBuffer(at);
+        inter.iAllToAllv(sendDirect, sendCounts, sendDispls, MPI.INT, recvDirect, counts, displs, MPI.INT).waitFor();
+        for (int i = 0; i < at; i++) {
+            equal(recv[i], recvDirect.get(i), "iAllToAllv [" + i + "]");
+        }
+        // allToAllw: the same blocks, displacements in bytes, a type per remote rank
+        int[] sendBytes = Arrays.stream(sendDispls).map(d -> 4 * d).toArray();
+        int[] recvBytes = Arrays.stream(displs).map(d -> 4 * d).toArray();
+        mpi.Datatype[] types = new mpi.Datatype[r];
+        Arrays.fill(types, MPI.INT);
+        int[] recvW = new int[at];
+        inter.allToAllw(send, sendCounts, sendBytes, types, recvW, counts, recvBytes, types);
+        equal(recv, recvW, "allToAllw: as allToAllv");
+
+        // reduceScatter: six items over this group's ranks, the first taking what the others' one each leave
+        int n = inter.getSize();
+        int[] split = new int[n];
+        Arrays.fill(split, 1);
+        split[0] = 6 - (n - 1);
+        int[] vector = new int[6];
+        for (int i = 0; i < 6; i++) {
+            vector[i] = 100 * rank + i;
+        }
+        int first = me == 0 ? 0 : split[0] + me - 1;
+        int[] part = new int[split[me]];
+        inter.reduceScatter(vector, part, split, MPI.INT, MPI.SUM);
+        IntBuffer vectorDirect = MPI.newIntBuffer(6).put(0, vector);
+        IntBuffer partDirect = MPI.newIntBuffer(split[me]);
+        inter.iReduceScatter(vectorDirect, partDirect, split, MPI.INT, MPI.SUM).waitFor();
+        for (int j = 0; j < split[me]; j++) {
+            int item = first + j;
+            int sum = Arrays.stream(theirs).map(w -> 100 * w + item).sum();
+            equal(sum, part[j], "reduceScatter item " + item);
+            equal(sum, partDirect.get(j), "iReduceScatter item " + item);
+        }
+        inter.barrier();
+        inter.free();
+        local.free();
     }
 
     /** Merged intracommunicators: low group first; both alike, the group of world rank 0 first. */
