@@ -399,6 +399,7 @@ public final class RailsTransport implements RemoteTransport {
         }
         now = System.nanoTime();
         liveness.listen(now);
+        reliability.looked(now);
         int work = 0;
         // the agent comes rarely: it reads all that waits
         this.sink = sink;

@@ -46,6 +46,13 @@ final class Reliability {
      * so it is asked for before the sender's timeout would resend it.
      */
     private final long reorderTime;
+    /** When this rank last read its rails. */
+    private long lastLook;
+    /**
+     * From when a gap's age counts: a pause of this reader itself (descheduled, a collection) longer
+     * than {@link #reorderTime} may have left the datagram that fills a gap unread on another rail.
+     */
+    private long lookingSince;
     /** The segment of the last record sent in place, and a view of it. */
     private MemorySegment viewOf;
     private ByteBuffer tailAsBuffer;
@@ -352,9 +359,9 @@ final class Reliability {
      * Asks for the first gap below the highest datagram received once it is a loss: at once when
      * every rail in use has delivered a later datagram (each rail keeps order, so whichever rail
      * carried the missing one has lost it), else when the gap has lasted {@link #reorderTime}
-     * (datagrams on different rails overtake each other by the difference of their queues; a rail
-     * that carries nothing now never delivers a later one). Again after a round trip for the same
-     * gap (the NAK or the retransmission may be lost too).
+     * while this rank read its rails (datagrams on different rails overtake each other by the
+     * difference of their queues; a rail that carries nothing now never delivers a later one).
+     * Again after a round trip for the same gap (the NAK or the retransmission may be lost too).
      */
     void gapCheck(Peer p, long now) {
         if (p.highest < p.contig || repairsLoss) {
@@ -365,7 +372,7 @@ final class Reliability {
             p.gapFrom = from;
             p.gapSince = now;
         }
-        if (now - p.gapSince < reorderTime) {
+        if (now - Math.max(p.gapSince, lookingSince) < reorderTime) {
             for (int r = 0; r < p.railCount; r++) {
                 if (p.usable(r) && p.railHighest[r] < from) {
                     return;
@@ -381,6 +388,14 @@ final class Reliability {
             p.nakFrom = from;
             p.nakTo = to;
         }
+    }
+
+    /** A read of the rails starts at {@code now}: after a pause longer than the reordering time, gaps age afresh. */
+    void looked(long now) {
+        if (now - lastLook > reorderTime) {
+            lookingSince = now;
+        }
+        lastLook = now;
     }
 
     /** The peer misses {@code [from, to)}: resends what of it has not just been sent. */

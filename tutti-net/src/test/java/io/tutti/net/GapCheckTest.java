@@ -1,0 +1,71 @@
+package io.tutti.net;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * When a gap in a peer's stream is taken for a loss (a NAK): at once when every rail has passed it,
+ * after the reordering time otherwise, counted only while this rank reads its rails, so a pause of
+ * the reader itself (descheduled on a busy machine) does not ask again for datagrams that wait
+ * unread on its other rail.
+ */
+class GapCheckTest {
+    private static final long MS = 1_000_000L;
+    private static final long FLOOR = 100 * MS;   // the reordering time is half of it: 50 ms
+
+    private static Reliability reliability() {
+        StreamLimits limits = new StreamLimits(1472, 1400, 64 * 1024, 64, 1 << 20, 64, FLOOR, 10 * FLOOR, MS, 8);
+        return new Reliability(null, null, new RailStats(List.of("a", "b")), false, limits);
+    }
+
+    /** Rank 1 over two working rails, datagram 0 missing and 1 received on rail 0 at {@code at}. */
+    private static Peer gapAt(Reliability r, long at) {
+        Peer p = new Peer(1, 64, 64 * 1024, 7);
+        p.reach(new InetSocketAddress[] {new InetSocketAddress("127.0.0.1", 1), new InetSocketAddress("127.0.0.1", 2)});
+        p.railCount = 2;
+        for (int k = 0; k < 2; k++) {
+            p.authOk[k] = true;
+            p.confirmed[k] = true;
+        }
+        p.highest = 1;
+        p.railHighest[0] = 1;
+        r.gapCheck(p, at);
+        return p;
+    }
+
+    @Test
+    void aGapIsAskedForOnceItOutlastsTheReorderingTimeWhileTheRailsWereRead() {
+        Reliability r = reliability();
+        long t = 1_000 * MS;
+        r.looked(t);
+        Peer p = gapAt(r, t);
+        assertFalse(p.nakWanted, "rail 1 has not passed the gap yet");
+        for (long at = t; at <= t + 60 * MS; at += 5 * MS) {
+            r.looked(at);
+            r.gapCheck(p, at);
+        }
+        assertTrue(p.nakWanted, "read for 60 ms, rail 1 never filled it: a loss");
+    }
+
+    @Test
+    void aPauseOfTheReaderDoesNotMakeAGapALoss() {
+        Reliability r = reliability();
+        long t = 1_000 * MS;
+        r.looked(t);
+        Peer p = gapAt(r, t);
+        // the reader is away for 400 ms; its next read meets rail 0 first
+        long back = t + 400 * MS;
+        r.looked(back);
+        r.gapCheck(p, back);
+        assertFalse(p.nakWanted, "what fills the gap may wait unread on rail 1");
+        for (long at = back; at <= back + 60 * MS; at += 5 * MS) {
+            r.looked(at);
+            r.gapCheck(p, at);
+        }
+        assertTrue(p.nakWanted, "read again for 60 ms after the pause: now a loss");
+    }
+}
