@@ -20,10 +20,12 @@ abstract class PointToPoint {
     /** The group this rank belongs to: {@link #group} itself, or an intercommunicator's local group. */
     private final int[] localGroup;
     private final int[] worldToComm;
-    private ByteBuffer lastBuffer;
-    private MemorySegment lastBufferSegment;
-    private int lastPosition;
-    private int lastLimit;
+    /** The segments of the last two buffers (a send's and a receive's), so loops allocate none. */
+    private final ByteBuffer[] cachedBuffers = new ByteBuffer[2];
+    private final MemorySegment[] cachedSegments = new MemorySegment[2];
+    private final int[] cachedPositions = new int[2];
+    private final int[] cachedLimits = new int[2];
+    private int cacheVictim;
 
     /**
      * @param context    the communicator's point-to-point context; its collectives use the next one
@@ -434,6 +436,11 @@ abstract class PointToPoint {
         return recv(segmentOf(buf), source, tag);
     }
 
+    /** As {@link #recv(ByteBuffer, int, int)}, filling {@code status} (null: none) instead of allocating one. */
+    public final void recv(ByteBuffer buf, int source, int tag, Status status) {
+        recv(segmentOf(buf), source, tag, status);
+    }
+
     public final Request isend(ByteBuffer buf, int dest, int tag) {
         return isend(segmentOf(buf), dest, tag);
     }
@@ -576,14 +583,20 @@ abstract class PointToPoint {
         if (buf == null) {
             throw new TuttiException.InvalidArgument("buffer is null");
         }
-        // cached so that loops over one buffer do not allocate a segment per message
-        if (buf != lastBuffer || buf.position() != lastPosition || buf.limit() != lastLimit) {
-            lastBuffer = buf;
-            lastPosition = buf.position();
-            lastLimit = buf.limit();
-            lastBufferSegment = MemorySegment.ofBuffer(buf);
+        // two entries, least recently used replaced: a ping-pong alternates a send and a receive buffer
+        for (int i = 0; i < 2; i++) {
+            if (cachedBuffers[i] == buf && cachedPositions[i] == buf.position() && cachedLimits[i] == buf.limit()) {
+                cacheVictim = 1 - i;
+                return cachedSegments[i];
+            }
         }
-        return lastBufferSegment;
+        int i = cacheVictim;
+        cacheVictim = 1 - i;
+        cachedSegments[i] = MemorySegment.ofBuffer(buf);
+        cachedBuffers[i] = buf;
+        cachedPositions[i] = buf.position();
+        cachedLimits[i] = buf.limit();
+        return cachedSegments[i];
     }
 
     // ------------------------------------------------------------ what the runtime implements

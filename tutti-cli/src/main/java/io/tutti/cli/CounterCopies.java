@@ -43,6 +43,9 @@ final class CounterCopies implements AutoCloseable {
     /** Ranks whose own counters file is in this directory, or whose copies were refused. */
     private final Set<Integer> ignored = new HashSet<>();
     private boolean closed;
+    /** Where posted commands go once there is a copy to look at; null until {@link #forward}. */
+    private Forwarder forwarder;
+    private boolean forwarding;
 
     CounterCopies(Path dir) {
         this.dir = dir;
@@ -71,6 +74,7 @@ final class CounterCopies implements AutoCloseable {
             control.put(rank, words);
             refresh(copy, bytes, words);
             LONG.setRelease(copy, (long) CountersDescriptor.MAGIC_OFFSET, CountersDescriptor.MAGIC);
+            startForwarding();
         } else if (bytes.length == copy.byteSize()) {
             refresh(copy, bytes, control.get(rank));
         }
@@ -84,9 +88,23 @@ final class CounterCopies implements AutoCloseable {
 
     /**
      * Forwards the rail commands operators post in the copies to their ranks through {@code to},
-     * from a thread of its own that looks every few milliseconds, until {@link #close}.
+     * from a thread of its own that looks every few milliseconds from the first copy on, until
+     * {@link #close}: a job whose ranks all share this host's files keeps no copies and no thread.
      */
-    void forward(Forwarder to) {
+    synchronized void forward(Forwarder to) {
+        forwarder = to;
+        if (!copies.isEmpty()) {
+            startForwarding();
+        }
+    }
+
+    /** Starts the forwarding thread once, when there is a forwarder and a copy. Under the lock. */
+    private void startForwarding() {
+        if (forwarding || forwarder == null) {
+            return;
+        }
+        forwarding = true;
+        Forwarder to = forwarder;
         Thread.ofPlatform().daemon().name("tutti-rail-forward").start(() -> {
             while (forwardOnce(to)) {
                 try {
@@ -96,6 +114,11 @@ final class CounterCopies implements AutoCloseable {
                 }
             }
         });
+    }
+
+    /** Whether the forwarding thread has been started (for tests). */
+    synchronized boolean forwarding() {
+        return forwarding;
     }
 
     /**

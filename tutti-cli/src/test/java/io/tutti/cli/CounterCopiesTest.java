@@ -89,6 +89,18 @@ class CounterCopiesTest {
     }
 
     @Test
+    void theForwardingThreadStartsWithTheFirstCopy() {
+        Path dir = ShmFiles.createJobDirectory(root.resolve("tutti-beef"));
+        try (Arena arena = Arena.ofShared(); CounterCopies copies = new CounterCopies(dir)) {
+            copies.forward((rank, command) -> true);
+            copies.copied(0, "counters-0", new byte[100]);
+            assertFalse(copies.forwarding(), "no copy kept, nothing to look at: a job on one host keeps no thread");
+            copies.copied(1, "counters-1", countersOf(1, 1, arena));
+            assertTrue(copies.forwarding(), "the first copy starts it");
+        }
+    }
+
+    @Test
     void aRailCommandPostedInACopyGoesToItsRankAndItsAnswerComesBack() throws Exception {
         Path dir = ShmFiles.createJobDirectory(root.resolve("tutti-beef"));
         try (Arena arena = Arena.ofShared(); CounterCopies copies = new CounterCopies(dir)) {

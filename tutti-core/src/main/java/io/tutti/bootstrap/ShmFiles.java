@@ -7,10 +7,14 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
@@ -78,25 +82,24 @@ public final class ShmFiles {
      * end of the walk, and a walk is repeated while the directory still stands.
      */
     public static void deleteTree(Path dir) {
-        for (int attempt = 0; attempt < 3 && Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS); attempt++) {
+        for (int attempt = 0; attempt < 3 && Files.exists(dir, LinkOption.NOFOLLOW_LINKS); attempt++) {
             try {
-                Files.walkFileTree(dir, new java.nio.file.SimpleFileVisitor<>() {
+                Files.walkFileTree(dir, new SimpleFileVisitor<>() {
                     @Override
-                    public java.nio.file.FileVisitResult visitFile(Path file,
-                            java.nio.file.attribute.BasicFileAttributes attrs) {
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
                         quietlyDelete(file);
-                        return java.nio.file.FileVisitResult.CONTINUE;
+                        return FileVisitResult.CONTINUE;
                     }
 
                     @Override
-                    public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
-                        return java.nio.file.FileVisitResult.CONTINUE;   // removed by the other cleaner
+                    public FileVisitResult visitFileFailed(Path file, IOException e) {
+                        return FileVisitResult.CONTINUE;   // removed by the other cleaner
                     }
 
                     @Override
-                    public java.nio.file.FileVisitResult postVisitDirectory(Path d, IOException e) {
+                    public FileVisitResult postVisitDirectory(Path d, IOException e) {
                         quietlyDelete(d);
-                        return java.nio.file.FileVisitResult.CONTINUE;
+                        return FileVisitResult.CONTINUE;
                     }
                 });
             } catch (IOException | UncheckedIOException ignored) {
