@@ -908,14 +908,22 @@ public final class Engine implements AutoCloseable {
                 int round = 0;
                 long deadline = System.nanoTime() + CLOSE_FLUSH_NANOS;
                 // sends that completed locally must still reach their ranks: flush the outboxes and
-                // wait for the network to acknowledge them (bounded, in case a peer is gone)
+                // wait for the network to acknowledge them (bounded). A dead peer stops neither the
+                // flush to the others nor holds it up: sending() skips what waits for it.
                 while (progress.sending() && fabric.abortReason() == null && System.nanoTime() < deadline) {
-                    if (progress.pass() == 0) {
-                        round = progress.idle(round, ANY);
+                    int work;
+                    try {
+                        work = progress.pass();
+                    } catch (TuttiException.PeerFailed e) {
+                        work = 0;
+                    }
+                    if (work == 0) {
+                        // liveness checked for this rank alone: the abort reason, never another's death
+                        round = progress.idle(round, fabric.rank());
                     }
                 }
             } catch (TuttiException e) {
-                // a peer is gone: nothing more can be delivered to it
+                // the job is being stopped, or this rank's own transport failed: nothing more can go
             } finally {
                 progress.markClosed();
                 // local peers whose wildcard receives find this process gone know it ended, not failed

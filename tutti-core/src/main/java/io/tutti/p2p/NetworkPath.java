@@ -104,9 +104,9 @@ final class NetworkPath {
     }
 
     /** Whether everything sent to remote ranks has left the outboxes and been acknowledged. */
-    boolean flushed() {
+    boolean flushed(java.util.function.IntPredicate gone) {
         for (int r = 0; r < links.size; r++) {
-            if (links.remote[r] && links.rings[r].hasRecord()) {
+            if (links.remote[r] && links.rings[r].hasRecord() && !gone.test(r)) {
                 return false;
             }
         }

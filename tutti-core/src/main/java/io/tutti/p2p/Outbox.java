@@ -45,6 +45,16 @@ final class Outbox {
         return backlogged > 0;
     }
 
+    /** Slow path (close): whether a destination that {@code gone} does not name has a backlog. */
+    boolean backlogged(java.util.function.IntPredicate gone) {
+        for (int dest = 0; dest < backlog.length && backlogged > 0; dest++) {
+            if (!backlog[dest].isEmpty() && !gone.test(dest)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Slow path: whether {@code op} (a send) still waits in its destination's backlog. */
     boolean queued(Operation op) {
         return op.peer >= 0 && op.peer < backlog.length && backlog[op.peer].contains(op);

@@ -122,9 +122,13 @@ final class Progress {
         return pass() + pollTasks();
     }
 
-    /** Whether sends are still queued or moving (close flushes them). */
+    /**
+     * Whether sends to ranks not known to have failed are still queued or moving (close flushes
+     * them; what waits for a dead or departed rank can never leave). The rails skip failed peers themselves.
+     */
     boolean sending() {
-        return outbox.backlogged() || rendezvous.sending() || (network != null && !network.flushed());
+        java.util.function.IntPredicate gone = r -> failure(r, false) != null;
+        return outbox.backlogged(gone) || rendezvous.sending(gone) || (network != null && !network.flushed(gone));
     }
 
     void track(Engine.Task task) {

@@ -80,6 +80,16 @@ final class Rendezvous {
         return pipelineOutCount > 0;
     }
 
+    /** Slow path (close): whether a large send to a destination {@code gone} does not name is still moving. */
+    boolean sending(java.util.function.IntPredicate gone) {
+        for (int dest = 0; dest < pipelineOut.length && pipelineOutCount > 0; dest++) {
+            if (!pipelineOut[dest].isEmpty() && !gone.test(dest)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Starts a send longer than the eager limit: an RTS now, or behind the destination's backlog. */
     void startSend(Operation op) {
         int dest = op.peer;

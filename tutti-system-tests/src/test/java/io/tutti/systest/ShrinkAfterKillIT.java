@@ -15,7 +15,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * A rank SIGKILLed mid-run under {@code tutti run --on-failure continue}: the launcher names it and
  * lets the others go on; they revoke, shrink, check collectives and agreement on the shrunk
- * communicator, and exit 0, so the job does, over shared memory and over the rails.
+ * communicator, and exit 0, so the job does, over shared memory and over the rails. A rank that
+ * closes still delivers to the live ranks what it started sending.
  */
 @Timeout(180)
 class ShrinkAfterKillIT {
@@ -53,6 +54,19 @@ class ShrinkAfterKillIT {
         // the sample checks its block against a sequential run and exits non-zero when wrong
         assertEquals(4, r.stdout().lines().filter(l -> l.contains("largest error")).count(), r::toString);
         assertTrue(r.stdout().contains("x[600..899]"), r::toString);
+        r.assertNoJobDirectory();
+    }
+
+    /** A rank's close delivers its started sends to the live ranks although another rank is dead. */
+    @ParameterizedTest(name = "over {0}")
+    @CsvSource({"auto", "net"})
+    void closingDeliversToTheLiveThoughAnotherRankIsDead(String transport) throws Exception {
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(170), "run", "--verbose", "--tag-output", "-n", "3",
+                "--transport", transport, "--on-failure", "continue", "--timeout", "150s", "--cp",
+                Launch.testClasses(), "io.tutti.systest.FlushPastADeadRank");
+        assertExit(0, r);
+        assertTrue(r.stdout().contains("rank 0 closes with its sends started"), r::toString);
+        assertTrue(r.stdout().contains("received all " + FlushPastADeadRank.MESSAGES), r::toString);
         r.assertNoJobDirectory();
     }
 
