@@ -345,7 +345,7 @@ public final class Collectives {
                 e.blocking = x;
             }
             Counters counters = engine.counters();
-            long started = counters.startTimer();
+            long started = counters.startTimer(call.kind.ordinal());
             FlightEvents.Collective event = counters.collectiveEvent();
             counters.operation(call.kind.ordinal());
             try {

@@ -66,6 +66,8 @@ public final class Counters implements RailCounters {
     private final long[] heardStored;
     private long blockedSeq;
     private int operation = -1;
+    /** Per operation: blocking calls left before the next one is timed ({@link #startTimer}). */
+    private final int[] untilTimed;
 
     private Counters(MemorySegment s, boolean on, String job, int rank, int size, List<String> operations) {
         this.s = s;
@@ -84,6 +86,7 @@ public final class Counters implements RailCounters {
         this.answer = answerOffset(errors, size, this.operations);
         this.transportOf = new int[size];
         this.heardStored = new long[size];
+        this.untilTimed = new int[this.operations];
         this.startMillis = System.currentTimeMillis();
         this.startNanos = System.nanoTime();
         this.clockMillis = startMillis;
@@ -217,9 +220,23 @@ public final class Counters implements RailCounters {
 
     // ------------------------------------------------------------------ owner: collectives
 
-    /** A reading of the clock to pass to {@link #collective}, or 0 when counting is off. */
-    public long startTimer() {
-        return on ? System.nanoTime() : 0;
+    /**
+     * One blocking call of operation {@code op} in {@value #TIMED_EVERY} is timed, the first among
+     * them: two clock reads (about 25 ns each here) were most of what counting cost a collective
+     * (docs/perf/monitor.md). The counts stay exact; the histogram holds the timed calls.
+     */
+    public static final int TIMED_EVERY = 16;
+
+    /**
+     * A reading of the clock to pass to {@link #collective} when this blocking call of operation
+     * {@code op} is one to time (the first, then one in {@link #TIMED_EVERY}), else 0. Owner thread.
+     */
+    public long startTimer(int op) {
+        if (!on || op < 0 || op >= operations || untilTimed[op]-- > 0) {
+            return 0;
+        }
+        untilTimed[op] = TIMED_EVERY - 1;
+        return System.nanoTime();
     }
 
     /**
@@ -302,16 +319,16 @@ public final class Counters implements RailCounters {
     /**
      * The rank waits in {@code call} ({@link #SEND}, ..., {@link #WAIT}: a task, named after the
      * collective set by {@link #operation}) for {@code peer}, {@code tag} on {@code context}. Slow
-     * path (a wait past its spinning). Seqlock write: the sequence is made odd, a store-store fence
+     * path (a wait past its spinning); {@code nanoTime} is the caller's reading of the clock, so that
+     * the time it started is right without a clock read of its own. Seqlock write: the sequence is made odd, a store-store fence
      * keeps the fields after it, the fields, then the sequence made even with a release store.
      */
-    public void block(int call, int peer, int tag, int context) {
+    public void block(int call, int peer, int tag, int context, long nanoTime) {
         if (!on) {
             return;
         }
         int named = call == WAIT && operation >= 0 ? COLLECTIVE + operation : call;
-        long now = System.nanoTime();
-        tick(now);
+        tick(nanoTime);
         long seq = blockedSeq + 1;
         LONG.setOpaque(s, BLOCKED_OFFSET + BLOCKED_SEQ * 8L, seq);
         VarHandle.storeStoreFence();

@@ -301,10 +301,10 @@ final class Progress {
         if (idle.phase(round) == Idle.SPIN) {
             return idle.idle(round);
         }
-        if (!blockedShown) {
-            showBlocked(peer);
-        }
         long now = System.nanoTime();
+        if (!blockedShown) {
+            showBlocked(peer, now);
+        }
         if (now - lastLivenessNanos > livenessNanos) {
             lastLivenessNanos = now;
             links.counters.tick(now);
@@ -328,13 +328,14 @@ final class Progress {
     }
 
     /** Records in the counters which call this rank is blocked in, and for whom: a wait past its spinning. */
-    private void showBlocked(int peer) {
+    private void showBlocked(int peer, long now) {
         blockedShown = true;
         Operation op = awaitedOp;
         if (op != null) {
-            links.counters.block(op.kind == Operation.SEND ? Counters.SEND : Counters.RECV, op.peer, op.tag, op.context);
+            links.counters.block(op.kind == Operation.SEND ? Counters.SEND : Counters.RECV, op.peer, op.tag, op.context,
+                    now);
         } else {
-            links.counters.block(Counters.WAIT, awaited != null ? awaited.waitsFor() : peer, -1, -1);
+            links.counters.block(Counters.WAIT, awaited != null ? awaited.waitsFor() : peer, -1, -1, now);
         }
     }
 

@@ -75,7 +75,7 @@ class CountersTest {
         MemorySegment s = memory(2);
         Counters c = Counters.format(s, true, "j", 0, 2, 1, OPS);
         c.collective(1, 0);
-        c.collective(1, c.startTimer());
+        c.collective(1, c.startTimer(1));
         Metrics m = CountersReader.of(s, null).read();
         assertEquals(1, m.collectives().size(), "operations never called are left out");
         Metrics.Collective all = m.collectives().get(0);
@@ -97,23 +97,51 @@ class CountersTest {
     }
 
     @Test
+    void everyCallIsCountedAndTheFirstOfEachSixteenTimed() {
+        MemorySegment s = memory(2);
+        Counters c = Counters.format(s, true, "j", 0, 2, 1, OPS);
+        for (int i = 0; i < 2 * Counters.TIMED_EVERY + 1; i++) {
+            c.collective(1, c.startTimer(1));
+        }
+        c.collective(0, c.startTimer(0));
+        Metrics m = CountersReader.of(s, null).read();
+        Metrics.Collective all = m.collectives().stream().filter(x -> x.operation().equals("allreduce")).findFirst()
+                .orElseThrow();
+        assertEquals(2 * Counters.TIMED_EVERY + 1, all.calls());
+        assertEquals(3, all.timed(), "calls 1, 17 and 33");
+        Metrics.Collective other = m.collectives().stream().filter(x -> !x.operation().equals("allreduce"))
+                .findFirst().orElseThrow();
+        assertEquals(1, other.timed(), "each operation's first call is timed");
+    }
+
+    @Test
+    void aBlockedCallStartsAtTheCallersClockReading() {
+        MemorySegment s = memory(2);
+        Counters c = Counters.format(s, true, "j", 0, 2, 1, OPS);
+        long started = CountersReader.of(s, null).read().startedMillis();
+        c.block(Counters.RECV, 1, 0, 0, System.nanoTime() + 5_000_000_000L);
+        long since = CountersReader.of(s, null).blocked().sinceMillis();
+        assertTrue(since >= started + 5_000 && since < started + 65_000, "since " + since + ", started " + started);
+    }
+
+    @Test
     void theBlockedCallNamesCallPeerTagAndContextUntilItEnds() {
         MemorySegment s = memory(4);
         Counters c = Counters.format(s, true, "j", 0, 4, 1, OPS);
         CountersReader r = CountersReader.of(s, null);
-        c.block(Counters.RECV, 3, 77, 5);
+        c.block(Counters.RECV, 3, 77, 5, System.nanoTime());
         Metrics.Blocked b = r.blocked();
         assertEquals(new Metrics.Blocked("recv", 3, 77, 5, b.sinceMillis()), b);
         assertTrue(b.sinceMillis() > 0);
         c.unblock();
         assertNull(r.blocked());
         c.operation(1);
-        c.block(Counters.WAIT, 2, -1, -1);
+        c.block(Counters.WAIT, 2, -1, -1, System.nanoTime());
         assertEquals("allreduce", r.blocked().call());
         c.operation(-1);
-        c.block(Counters.WAIT, -1, -1, -1);
+        c.block(Counters.WAIT, -1, -1, -1, System.nanoTime());
         assertEquals("wait", r.blocked().call());
-        c.block(Counters.SEND, 1, 0, 0);
+        c.block(Counters.SEND, 1, 0, 0, System.nanoTime());
         assertEquals("send", r.blocked().call());
     }
 
@@ -157,8 +185,8 @@ class CountersTest {
         Counters c = Counters.off("j", 1, 2, 77, OPS);
         c.sent(1, 10);
         c.received(1, 10);
-        c.collective(0, c.startTimer());
-        c.block(Counters.RECV, 1, 1, 1);
+        c.collective(0, c.startTimer(0));
+        c.block(Counters.RECV, 1, 1, 1, System.nanoTime());
         c.error(Counters.OTHER);
         Metrics m = c.snapshot();
         assertFalse(m.enabled());
@@ -168,7 +196,7 @@ class CountersTest {
         assertEquals(new Metrics.Traffic(0, 0, 0, 0), m.peers().get(1).traffic());
         assertTrue(m.collectives().isEmpty() && m.errors().isEmpty());
         assertNull(m.blocked());
-        assertEquals(0, c.startTimer());
+        assertEquals(0, c.startTimer(0));
     }
 
     @Test

@@ -36,9 +36,9 @@ public class CountersBlockedCall {
 
     @Actor
     public void owner() {
-        owner.block(Counters.RECV, 1, 1, 1);
+        owner.block(Counters.RECV, 1, 1, 1, System.nanoTime());
         owner.unblock();
-        owner.block(Counters.RECV, 2, 2, 2);
+        owner.block(Counters.RECV, 2, 2, 2, System.nanoTime());
     }
 
     @Actor
