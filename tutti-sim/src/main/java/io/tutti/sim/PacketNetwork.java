@@ -175,7 +175,9 @@ public final class PacketNetwork implements Network {
             long start = Math.max(t, shmFree[src]);
             long copy = SimParams.perByte(p.shmNsPerByte(), bytes);
             shmFree[src] = start + copy;
-            engine.schedule(sinkHandler, start + copy + p.shmLatency(), sinkPayload);
+            // cost 1: between two CPUs the message also crosses the sockets' interconnect
+            long cross = p.shmCrossing(src - from * ppn, dst - to * ppn, ppn);
+            engine.schedule(sinkHandler, start + copy + p.shmLatency() + cross, sinkPayload);
             return;
         }
         int count = (int) Math.max(1, (bytes + p.mtu() - 1) / p.mtu());

@@ -54,6 +54,8 @@ public final class SwitchModel implements RankModel {
     private final int groups;
     private final int groupsPerNode;
     private final int nodes;
+    /** Ranks per node, for the CPU a rank sits on (shm_cross). */
+    private final int ppn;
     private final int perTor;
     private final int tors;
     private final int elements;
@@ -169,6 +171,7 @@ public final class SwitchModel implements RankModel {
         this.p = params;
         this.ranks = (int) r;
         this.nodes = nodes;
+        this.ppn = ppn;
         this.groupsPerNode = sockets;
         this.socketMode = leaders == Leaders.SOCKET;
         this.group = ppn / sockets;
@@ -332,7 +335,8 @@ public final class SwitchModel implements RankModel {
     private void send(int src, int dst, int b, long t) {
         long ts = Math.max(t, cpu[src]);
         cpu[src] = ts + p.os() + SimParams.perByte(p.O(), bytes - 1);
-        long arrive = ts + p.os() + SimParams.perByte(p.shmNsPerByte(), bytes) + p.shmLatency();
+        long arrive = ts + p.os() + SimParams.perByte(p.shmNsPerByte(), bytes) + p.shmLatency()
+                + p.shmCrossing(src % ppn, dst % ppn, ppn);
         messages++;
         sentBytes += bytes;
         engine.schedule(handler, arrive, ((long) LOCAL << TYPE_SHIFT) | ((long) b << 32) | dst);
