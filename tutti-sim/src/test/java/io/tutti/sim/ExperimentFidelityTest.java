@@ -157,7 +157,7 @@ class ExperimentFidelityTest {
      * says, the calibration cells met, and the shipped calibration file holding what the fit finds.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"bcl3-latency", "bcl3-barrier", "bcl3-bisection", "bcl3-dual-nic", "bcl3-collectives",
+    @ValueSource(strings = {"bcl3-latency", "bcl3-bandwidth", "bcl3-barrier", "bcl3-bisection", "bcl3-dual-nic", "bcl3-collectives",
         "mnc-rails"})
     void paperPredictionsStayInTheirBands(String name) throws IOException {
         PaperExperiment e = PaperExperiment.all().get(name);
