@@ -25,7 +25,8 @@ import java.util.SplittableRandom;
  * Switch mode: an allreduce aggregated in the network as [RoCE-INC] (§3.4–3.5) describes it, on ToR
  * switches under one spine, each switch being the real {@link AggregationSwitch} (its slots, shadow
  * copies and duplicate handling) driven with simulated time. Leaders reduce their ranks' data in
- * shared memory with host mode's costs, join the group with real notify packets (before t0, at no
+ * shared memory with host mode's costs ({@code shm_cross} where a tree crosses the node's CPUs,
+ * which Node leaders' trees do and Socket leaders' do not), join the group with real notify packets (before t0, at no
  * cost), send one packet per chunk within the group's window of slots and send a contribution again
  * when its result is {@code inc_rto} late; links lose packets with probability {@code inc_loss}.
  * The model adds the costs the packet logic has not: the NIC's gap, link serialisation and latency,
