@@ -10,9 +10,11 @@ import java.util.function.DoubleConsumer;
 
 /**
  * [RoCE-INC]'s in-network allreduce benchmark (§4.2, tables 4–6): osu_allreduce of 4 to 256 B on 4,
- * 9 and 16 nodes at 8, 32 and 64 processes per node, on the host (the real allreduce Schedules,
- * the selector's choice) and aggregated in the switches with Node and Socket leaders
- * ({@link SwitchModel}). Calibrated on the 4-node table only; 9 and 16 nodes are predictions.
+ * 9 and 16 nodes at 8, 32 and 64 processes per node, on the host (the real allreduce Schedules:
+ * recursive doubling over all ranks, as the seed's Open MPI 4.0.5 runs it) and aggregated in the
+ * switches with Node and Socket leaders ({@link SwitchModel}), ranks contiguous over each node's two
+ * CPUs, a message between them paying {@code shm_cross}. Calibrated on the 4-node table only; 9 and
+ * 16 nodes are predictions.
  */
 public final class IncAllreduceExperiment {
     private IncAllreduceExperiment() {
