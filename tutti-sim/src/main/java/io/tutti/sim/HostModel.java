@@ -38,7 +38,8 @@ import java.util.Arrays;
  * links' business: the NICs are busy g per message and the receive CPU o_r + (s−1)·O. A message
  * between ranks of one node (same {@link Network#nicOf}) does not touch the node's NIC: only the
  * CPUs' {@code shm_o_s} and {@code shm_o_r} + (s−1)·O are charged (o_s and o_r unless set: [BCL-3]
- * table 5.3 measures them apart), and the network's shared-memory costs.
+ * table 5.3 measures them apart), and the network's shared-memory costs (with {@code shm_cross}
+ * between two CPUs of the node).
  */
 public final class HostModel implements RankModel {
     /** Observes every step, for tests; null in normal runs. */

@@ -10,9 +10,11 @@ import java.util.function.IntToLongFunction;
  * costs, numbered as docs/sim/README.md numbers them:
  *
  * <ol>
- *   <li>Ranks are placed {@code ppn} to a node, node n on host n; a message between ranks of one
- *       node is copied in {@code s·shm_ns_per_byte} (one at a time) and arrives {@code
- *       shm_latency} after the copy.</li>
+ *   <li>Ranks are placed {@code ppn} to a node, node n on host n, and contiguously over the node's
+ *       {@code sockets} CPUs; a message between ranks of one node is copied in {@code
+ *       s·shm_ns_per_byte} (one at a time) and arrives {@code shm_latency} after the copy, plus
+ *       {@code shm_cross} when the two ranks are on different CPUs (the data and the flags cross
+ *       the sockets' interconnect; [RoCE-INC] §3.5).</li>
  *   <li>Host interface: a message of at most {@code pio_max} bytes is written into the NIC by the
  *       CPU, {@code ⌈s/8⌉·pio_ns_per_word}; a larger one is fetched by DMA, packet by packet,
  *       from {@code dma_read_start} on, a message at a time (the NIC's DMA engine takes the
@@ -175,7 +177,9 @@ public final class PacketNetwork implements Network {
             long start = Math.max(t, shmFree[src]);
             long copy = SimParams.perByte(p.shmNsPerByte(), bytes);
             shmFree[src] = start + copy;
-            engine.schedule(sinkHandler, start + copy + p.shmLatency(), sinkPayload);
+            // cost 1: between two CPUs the message also crosses the sockets' interconnect
+            long cross = p.shmCrossing(src - from * ppn, dst - to * ppn, ppn);
+            engine.schedule(sinkHandler, start + copy + p.shmLatency() + cross, sinkPayload);
             return;
         }
         int count = (int) Math.max(1, (bytes + p.mtu() - 1) / p.mtu());

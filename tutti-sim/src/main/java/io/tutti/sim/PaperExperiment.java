@@ -42,7 +42,8 @@ public interface PaperExperiment {
 
     /** The experiments by name. */
     static Map<String, PaperExperiment> all() {
-        return Map.of("bcl3-latency", Bcl3Experiments.LATENCY, "bcl3-barrier", Bcl3Experiments.BARRIER,
+        return Map.of("bcl3-latency", Bcl3Experiments.LATENCY, "bcl3-bandwidth", Bcl3Experiments.BANDWIDTH,
+                "bcl3-barrier", Bcl3Experiments.BARRIER,
                 "bcl3-dual-nic", Bcl3Experiments.DUAL_NIC, "bcl3-collectives", Bcl3Experiments.COLLECTIVES, "bcl3-bisection", Bcl3Experiments.BISECTION,
                 "mnc-rails", MncRailsExperiment.INSTANCE);
     }

@@ -41,7 +41,8 @@ import java.util.Map;
  * @param switchSlots     switch mode: aggregation slots per group and switch, the leaders' window of chunks in flight
  * @param incPayload      switch mode: largest data payload of one aggregation packet (B)
  * @param incHeader       switch mode: header and trailer bytes of one aggregation packet on the wire (B)
- * @param sockets         switch mode: CPUs (sockets) per node, for the Socket leader mode
+ * @param sockets         CPUs (sockets) per node: switch mode's Socket leaders, and the packet network's
+ *                        cross-socket cost ({@code shmCross})
  * @param rails           packet network: NICs per host, NIC i on rail i (its own copy of the fabric)
  * @param stripeMin       packet network: messages above this many bytes are striped over the FREE rails
  * @param busyBytes       packet network: bytes in flight on a host's rail above which it is BUSY
@@ -56,6 +57,7 @@ import java.util.Map;
  * @param dmaWriteNsPerByte packet network: host bus time per byte the NIC writes to host memory (ns/B)
  * @param shmOs           send overhead between ranks of one node (ns); −1: as {@code os}
  * @param shmOr           receive overhead between ranks of one node (ns); −1: as {@code or}
+ * @param shmCross        extra latency of a message between ranks of one node on different CPUs (ns)
  * @param incLoss         switch mode: probability that a link loses an aggregation packet (0 to 1, not 1)
  * @param incRto          switch mode: a leader sends a contribution again when its result is this late (ns)
  * @param incSeed         switch mode: seed of the losses, so that a lossy run is repeatable
@@ -70,7 +72,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                         double nicAluPerByte, long nicPost, long nicComplete, long switchAlu, int switchSlots,
                         int incPayload, int incHeader, int sockets, int rails, int stripeMin, long busyBytes,
                         long packetGap, int pioMax, long pioNsPerWord, long dmaReadStart, double dmaReadNsPerByte,
-                        long dmaWriteStart, double dmaWriteNsPerByte, long shmOs, long shmOr, double incLoss,
+                        long dmaWriteStart, double dmaWriteNsPerByte, long shmOs, long shmOr, long shmCross, double incLoss,
                         long incRto, long incSeed, double hostNoise, long noiseSeed) {
 
     /** A parameter's name (in calibration files), default and meaning. */
@@ -103,7 +105,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
             new Property("switch_slots", "64", "aggregation slots per group and switch (chunks in flight per leader)"),
             new Property("inc_payload", "256", "largest data payload of an aggregation packet (B)"),
             new Property("inc_header", "112", "header and trailer bytes of an aggregation packet (B)"),
-            new Property("sockets", "2", "CPUs (sockets) per node, for switch mode's Socket leaders"),
+            new Property("sockets", "2", "CPUs (sockets) per node, ranks contiguous per CPU (Socket leaders, shm_cross)"),
             new Property("rails", "1", "NICs per host, NIC i on rail i (its own copy of the fabric)"),
             new Property("stripe_min", "16384", "messages above this many bytes are striped over the FREE rails (B)"),
             new Property("busy_bytes", "1048576", "bytes in flight on a host's rail above which it is BUSY (B)"),
@@ -116,6 +118,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
             new Property("dma_write_ns_per_byte", "0", "host bus time per byte the NIC writes to host memory (ns/B)"),
             new Property("shm_o_s", "-1", "send overhead inside a node (ns); -1: as o_s"),
             new Property("shm_o_r", "-1", "receive overhead inside a node (ns); -1: as o_r"),
+            new Property("shm_cross", "0", "extra latency of a message inside a node between two CPUs (ns)"),
             new Property("inc_loss", "0", "switch mode: probability that a link loses an aggregation packet"),
             // what the leaders' client waits at least (tutti.inc.retry.ms) before it sends a contribution again
             new Property("inc_rto", Long.toString(io.tutti.sw.IncConfig.RETRY_DEFAULT * 1_000_000L),
@@ -133,7 +136,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                 || incPayload < 8 || incHeader < 0 || sockets < 1 || rails < 1 || rails > 16 || stripeMin < 0
                 || busyBytes < 0 || packetGap < 0 || pioMax < 0 || pioNsPerWord < 0 || dmaReadStart < 0
                 || !(dmaReadNsPerByte >= 0) || dmaWriteStart < 0 || !(dmaWriteNsPerByte >= 0) || shmOs < -1
-                || shmOr < -1 || !(incLoss >= 0 && incLoss < 1) || incRto < 1 || !(hostNoise >= 0 && hostNoise <= 1)) {
+                || shmOr < -1 || shmCross < 0 || !(incLoss >= 0 && incLoss < 1) || incRto < 1 || !(hostNoise >= 0 && hostNoise <= 1)) {
             throw new IllegalArgumentException("simulation parameters must be non-negative (mtu, switch_slots,"
                     + " sockets, rails and inc_rto at least 1, rails at most 16, inc_payload at least 8, shm_o_s and"
                     + " shm_o_r -1 for 'as o_s, o_r', inc_loss below 1, host_noise at most 1)");
@@ -202,6 +205,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
         m.put("dma_write_ns_per_byte", Double.toString(dmaWriteNsPerByte));
         m.put("shm_o_s", Long.toString(shmOs));
         m.put("shm_o_r", Long.toString(shmOr));
+        m.put("shm_cross", Long.toString(shmCross));
         m.put("inc_loss", Double.toString(incLoss));
         m.put("inc_rto", Long.toString(incRto));
         m.put("inc_seed", Long.toString(incSeed));
@@ -222,7 +226,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                     Math.toIntExact(ns(m, "rails")), Math.toIntExact(ns(m, "stripe_min")), ns(m, "busy_bytes"),
                     ns(m, "packet_gap"), Math.toIntExact(ns(m, "pio_max")), ns(m, "pio_ns_per_word"),
                     ns(m, "dma_read_start"), num(m, "dma_read_ns_per_byte"), ns(m, "dma_write_start"),
-                    num(m, "dma_write_ns_per_byte"), ns(m, "shm_o_s"), ns(m, "shm_o_r"),
+                    num(m, "dma_write_ns_per_byte"), ns(m, "shm_o_s"), ns(m, "shm_o_r"), ns(m, "shm_cross"),
                     num(m, "inc_loss"), ns(m, "inc_rto"), ns(m, "inc_seed"),
                     num(m, "host_noise"), ns(m, "noise_seed"));
         } catch (ArithmeticException e) {
@@ -298,6 +302,23 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
     /** Receive overhead of a message between ranks of one node: {@code shm_o_r}, or o_r when that is −1. */
     public long shmRecvOverhead() {
         return shmOr < 0 ? or : shmOr;
+    }
+
+    /**
+     * The CPU (socket) of the rank at index {@code local} of a node of {@code ppn} ranks: ranks are
+     * contiguous per CPU, the first ⌈ppn / sockets⌉-sized block on CPU 0 ([RoCE-INC] §3.5's constraint).
+     */
+    public int socketOf(int local, int ppn) {
+        return (int) ((long) local * sockets / ppn);
+    }
+
+    /**
+     * The extra latency of a shared-memory message between node-local ranks {@code a} and {@code b}
+     * of a node of {@code ppn} ranks: {@code shm_cross} when they sit on different CPUs, else 0.
+     * The packet network's host mode and switch mode's trees inside a node both charge it here.
+     */
+    public long shmCrossing(int a, int b, int ppn) {
+        return shmCross != 0 && socketOf(a, ppn) != socketOf(b, ppn) ? shmCross : 0;
     }
 
     /**

@@ -25,7 +25,8 @@ import java.util.SplittableRandom;
  * Switch mode: an allreduce aggregated in the network as [RoCE-INC] (§3.4–3.5) describes it, on ToR
  * switches under one spine, each switch being the real {@link AggregationSwitch} (its slots, shadow
  * copies and duplicate handling) driven with simulated time. Leaders reduce their ranks' data in
- * shared memory with host mode's costs, join the group with real notify packets (before t0, at no
+ * shared memory with host mode's costs ({@code shm_cross} where a tree crosses the node's CPUs,
+ * which Node leaders' trees do and Socket leaders' do not), join the group with real notify packets (before t0, at no
  * cost), send one packet per chunk within the group's window of slots and send a contribution again
  * when its result is {@code inc_rto} late; links lose packets with probability {@code inc_loss}.
  * The model adds the costs the packet logic has not: the NIC's gap, link serialisation and latency,
@@ -54,6 +55,8 @@ public final class SwitchModel implements RankModel {
     private final int groups;
     private final int groupsPerNode;
     private final int nodes;
+    /** Ranks per node, for the CPU a rank sits on (shm_cross). */
+    private final int ppn;
     private final int perTor;
     private final int tors;
     private final int elements;
@@ -169,6 +172,7 @@ public final class SwitchModel implements RankModel {
         this.p = params;
         this.ranks = (int) r;
         this.nodes = nodes;
+        this.ppn = ppn;
         this.groupsPerNode = sockets;
         this.socketMode = leaders == Leaders.SOCKET;
         this.group = ppn / sockets;
@@ -332,7 +336,8 @@ public final class SwitchModel implements RankModel {
     private void send(int src, int dst, int b, long t) {
         long ts = Math.max(t, cpu[src]);
         cpu[src] = ts + p.os() + SimParams.perByte(p.O(), bytes - 1);
-        long arrive = ts + p.os() + SimParams.perByte(p.shmNsPerByte(), bytes) + p.shmLatency();
+        long arrive = ts + p.os() + SimParams.perByte(p.shmNsPerByte(), bytes) + p.shmLatency()
+                + p.shmCrossing(src % ppn, dst % ppn, ppn);
         messages++;
         sentBytes += bytes;
         engine.schedule(handler, arrive, ((long) LOCAL << TYPE_SHIFT) | ((long) b << 32) | dst);

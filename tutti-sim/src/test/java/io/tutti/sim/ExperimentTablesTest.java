@@ -110,8 +110,11 @@ class ExperimentTablesTest {
         assertEquals(nr.nicProcess(), f.get(1).value());
         SimParams ia = SimParams.defaults().withCalibration(DOCS.resolve("inc-allreduce.cal"));
         List<Fit.Result> g = IncAllreduceExperiment.fit(ia, IncAllreduceExperiment.Options.defaults(), null);
-        assertEquals(ia.os(), g.get(0).value());
-        assertEquals(ia.switchAlu(), g.get(1).value());
+        assertEquals(ia.g(), g.get(0).value());
+        assertEquals(ia.switchDelay(), g.get(1).value());
+        assertEquals(ia.L(), g.get(2).value());
+        assertEquals(ia.shmCross(), g.get(3).value());
+        assertEquals(ia.switchAlu(), g.get(4).value());
     }
 
     @Test

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The packet network's host interface and rails (costs 2 and 3 of {@link PacketNetwork}): striping
- * by the transport's policy, one half-duplex bus per host, programmed I/O and DMA start-up.
+ * by the transport's policy, one half-duplex bus per host, programmed I/O and DMA start-up; and
+ * cost 1's crossing between the CPUs of a node.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RailsAndBusTest {
@@ -87,6 +88,20 @@ class RailsAndBusTest {
                 List.of(new Traffic.Flow(0, 1, 1, 128)))[0];
         assertEquals(1000 + 2210 + 128 * 4 + 2 * 128 * 4 + 128 * 2 + 2570, dma);
         assertTrue(dma > pio);
+    }
+
+    /** Four ranks on a node of two CPUs (0, 1 on CPU 0; 2, 3 on CPU 1): only a message between CPUs pays shm_cross. */
+    @Test
+    void aMessageBetweenTheCpusOfANodePaysTheCrossing() {
+        SimParams p = params(Map.of("shm_latency", "300", "shm_ns_per_byte", "0", "sockets", "2", "shm_cross", "900"));
+        for (int dst = 1; dst < 4; dst++) {
+            long t = Traffic.run(new PacketNetwork(Fabric.parse("crossbar", 2), p, 4), p,
+                    List.of(new Traffic.Flow(0, dst, 1, 8)))[0];
+            assertEquals(dst < 2 ? 300 : 300 + 900, t, "rank 0 to rank " + dst);
+        }
+        assertEquals(0, p.socketOf(1, 4));
+        assertEquals(1, p.socketOf(2, 4));
+        assertEquals(1, p.socketOf(2, 3), "an uneven node: ranks 0, 1 on CPU 0, rank 2 on CPU 1");
     }
 
     /** The NIC's DMA engine fetches one message at a time: the first of two to different hosts is not held back. */

@@ -60,6 +60,23 @@ class SwitchModelTest {
         assertEquals(2 + 2 + 2 + 2, r.messages(), "two packets up each level, two down each level");
     }
 
+    /**
+     * Cost 1, between CPUs: on one node of 4 ranks over 2 CPUs, a Node leader's binomial trees cross
+     * the CPUs once up (rank 2 to 0) and once down, so shm_cross adds twice to the completion; a
+     * Socket leader's trees stay on their CPU, so it adds nothing.
+     */
+    @Test
+    void nodeLeadersCrossTheCpusTwiceAndSocketLeadersNever() {
+        long cross = 700;
+        SimParams none = params(4);
+        SimParams some = none.with(Map.of("shm_cross", Long.toString(cross)));
+        for (SwitchModel.Leaders l : SwitchModel.Leaders.values()) {
+            long base = run(new SwitchModel(1, 4, 1, l, 8, 8, null, none)).completionNs();
+            long with = run(new SwitchModel(1, 4, 1, l, 8, 8, null, some)).completionNs();
+            assertEquals(l == SwitchModel.Leaders.NODE ? 2 * cross : 0, with - base, l.name());
+        }
+    }
+
     /** With one ToR holding every node there is no spine: up, aggregate all children, down. */
     @Test
     void oneLevelAggregationUnderASingleToR() {
