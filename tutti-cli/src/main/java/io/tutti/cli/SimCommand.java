@@ -301,8 +301,8 @@ public final class SimCommand implements Callable<Integer> {
                     + " with NIC offload); calibrated on the 16-node column.",
                 "inc-allreduce: [RoCE-INC] tables 4-6 (allreduce of 4-256 B on 4, 9 and 16 nodes at PPN 8, 32, 64:"
                     + " host, switch Node mode, switch Socket mode); calibrated on the 4-node table.",
-                "bcl3-latency, bcl3-barrier, bcl3-bisection, bcl3-dual-nic: [BCL-3] tables 5.4-5.5, 5.10, 5.17, 6.2"
-                    + " from its LogGP and host-interface tables (docs/sim/bcl3.cal).",
+                "bcl3-latency, bcl3-bandwidth, bcl3-barrier, bcl3-bisection, bcl3-dual-nic: [BCL-3] tables 5.4, 5.6,"
+                    + " 5.8; 5.5, 5.7, 5.9; 5.10; 5.17; 6.2 from its LogGP and host-interface tables (docs/sim/bcl3.cal).",
                 "mnc-rails: [MNC] one and two rails, two flows on one link (docs/sim/mnc.cal).",
             },
             footer = {
@@ -318,8 +318,8 @@ public final class SimCommand implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
-        @Parameters(index = "0", paramLabel = "NAME", description = "nic-reduce, inc-allreduce, bcl3-latency, bcl3-barrier,"
-                + " bcl3-bisection, bcl3-dual-nic or mnc-rails.")
+        @Parameters(index = "0", paramLabel = "NAME", description = "nic-reduce, inc-allreduce, bcl3-latency, bcl3-bandwidth,"
+                + " bcl3-barrier, bcl3-bisection, bcl3-dual-nic or mnc-rails.")
         String name;
 
         @Option(names = "--calibration", paramLabel = "FILE", description = "Calibration file (default:"
@@ -336,8 +336,8 @@ public final class SimCommand implements Callable<Integer> {
         String coll;
 
         @Option(names = "--host-algorithm", paramLabel = "A", description = "The host side's algorithm (default:"
-                + " binomial for nic-reduce, recursive-doubling with --coll allreduce; the selector's choice for"
-                + " inc-allreduce).")
+                + " binomial for nic-reduce, recursive-doubling with --coll allreduce and for inc-allreduce, as"
+                + " [RoCE-INC]'s Open MPI 4.0.5 runs small allreduces; 'selector' for Tutti's choice).")
         String hostAlgorithm;
 
         @Option(names = "--topology", paramLabel = "T", description = "Fabric (default: fattree:k=4 for nic-reduce,"
