@@ -85,8 +85,8 @@ public final class Win implements Freeable {
     }
 
     /**
-     * A dynamic window (MPI_WIN_CREATE_DYNAMIC): not supported yet, as Tutti's windows are created
-     * over their memory; fails with {@link MPI#ERR_UNSUPPORTED_OPERATION}.
+     * A dynamic window (MPI_WIN_CREATE_DYNAMIC): fails with {@link MPI#ERR_UNSUPPORTED_OPERATION}, as
+     * such a window is addressed by memory addresses and this API's displacements are ints.
      */
     public Win(Info info, Comm comm) throws MPIException {
         this(comm, info, false, dynamic(comm));
@@ -142,8 +142,9 @@ public final class Win implements Freeable {
     private static Window dynamic(Comm comm) throws MPIException {
         comm.live();
         throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, "new Win(info, comm): dynamic windows"
-                + " (MPI_WIN_CREATE_DYNAMIC) are not supported yet: Tutti's windows are made over their memory;"
-                + " allocate one (new Win(size, dispUnit, info, comm, base, Win.FLAVOR_PRIVATE)) large enough");
+                + " (MPI_WIN_CREATE_DYNAMIC) are addressed by memory addresses, which this API's int displacements"
+                + " cannot hold; allocate a window (new Win(size, dispUnit, info, comm, base, Win.FLAVOR_PRIVATE))"
+                + " large enough, or use io.tutti's Communicator.createDynamicWindow (long addresses)");
     }
 
     private static long sizes(int size, int dispUnit, int e, String call) throws MPIException {
@@ -182,18 +183,18 @@ public final class Win implements Freeable {
 
     // ------------------------------------------------------------ dynamic windows
 
-    /** Attaches memory to a dynamic window (MPI_WIN_ATTACH): as there are none yet, {@link MPI#ERR_UNSUPPORTED_OPERATION}. */
+    /** Attaches memory to a dynamic window (MPI_WIN_ATTACH): as there are none here, {@link MPI#ERR_UNSUPPORTED_OPERATION}. */
     public void attach(Buffer base, int size) throws MPIException {
         live("Win.attach");
-        throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, "Win.attach: dynamic windows are not supported yet, and"
-                + " this window is not one");
+        throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, "Win.attach: this window is not dynamic (dynamic"
+                + " windows are refused: their addresses do not fit this API's int displacements)");
     }
 
     /** Detaches memory from a dynamic window (MPI_WIN_DETACH): as {@link #attach}. */
     public void detach(Buffer base) throws MPIException {
         live("Win.detach");
-        throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, "Win.detach: dynamic windows are not supported yet, and"
-                + " this window is not one");
+        throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, "Win.detach: this window is not dynamic (dynamic"
+                + " windows are refused: their addresses do not fit this API's int displacements)");
     }
 
     // ------------------------------------------------------------ group, memory, names, info
