@@ -92,6 +92,39 @@ class RevokeShrinkAgreeTest {
         });
     }
 
+    /**
+     * A rank returns from agree on its decision, before every peer's DECIDE has come: the run goes
+     * on taking them (a run that stopped reposting its receives on deciding left 144 here), so none
+     * is left waiting unmatched on the agreement's context, and none is taken by a later agreement
+     * (the flags would come out wrong).
+     */
+    @Test
+    void theMessagesOfFinishedAgreementsAreAllTakenAndNoneIsLeftUnmatched() {
+        TypedCallsTest.job(5, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                int me = w.rank();
+                for (int i = 0; i < 200; i++) {
+                    assertEquals(2, w.agree(i % 5 == me ? 2 : 3));
+                    assertEquals(i % 7 == 0 ? 0 : 1, w.agree(i % 7 == 0 && me == 4 ? 0 : 1));
+                }
+                // every peer sent its last DECIDE before it entered the barrier
+                w.barrier();
+                io.tutti.p2p.Engine engine = io.tutti.runtime.Rank.of(t).engine();
+                int context = io.tutti.coll.ft.AgreementRun.CONTEXT_BIT; // the world's fault-tolerance context
+                long deadline = System.nanoTime() + 20_000_000_000L;
+                int[] left = new int[1];
+                do {
+                    engine.progress();
+                    left[0] = 0;
+                    engine.locked(() -> engine.forEachUnexpected(context, (source, tag, bytes) -> left[0]++));
+                } while (left[0] > 0 && System.nanoTime() < deadline);
+                assertEquals(0, left[0], "rank " + me + ": messages of finished agreements left unmatched");
+                w.barrier();
+            }
+        });
+    }
+
     @Test
     void shrinkingTwiceGivesFreshCommunicatorsThatDoNotShareMessages() {
         TypedCallsTest.job(3, rank -> {

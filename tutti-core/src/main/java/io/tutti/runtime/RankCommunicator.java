@@ -669,8 +669,7 @@ final class RankCommunicator extends Communicator {
         engine.checkOpen();
         AgreementRun run = new AgreementRun(engine, context, group, rank, agreements++, flag, nextContext,
                 noticeFailures(), acknowledged);
-        engine.await(run);
-        Agreement decided = run.agreement();
+        Agreement decided = run.await();
         boolean[] failed = decided.failed();
         for (int r = 0; r < group.length; r++) {
             knownFailed[r] |= failed[r];
