@@ -69,8 +69,9 @@ final class RmaBatch {
     }
 
     /**
-     * Copies an entry into {@code target}'s batch (after {@link #packs}, and it {@link #fits}): from here on the origin's
-     * buffer is free again. The buffer is allocated once per target, at its first entry.
+     * Copies an entry into {@code target}'s batch (after {@link #packs}, and it {@link #fits}): from
+     * here on the origin's buffer is free again. The buffer is allocated once per target, at its
+     * first entry.
      */
     void add(int target, short kind, Datatype type, AccumulateOp op, long at, MemorySegment src, long srcOffset,
              int bytes) {
