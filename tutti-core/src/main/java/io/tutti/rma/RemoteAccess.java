@@ -154,6 +154,9 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
 
     /** A put: packed into the target's batch when small (the origin buffer is free on return), else records. */
     void put(MemorySegment src, long srcOffset, int target, long at, long length) {
+        if (length == 0) {
+            return;
+        }
         int chunk = frame(target);
         if (batch.packs(target, length, chunk)) {
             pack(target, RmaWire.PUT, null, null, at, src, srcOffset, (int) length);
