@@ -31,8 +31,9 @@ import java.util.function.IntPredicate;
  * for it ({@link WindowArea#releaseDead}).
  *
  * <p>Threads: the origin side is the owner's; the target side runs on whoever holds the engine.
- * What one side writes and the other reads (answers, grants, posts, completes) is in atomic arrays
- * (volatile reads and writes); the reply buffer is handed over through the engine's lock.
+ * What one side writes and the other reads (answers, grants, posts, completes, refusals) is in
+ * atomic arrays (volatile reads and writes), a refusal written before the answer that covers it;
+ * the reply buffer is handed over through the engine's lock. The batches are the owner's alone.
  */
 final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final Engine engine;
