@@ -385,11 +385,15 @@ public abstract class Window implements AutoCloseable {
         if (startGroup == null) {
             throw new TuttiException.Synchronization("complete on rank " + rank + " without start");
         }
-        completeImpl(startGroup);
-        for (int t : startGroup) {
-            started[t] = false;
+        try {
+            completeImpl(startGroup);
+        } finally {
+            // the epoch ends even when an operation of it failed: the error says which
+            for (int t : startGroup) {
+                started[t] = false;
+            }
+            startGroup = null;
         }
-        startGroup = null;
     }
 
     /** Closes the exposure epoch (MPI_Win_wait): returns once every origin of it has completed. */
@@ -445,9 +449,13 @@ public abstract class Window implements AutoCloseable {
             throw new TuttiException.Synchronization("unlock of rank " + target + " on rank " + rank
                     + ", which holds no lock on it" + (lockedAll ? " of its own (use unlockAll after lockAll)" : ""));
         }
-        unlockImpl(target, locked[target] == EXCLUSIVE ? LockType.EXCLUSIVE : LockType.SHARED);
-        locked[target] = NONE;
-        lockedTargets--;
+        try {
+            unlockImpl(target, locked[target] == EXCLUSIVE ? LockType.EXCLUSIVE : LockType.SHARED);
+        } finally {
+            // the epoch ends even when an operation of it failed: the error says which
+            locked[target] = NONE;
+            lockedTargets--;
+        }
     }
 
     /** A shared lock on every rank of the window (MPI_Win_lock_all). */
@@ -470,10 +478,19 @@ public abstract class Window implements AutoCloseable {
         if (!lockedAll) {
             throw new TuttiException.Synchronization("unlockAll on rank " + rank + " without lockAll");
         }
+        // every target's lock is released even when an operation to one of them failed
+        TuttiException failed = null;
         for (int t = 0; t < size; t++) {
-            unlockImpl(t, LockType.SHARED);
+            try {
+                unlockImpl(t, LockType.SHARED);
+            } catch (TuttiException e) {
+                failed = failed == null ? e : failed;
+            }
         }
         lockedAll = false;
+        if (failed != null) {
+            throw failed;
+        }
     }
 
     /** Completes every operation to {@code target} at the target, inside a passive epoch. */
@@ -482,7 +499,12 @@ public abstract class Window implements AutoCloseable {
         flushImpl(target);
     }
 
-    /** Completes every operation to {@code target} at this rank (origin buffers reusable). */
+    /**
+     * Completes every operation to {@code target} at this rank (origin buffers reusable). Origin
+     * buffers are reusable when each call returns already; across the network this sends what waits
+     * in the batch of small operations and, for now, also waits for the target's answer, as
+     * {@link #flush} does.
+     */
     public final void flushLocal(int target) {
         requirePassive("flushLocal", target);
         flushImpl(target);

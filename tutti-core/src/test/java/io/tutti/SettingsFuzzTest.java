@@ -8,6 +8,7 @@ import io.tutti.coll.CollConfig;
 import io.tutti.metrics.CountersConfig;
 import io.tutti.offload.OffloadConfig;
 import io.tutti.p2p.P2pConfig;
+import io.tutti.rma.RmaConfig;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ import java.util.Properties;
 class SettingsFuzzTest {
     /** Every setting of the core's components: their public String constants that name a property. */
     static final List<String> SETTINGS = settings(P2pConfig.class, CollConfig.class, OffloadConfig.class,
-            CountersConfig.class);
+            CountersConfig.class, RmaConfig.class);
 
     /** The property names among {@code records}' public static String constants. */
     public static List<String> settings(Class<?>... records) {
@@ -66,6 +67,7 @@ class SettingsFuzzTest {
         parsed(c, "the collectives'", () -> CollConfig.from(c));
         parsed(c, "the offload's", () -> OffloadConfig.from(c));
         parsed(c, "the counters'", () -> CountersConfig.from(c));
+        parsed(c, "the one-sided", () -> RmaConfig.from(c));
         String size = data.consumeRemainingAsString();
         try {
             Config.parseSize(size);

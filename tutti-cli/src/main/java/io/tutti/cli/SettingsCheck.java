@@ -6,6 +6,7 @@ import io.tutti.coll.CollConfig;
 import io.tutti.net.NetConfig;
 import io.tutti.offload.OffloadConfig;
 import io.tutti.p2p.P2pConfig;
+import io.tutti.rma.RmaConfig;
 import java.util.Map;
 import java.util.Properties;
 
@@ -25,6 +26,7 @@ final class SettingsCheck {
             P2pConfig.from(settings);
             CollConfig.from(settings);
             OffloadConfig.from(settings);
+            RmaConfig.from(settings);
             NetConfig.from(settings.asMap());
             return null;
         } catch (TuttiException.InvalidArgument | IllegalArgumentException e) {

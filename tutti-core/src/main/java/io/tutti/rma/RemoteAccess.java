@@ -7,26 +7,33 @@ import io.tutti.p2p.Engine;
 import io.tutti.p2p.RmaEndpoint;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntPredicate;
 
 /**
- * A window's operations with the ranks it reaches over the network, both sides. As origin it sends
- * each operation as RMA records ({@link RmaWire}) and counts the answers ({@link Answers}: one
- * cumulative ACK per origin and progress pass), so a flush waits for the target to have applied
- * everything; a get, fetching accumulate or compare-and-swap waits for its
- * reply in the call. As target it is the window's {@link RmaEndpoint}: records are applied where
+ * A window's operations with the ranks it reaches over the network, both sides. As origin it packs
+ * small puts and accumulates per target into batches ({@link RmaBatch}), sent when full and before
+ * anything that must follow them, sends the rest as RMA records ({@link RmaWire}) and counts the
+ * answers ({@link Answers}: one cumulative ACK per origin and progress pass), so a flush sends the
+ * batch and waits for the target to have applied everything; a get, fetching accumulate or
+ * compare-and-swap waits for its reply in the call, and a refusal of the target fails the call or
+ * flush that waits for it. As target it is the window's {@link RmaEndpoint}: records are applied where
  * they arrive (the progress agent, or the owner's own calls), into the same memory and under the
  * same lock words of the window area as local peers use, so passive-target operations need no call
  * by the target's application. A lock a rank that has died holds here is released once someone waits
  * for it ({@link WindowArea#releaseDead}).
  *
  * <p>Threads: the origin side is the owner's; the target side runs on whoever holds the engine.
- * What one side writes and the other reads (answers, grants, posts, completes) is in atomic arrays
- * (volatile reads and writes); the reply buffer is handed over through the engine's lock.
+ * What one side writes and the other reads (answers, grants, posts, completes, refusals) is in
+ * atomic arrays (volatile reads and writes), a refusal written before the answer that covers it;
+ * the reply buffer is handed over through the engine's lock. The batches are the owner's alone.
  */
 final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final Engine engine;
@@ -43,6 +50,17 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final MemorySegment memory;
     /** Records numbered per target as origin, applied and answered per origin as target. */
     private final Answers answers;
+    /** Origin: the small operations per target not sent yet. */
+    private final RmaBatch batch;
+    /** Origin: per target, the payload bytes of one record to it (0 until asked). */
+    private final int[] frames;
+    /** Origin: per target, the first cause of a refusal not reported yet, and how many came after it. */
+    private final AtomicReferenceArray<String> refusals;
+    private final AtomicIntegerArray moreRefusals;
+    /** Origin: the refusal of the request whose reply the owner waits for, or null. */
+    private volatile String replyRefusal;
+    /** Target: the record being applied, for its refusals (reused). */
+    private final Refuser refuser = new Refuser();
     private final AtomicLongArray grants;
     private final long[] grantsTaken;
     private final AtomicLongArray posts;
@@ -86,8 +104,9 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
     }
 
+    /** @param batchBytes the most payload bytes of a batch of small operations ({@code tutti.rma.batch}; 0: none) */
     RemoteAccess(Engine engine, int context, int tag, int[] group, int me, boolean[] remote, WindowArea own,
-                 MemorySegment memory) {
+                 MemorySegment memory, int batchBytes) {
         this.engine = engine;
         this.context = context;
         this.tag = tag;
@@ -103,6 +122,10 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             commOf[group[r]] = r;
         }
         this.answers = new Answers(n);
+        this.batch = new RmaBatch(n, batchBytes);
+        this.frames = new int[n];
+        this.refusals = new AtomicReferenceArray<>(n);
+        this.moreRefusals = new AtomicIntegerArray(n);
         this.grants = new AtomicLongArray(n);
         this.grantsTaken = new long[n];
         this.posts = new AtomicLongArray(n);
@@ -130,8 +153,18 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
 
     // ------------------------------------------------------------ origin side
 
+    /** A put: packed into the target's batch when small (the origin buffer is free on return), else records. */
     void put(MemorySegment src, long srcOffset, int target, long at, long length) {
-        int chunk = engine.maxRmaPayload(group[target]);
+        if (length == 0) {
+            return;
+        }
+        int chunk = frame(target);
+        if (batch.packs(target, length, chunk)) {
+            pack(target, RmaWire.PUT, null, null, at, src, srcOffset, (int) length);
+            return;
+        }
+        // a large put follows the batched ones, as records of a frame each
+        drain(target);
         for (long done = 0; done < length; ) {
             int k = (int) Math.min(chunk, length - done);
             send(target, RmaWire.PUT, 0, 0, at + done, answers.next(target), src, srcOffset + done, k);
@@ -140,20 +173,26 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     }
 
     void get(MemorySegment dst, long dstOffset, int target, long at, long length) {
+        drain(target);
         expectReply(dst, dstOffset, length);
         send(target, RmaWire.GET, replyId, 0, at, length, MemorySegment.NULL, 0, 0);
-        await(Waiting.REPLY, target);
-        takeReply();
+        awaitReply("get", target);
     }
 
     void accumulate(MemorySegment origin, long originOffset, MemorySegment result, long resultOffset, long count,
                     Datatype type, int target, long at, AccumulateOp op) {
         long length = count * type.extent();
-        int chunk = engine.maxRmaPayload(group[target]) / type.extent() * type.extent();
+        int frame = frame(target);
+        int chunk = frame / type.extent() * type.extent();
         if (result == null) {
             if (op == AccumulateOp.NO_OP) {
                 return;
             }
+            if (batch.packs(target, length, frame)) {
+                pack(target, RmaWire.ACC, type, op, at, origin, originOffset, (int) length);
+                return;
+            }
+            drain(target);
             for (long done = 0; done < length; ) {
                 int k = (int) Math.min(chunk, length - done);
                 send(target, RmaWire.ACC, 0, RmaWire.accumulate(k, type, op), at + done, answers.next(target),
@@ -162,6 +201,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             }
             return;
         }
+        drain(target);
         expectReply(result, resultOffset, length);
         for (long done = 0; done < length; ) {
             int k = (int) Math.min(chunk, length - done);
@@ -170,33 +210,53 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                     data ? origin : MemorySegment.NULL, data ? originOffset + done : 0, data ? k : 0);
             done += k;
         }
-        await(Waiting.REPLY, target);
-        takeReply();
+        awaitReply("getAccumulate", target);
     }
 
     void compareAndSwap(MemorySegment origin, MemorySegment compare, MemorySegment result, Datatype type, int target,
                         long at) {
+        drain(target);
         int length = type.extent();
         MemorySegment.copy(origin, 0, pair, 0, length);
         MemorySegment.copy(compare, 0, pair, length, length);
         expectReply(result, 0, length);
         send(target, RmaWire.CAS, replyId, RmaWire.accumulate(length, type, AccumulateOp.REPLACE), at, 0, pair, 0,
                 2 * length);
-        await(Waiting.REPLY, target);
-        takeReply();
+        awaitReply("compareAndSwap", target);
     }
 
-    /** Returns once {@code target} has applied every operation this rank sent it (volatile reads of the answers). */
+    /**
+     * Returns once {@code target} has applied every operation this rank sent it (the batch sent
+     * first; volatile reads of the answers); fails if it refused one.
+     */
     void flush(int target) {
-        if (!answers.complete(target)) {
-            await(Waiting.ACKS, target);
+        settle(target);
+        failIfRefused("flush", target);
+    }
+
+    /** Fence's part before its barrier: every remote target has applied this rank's operations (refusals kept). */
+    void settleAll() {
+        for (int t = 0; t < n; t++) {
+            if (remote[t]) {
+                settle(t);
+            }
         }
     }
 
-    void flushAll() {
+    /** Fence's part after its barrier: fails naming the first remote target that refused an operation. */
+    void failIfRefused(String what) {
         for (int t = 0; t < n; t++) {
             if (remote[t]) {
-                flush(t);
+                failIfRefused(what, t);
+            }
+        }
+    }
+
+    /** Sends every batch not sent yet, waiting for nothing: before the window's closing barrier. */
+    void drainAll() {
+        for (int t = 0; t < n; t++) {
+            if (remote[t]) {
+                drain(t);
             }
         }
     }
@@ -207,20 +267,76 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         grantsTaken[target]++;
     }
 
-    /** Completes the epoch's operations at {@code target}, then releases its lock. */
+    /** Completes the epoch's operations at {@code target}, releases its lock, then reports a refusal. */
     void unlock(boolean exclusive, int target) {
-        flush(target);
+        settle(target);
         send(target, RmaWire.UNLOCK, 0, exclusive ? 1 : 0, 0, 0, MemorySegment.NULL, 0, 0);
+        failIfRefused("unlock", target);
     }
 
     void post(int origin) {
         send(origin, RmaWire.POST, 0, 0, 0, 0, MemorySegment.NULL, 0, 0);
     }
 
-    /** Completes the access epoch's operations at {@code target}, then tells it so. */
+    /** Completes the access epoch's operations at {@code target}, tells it so, then reports a refusal. */
     void complete(int target) {
-        flush(target);
+        settle(target);
         send(target, RmaWire.COMPLETE, 0, 0, 0, 0, MemorySegment.NULL, 0, 0);
+        failIfRefused("complete", target);
+    }
+
+    /** The payload bytes of one record to {@code target}, asked of the engine once. */
+    private int frame(int target) {
+        int f = frames[target];
+        if (f == 0) {
+            f = engine.maxRmaPayload(group[target]);
+            frames[target] = f;
+        }
+        return f;
+    }
+
+    /** Adds a small operation to {@code target}'s batch, sending the batch first when it is full. */
+    private void pack(int target, short kind, Datatype type, AccumulateOp op, long at, MemorySegment src, long offset,
+                      int length) {
+        if (!batch.fits(target, length)) {
+            drain(target);
+        }
+        batch.add(target, kind, type, op, at, src, offset, length);
+    }
+
+    /** Sends {@code target}'s batch, if it holds entries, as one record with one number to answer. */
+    private void drain(int target) {
+        if (batch.pending(target)) {
+            send(target, RmaWire.BATCH, 0, 0, 0, answers.next(target), batch.buffer(target), 0, batch.length(target));
+            batch.sent(target);
+        }
+    }
+
+    /** The batch sent, waits until {@code target} has answered every numbered record sent to it. */
+    private void settle(int target) {
+        drain(target);
+        if (!answers.complete(target)) {
+            await(Waiting.ACKS, target);
+        }
+    }
+
+    /**
+     * Owner, after the answers covered every record sent to {@code target}: fails with the first
+     * refusal that came before them (a volatile read), and forgets it.
+     */
+    private void failIfRefused(String what, int target) {
+        String cause = refusals.get(target);
+        if (cause == null) {
+            return;
+        }
+        int more = moreRefusals.getAndSet(target, 0);
+        refusals.set(target, null);
+        throw refused(what, target, cause + (more > 0 ? " (and " + more + " more operations it refused)" : ""));
+    }
+
+    private TuttiException refused(String what, int target, String cause) {
+        return new TuttiException.InvalidArgument(what + " on rank " + me + " to rank " + target + " failed: rank "
+                + target + " refused " + cause);
     }
 
     /** Volatile read: exposure epochs remote rank {@code r} has posted to this one. */
@@ -242,8 +358,20 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         replyOffset = offset;
         replyExpected = length;
         replyReceived = 0;
+        replyRefusal = null;
         replyStash = dst.isAccessibleBy(NO_OWNER) ? null : new byte[(int) length];
         replyId = replyId + 1;
+    }
+
+    /** Waits for the reply of the request just sent, then takes it; fails if the target refused the request. */
+    private void awaitReply(String what, int target) {
+        await(Waiting.REPLY, target);
+        takeReply();
+        String cause = replyRefusal;
+        if (cause != null) {
+            replyRefusal = null;
+            throw refused(what, target, cause);
+        }
     }
 
     /** The owner's part of a reply that came to another thread while its memory is the owner's only. */
@@ -315,7 +443,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 case SEND -> engine.trySendRma(group[target], op, context, tag, handle, peerHandle, address, total,
                         payload, offset, length);
                 case ACKS -> answers.complete(target);
-                case REPLY -> replyReceived >= replyExpected;
+                case REPLY -> replyReceived >= replyExpected || replyRefusal != null;
                 case GRANT -> grants.get(target) > grantsTaken[target];
                 default -> throw new AssertionError(kind);
             };
@@ -371,6 +499,10 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 completes.incrementAndGet(origin);
                 return true;
             }
+            case RmaWire.REFUSED -> {
+                onRefused(origin, handle, data, dataOffset, length);
+                return true;
+            }
             case RmaWire.LOCK -> {
                 locks.add(new LockRequest(origin, peerHandle != 0));
                 grantLocks();
@@ -389,10 +521,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 grantLocks();
                 return true;
             }
-            case RmaWire.PUT, RmaWire.GET, RmaWire.ACC, RmaWire.GET_ACC, RmaWire.CAS -> {
-                if (!valid(op, peerHandle, address, total, length)) {
-                    return false;
-                }
+            case RmaWire.PUT, RmaWire.GET, RmaWire.ACC, RmaWire.GET_ACC, RmaWire.CAS, RmaWire.BATCH -> {
+                // checked where applied, so that a refusal keeps its place among the origin's records
                 if (!deferred.isEmpty() || !apply(origin, (short) op, handle, peerHandle, address, total, data,
                         dataOffset, length)) {
                     byte[] copy = new byte[length];
@@ -421,44 +551,57 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         return true;
     }
 
-    /** Whether a data record's fields lie in this rank's window and name a type and operation. */
-    private boolean valid(int op, long peerHandle, long address, long total, int length) {
-        long bytes = switch (op) {
-            case RmaWire.GET -> total;
-            case RmaWire.ACC, RmaWire.GET_ACC -> RmaWire.bytes(peerHandle);
-            case RmaWire.CAS -> length / 2;
-            default -> length;
-        };
-        if (address < 0 || bytes < 0 || address > memory.byteSize() - bytes) {
-            return false;
+    /**
+     * Arrival path: the target refused a record of this rank. A fetching request's refusal (its reply
+     * id) ends the owner's wait for the reply; a numbered one's is kept for the flush, which reads it
+     * after the answer that covers the record (sent after the refusal, so seen after it).
+     */
+    private void onRefused(int target, long id, MemorySegment data, long dataOffset, int length) {
+        String cause = new String(data.asSlice(dataOffset, length).toArray(ValueLayout.JAVA_BYTE),
+                StandardCharsets.UTF_8);
+        if (id != 0) {
+            if (id == replyId) {
+                replyRefusal = cause;
+            }
+        } else if (!refusals.compareAndSet(target, null, cause)) {
+            moreRefusals.incrementAndGet(target);
         }
-        if (op == RmaWire.ACC || op == RmaWire.GET_ACC || op == RmaWire.CAS) {
-            Datatype type = RmaWire.type(peerHandle);
-            AccumulateOp aop = RmaWire.op(peerHandle);
-            if (type == null || aop == null || bytes % type.extent() != 0) {
-                return false;
-            }
-            boolean data = op == RmaWire.CAS || aop != AccumulateOp.NO_OP || op == RmaWire.ACC;
-            if (data && length != (op == RmaWire.CAS ? 2 * bytes : bytes)) {
-                return false;
-            }
-            try {
-                aop.check(type);
-            } catch (TuttiException e) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
-     * Applies one checked data record and answers it; false, doing nothing, when it needs the
-     * accumulate lock and a local peer holds it (then it waits, in order, for {@link #poll}).
+     * Applies one data record, or refuses it (answering with the cause), and answers it; false, doing
+     * nothing, when it needs the accumulate lock and a local peer holds it (then it waits, in order,
+     * for {@link #poll}). A batch takes the lock once for all its entries if one is an accumulate.
      */
     private boolean apply(int origin, short op, long handle, long peerHandle, long address, long total,
                           MemorySegment data, long dataOffset, int length) {
         int dest = group[origin];
+        boolean numbered = op == RmaWire.PUT || op == RmaWire.ACC || op == RmaWire.BATCH;
+        refuser.record(origin, numbered ? 0 : handle, numbered ? total : 0);
+        String cause = op == RmaWire.BATCH ? null
+                : RmaWire.refusal(op, peerHandle, address, total, length, memory.byteSize(), me);
+        if (cause != null) {
+            refuser.refuse(cause);
+            if (numbered) {
+                answers.applied(origin, total);
+            }
+            return true;
+        }
         switch (op) {
+            case RmaWire.BATCH -> {
+                boolean lock = RmaBatch.accumulates(data, dataOffset, length);
+                if (lock && !own.tryLockAccumulate(origin)) {
+                    return false;
+                }
+                try {
+                    RmaBatch.apply(data, dataOffset, length, memory, me, refuser);
+                } finally {
+                    if (lock) {
+                        own.unlockAccumulate();
+                    }
+                }
+                answers.applied(origin, total);
+            }
             case RmaWire.PUT -> {
                 MemorySegment.copy(data, dataOffset, memory, address, length);
                 answers.applied(origin, total);
@@ -516,6 +659,30 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             }
         }
         answers.answeredAll();
+    }
+
+    /**
+     * Answers a refused record with its cause, at once and so before the answer that covers its
+     * number: the reply id of a fetching request, else the record's number. Reused per record.
+     */
+    private final class Refuser implements RmaBatch.Refusals {
+        private int origin;
+        private long id;
+        private long number;
+
+        void record(int origin, long id, long number) {
+            this.origin = origin;
+            this.id = id;
+            this.number = number;
+        }
+
+        @Override
+        public void refuse(String cause) {
+            byte[] text = cause.getBytes(StandardCharsets.UTF_8);
+            int length = Math.min(text.length, Math.min(1024, engine.maxRmaPayload(group[origin])));
+            engine.sendRma(group[origin], RmaWire.REFUSED, context, tag, id, 0, 0, number, MemorySegment.ofArray(text),
+                    0, length);
+        }
     }
 
     private MemorySegment scratch(long length) {
@@ -599,6 +766,6 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
 
     @Override
     public void fail(TuttiException error) {
-        // serving peers cannot fail this rank's calls: a bad record was dropped where it came
+        // serving peers cannot fail this rank's calls: a bad record is refused to its origin
     }
 }

@@ -2,6 +2,7 @@ package io.tutti.rma;
 
 import io.tutti.AccumulateOp;
 import io.tutti.Datatype;
+import io.tutti.TuttiException;
 
 /**
  * The RMA records of windows across the network ({@code MessageType.RMA}): which operation a
@@ -16,7 +17,9 @@ import io.tutti.Datatype;
  *  ACC        -                bytes|type|op        target byte offset     number           origin data
  *  GET_ACC    reply id         bytes|type|op        target byte offset     offset in result origin data (none for NO_OP)
  *  CAS        reply id         type                 target byte offset     -                origin, compare
+ *  BATCH      -                -                    -                      number           entries (RmaBatch)
  *  ACK        -                -                    -                      applied up to    -
+ *  REFUSED    reply id or 0    -                    -                      number or 0      the cause (UTF-8 text)
  *  LOCK       -                1 exclusive/0 shared -                      -                -
  *  GRANTED, POST, COMPLETE, UNLOCK (peer handle as LOCK): no fields
  * </pre>
@@ -25,7 +28,10 @@ import io.tutti.Datatype;
  * one by its REPLY, a put or accumulate by the number its origin gave it (1, 2, ... per target): the
  * target answers the highest it has applied, once per progress pass, with one ACK that covers every
  * record before ({@link Answers}), so an origin's flush waits for its last number; one record never
- * exceeds a frame, so a large put is several records, each applied where it lands.
+ * exceeds a frame, so a large put is several records, each applied where it lands. Small puts and
+ * accumulates travel packed, several to a BATCH record ({@link RmaBatch}). A record the target cannot
+ * apply (outside its window, a type or operation it does not name) is answered by REFUSED with the
+ * cause, before the answer that covers its number, so no origin waits for it in vain.
  */
 final class RmaWire {
     static final short PUT = 1;
@@ -40,6 +46,8 @@ final class RmaWire {
     static final short UNLOCK = 10;
     static final short POST = 11;
     static final short COMPLETE = 12;
+    static final short BATCH = 13;
+    static final short REFUSED = 14;
 
     private static final Datatype[] TYPES = Datatype.values();
     private static final AccumulateOp[] OPS = AccumulateOp.values();
@@ -50,6 +58,17 @@ final class RmaWire {
     /** The peer handle of an accumulate of {@code bytes} bytes of {@code type} with {@code op}. */
     static long accumulate(int bytes, Datatype type, AccumulateOp op) {
         return ((long) bytes << 32) | ((long) type.ordinal() << 8) | op.ordinal();
+    }
+
+    /** The word of a batch entry ({@link RmaBatch}): its kind (PUT or ACC) beside an accumulate's fields. */
+    static long entry(short kind, int bytes, Datatype type, AccumulateOp op) {
+        return ((long) bytes << 32) | ((long) kind << 16) | (type == null ? 0 : (long) type.ordinal() << 8)
+                | (op == null ? 0 : op.ordinal());
+    }
+
+    /** The kind of a batch entry's word. */
+    static short kind(long word) {
+        return (short) ((word >>> 16) & 0xFF);
     }
 
     /** Bytes of an accumulate's chunk. */
@@ -67,5 +86,55 @@ final class RmaWire {
     static AccumulateOp op(long word) {
         int o = (int) word & 0xFF;
         return o < OPS.length ? OPS[o] : null;
+    }
+
+    /**
+     * Why the target cannot apply a data record (or batch entry) of {@code op} with these header
+     * fields and {@code length} payload bytes to its window of {@code windowBytes}, or null when it
+     * can: the cause, worded for the origin's error ({@code rank} is the target's rank in the window).
+     */
+    static String refusal(int op, long peerHandle, long address, long total, int length, long windowBytes, int rank) {
+        long bytes = switch (op) {
+            case GET -> total;
+            case ACC, GET_ACC -> bytes(peerHandle);
+            case CAS -> length / 2;
+            default -> length;
+        };
+        String what = name(op) + " of " + bytes + " bytes at byte offset " + address;
+        if (address < 0 || bytes < 0 || address > windowBytes - bytes) {
+            return what + ", which lies outside rank " + rank + "'s window of " + windowBytes + " bytes";
+        }
+        if (op == ACC || op == GET_ACC || op == CAS) {
+            Datatype type = type(peerHandle);
+            AccumulateOp aop = op(peerHandle);
+            if (type == null || aop == null) {
+                return what + ", which names no known datatype or operation (0x" + Long.toHexString(peerHandle) + ")";
+            }
+            if (bytes % type.extent() != 0) {
+                return what + ", which are not whole elements of " + type;
+            }
+            boolean data = op == CAS || aop != AccumulateOp.NO_OP || op == ACC;
+            if (data && length != (op == CAS ? 2 * bytes : bytes)) {
+                return what + ", which carries " + length + " bytes of data";
+            }
+            try {
+                aop.check(type);
+            } catch (TuttiException e) {
+                return what + ": " + e.getMessage();
+            }
+        }
+        return null;
+    }
+
+    /** The operation's name in an error. */
+    static String name(int op) {
+        return switch (op) {
+            case PUT -> "a put";
+            case GET -> "a get";
+            case ACC -> "an accumulate";
+            case GET_ACC -> "a getAccumulate";
+            case CAS -> "a compareAndSwap";
+            default -> "an operation of kind " + op;
+        };
     }
 }

@@ -113,16 +113,19 @@ public final class ShmWindow extends Window {
      * @param sequence the window's number on its communicator (the same on every rank)
      * @param sizes    when some ranks are reached over the network, every rank's window bytes and
      *                 displacement unit (two longs per rank); null when all share this rank's memory
+     * @param config   the one-sided settings (how small operations to a remote rank are batched)
      */
     public static ShmWindow open(Engine engine, int context, int sequence, int[] group, int rank, MemorySegment memory,
-                                 long windowBytes, int dispUnit, boolean shared, Runnable barrier, long[] sizes) {
+                                 long windowBytes, int dispUnit, boolean shared, Runnable barrier, long[] sizes,
+                                 RmaConfig config) {
         int kind = memory != null ? KIND_CREATE : shared ? KIND_SHARED : KIND_ALLOCATE;
         if (sizes != null && shared) {
             throw new TuttiException("allocateSharedWindow needs every rank of the communicator on one host, where"
                     + " each can map the others' memory; rank " + rank + " reaches some over the network: use"
                     + " allocateWindow and put/get, or a communicator of one host's ranks (split by host)");
         }
-        return open(engine, context, sequence, group, rank, memory, windowBytes, dispUnit, kind, barrier, sizes);
+        return open(engine, context, sequence, group, rank, memory, windowBytes, dispUnit, kind, barrier, sizes,
+                config.batchBytes());
     }
 
     /**
@@ -131,11 +134,12 @@ public final class ShmWindow extends Window {
      */
     public static ShmWindow openDynamic(Engine engine, int context, int sequence, int[] group, int rank,
                                         Runnable barrier) {
-        return open(engine, context, sequence, group, rank, null, 0, 1, KIND_DYNAMIC, barrier, null);
+        return open(engine, context, sequence, group, rank, null, 0, 1, KIND_DYNAMIC, barrier, null, 0);
     }
 
     private static ShmWindow open(Engine engine, int context, int sequence, int[] group, int rank, MemorySegment memory,
-                                  long windowBytes, int dispUnit, int kind, Runnable barrier, long[] sizes) {
+                                  long windowBytes, int dispUnit, int kind, Runnable barrier, long[] sizes,
+                                  int batchBytes) {
         int n = group.length;
         boolean dynamic = kind == KIND_DYNAMIC;
         long dataBytes = dynamic ? WindowAreaDescriptor.REGION_TABLE_BYTES : memory != null ? 0 : windowBytes;
@@ -168,7 +172,8 @@ public final class ShmWindow extends Window {
                 MemorySegment reachable = memory != null
                         ? MemorySegment.ofAddress(memory.address()).reinterpret(windowBytes)
                         : mine.asSlice(WindowAreaDescriptor.dataOffset(n), windowBytes);
-                net = new RemoteAccess(engine, context, sequence, group, rank, remote, new WindowArea(mine), reachable);
+                net = new RemoteAccess(engine, context, sequence, group, rank, remote, new WindowArea(mine), reachable,
+                        batchBytes);
                 net.open();
             }
             barrier.run();
@@ -245,6 +250,11 @@ public final class ShmWindow extends Window {
                 engine.removeShared(name);
             }
         }
+    }
+
+    /** This rank's side of the operations with ranks across the network, or null: for the tests, which bypass the origin's checks. */
+    RemoteAccess network() {
+        return net;
     }
 
     // ------------------------------------------------------------ queries
@@ -501,9 +511,11 @@ public final class ShmWindow extends Window {
     protected void fenceImpl() {
         if (net != null) {
             // every origin's operations are applied once it passes the barrier: local ones in their
-            // calls, remote ones when answered
-            net.flushAll();
+            // calls, remote ones when answered; a refusal fails the fence after the barrier, which
+            // the others must not wait for in vain
+            net.settleAll();
             barrier.run();
+            net.failIfRefused("fence");
             return;
         }
         fences++;
@@ -535,15 +547,24 @@ public final class ShmWindow extends Window {
 
     @Override
     protected void completeImpl(int[] targets) {
+        // every target hears of the end of the epoch, even when one of them failed an operation
+        TuttiException failed = null;
         for (int t : targets) {
             ++completesSent[t];
             if (net != null && net.remote(t)) {
-                net.complete(t);
+                try {
+                    net.complete(t);
+                } catch (TuttiException e) {
+                    failed = failed == null ? e : failed;
+                }
             } else {
                 areas[t].publishCompletes(me, completesSent[t]);
             }
         }
         wakeAll(targets);
+        if (failed != null) {
+            throw failed;
+        }
     }
 
     @Override
@@ -592,6 +613,13 @@ public final class ShmWindow extends Window {
     @Override
     protected void freeImpl() {
         // no rank may still access this rank's memory when it goes
+        if (net != null) {
+            try {
+                net.drainAll();
+            } catch (TuttiException.PeerFailed e) {
+                // operations to a rank that has died, outside any epoch: nothing waits for them
+            }
+        }
         barrier.run();
         if (net != null) {
             net.close();

@@ -16,6 +16,7 @@ import io.tutti.metrics.CountersConfig;
 import io.tutti.offload.OffloadConfig;
 import io.tutti.p2p.Engine;
 import io.tutti.p2p.P2pConfig;
+import io.tutti.rma.RmaConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +33,7 @@ public final class Rank extends Tutti {
     private final Engine engine;
     private final CollConfig coll;
     private final OffloadConfig offload;
+    private final RmaConfig rma;
     private final Selector selector;
     private final Communicator world;
     private int nextContext = 2;
@@ -41,6 +43,7 @@ public final class Rank extends Tutti {
         this.settings = settings;
         this.coll = CollConfig.from(settings);
         this.offload = OffloadConfig.from(settings);
+        this.rma = RmaConfig.from(settings);
         this.selector = new Selector(coll);
         P2pConfig p2p = P2pConfig.from(settings);
         List<String> operations = new ArrayList<>();
@@ -145,6 +148,11 @@ public final class Rank extends Tutti {
     /** The offloaded collectives' settings. */
     OffloadConfig offloadConfig() {
         return offload;
+    }
+
+    /** The one-sided settings. */
+    RmaConfig rmaConfig() {
+        return rma;
     }
 
     int nextContext() {

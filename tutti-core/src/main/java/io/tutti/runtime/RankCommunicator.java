@@ -147,7 +147,7 @@ final class RankCommunicator extends Communicator {
             allgather(new long[] {bytes, dispUnit}, sizes, 2, Datatype.LONG);
         }
         return ShmWindow.open(engine, context, windows++, group, rank, memory, bytes, dispUnit,
-                kind == WindowKind.SHARED, this::barrier, sizes);
+                kind == WindowKind.SHARED, this::barrier, sizes, tutti.rmaConfig());
     }
 
     // ------------------------------------------------------------ collectives

@@ -292,6 +292,187 @@ class RemoteWindowTest {
         win.fence(Window.MODE_NOSUCCEED);
     }
 
+    /** Every pair over the network, small operations batched in at most {@code batch} bytes. */
+    private static void batched(int n, String batch, ThreadLauncher.RankBody body) {
+        BiConsumer<Integer, Map<String, String>> net = hosts(n, false);
+        RankThreads.run(n, Duration.ofSeconds(120), (rank, env) -> {
+            net.accept(rank, env);
+            env.put("TUTTI_RMA_BATCH", batch);
+        }, body);
+    }
+
+    /**
+     * Many small puts and accumulates in one passive epoch, batches split at a small bound, at the
+     * default and with batching off: the target holds every put and the sum of every accumulate
+     * once the origin's flush returns (the target is told by a message after it).
+     */
+    @ParameterizedTest(name = "batch={0}")
+    @ValueSource(strings = {"64", "8192", "0"})
+    void smallOperationsInManyBatchesAllApply(String batch) {
+        int puts = 700;
+        batched(2, batch, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(8L * (puts + 1), 8)) {
+                    if (rank == 0) {
+                        long[] v = new long[1];
+                        win.lock(LockType.SHARED, 1);
+                        for (int i = 0; i < puts; i++) {
+                            v[0] = 1000L + i;
+                            win.put(v, 1, Datatype.LONG, 1, i);           // v is reused at once: copied into the batch
+                            win.accumulate(new long[] {i}, 1, Datatype.LONG, 1, puts, AccumulateOp.SUM);
+                        }
+                        win.flush(1);
+                        w.send(new int[] {1}, 0, 1, 1, 5);
+                        win.unlock(1);
+                    } else {
+                        w.recv(new int[1], 0, 1, 0, 5);
+                        for (int i = 0; i < puts; i++) {
+                            assertEquals(1000L + i, win.segment().get(ValueLayout.JAVA_LONG, 8L * i), "put " + i);
+                        }
+                        assertEquals((long) puts * (puts - 1) / 2, win.segment().get(ValueLayout.JAVA_LONG, 8L * puts));
+                    }
+                    w.barrier();
+                }
+            }
+        });
+    }
+
+    /** A flush sends a batch that is far from full: the target sees the three puts after it. */
+    @Test
+    void aFlushCompletesAPartialBatch() {
+        batched(2, "8192", rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(64, 8)) {
+                    if (rank == 0) {
+                        win.lock(LockType.EXCLUSIVE, 1);
+                        for (int i = 0; i < 3; i++) {
+                            win.put(new long[] {7 + i}, 1, Datatype.LONG, 1, i);
+                        }
+                        win.flush(1);
+                        w.send(new int[] {1}, 0, 1, 1, 5);
+                        int[] seen = new int[1];
+                        w.recv(seen, 0, 1, 1, 6);
+                        win.unlock(1);
+                        assertEquals(3, seen[0], "puts the target held after the flush");
+                    } else {
+                        w.recv(new int[1], 0, 1, 0, 5);
+                        int seen = 0;
+                        for (int i = 0; i < 3; i++) {
+                            seen += win.segment().get(ValueLayout.JAVA_LONG, 8L * i) == 7 + i ? 1 : 0;
+                        }
+                        w.send(new int[] {seen}, 0, 1, 0, 6);
+                    }
+                    w.barrier();
+                }
+            }
+        });
+    }
+
+    /** A get after puts to the same bytes, with no flush between, reads what they wrote: the batch goes first. */
+    @Test
+    void aGetSeesThePutsBeforeIt() {
+        batched(2, "8192", rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(64, 8)) {
+                    if (rank == 0) {
+                        long[] back = new long[2];
+                        long[] old = new long[1];
+                        win.lock(LockType.EXCLUSIVE, 1);
+                        for (int i = 1; i <= 50; i++) {
+                            win.put(new long[] {i, -i}, 2, Datatype.LONG, 1, 0);
+                            win.get(back, 2, Datatype.LONG, 1, 0);
+                            assertArrayEquals(new long[] {i, -i}, back, "get after put " + i);
+                            win.accumulate(new long[] {10}, 1, Datatype.LONG, 1, 2, AccumulateOp.SUM);
+                            win.fetchAndOp(new long[] {1}, old, Datatype.LONG, 1, 2, AccumulateOp.SUM);
+                            assertEquals(11L * i - 1, old[0], "fetchAndOp after accumulate " + i);
+                        }
+                        win.unlock(1);
+                    }
+                    w.barrier();
+                }
+            }
+        });
+    }
+
+    /**
+     * Two origins on the other host (batched) and one on the target's host (its shared memory)
+     * accumulate into one location: atomic per element, none lost, the batches under the lock.
+     */
+    @Test
+    void accumulatesFromSeveralOriginsToOneLocationLoseNothing() {
+        int n = 4;
+        int each = 3000;
+        RankThreads.run(n, Duration.ofSeconds(120), (rank, env) -> {
+            hosts(n, true).accept(rank, env);
+            env.put("TUTTI_RMA_BATCH", "256");
+        }, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(rank == 0 ? 8 : 0, 8)) {
+                    win.lockAll();
+                    if (rank != 0) {
+                        long[] one = {rank};
+                        for (int i = 0; i < each; i++) {
+                            win.accumulate(one, 1, Datatype.LONG, 0, 0, AccumulateOp.SUM);
+                        }
+                    }
+                    win.unlockAll();
+                    w.barrier();
+                    if (rank == 0) {
+                        assertEquals((1L + 2 + 3) * each, win.segment().get(ValueLayout.JAVA_LONG, 0));
+                    }
+                }
+            }
+        });
+    }
+
+    /**
+     * A put the target cannot apply, in the middle of a batch (sent past the origin's checks), is
+     * answered with its cause: the flush fails naming the target and the offset, the puts around it
+     * apply, and the next flush is clean; a refused get fails in the call instead of waiting.
+     */
+    @Test
+    void aRefusedOperationFailsTheFlushWithItsCause() {
+        batched(2, "8192", rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(64, 8)) {
+                    if (rank == 0) {
+                        RemoteAccess net = ((ShmWindow) win).network();
+                        MemorySegment v = MemorySegment.ofArray(new long[] {42});
+                        win.lock(LockType.EXCLUSIVE, 1);
+                        win.put(new long[] {1}, 1, Datatype.LONG, 1, 0);
+                        net.put(v, 0, 1, 4096, 8);
+                        win.put(new long[] {3}, 1, Datatype.LONG, 1, 2);
+                        TuttiException e = assertThrows(TuttiException.InvalidArgument.class, () -> win.flush(1));
+                        assertTrue(e.getMessage().contains("flush on rank 0 to rank 1 failed")
+                                && e.getMessage().contains("a put of 8 bytes at byte offset 4096")
+                                && e.getMessage().contains("outside rank 1's window of 64 bytes"), e.getMessage());
+                        win.flush(1);
+                        long[] back = new long[3];
+                        win.get(back, 3, Datatype.LONG, 1, 0);
+                        assertArrayEquals(new long[] {1, 0, 3}, back, "the puts around the refused one");
+                        e = assertThrows(TuttiException.InvalidArgument.class,
+                                () -> net.get(MemorySegment.ofArray(new long[1]), 0, 1, 64, 8));
+                        assertTrue(e.getMessage().contains("get on rank 0 to rank 1 failed")
+                                && e.getMessage().contains("a get of 8 bytes at byte offset 64"), e.getMessage());
+                        net.accumulate(v, 0, null, 0, 1, Datatype.LONG, 1, -8, AccumulateOp.SUM);
+                        e = assertThrows(TuttiException.InvalidArgument.class, () -> win.unlock(1));
+                        assertTrue(e.getMessage().contains("unlock on rank 0 to rank 1 failed")
+                                && e.getMessage().contains("an accumulate of 8 bytes at byte offset -8"), e.getMessage());
+                        // the epoch ended and the lock was released all the same
+                        win.lock(LockType.SHARED, 1);
+                        win.unlock(1);
+                    }
+                    w.barrier();
+                }
+            }
+        });
+    }
+
     /** Errors name the ranks and offsets; kinds that need one host say so. */
     @Test
     void misuseAcrossHostsFailsClearly() {
