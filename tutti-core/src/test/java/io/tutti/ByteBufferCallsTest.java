@@ -2,8 +2,8 @@ package io.tutti;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.tutti.testing.Allocation;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -56,9 +56,7 @@ class ByteBufferCallsTest {
     /** The least of five rounds of 300 exchanges: less than a byte per exchange (an object is 16 at least). */
     @Test
     void aPingPongOverTwoDirectBuffersAllocatesNothing() {
-        var bean = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        assumeTrue(bean.isThreadAllocatedMemorySupported() && bean.isThreadAllocatedMemoryEnabled(),
-                "this JVM does not count the bytes a thread allocates");
+        Allocation.assumeCounted();
         job(rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
@@ -79,14 +77,7 @@ class ByteBufferCallsTest {
                 for (int i = 0; i < 600; i++) {
                     exchange.run();
                 }
-                long least = Long.MAX_VALUE;
-                for (int round = 0; round < 5; round++) {
-                    long before = bean.getCurrentThreadAllocatedBytes();
-                    for (int i = 0; i < calls; i++) {
-                        exchange.run();
-                    }
-                    least = Math.min(least, bean.getCurrentThreadAllocatedBytes() - before);
-                }
+                long least = Allocation.least(5, calls, exchange);
                 assertTrue(least < calls, "rank " + rank + ": " + least + " bytes allocated by " + calls
                         + " exchanges (the least of 5 rounds)");
             }

@@ -1,7 +1,6 @@
 package io.tutti;
 
 import static org.junit.jupiter.api.Assertions.*;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.tutti.bootstrap.ThreadLauncher;
 import java.lang.reflect.Array;
@@ -407,9 +406,7 @@ class TypedCallsTest {
      */
     @Test
     void loopsOfTypedCallsAllocateNothing() {
-        var bean = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        assumeTrue(bean.isThreadAllocatedMemorySupported() && bean.isThreadAllocatedMemoryEnabled(),
-                "this JVM does not count the bytes a thread allocates");
+        io.tutti.testing.Allocation.assumeCounted();
         job(2, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
@@ -443,17 +440,10 @@ class TypedCallsTest {
                         new Loop("allgather in place", () -> w.allgather(a)),
                         new Loop("alltoall", () -> w.alltoall(a, b)),
                         new Loop("alltoall in place", () -> w.alltoall(l)));
-                // the least of a few rounds: a collection, a deoptimisation or a pool growing shows in one round
-                // only, whereas an object per call (16 bytes at least) would show in every round
                 int calls = 300;
                 for (Loop loop : loops) {
                     loop.run(600);
-                    long least = Long.MAX_VALUE;
-                    for (int round = 0; round < 5; round++) {
-                        long before = bean.getCurrentThreadAllocatedBytes();
-                        loop.run(calls);
-                        least = Math.min(least, bean.getCurrentThreadAllocatedBytes() - before);
-                    }
+                    long least = io.tutti.testing.Allocation.least(5, calls, loop.body());
                     assertTrue(least < calls, "rank " + rank + ": " + least + " bytes allocated by " + calls
                             + " typed " + loop.name() + " calls (the least of 5 rounds)");
                 }
