@@ -911,13 +911,7 @@ public final class Engine implements AutoCloseable {
                 // wait for the network to acknowledge them (bounded). A dead peer stops neither the
                 // flush to the others nor holds it up: sending() skips what waits for it.
                 while (progress.sending() && fabric.abortReason() == null && System.nanoTime() < deadline) {
-                    int work;
-                    try {
-                        work = progress.pass();
-                    } catch (TuttiException.PeerFailed e) {
-                        work = 0;
-                    }
-                    if (work == 0) {
+                    if (progress.pass() == 0) {
                         // liveness checked for this rank alone: the abort reason, never another's death
                         round = progress.idle(round, fabric.rank());
                     }
