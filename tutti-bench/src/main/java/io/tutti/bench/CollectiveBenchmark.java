@@ -677,7 +677,7 @@ public final class CollectiveBenchmark {
         System.out.println("# ranks " + world.size() + ", buffers " + (o.segment() ? "off-heap segments" : "Java arrays")
                 + ", " + calls + ", algorithm " + (o.offload() ? "offload plan" : o.algorithm() == null ? "automatic"
                         : o.algorithm())
-                + ", eager limit " + io.tutti.runtime.Rank.of(tutti).engine().config().eagerLimit() + " B, java " + Runtime.version());
+                + ", " + io.tutti.runtime.Rank.of(tutti).engine().config().eagerLimits() + ", java " + Runtime.version());
         System.out.println("# size = bytes per rank" + (CollectiveOp.reduces(o.op())
                 ? " (doubles, SUM, count = size/8)" : "") + "; iterations " + (o.iters() > 0 ? o.iters()
                 : "1000 (<= 8 KiB) / 100") + ", warm-up " + (o.warmup() >= 0 ? o.warmup() : "200 / 10")

@@ -420,7 +420,7 @@ public final class P2pBenchmark {
         };
         System.out.println(title);
         System.out.println("# ranks " + world.size() + ", buffers " + (o.segment() ? "off-heap segments" : "Java arrays")
-                + ", eager limit " + io.tutti.runtime.Rank.of(tutti).engine().config().eagerLimit() + " B, single copy "
+                + ", " + io.tutti.runtime.Rank.of(tutti).engine().config().eagerLimits() + ", single copy "
                 + (io.tutti.runtime.Rank.of(tutti).engine().singleCopyEnabled() ? "on" : "off") + ", java " + Runtime.version());
         if (o.mode().equals("latency")) {
             System.out.printf("# %-10s %12s %12s %12s %14s%n", "Size", "Median(us)", "Min(us)", "P99(us)", "Alloc(B/msg)");

@@ -106,7 +106,7 @@ public final class Engine implements AutoCloseable {
                     l.rings[r] = r == rank ? l.inbound
                             : new InboundRing(l.mapRequired(InboundRingDescriptor.fileName(r), arena));
                 }
-                l.eagerTo[r] = Math.min(config.eagerLimit(),
+                l.eagerTo[r] = Math.min(config.eagerLimit(l.remote[r]),
                         l.rings[r].maxBodyLength() - MessageHeaderDescriptor.LENGTH);
             }
             for (int r = 0; r < size; r++) {
@@ -295,6 +295,11 @@ public final class Engine implements AutoCloseable {
     /** Whether a progress agent drives this engine too. */
     public boolean hasProgressAgent() {
         return agent != null;
+    }
+
+    /** The largest message sent eagerly to a world rank: its transport's limit, capped by what carries it. */
+    int eagerLimitTo(int worldRank) {
+        return links.eagerTo[worldRank];
     }
 
     /** The CPU package (socket) a world rank ran on at start-up. */

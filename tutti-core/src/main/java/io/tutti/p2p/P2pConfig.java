@@ -9,7 +9,10 @@ import io.tutti.TuttiException;
  * name ({@code tutti.eager.limit}, or {@code TUTTI_EAGER_LIMIT} in the environment) and its default
  * here. docs/guide/configuration.md lists them all.
  *
- * @param eagerLimit        largest message sent eagerly through the receiver's inbound ring (bytes)
+ * @param eagerLimit        largest message sent eagerly through the receiver's inbound ring, between ranks
+ *                          that share memory (bytes)
+ * @param netEagerLimit     largest message sent eagerly to a rank over the network (bytes; the network's
+ *                          record length caps it too)
  * @param ringCapacity      data capacity of each rank's inbound ring (bytes, power of two)
  * @param exchangeChunk     chunk size of the pairwise data-exchange rings (bytes, multiple of 64)
  * @param exchangeSlots     chunks per data-exchange ring
@@ -31,12 +34,22 @@ import io.tutti.TuttiException;
  * @param idleSleep         when ranks outnumber cores, a blocked rank sleeps until a message wakes it
  *                          (a futex on its ring) instead of parking for fixed periods
  */
-public record P2pConfig(int eagerLimit, int ringCapacity, int exchangeChunk, int exchangeSlots, boolean singleCopy,
+public record P2pConfig(int eagerLimit, int netEagerLimit, int ringCapacity, int exchangeChunk, int exchangeSlots, boolean singleCopy,
                      int spinTries, int spinMicros, int yieldTries, int maxParkMicros, int livenessMillis, int rendezvousSeconds,
                      boolean progressThread, String transport, String netProvider, boolean idleSleep) {
 
     public static final String EAGER_LIMIT = "tutti.eager.limit";
-    public static final int EAGER_LIMIT_DEFAULT = 32 * 1024;
+    /**
+     * Beside Open MPI's two-copy path, a 16 KiB limit took 32 KiB bandwidth from 0.68x to 1.18x and
+     * latency from 0.69x to 0.81x, with 16 KiB unchanged (docs/perf/p2p.md, "16 KiB").
+     */
+    public static final int EAGER_LIMIT_DEFAULT = 16 * 1024;
+    public static final String NET_EAGER_LIMIT = "tutti.net.eager.limit";
+    /**
+     * Over the rails the rendezvous's round trip costs more than the copy: a 32 KiB message took
+     * 20.2 us by rendezvous against 15.2 us eager (docs/perf/p2p.md, "Over the rails").
+     */
+    public static final int NET_EAGER_LIMIT_DEFAULT = 32 * 1024;
     public static final String RING_CAPACITY = "tutti.shm.ring.capacity";
     public static final int RING_CAPACITY_DEFAULT = 1 << 20;
     public static final String EXCHANGE_CHUNK = "tutti.shm.exchange.chunk";
@@ -87,10 +100,8 @@ public record P2pConfig(int eagerLimit, int ringCapacity, int exchangeChunk, int
             throw new TuttiException.InvalidArgument(RING_CAPACITY + " must be a power of two >= 4096, got "
                     + ringCapacity);
         }
-        if (eagerLimit < 0 || eagerLimit > ringCapacity / 4 - 256) {
-            throw new TuttiException.InvalidArgument(EAGER_LIMIT + " must be between 0 and a quarter of "
-                    + RING_CAPACITY + " less 256 (" + (ringCapacity / 4 - 256) + "), got " + eagerLimit);
-        }
+        eagerWithin(EAGER_LIMIT, eagerLimit, ringCapacity);
+        eagerWithin(NET_EAGER_LIMIT, netEagerLimit, ringCapacity);
         if (exchangeChunk < 4096 || exchangeChunk % 64 != 0) {
             throw new TuttiException.InvalidArgument(EXCHANGE_CHUNK + " must be a multiple of 64 >= 4096, got "
                     + exchangeChunk);
@@ -109,6 +120,25 @@ public record P2pConfig(int eagerLimit, int ringCapacity, int exchangeChunk, int
                     + ") must be auto or net,"
                     + " got '" + transport + "'");
         }
+    }
+
+    /** An eager record may take at most a quarter of a ring, so that a full window still moves. */
+    private static void eagerWithin(String property, int limit, int ringCapacity) {
+        if (limit < 0 || limit > ringCapacity / 4 - 256) {
+            throw new TuttiException.InvalidArgument(Config.envName(property) + " (" + property
+                    + ") must be between 0 and a quarter of " + RING_CAPACITY + " less 256 ("
+                    + (ringCapacity / 4 - 256) + "), got " + limit);
+        }
+    }
+
+    /** The eager limit toward a peer over the network ({@code remote}) or over shared memory. */
+    public int eagerLimit(boolean remote) {
+        return remote ? netEagerLimit : eagerLimit;
+    }
+
+    /** Both eager limits, as benchmark headers print them. */
+    public String eagerLimits() {
+        return "eager limit " + eagerLimit + " B (" + netEagerLimit + " B over the network)";
     }
 
     /** Fails, naming the setting by both its names, when {@code value} is below {@code least}. */
@@ -133,6 +163,7 @@ public record P2pConfig(int eagerLimit, int ringCapacity, int exchangeChunk, int
     public static P2pConfig from(Config c) {
         return new P2pConfig(
                 c.integer(EAGER_LIMIT, EAGER_LIMIT_DEFAULT),
+                c.integer(NET_EAGER_LIMIT, NET_EAGER_LIMIT_DEFAULT),
                 c.integer(RING_CAPACITY, RING_CAPACITY_DEFAULT),
                 c.integer(EXCHANGE_CHUNK, EXCHANGE_CHUNK_DEFAULT),
                 c.integer(EXCHANGE_SLOTS, EXCHANGE_SLOTS_DEFAULT),

@@ -80,6 +80,35 @@ class NetworkPathTest {
         assertTrue(records >= (bytes <= 8120 ? 2 : 2 * (2 + packets)), records + " records for " + bytes + " bytes");
     }
 
+    /** Each transport has its own eager limit: a peer on this host gets the shared-memory one, one elsewhere the network's. */
+    @Test
+    void theEagerLimitFollowsThePeersTransport() {
+        job(4, (rank, env) -> {
+            twoHosts(4).accept(rank, env);
+            env.put("TUTTI_EAGER_LIMIT", "3000");
+            env.put("TUTTI_NET_EAGER_LIMIT", "5000");
+        }, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Engine e = io.tutti.runtime.Rank.of(t).engine();
+                int neighbour = rank ^ 1;           // same host
+                int across = (rank + 2) % 4;        // the other host
+                assertEquals(3000, e.eagerLimitTo(neighbour), "rank " + rank + " to " + neighbour);
+                assertEquals(5000, e.eagerLimitTo(across), "rank " + rank + " to " + across);
+                // and messages between the two limits cross both ways intact
+                Communicator w = t.world();
+                byte[] out = new byte[4000];
+                java.util.Arrays.fill(out, (byte) rank);
+                byte[] in = new byte[4000];
+                for (int peer : new int[] {neighbour, across}) {
+                    w.sendrecv(out, 0, out.length, peer, 9, in, 0, in.length, peer, 9);
+                    for (byte b : in) {
+                        assertEquals((byte) peer, b);
+                    }
+                }
+            }
+        });
+    }
+
     /** Ranks of one host share a node index (collectives build node-aware schedules on it); hosts count up by lowest rank. */
     @Test
     void ranksOfOneHostShareANode() {

@@ -28,4 +28,14 @@ class P2pConfigTest {
         assertEquals(1, P2pConfig.from(Config.from(Map.of("TUTTI_LIVENESS_MS", "1"), new Properties()))
                 .livenessMillis());
     }
+
+    @Test
+    void eachEagerLimitIsCheckedAgainstTheRingUnderItsOwnName() {
+        assertTrue(refusal("TUTTI_NET_EAGER_LIMIT", "300000").startsWith("TUTTI_NET_EAGER_LIMIT"
+                + " (tutti.net.eager.limit) must be between 0 and a quarter"), refusal("TUTTI_NET_EAGER_LIMIT", "300000"));
+        assertTrue(refusal("TUTTI_EAGER_LIMIT", "-1").startsWith("TUTTI_EAGER_LIMIT (tutti.eager.limit)"));
+        P2pConfig c = P2pConfig.from(Config.from(Map.of("TUTTI_NET_EAGER_LIMIT", "4096"), new Properties()));
+        assertEquals(4096, c.eagerLimit(true));
+        assertEquals(P2pConfig.EAGER_LIMIT_DEFAULT, c.eagerLimit(false));
+    }
 }

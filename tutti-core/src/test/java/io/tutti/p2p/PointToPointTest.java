@@ -28,7 +28,7 @@ class PointToPointTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 1, 8, 1000, 32768, 32772, 100_000, 1 << 20, 3_000_001})
+    @ValueSource(ints = {0, 1, 8, 1000, 16384, 16388, 32768, 32772, 100_000, 1 << 20, 3_000_001})
     void arraysOfEverySizeArriveIntact(int bytes) {
         job(2, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
