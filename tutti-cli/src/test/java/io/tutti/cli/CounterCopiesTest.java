@@ -36,6 +36,9 @@ class CounterCopiesTest {
         c.transport(1 - rank, true);
         for (int i = 0; i < sends; i++) {
             c.sent(1 - rank, 100);
+            c.collective(0, 0, 0);
+            c.offload(Counters.OFFLOAD_RUNS);
+            c.inNetwork(Counters.INC_PACKETS_SENT);
         }
         return s.toArray(ValueLayout.JAVA_BYTE);
     }
@@ -52,6 +55,9 @@ class CounterCopiesTest {
             assertEquals(4242, m.pid());
             assertEquals(3, m.net().messagesSent());
             assertEquals(300, m.net().bytesSent());
+            assertEquals(3, m.collective("barrier").calls("linear"), "the copy carries the collectives by algorithm");
+            assertEquals(3, m.offload().get("runs"), "the offload counters");
+            assertEquals(3, m.inNetwork().get("packets-sent"), "and the in-network ones");
             assertEquals(JobCounters.Liveness.RUNNING, ranks.getFirst().liveness(), "its pid is not alive here,"
                     + " the launcher's word is what counts");
 
