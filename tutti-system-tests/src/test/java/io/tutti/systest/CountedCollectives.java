@@ -6,7 +6,6 @@ import io.tutti.Offload;
 import io.tutti.ReduceOp;
 import io.tutti.Request;
 import io.tutti.Tutti;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -46,12 +45,7 @@ public final class CountedCollectives {
                 offloaded.start();
                 offloaded.waitFor();
             }
-            Ranks.mark(dir, w.rank(), "done");
-            long deadline = System.nanoTime() + 120_000_000_000L;
-            while (!Files.exists(dir.resolve("go")) && System.nanoTime() < deadline) {
-                tutti.progress();
-                Thread.sleep(20);
-            }
+            Ranks.holdUntilGo(dir, w.rank(), tutti);
             offloaded.free();
         }
     }

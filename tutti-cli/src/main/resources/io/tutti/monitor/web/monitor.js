@@ -147,14 +147,17 @@ function drawEngines(job) {
       body.appendChild(tr);
     }
   }
-  if (!body.rows.length) {
-    const tr = document.createElement("tr");
-    const td = document.createElement("td");
-    td.colSpan = 3;
-    td.textContent = "no offloaded collective or in-network aggregation yet";
-    tr.appendChild(td);
-    body.appendChild(tr);
-  }
+  if (!body.rows.length) emptyRow(body, 3, "no offloaded collective or in-network aggregation yet");
+}
+
+// One row across a table's columns saying it has nothing to show yet.
+function emptyRow(body, columns, message) {
+  const tr = document.createElement("tr");
+  const td = document.createElement("td");
+  td.colSpan = columns;
+  td.textContent = message;
+  tr.appendChild(td);
+  body.appendChild(tr);
 }
 
 function drawAlerts(alerts) {
@@ -428,14 +431,7 @@ function drawCollectives(job) {
       tr.className = "algorithm";
     }
   }
-  if (!job.collectives.length) {
-    const tr = document.createElement("tr");
-    const td = document.createElement("td");
-    td.colSpan = 6;
-    td.textContent = "no collective called yet";
-    tr.appendChild(td);
-    body.appendChild(tr);
-  }
+  if (!job.collectives.length) emptyRow(body, 6, "no collective called yet");
 }
 
 // The log2 buckets from 1 µs to 1 s as bars, so a slow tail shows at a glance.
