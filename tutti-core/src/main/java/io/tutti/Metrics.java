@@ -1,12 +1,13 @@
 package io.tutti;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * A snapshot of one rank's counters ({@link Tutti#metrics()}, and what {@code tutti status} reads
- * from outside): messages and bytes by transport and by peer, collectives by operation with a
- * latency histogram, the rails of the network transport, errors by class, and the call the rank
- * is blocked in, if any. Counts start at 0 when the rank joins the job. Every value is read
+ * from outside): messages and bytes by transport and by peer, collectives by operation and
+ * algorithm with a latency histogram, the offload engine and the in-network aggregation, the rails
+ * of the network transport, errors by class, and the call the rank is blocked in, if any. Counts start at 0 when the rank joins the job. Every value is read
  * without stopping the rank, so two values may come from moments a few operations apart; each
  * one is exact for its own moment.
  *
@@ -25,10 +26,15 @@ import java.util.List;
  * @param netTotals    the network transport's totals (all 0 without one)
  * @param errors       errors raised to the program, by class, those that occurred
  * @param blocked      the call the rank waits in now, or null
+ * @param offload      the offload engine's counters by name, all of them in a fixed order (docs/guide/monitoring.md):
+ *                     offloaded collectives, runs, packets landed, held and queued, entries fired per operation
+ * @param inNetwork    the in-network aggregation's counters by name, all of them in a fixed order: groups
+ *                     joined, fallbacks to the host path, packets sent and received, retries, timeouts
  */
 public record Metrics(String job, int rank, int size, long pid, long startedMillis, boolean enabled, Traffic shm,
                       Traffic net, long droppedRecords, List<Peer> peers, List<Collective> collectives,
-                      List<Rail> rails, NetTotals netTotals, List<ErrorCount> errors, Blocked blocked) {
+                      List<Rail> rails, NetTotals netTotals, List<ErrorCount> errors, Blocked blocked,
+                      Map<String, Long> offload, Map<String, Long> inNetwork) {
 
     /** Messages (sends started, messages arrived) and their bytes. */
     public record Traffic(long messagesSent, long bytesSent, long messagesReceived, long bytesReceived) {
@@ -44,22 +50,20 @@ public record Metrics(String job, int rank, int size, long pid, long startedMill
     /**
      * One collective operation: calls started, and the latency of the blocking ones as a histogram
      * of powers of two: {@code histogram[i]} counts calls that took [2^i, 2^(i+1)) nanoseconds (the
-     * last bucket everything longer).
+     * last bucket everything longer); and the same per algorithm that ran it (the selector's choice,
+     * or the one forced), those that ran at least once, whose sums these are.
      */
-    public record Collective(String operation, long calls, long[] histogram) {
+    public record Collective(String operation, long calls, long[] histogram, List<Algorithm> algorithms) {
         @Override
         public String toString() {
             return "Collective[operation=" + operation + ", calls=" + calls + ", timed=" + timed() + ", p50<="
-                    + percentileNanos(0.5) + " ns, p99<=" + percentileNanos(0.99) + " ns]";
+                    + percentileNanos(0.5) + " ns, p99<=" + percentileNanos(0.99) + " ns, algorithms=" + algorithms
+                    + "]";
         }
 
         /** Blocking calls timed. */
         public long timed() {
-            long n = 0;
-            for (long c : histogram) {
-                n += c;
-            }
-            return n;
+            return Metrics.timed(histogram);
         }
 
         /**
@@ -67,20 +71,74 @@ public record Metrics(String job, int rank, int size, long pid, long startedMill
          * upper edge of its bucket (so within a factor of two above the truth); 0 when none was timed.
          */
         public long percentileNanos(double q) {
-            long n = timed();
-            if (n == 0) {
-                return 0;
-            }
-            long rank = (long) Math.ceil(q * n);
-            long seen = 0;
-            for (int i = 0; i < histogram.length; i++) {
-                seen += histogram[i];
-                if (seen >= Math.max(1, rank)) {
-                    return i >= 62 ? Long.MAX_VALUE : 1L << (i + 1);
+            return Metrics.percentileNanos(histogram, q);
+        }
+
+        /** The calls algorithm {@code name} ran (0 when it ran none). */
+        public long calls(String name) {
+            for (Algorithm a : algorithms) {
+                if (a.name().equals(name)) {
+                    return a.calls();
                 }
             }
-            return Long.MAX_VALUE;
+            return 0;
         }
+    }
+
+    /**
+     * One algorithm of a collective operation: the calls it ran, and the latency of the blocking ones
+     * timed as {@link Collective}'s histogram (the first of its calls and one in 16 after it).
+     */
+    public record Algorithm(String name, long calls, long[] histogram) {
+        @Override
+        public String toString() {
+            return "Algorithm[" + name + ", calls=" + calls + ", timed=" + timed() + ", p50<=" + percentileNanos(0.5)
+                    + " ns]";
+        }
+
+        /** Blocking calls timed. */
+        public long timed() {
+            return Metrics.timed(histogram);
+        }
+
+        /** As {@link Collective#percentileNanos}. */
+        public long percentileNanos(double q) {
+            return Metrics.percentileNanos(histogram, q);
+        }
+    }
+
+    private static long timed(long[] histogram) {
+        long n = 0;
+        for (long c : histogram) {
+            n += c;
+        }
+        return n;
+    }
+
+    private static long percentileNanos(long[] histogram, double q) {
+        long n = timed(histogram);
+        if (n == 0) {
+            return 0;
+        }
+        long rank = (long) Math.ceil(q * n);
+        long seen = 0;
+        for (int i = 0; i < histogram.length; i++) {
+            seen += histogram[i];
+            if (seen >= Math.max(1, rank)) {
+                return i >= 62 ? Long.MAX_VALUE : 1L << (i + 1);
+            }
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /** The collective operation {@code name}, or null when it has not run. */
+    public Collective collective(String name) {
+        for (Collective c : collectives) {
+            if (c.operation().equals(name)) {
+                return c;
+            }
+        }
+        return null;
     }
 
     /**

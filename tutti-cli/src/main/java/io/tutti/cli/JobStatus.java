@@ -59,7 +59,11 @@ record JobStatus(String job, List<Metrics> ranks) {
         return b.toString();
     }
 
-    /** The table: one line per rank, then one per rail of each rank with a network transport. */
+    /**
+     * The table: one line per rank; one per algorithm that ran a collective of each rank; a line of
+     * each rank's offload and in-network counters that are not 0; one per rail of each rank with a
+     * network transport.
+     */
     String table(long nowMillis) {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "job %s, %d rank(s) seen from this host, %s%n", job, ranks.size(),
@@ -85,6 +89,39 @@ record JobStatus(String job, List<Metrics> ranks) {
                     + " " + seconds(nowMillis - w.sinceMillis()) + " s";
             b.append(String.format(Locale.ROOT, "%5d %8d %10d %10s %10d %10s %9d %6d  %s%n", m.rank(), m.pid(), sent,
                     bytes(sentB), recv, bytes(recvB), colls, errors, blocked));
+        }
+        boolean collHeader = false;
+        for (Metrics m : ranks) {
+            for (Metrics.Collective c : m.collectives()) {
+                for (Metrics.Algorithm a : c.algorithms()) {
+                    if (!collHeader) {
+                        b.append(String.format(Locale.ROOT, "%n%5s %-15s %-20s %10s %8s %10s %10s%n", "RANK", "COLLECTIVE",
+                                "ALGORITHM", "CALLS", "TIMED", "P50 us", "P99 us"));
+                        collHeader = true;
+                    }
+                    b.append(String.format(Locale.ROOT, "%5d %-15s %-20s %10d %8d %10s %10s%n", m.rank(), c.operation(),
+                            a.name(), a.calls(), a.timed(), micros(a.percentileNanos(0.5)),
+                            micros(a.percentileNanos(0.99))));
+                }
+            }
+        }
+        boolean countsHeader = false;
+        for (Metrics m : ranks) {
+            for (String group : new String[] {"offload", "in-network"}) {
+                StringBuilder line = new StringBuilder();
+                (group.equals("offload") ? m.offload() : m.inNetwork()).forEach((name, v) -> {
+                    if (v != 0) {
+                        line.append(line.isEmpty() ? "" : ", ").append(name).append(' ').append(v);
+                    }
+                });
+                if (!line.isEmpty()) {
+                    if (!countsHeader) {
+                        b.append(String.format(Locale.ROOT, "%n%5s %-10s  %s%n", "RANK", "ENGINE", "COUNTERS (not 0)"));
+                        countsHeader = true;
+                    }
+                    b.append(String.format(Locale.ROOT, "%5d %-10s  %s%n", m.rank(), group, line));
+                }
+            }
         }
         boolean railHeader = false;
         for (Metrics m : ranks) {
@@ -127,6 +164,11 @@ record JobStatus(String job, List<Metrics> ranks) {
             return receive ? " from any rank" : "";
         }
         return (w.call().equals("send") ? " to rank " : receive ? " from rank " : " waiting for rank ") + w.peer();
+    }
+
+    /** A percentile's upper edge in microseconds; "-" when nothing was timed. */
+    private static String micros(long nanos) {
+        return nanos == 0 ? "-" : nanos == Long.MAX_VALUE ? "inf" : String.format(Locale.ROOT, "%.1f", nanos / 1000.0);
     }
 
     private static String seconds(long millis) {

@@ -136,22 +136,42 @@ public final class MonitorJson {
         g.writeEndObject();
     }
 
-    /** Each operation's calls and latency histogram summed over the ranks, with its percentiles. */
+    /** Each operation's calls and latency histogram summed over the ranks, and per algorithm the same. */
     static List<Metrics.Collective> merged(List<Rank> ranks) {
-        Map<String, long[]> hist = new TreeMap<>();
-        Map<String, Long> calls = new TreeMap<>();
+        Map<String, Merged> ops = new TreeMap<>();
         for (Rank r : ranks) {
             for (Metrics.Collective c : r.metrics().collectives()) {
-                long[] h = hist.computeIfAbsent(c.operation(), o -> new long[c.histogram().length]);
-                for (int i = 0; i < Math.min(h.length, c.histogram().length); i++) {
-                    h[i] += c.histogram()[i];
+                Merged m = ops.computeIfAbsent(c.operation(), o -> new Merged());
+                m.add(c.calls(), c.histogram());
+                for (Metrics.Algorithm a : c.algorithms()) {
+                    m.algorithms.computeIfAbsent(a.name(), x -> new Merged()).add(a.calls(), a.histogram());
                 }
-                calls.merge(c.operation(), c.calls(), Long::sum);
             }
         }
         List<Metrics.Collective> out = new ArrayList<>();
-        hist.forEach((op, h) -> out.add(new Metrics.Collective(op, calls.get(op), h)));
+        ops.forEach((op, m) -> {
+            List<Metrics.Algorithm> algorithms = new ArrayList<>();
+            m.algorithms.forEach((name, a) -> algorithms.add(new Metrics.Algorithm(name, a.calls, a.histogram)));
+            out.add(new Metrics.Collective(op, m.calls, m.histogram, List.copyOf(algorithms)));
+        });
         return out;
+    }
+
+    /** Calls and a histogram summed over ranks. */
+    private static final class Merged {
+        long calls;
+        long[] histogram = new long[0];
+        final Map<String, Merged> algorithms = new TreeMap<>();
+
+        void add(long n, long[] h) {
+            calls += n;
+            if (histogram.length < h.length) {
+                histogram = java.util.Arrays.copyOf(histogram, h.length);
+            }
+            for (int i = 0; i < h.length; i++) {
+                histogram[i] += h[i];
+            }
+        }
     }
 
     private static void collectives(JsonGenerator g, List<Rank> ranks) throws IOException {
@@ -162,18 +182,34 @@ public final class MonitorJson {
         g.writeEndArray();
     }
 
-    /** One operation: calls, blocking calls timed, percentiles (upper bucket edges) and the histogram. */
+    /**
+     * One operation: calls, blocking calls timed, percentiles (upper bucket edges) and the histogram;
+     * and the same for each algorithm that ran it, under {@code algorithms}.
+     */
     private static void collective(JsonGenerator g, Metrics.Collective c) throws IOException {
         g.writeStartObject();
         g.writeStringField("operation", c.operation());
-        g.writeNumberField("calls", c.calls());
-        g.writeNumberField("timed", c.timed());
-        g.writeNumberField("p50Nanos", c.percentileNanos(0.5));
-        g.writeNumberField("p90Nanos", c.percentileNanos(0.9));
-        g.writeNumberField("p99Nanos", c.percentileNanos(0.99));
-        g.writeFieldName("log2Histogram");
-        g.writeArray(c.histogram(), 0, c.histogram().length);
+        latency(g, c.calls(), c.histogram());
+        g.writeArrayFieldStart("algorithms");
+        for (Metrics.Algorithm a : c.algorithms()) {
+            g.writeStartObject();
+            g.writeStringField("algorithm", a.name());
+            latency(g, a.calls(), a.histogram());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
         g.writeEndObject();
+    }
+
+    private static void latency(JsonGenerator g, long calls, long[] histogram) throws IOException {
+        Metrics.Algorithm figures = new Metrics.Algorithm("", calls, histogram);
+        g.writeNumberField("calls", calls);
+        g.writeNumberField("timed", figures.timed());
+        g.writeNumberField("p50Nanos", figures.percentileNanos(0.5));
+        g.writeNumberField("p90Nanos", figures.percentileNanos(0.9));
+        g.writeNumberField("p99Nanos", figures.percentileNanos(0.99));
+        g.writeFieldName("log2Histogram");
+        g.writeArray(histogram, 0, histogram.length);
     }
 
     /**
@@ -287,6 +323,8 @@ public final class MonitorJson {
             g.writeNumberField(e.kind(), e.count());
         }
         g.writeEndObject();
+        named(g, "offload", m.offload());
+        named(g, "inNetwork", m.inNetwork());
         Metrics.Blocked w = m.blocked();
         if (w == null) {
             g.writeNullField("blocked");
@@ -299,6 +337,15 @@ public final class MonitorJson {
             g.writeNumberField("sinceMillis", w.sinceMillis());
             g.writeEndObject();
         }
+    }
+
+    /** A group of named counters as an object, every counter in the file's order. */
+    private static void named(JsonGenerator g, String name, Map<String, Long> counters) throws IOException {
+        g.writeObjectFieldStart(name);
+        for (Map.Entry<String, Long> e : counters.entrySet()) {
+            g.writeNumberField(e.getKey(), e.getValue());
+        }
+        g.writeEndObject();
     }
 
     private static void traffic(JsonGenerator g, String name, Metrics.Traffic t) throws IOException {

@@ -27,9 +27,11 @@ import java.util.function.Supplier;
  * The running jobs' counters as Prometheus metric families, for the Prometheus client's exposition
  * (text, OpenMetrics or protobuf, as the scraper asks): a collector that reads the jobs at each scrape.
  * Every series has the labels {@code job} and {@code rank}; per peer {@code peer} and {@code transport},
- * per rail {@code rail} and {@code interface}, per collective {@code op}. Counters are the ranks' own
- * (exact at the scrape); the collective latency is a histogram whose buckets are the counters'
- * powers of two of nanoseconds, in seconds.
+ * per rail {@code rail} and {@code interface}, per collective {@code op} (and {@code algorithm} for
+ * its algorithms' families). Counters are the ranks' own (exact at the scrape); the collective latency
+ * is a histogram whose buckets are the counters' powers of two of nanoseconds, in seconds. The offload
+ * engine's and the in-network aggregation's families appear for a rank once one of their counters
+ * is not 0 (docs/guide/monitoring.md lists them).
  */
 public final class PrometheusMapping implements MultiCollector {
     private static final String[] RANK_STATES = {"running", "done", "failed"};
@@ -99,6 +101,23 @@ public final class PrometheusMapping implements MultiCollector {
             f.histogram("tutti_collective_latency_seconds", "Latency of the blocking collective calls.", cl,
                     c.histogram());
         }
+        for (Metrics.Collective c : m.collectives()) {
+            for (Metrics.Algorithm a : c.algorithms()) {
+                Labels al = rl.merge(new String[] {"op", "algorithm"}, new String[] {c.operation(), a.name()});
+                f.counter("tutti_collective_algorithm_calls", "Collective calls started, by operation and algorithm.",
+                        null, al, a.calls());
+                f.histogram("tutti_collective_algorithm_latency_seconds",
+                        "Latency of the blocking collective calls, by algorithm (its first call and one in 16 timed).",
+                        al, a.histogram());
+            }
+        }
+        if (m.offload().values().stream().anyMatch(v -> v != 0)) {
+            m.offload().forEach((name, v) -> offload(f, rl, name, v));
+        }
+        if (m.inNetwork().values().stream().anyMatch(v -> v != 0)) {
+            m.inNetwork().forEach((name, v) -> f.counter("tutti_inc_" + name.replace('-', '_'),
+                    IN_NETWORK_HELP.getOrDefault(name, "In-network aggregation: " + name + "."), null, rl, v));
+        }
         for (Metrics.Rail rail : m.rails()) {
             Labels al = rl.merge(new String[] {"rail", "interface"}, new String[] {Integer.toString(rail.index()),
                 rail.name()});
@@ -123,6 +142,40 @@ public final class PrometheusMapping implements MultiCollector {
             f.counter("tutti_net_timeouts", "Retransmission timeouts of the network transport.", null, rl, t.timeouts());
             f.gauge("tutti_net_srtt_seconds", "Smoothed round-trip time, the mean over the peers.", Unit.SECONDS, rl,
                     t.srttNanos() / 1e9);
+        }
+    }
+
+    /** Help of the in-network families, by counter name (Counters.IN_NETWORK). */
+    private static final Map<String, String> IN_NETWORK_HELP = Map.of(
+            "groups", "In-network groups set up for this rank's communicators.",
+            "setup-fallbacks", "In-network group set-ups that failed: the communicator uses the host algorithm.",
+            "call-fallbacks", "Allreduce calls the switches could not reduce (operation or type): run on the host.",
+            "packets-sent", "Data packets this leader sent to its switch, retransmissions included.",
+            "retransmits", "Data packets sent again because their result was late.",
+            "results-received", "Results this leader took in from its switch.",
+            "wrong-token", "Results dropped because they did not carry their group's token.",
+            "control-retries", "Control requests (query, notify, release) sent again for want of an answer.",
+            "timeouts", "In-network transfers given up: no result from the switch within the timeout.");
+
+    /**
+     * An offload counter: the fired entries by operation ({@code fired-put} ...) as one family, the
+     * packets landed by kind as another, the rest each its own.
+     */
+    private static void offload(Families f, Labels rl, String name, long v) {
+        if (name.startsWith("fired-")) {
+            f.counter("tutti_offload_fired_entries", "Deferred-work entries the offload engine fired, by operation.",
+                    null, rl.add("op", name.substring("fired-".length())), v);
+        } else if (name.startsWith("landed-")) {
+            f.counter("tutti_offload_landed_packets", "Offload packets landed in this rank's program, by kind.", null,
+                    rl.add("kind", name.substring("landed-".length())), v);
+        } else {
+            f.counter("tutti_offload_" + name.replace('-', '_'), switch (name) {
+                case "collectives" -> "Offloaded collectives set up (persistent requests compiled to deferred work).";
+                case "runs" -> "Runs of offloaded collectives started.";
+                case "held" -> "Offload packets held for a run this rank had not started yet.";
+                case "queued" -> "Fired offload operations that waited for room at their destination.";
+                default -> "Offload engine: " + name + ".";
+            }, null, rl, v);
         }
     }
 

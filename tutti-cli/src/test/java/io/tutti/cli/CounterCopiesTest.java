@@ -30,12 +30,15 @@ class CounterCopiesTest {
 
     /** Rank {@code rank}'s counters file of a job of two, as the rank would send it, after {@code sends} sends. */
     private static byte[] countersOf(int rank, int sends, Arena arena) {
-        MemorySegment s = arena.allocate(Counters.fileLength(2, 1), 8);
-        Counters c = Counters.format(s, true, "beef", rank, 2, 4242, List.of("barrier"));
+        MemorySegment s = arena.allocate(Counters.fileLength(2, List.of(new Counters.Operation("barrier", List.of("linear")))), 8);
+        Counters c = Counters.format(s, true, "beef", rank, 2, 4242, List.of(new Counters.Operation("barrier", List.of("linear"))));
         c.railName(0, "eth0");
         c.transport(1 - rank, true);
         for (int i = 0; i < sends; i++) {
             c.sent(1 - rank, 100);
+            c.collective(0, 0, 0);
+            c.offload(Counters.OFFLOAD_RUNS);
+            c.inNetwork(Counters.INC_PACKETS_SENT);
         }
         return s.toArray(ValueLayout.JAVA_BYTE);
     }
@@ -52,6 +55,9 @@ class CounterCopiesTest {
             assertEquals(4242, m.pid());
             assertEquals(3, m.net().messagesSent());
             assertEquals(300, m.net().bytesSent());
+            assertEquals(3, m.collective("barrier").calls("linear"), "the copy carries the collectives by algorithm");
+            assertEquals(3, m.offload().get("runs"), "the offload counters");
+            assertEquals(3, m.inNetwork().get("packets-sent"), "and the in-network ones");
             assertEquals(JobCounters.Liveness.RUNNING, ranks.getFirst().liveness(), "its pid is not alive here,"
                     + " the launcher's word is what counts");
 
@@ -78,8 +84,8 @@ class CounterCopiesTest {
             assertEquals(List.of(), JobCounters.read(dir));
 
             // rank 0 shares this host's /dev/shm: its own file is here, and stays its own
-            MemorySegment own = ShmFiles.createAndMap(dir.resolve("counters-0"), Counters.fileLength(2, 1), arena);
-            Counters.format(own, true, "beef", 0, 2, 1, List.of("barrier")).sent(1, 1);
+            MemorySegment own = ShmFiles.createAndMap(dir.resolve("counters-0"), Counters.fileLength(2, List.of(new Counters.Operation("barrier", List.of("linear")))), arena);
+            Counters.format(own, true, "beef", 0, 2, 1, List.of(new Counters.Operation("barrier", List.of("linear")))).sent(1, 1);
             copies.copied(0, "counters-0", countersOf(0, 9, arena));
             assertFalse(copies.keeps(0));
             assertEquals(0, own.get(ValueLayout.JAVA_INT, CountersDescriptor.COPY_OFFSET));

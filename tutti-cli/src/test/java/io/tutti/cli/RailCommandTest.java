@@ -54,8 +54,8 @@ class RailCommandTest {
         Path dir = ShmFiles.createJobDirectory(root.resolve("tutti-beef"));
         try (Arena arena = Arena.ofShared()) {
             MemorySegment s = ShmFiles.createAndMap(dir.resolve(CountersDescriptor.fileName(0)),
-                    Counters.fileLength(2, 1), arena);
-            Counters c = Counters.format(s, true, "beef", 0, 2, 1, List.of("barrier"));
+                    Counters.fileLength(2, List.of(new Counters.Operation("barrier", List.of("linear")))), arena);
+            Counters c = Counters.format(s, true, "beef", 0, 2, 1, List.of(new Counters.Operation("barrier", List.of("linear"))));
             c.railName(0, "eth0");
             c.railName(1, "eth1");
             // the rank's transport: takes down rail 1, refuses rail 0 as its last

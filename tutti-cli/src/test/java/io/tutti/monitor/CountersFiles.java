@@ -22,10 +22,11 @@ final class CountersFiles implements AutoCloseable {
     /** Rank {@code rank} of {@code size}, pid {@code pid}, recorded in {@code rank-N.pid} as a joined rank is. */
     Counters rank(int rank, int size, long pid) throws IOException {
         Path f = dir.resolve(CountersDescriptor.fileName(rank));
-        List<String> ops = List.of("barrier", "allreduce");
+        List<Counters.Operation> ops = List.of(new Counters.Operation("barrier", List.of("dissemination", "linear")),
+                new Counters.Operation("allreduce", List.of("recursive-doubling", "ring")));
         try (FileChannel ch = FileChannel.open(f, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE)) {
-            long length = Counters.fileLength(size, ops.size());
+            long length = Counters.fileLength(size, ops);
             Counters c = Counters.format(ch.map(FileChannel.MapMode.READ_WRITE, 0, length, arena), true, "job", rank,
                     size, pid, ops);
             Files.writeString(dir.resolve("rank-" + rank + ".pid"), pid + " boot\n");

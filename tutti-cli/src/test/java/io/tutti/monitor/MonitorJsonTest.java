@@ -46,6 +46,29 @@ class MonitorJsonTest {
         assertEquals(4096, c.get("p50Nanos").asLong());
         assertEquals(1L << 21, c.get("p99Nanos").asLong());
         assertEquals(2, c.get("log2Histogram").get(10).asLong());
+        JsonNode a = c.get("algorithms");
+        assertEquals(2, a.size());
+        assertEquals("recursive-doubling", a.get(0).get("algorithm").asText());
+        assertEquals(2, a.get(0).get("calls").asLong(), "one call on each of the two ranks");
+        assertEquals(1L << 21, a.get(0).get("p50Nanos").asLong());
+        assertEquals("ring", a.get(1).get("algorithm").asText());
+        assertEquals(4, a.get(1).get("calls").asLong());
+        assertEquals(4096, a.get(1).get("p99Nanos").asLong());
+    }
+
+    @Test
+    void aRankCarriesItsAlgorithmsAndItsOffloadAndInNetworkCounters() throws Exception {
+        JsonNode r = JSON.readTree(MonitorJson.job(Snapshots.job(2, "shm"))).get("ranks").get(1);
+        JsonNode c = r.get("collectives").get(0);
+        assertEquals(3, c.get("calls").asLong());
+        assertEquals("ring", c.get("algorithms").get(1).get("algorithm").asText());
+        assertEquals(2, c.get("algorithms").get(1).get("calls").asLong());
+        assertEquals(1, c.get("algorithms").get(1).get("log2Histogram").get(11).asLong());
+        assertEquals(4, r.get("offload").get("runs").asLong());
+        assertEquals(9, r.get("offload").get("fired-put").asLong());
+        assertEquals(0, r.get("offload").get("fired-complete").asLong(), "every counter, 0 or not");
+        assertEquals(6, r.get("inNetwork").get("packets-sent").asLong());
+        assertEquals(1, r.get("inNetwork").get("retransmits").asLong());
     }
 
     @Test

@@ -78,6 +78,29 @@ class PrometheusMappingTest {
         assertEquals(3.0, s.get(labels("tutti_collective_latency_seconds_bucket", "job", "job1", "op", "allreduce", "rank",
                 "1", "le", "+Inf")));
         assertEquals(3.0, s.get(labels("tutti_collective_latency_seconds_count", l)));
+        String[] ring = {"algorithm", "ring", "job", "job1", "op", "allreduce", "rank", "1"};
+        assertEquals(2.0, s.get(labels("tutti_collective_algorithm_calls_total", ring)), s::toString);
+        assertEquals(1.0, s.get(labels("tutti_collective_algorithm_calls_total", "algorithm", "recursive-doubling",
+                "job", "job1", "op", "allreduce", "rank", "1")));
+        assertEquals(2.0, s.get(labels("tutti_collective_algorithm_latency_seconds_count", ring)));
+        assertEquals(1.0, s.get(labels("tutti_collective_algorithm_latency_seconds_bucket", "algorithm", "ring", "job",
+                "job1", "op", "allreduce", "rank", "1", "le", "2.048E-6")));
+    }
+
+    @Test
+    void offloadAndInNetworkCountersAreFamiliesOfTheirOwn() throws IOException {
+        Map<String, Double> s = scrape(List.of(Snapshots.job(2, "shm")));
+        String[] l = {"job", "job1", "rank", "1"};
+        assertEquals(4.0, s.get(labels("tutti_offload_runs_total", l)), s::toString);
+        assertEquals(0.0, s.get(labels("tutti_offload_collectives_total", l)));
+        assertEquals(9.0, s.get(labels("tutti_offload_fired_entries_total", "job", "job1", "op", "put", "rank", "1")));
+        assertEquals(0.0, s.get(labels("tutti_offload_fired_entries_total", "job", "job1", "op", "complete", "rank",
+                "1")));
+        assertEquals(0.0, s.get(labels("tutti_offload_landed_packets_total", "job", "job1", "kind", "puts", "rank",
+                "1")));
+        assertEquals(6.0, s.get(labels("tutti_inc_packets_sent_total", l)));
+        assertEquals(1.0, s.get(labels("tutti_inc_retransmits_total", l)));
+        assertEquals(0.0, s.get(labels("tutti_inc_timeouts_total", l)));
     }
 
     @Test

@@ -80,6 +80,8 @@ public final class Collectives {
         final InNetworkGroup inc;
         /** The communicator's shared-memory slots, for a schedule with SLOTS or SLOTS_REDUCE steps; else null. */
         final NodeSlots slots;
+        /** The algorithm's index among its operation's ({@link Selector#counted}): its counters' cells. */
+        final int algorithm;
         /** For an in-network schedule: the host schedule for operations the switches do not support. */
         Entry fallback;
         HostExecutor blocking;
@@ -87,13 +89,16 @@ public final class Collectives {
         private int idleCount;
 
         Entry(CollectiveCall call, Schedule schedule, String algorithm, InNetworkGroup inc, NodeSlots slots) {
-            this(call, schedule, call.signature(algorithm), inc, slots);
+            this(call, schedule, call.signature(algorithm), Selector.counted(call.kind()).indexOf(algorithm), inc,
+                    slots);
         }
 
-        Entry(CollectiveCall call, Schedule schedule, long[] signature, InNetworkGroup inc, NodeSlots slots) {
+        Entry(CollectiveCall call, Schedule schedule, long[] signature, int algorithm, InNetworkGroup inc,
+              NodeSlots slots) {
             this.call = call;
             this.schedule = schedule;
             this.signature = signature;
+            this.algorithm = algorithm;
             this.inc = inc;
             this.slots = slots;
         }
@@ -226,7 +231,7 @@ public final class Collectives {
                 clone(displs), clone(sendBlocks), clone(sendDispls), irregular);
         if (localSize > 0) {
             return remember(new Entry(call, InterSchedules.build(call, rank, localSize, group.length - localSize, true),
-                    InterSchedules.signature(kind), null, null));
+                    InterSchedules.signature(kind), Selector.counted(kind).indexOf(InterSchedules.NAME), null, null));
         }
         String algorithm = algorithmFor(call);
         InNetworkGroup inc = null;
@@ -333,6 +338,7 @@ public final class Collectives {
         Entry e = entry(call);
         if (e.inc != null && !e.inc.supports(op, userOp, type)) {
             e = fallback(e, op, userOp, type);
+            engine.counters().inNetwork(Counters.INC_CALL_FALLBACKS);
         }
         running = e.signature;
         if (check && !checking && mode != Mode.PERSISTENT) {
@@ -345,7 +351,7 @@ public final class Collectives {
                 e.blocking = x;
             }
             Counters counters = engine.counters();
-            long started = counters.startTimer(call.kind.ordinal());
+            long started = counters.startTimer(call.kind.ordinal(), e.algorithm);
             FlightEvents.Collective event = counters.collectiveEvent();
             counters.operation(call.kind.ordinal());
             try {
@@ -354,11 +360,11 @@ public final class Collectives {
             } finally {
                 counters.operation(-1);
             }
-            counters.collective(call.kind.ordinal(), started);
+            counters.collective(call.kind.ordinal(), e.algorithm, started);
             counters.commit(event, call.kind.ordinal());
             return null;
         }
-        engine.counters().collective(call.kind.ordinal(), 0);
+        engine.counters().collective(call.kind.ordinal(), e.algorithm, 0);
         if (mode == Mode.PERSISTENT) {
             return new CollectiveRequest(engine, e.executor(engine, context, group), send, recv, type,
                     op, userOp, sequence, null);
@@ -425,6 +431,7 @@ public final class Collectives {
                     algorithms.incSocketMode(), (mine, all) -> run(Mode.BLOCKING, new Invocation().reset(Kind.ALLGATHER,
                             InNetworkGroup.ints(mine), InNetworkGroup.ints(all), Datatype.INT).blocks(blocks, displs)));
             incGroup = o.group();
+            engine.counters().inNetwork(incGroup != null ? Counters.INC_GROUPS : Counters.INC_SETUP_FALLBACKS);
             if (incGroup == null && rank == 0) {
                 System.err.println("tutti: allreduce 'inc' uses the host algorithm instead: " + o.reason());
             }

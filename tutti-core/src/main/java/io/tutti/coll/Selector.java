@@ -14,6 +14,7 @@ import io.tutti.coll.algo.ChainReduce;
 import io.tutti.coll.algo.DisseminationBarrier;
 import io.tutti.coll.algo.HierarchicalSchedules;
 import io.tutti.coll.algo.IncAllreduce;
+import io.tutti.coll.algo.InterSchedules;
 import io.tutti.coll.algo.KaryBcast;
 import io.tutti.coll.algo.LeadersAllreduce;
 import io.tutti.coll.algo.LeadersBarrier;
@@ -158,6 +159,12 @@ public final class Selector {
     /** The algorithms per operation, in the order they are listed to users. */
     public static final Map<Kind, List<String>> AVAILABLE = available();
 
+    /**
+     * The algorithms per operation as the rank's counters count them: the available ones, then the
+     * intercommunicator's ({@code InterSchedules.NAME}), which no setting chooses.
+     */
+    private static final Map<Kind, List<String>> COUNTED = counted();
+
     private final CollConfig config;
     private final Params params;
 
@@ -191,6 +198,18 @@ public final class Selector {
         Map<Kind, List<String>> m = new EnumMap<>(Kind.class);
         TABLE.forEach((k, row) -> m.put(k, row.algorithms().stream().map(ScheduleAlgorithm::name).toList()));
         return Collections.unmodifiableMap(m);
+    }
+
+    private static Map<Kind, List<String>> counted() {
+        Map<Kind, List<String>> m = new EnumMap<>(Kind.class);
+        AVAILABLE.forEach((k, names) -> m.put(k, java.util.stream.Stream.concat(names.stream(),
+                java.util.stream.Stream.of(InterSchedules.NAME)).toList()));
+        return Collections.unmodifiableMap(m);
+    }
+
+    /** {@code kind}'s algorithms in the order of the counters' cells: the available ones, then an intercommunicator's. */
+    public static List<String> counted(Kind kind) {
+        return COUNTED.get(kind);
     }
 
     /** The environment variable that forces {@code kind}'s algorithm. */

@@ -42,10 +42,60 @@ public final class Counters implements RailCounters {
     public static final int NOT_ACTIVE = 3;
     public static final int OTHER = 4;
 
+    /**
+     * The offload engine's counters, in cell order ({@link #offload}): offloaded collectives set up,
+     * runs started, packets landed by kind, packets held for a run this rank has not started, fired
+     * operations queued for want of room at the destination; then the deferred-work entries fired,
+     * by operation ({@link #offloadFired}), named after the offload program's operation codes 1 to 8.
+     */
+    public static final List<String> OFFLOAD = List.of("collectives", "runs", "landed-puts", "landed-adds",
+            "landed-descriptors", "held", "queued", "fired-put", "fired-cntr-add", "fired-remote-cntr-add",
+            "fired-nic-reduce", "fired-triggered-bcast", "fired-copy", "fired-reduce", "fired-complete");
+    public static final int OFFLOAD_COLLECTIVES = 0;
+    public static final int OFFLOAD_RUNS = 1;
+    public static final int OFFLOAD_LANDED_PUTS = 2;
+    public static final int OFFLOAD_LANDED_ADDS = 3;
+    public static final int OFFLOAD_LANDED_DESCRIPTORS = 4;
+    public static final int OFFLOAD_HELD = 5;
+    public static final int OFFLOAD_QUEUED = 6;
+    /** The cell of the entries fired of operation code 1 (PUT); code c is at {@code OFFLOAD_FIRED + c - 1}. */
+    public static final int OFFLOAD_FIRED = 7;
+
+    /**
+     * The in-network aggregation's counters, in cell order ({@link #inNetwork}): groups joined and
+     * set-ups that fell back to the host algorithm (every rank of the communicator counts them), calls
+     * the switches could not serve (host path), and the leader's data packets sent, of them sent
+     * again, results received, results dropped for a wrong token, control requests sent again, and
+     * transfers given up for want of an answer.
+     */
+    public static final List<String> IN_NETWORK = List.of("groups", "setup-fallbacks", "call-fallbacks",
+            "packets-sent", "retransmits", "results-received", "wrong-token", "control-retries", "timeouts");
+    public static final int INC_GROUPS = 0;
+    public static final int INC_SETUP_FALLBACKS = 1;
+    public static final int INC_CALL_FALLBACKS = 2;
+    public static final int INC_PACKETS_SENT = 3;
+    public static final int INC_RETRANSMITS = 4;
+    public static final int INC_RESULTS_RECEIVED = 5;
+    public static final int INC_WRONG_TOKEN = 6;
+    public static final int INC_CONTROL_RETRIES = 7;
+    public static final int INC_TIMEOUTS = 8;
+
+    /** A collective operation and its algorithms, in the order of their cells. */
+    public record Operation(String name, List<String> algorithms) {
+        public Operation {
+            algorithms = List.copyOf(algorithms);
+            if (algorithms.isEmpty()) {
+                throw new IllegalArgumentException("operation " + name + " needs at least one algorithm");
+            }
+        }
+    }
+
     private final MemorySegment s;
     private final boolean on;
     private final long peers;
     private final long collectives;
+    private final long offload;
+    private final long inNetwork;
     private final long netTotals;
     private final long rails;
     private final long command;
@@ -66,35 +116,51 @@ public final class Counters implements RailCounters {
     private final long[] heardStored;
     private long blockedSeq;
     private int operation = -1;
-    /** Per operation: blocking calls left before the next one is timed ({@link #startTimer}). */
+    /** Per operation: the index of its first algorithm over all operations' algorithms. */
+    private final int[] firstAlgorithm;
+    /** Per algorithm (over all operations): blocking calls left before the next one is timed ({@link #startTimer}). */
     private final int[] untilTimed;
 
-    private Counters(MemorySegment s, boolean on, String job, int rank, int size, List<String> operations) {
+    private Counters(MemorySegment s, boolean on, String job, int rank, int size, List<Operation> operations) {
         this.s = s;
         this.on = on;
         this.job = job;
         this.rank = rank;
         this.size = size;
-        this.operationNames = List.copyOf(operations);
+        this.operationNames = operations.stream().map(Operation::name).toList();
         this.operations = operations.size();
-        int errors = ERRORS.size();
-        this.peers = peersOffset(errors);
-        this.collectives = collectivesOffset(errors, size);
-        this.netTotals = netTotalsOffset(errors, size, this.operations);
-        this.rails = railsOffset(errors, size, this.operations);
-        this.command = commandOffset(errors, size, this.operations);
-        this.answer = answerOffset(errors, size, this.operations);
+        this.firstAlgorithm = new int[this.operations + 1];
+        for (int o = 0; o < this.operations; o++) {
+            firstAlgorithm[o + 1] = firstAlgorithm[o] + operations.get(o).algorithms().size();
+        }
+        Shape shape = shape(size, operations);
+        this.peers = shape.peersOffset();
+        this.collectives = shape.collectivesOffset();
+        this.offload = shape.offloadOffset();
+        this.inNetwork = shape.inNetworkOffset();
+        this.netTotals = shape.netTotalsOffset();
+        this.rails = shape.railsOffset();
+        this.command = shape.commandOffset();
+        this.answer = shape.answerOffset();
         this.transportOf = new int[size];
         this.heardStored = new long[size];
-        this.untilTimed = new int[this.operations];
+        this.untilTimed = new int[firstAlgorithm[this.operations]];
         this.startMillis = System.currentTimeMillis();
         this.startNanos = System.nanoTime();
         this.clockMillis = startMillis;
     }
 
-    /** The file's length for a job of {@code size} ranks and {@code operations} collective operations. */
-    public static long fileLength(int size, int operations) {
-        return CountersDescriptor.fileLength(ERRORS.size(), size, operations);
+    /** The file's length for a job of {@code size} ranks and these collective operations. */
+    public static long fileLength(int size, List<Operation> operations) {
+        return shape(size, operations).fileLength();
+    }
+
+    private static Shape shape(int size, List<Operation> operations) {
+        int algorithms = 0;
+        for (Operation o : operations) {
+            algorithms += o.algorithms().size();
+        }
+        return new Shape(ERRORS.size(), size, algorithms, OFFLOAD.size(), IN_NETWORK.size());
     }
 
     /**
@@ -102,7 +168,7 @@ public final class Counters implements RailCounters {
      * stored last, so a reader that sees it sees a formatted file.
      */
     public static Counters format(MemorySegment s, boolean on, String job, int rank, int size, long pid,
-                                  List<String> operations) {
+                                  List<Operation> operations) {
         Counters c = new Counters(s, on, job, rank, size, operations);
         s.set(ValueLayout.JAVA_INT, VERSION_OFFSET, VERSION);
         s.set(ValueLayout.JAVA_INT, RANK_OFFSET, rank);
@@ -113,11 +179,19 @@ public final class Counters implements RailCounters {
         s.set(ValueLayout.JAVA_INT, ENABLED_OFFSET, on ? 1 : 0);
         putText(s, JOB_OFFSET, job, JOB_MAX_BYTES);
         StringBuilder labels = new StringBuilder();
-        for (String op : operations) {
-            labels.append("collective ").append(op).append('\n');
+        for (Operation op : operations) {
+            labels.append("collective ").append(op.name()).append('\n');
+            for (String a : op.algorithms()) {
+                labels.append("algorithm ").append(a).append('\n');
+            }
         }
-        for (String e : ERRORS) {
-            labels.append("error ").append(e).append('\n');
+        label(labels, "offload ", OFFLOAD);
+        label(labels, "inc ", IN_NETWORK);
+        label(labels, "error ", ERRORS);
+        byte[] text = labels.toString().getBytes(StandardCharsets.UTF_8);
+        if (text.length > LABELS_LENGTH - 4) {
+            throw new IllegalArgumentException("the counters' labels take " + text.length + " bytes, the file has room"
+                    + " for " + (LABELS_LENGTH - 4) + ": raise CountersDescriptor.LABELS_LENGTH");
         }
         putText(s, LABELS_OFFSET, labels.toString(), LABELS_LENGTH - 4);
         c.cellRelease(TRAFFIC_OFFSET, CLOCK_CELL, c.startMillis);
@@ -132,9 +206,15 @@ public final class Counters implements RailCounters {
      * A writer that counts nothing, over private memory (no file): a rank with counting off. Its
      * {@link #snapshot()} names the rank and says {@code enabled} false.
      */
-    public static Counters off(String job, int rank, int size, long pid, List<String> operations) {
-        MemorySegment s = MemorySegment.ofArray(new long[(int) (fileLength(size, operations.size()) / 8)]);
+    public static Counters off(String job, int rank, int size, long pid, List<Operation> operations) {
+        MemorySegment s = MemorySegment.ofArray(new long[(int) (fileLength(size, operations) / 8)]);
         return format(s, false, job, rank, size, pid, operations);
+    }
+
+    private static void label(StringBuilder labels, String kind, List<String> names) {
+        for (String n : names) {
+            labels.append(kind).append(n).append('\n');
+        }
     }
 
     /** Writes {@code text} as an i32 length and UTF-8 bytes, cut to {@code max} bytes. */
@@ -221,31 +301,37 @@ public final class Counters implements RailCounters {
     // ------------------------------------------------------------------ owner: collectives
 
     /**
-     * One blocking call of operation {@code op} in {@value #TIMED_EVERY} is timed, the first among
-     * them: two clock reads (about 25 ns each here) were most of what counting cost a collective
+     * One blocking call of an algorithm of an operation in {@value #TIMED_EVERY} is timed, the first
+     * among them: two clock reads (about 25 ns each here) were most of what counting cost a collective
      * (docs/perf/monitor.md). The counts stay exact; the histogram holds the timed calls.
      */
     public static final int TIMED_EVERY = 16;
 
     /**
      * A reading of the clock to pass to {@link #collective} when this blocking call of operation
-     * {@code op} is one to time (the first, then one in {@link #TIMED_EVERY}), else 0. Owner thread.
+     * {@code op} with its {@code algorithm} is one to time (the first, then one in
+     * {@link #TIMED_EVERY}), else 0. Owner thread.
      */
-    public long startTimer(int op) {
-        if (!on || op < 0 || op >= operations || untilTimed[op]-- > 0) {
+    public long startTimer(int op, int algorithm) {
+        if (!on || op < 0 || op >= operations) {
             return 0;
         }
-        untilTimed[op] = TIMED_EVERY - 1;
+        int a = firstAlgorithm[op] + algorithm;
+        if (a >= firstAlgorithm[op + 1] || untilTimed[a]-- > 0) {
+            return 0;
+        }
+        untilTimed[a] = TIMED_EVERY - 1;
         return System.nanoTime();
     }
 
     /**
-     * A call of operation {@code op} (its index in the labels) started; with {@code startNanos}
-     * from {@link #startTimer} for a blocking call that has just finished, else 0 (not timed). Owner.
+     * A call of operation {@code op} (its index in the labels) run with its {@code algorithm} (the
+     * index among the operation's) started; with {@code startNanos} from {@link #startTimer} for a
+     * blocking call that has just finished, else 0 (not timed). Owner thread.
      */
-    public void collective(int op, long startNanos) {
+    public void collective(int op, int algorithm, long startNanos) {
         if (on) {
-            long at = collectives + (long) op * COLLECTIVE_CELLS * 8;
+            long at = collectives + (long) (firstAlgorithm[op] + algorithm) * COLLECTIVE_CELLS * 8;
             add(at, 0, 1);
             if (startNanos != 0) {
                 long now = System.nanoTime();
@@ -306,6 +392,32 @@ public final class Counters implements RailCounters {
             e.peer = peer;
             e.message = message;
             e.commit();
+        }
+    }
+
+    // ------------------------------------------------------------------ owner: offload and in-network
+
+    /** The offload counter {@code cell} ({@link #OFFLOAD_RUNS}, ...) gains 1. Whoever holds the engine. */
+    public void offload(int cell) {
+        if (on) {
+            add(offload, cell, 1);
+        }
+    }
+
+    /**
+     * The offload engine fired a deferred-work entry of operation code {@code op} (the offload
+     * program's PUT = 1 to COMPLETE = 8). Whoever holds the engine (the offload engine runs under it).
+     */
+    public void offloadFired(int op) {
+        if (on && op >= 1 && OFFLOAD_FIRED + op - 1 < OFFLOAD.size()) {
+            add(offload, OFFLOAD_FIRED + op - 1, 1);
+        }
+    }
+
+    /** The in-network counter {@code cell} ({@link #INC_GROUPS}, ...) gains 1. Whoever holds the engine. */
+    public void inNetwork(int cell) {
+        if (on) {
+            add(inNetwork, cell, 1);
         }
     }
 

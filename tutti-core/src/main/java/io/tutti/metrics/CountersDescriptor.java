@@ -17,14 +17,19 @@ import io.tutti.transport.RailCounters;
  *                         COPY_RUNNING, COPY_DONE, COPY_FAILED (written by that launcher)
  *    +48  copied     i64  epoch ms of the copy's latest refresh (the launcher)
  *    +64  job id     i32 length, then UTF-8 (at most 440 bytes)
- *  labels (1024 bytes): "collective NAME" and "error NAME" lines, in cell order
+ *  labels (4096 bytes): lines in cell order: "collective OP", each followed by its "algorithm NAME"
+ *                        lines; then "offload NAME", "inc NAME" and "error NAME" lines
  *  values, each group on its own 128-byte lines, 8-byte cells:
  *    traffic    owner      8 cells unused (the totals by transport are the reader's sum over the
  *                          peers: half the stores a message), dropped, clock
  *    blocked    owner      seq, call, peer, tag, context, since (a seqlock: seq odd while written)
  *    errors     owner      one cell per error class
  *    peers      owner      size x 8 cells: msgs, bytes sent, msgs, bytes received, last heard, transport
- *    collectives owner     per operation 40 cells: calls, then BUCKETS log2 latency buckets
+ *    collectives owner     per operation, per algorithm 40 cells: calls, then BUCKETS log2 latency
+ *                          buckets (an operation's calls and histogram are the reader's sum)
+ *    offload    owner      one cell per offload counter: offloaded collectives, runs, packets landed,
+ *                          held and queued, then the deferred-work entries fired, per operation
+ *    in-network owner      one cell per in-network counter: groups, fallbacks, packets, retries
  *    net totals transport  RailCounters.Total, one cell each
  *    rails      transport  MAX_RAILS x 256 bytes: RailCounters.Rail cells; name at +128 (i32 length, UTF-8)
  *    command    operators  one line: the latest rail command word (RailCounters.command), by CAS
@@ -33,7 +38,12 @@ import io.tutti.transport.RailCounters;
  *
  * Writers by region: the rank's own thread (which holds the engine) writes the owner groups, the
  * network transport's protocol thread the rails and the answer, {@code tutti rail} the command
- * line, so no cache line has two kinds of writer. A cell is written with a release store by its
+ * line, so no cache line has two kinds of writer. The offload engine and the in-network client run
+ * under the engine's lock (on the rank's thread, or the progress agent while it holds the engine), as
+ * the message counts do: they are owner groups, each on its own lines all the same. The collectives
+ * are counted per algorithm, the calls and the log2 latency histogram alike, so a call still costs
+ * one increment (the algorithm's count) and a timed one a second (its bucket): the operation's
+ * figures are the reader's sums. A cell is written with a release store by its
  * writer and read with an acquire load; the latency histogram is log2 buckets rather than an
  * HdrHistogram because HdrHistogram keeps its counts in a heap array, which another process cannot
  * map. Commands ride here rather than in a file of their own so that they name ranks and rails as
@@ -43,7 +53,7 @@ import io.tutti.transport.RailCounters;
 public final class CountersDescriptor {
     /** "TUTTICNT" as a little-endian long. */
     public static final long MAGIC = 0x544E435454555454L;
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 8;
@@ -69,7 +79,7 @@ public final class CountersDescriptor {
     public static final int HEADER_LENGTH = 512;
 
     public static final int LABELS_OFFSET = HEADER_LENGTH;
-    public static final int LABELS_LENGTH = 1024;
+    public static final int LABELS_LENGTH = 4096;
 
     private static final int LINE = 128;
     private static final int CELL = 8;
@@ -104,9 +114,9 @@ public final class CountersDescriptor {
     public static final int LAST_HEARD = 4;
     public static final int TRANSPORT = 5;
 
-    /** Latency buckets per operation: bucket i counts calls of [2^i, 2^(i+1)) ns, the last one all longer. */
+    /** Latency buckets per algorithm: bucket i counts calls of [2^i, 2^(i+1)) ns, the last one all longer. */
     public static final int BUCKETS = 38;
-    /** Cells per operation: the call count, then the buckets, then spare (320 bytes). */
+    /** Cells per algorithm of an operation: the call count, then the buckets, then spare (320 bytes). */
     public static final int COLLECTIVE_CELLS = 40;
 
     public static final int RAIL_LENGTH = 256;
@@ -126,39 +136,56 @@ public final class CountersDescriptor {
         return (bytes + LINE - 1) & -LINE;
     }
 
-    /** Offset of the peers group. */
-    public static long peersOffset(int errorKinds) {
-        return ERRORS_OFFSET + lines((long) errorKinds * CELL);
-    }
+    /**
+     * How many cells a file's variable groups have, which places every group after the errors:
+     * the error classes, the ranks, the algorithms over all operations, the offload and in-network
+     * counters (all from the labels).
+     */
+    public record Shape(int errorKinds, int size, int algorithms, int offloadKinds, int inNetworkKinds) {
+        /** Offset of the peers group. */
+        public long peersOffset() {
+            return ERRORS_OFFSET + lines((long) errorKinds * CELL);
+        }
 
-    /** Offset of the collectives group. */
-    public static long collectivesOffset(int errorKinds, int size) {
-        return peersOffset(errorKinds) + lines((long) size * PEER_CELLS * CELL);
-    }
+        /** Offset of the collectives group. */
+        public long collectivesOffset() {
+            return peersOffset() + lines((long) size * PEER_CELLS * CELL);
+        }
 
-    /** Offset of the network totals (the transport's first line). */
-    public static long netTotalsOffset(int errorKinds, int size, int operations) {
-        return collectivesOffset(errorKinds, size) + lines((long) operations * COLLECTIVE_CELLS * CELL);
-    }
+        /** Offset of the offload group. */
+        public long offloadOffset() {
+            return collectivesOffset() + lines((long) algorithms * COLLECTIVE_CELLS * CELL);
+        }
 
-    /** Offset of the rails group. */
-    public static long railsOffset(int errorKinds, int size, int operations) {
-        return netTotalsOffset(errorKinds, size, operations) + lines((long) RailCounters.Total.values().length * CELL);
-    }
+        /** Offset of the in-network group. */
+        public long inNetworkOffset() {
+            return offloadOffset() + lines((long) offloadKinds * CELL);
+        }
 
-    /** Offset of the command line (operators write it); the answer line follows it. */
-    public static long commandOffset(int errorKinds, int size, int operations) {
-        return railsOffset(errorKinds, size, operations) + (long) RailCounters.MAX_RAILS * RAIL_LENGTH;
-    }
+        /** Offset of the network totals (the transport's first line). */
+        public long netTotalsOffset() {
+            return inNetworkOffset() + lines((long) inNetworkKinds * CELL);
+        }
 
-    /** Offset of the answer line (the transport writes it). */
-    public static long answerOffset(int errorKinds, int size, int operations) {
-        return commandOffset(errorKinds, size, operations) + LINE;
-    }
+        /** Offset of the rails group. */
+        public long railsOffset() {
+            return netTotalsOffset() + lines((long) RailCounters.Total.values().length * CELL);
+        }
 
-    /** The file's length for a job of {@code size} ranks. */
-    public static long fileLength(int errorKinds, int size, int operations) {
-        return answerOffset(errorKinds, size, operations) + LINE;
+        /** Offset of the command line (operators write it); the answer line follows it. */
+        public long commandOffset() {
+            return railsOffset() + (long) RailCounters.MAX_RAILS * RAIL_LENGTH;
+        }
+
+        /** Offset of the answer line (the transport writes it). */
+        public long answerOffset() {
+            return commandOffset() + LINE;
+        }
+
+        /** The file's length. */
+        public long fileLength() {
+            return answerOffset() + LINE;
+        }
     }
 
     /** The bucket of a latency: floor(log2(nanos)), at most the last. */

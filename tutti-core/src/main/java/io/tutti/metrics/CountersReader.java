@@ -14,7 +14,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reads a rank's counters ({@link CountersDescriptor}) from any process, while the rank runs and
@@ -31,20 +34,35 @@ public final class CountersReader implements AutoCloseable {
     private final Arena arena;
     private final MemorySegment s;
     private final List<String> operations = new ArrayList<>();
+    /** Per operation, its algorithms, in cell order. */
+    private final List<List<String>> algorithms = new ArrayList<>();
+    private final List<String> offload = new ArrayList<>();
+    private final List<String> inNetwork = new ArrayList<>();
     private final List<String> errors = new ArrayList<>();
     private final int size;
+    private final Shape shape;
 
     private CountersReader(Arena arena, MemorySegment s) {
         this.arena = arena;
         this.s = s;
         this.size = s.get(ValueLayout.JAVA_INT, SIZE_OFFSET);
+        int cells = 0;
         for (String line : text(s, LABELS_OFFSET, LABELS_LENGTH - 4).split("\n")) {
             if (line.startsWith("collective ")) {
                 operations.add(line.substring("collective ".length()));
+                algorithms.add(new ArrayList<>());
+            } else if (line.startsWith("algorithm ") && !algorithms.isEmpty()) {
+                algorithms.getLast().add(line.substring("algorithm ".length()));
+                cells++;
+            } else if (line.startsWith("offload ")) {
+                offload.add(line.substring("offload ".length()));
+            } else if (line.startsWith("inc ")) {
+                inNetwork.add(line.substring("inc ".length()));
             } else if (line.startsWith("error ")) {
                 errors.add(line.substring("error ".length()));
             }
         }
+        this.shape = new Shape(errors.size(), size, cells, offload.size(), inNetwork.size());
     }
 
     /**
@@ -88,7 +106,7 @@ public final class CountersReader implements AutoCloseable {
                     + VERSION + ": read it with the tutti of the job's own version");
         }
         CountersReader r = new CountersReader(owner, s);
-        long needed = CountersDescriptor.fileLength(r.errors.size(), r.size, r.operations.size());
+        long needed = r.shape.fileLength();
         if (s.byteSize() < needed) {
             throw new IllegalStateException("counters file of " + s.byteSize() + " bytes, its header asks for "
                     + needed);
@@ -139,17 +157,17 @@ public final class CountersReader implements AutoCloseable {
 
     /** Where this file's rail command word is ({@link RailControl} posts it); the answer word is one line on. */
     public long commandOffset() {
-        return CountersDescriptor.commandOffset(errors.size(), size, operations.size());
+        return shape.commandOffset();
     }
 
     /** Where this file's rail answer word is (the transport, or a launcher for its copy, writes it). */
     public long answerOffset() {
-        return CountersDescriptor.answerOffset(errors.size(), size, operations.size());
+        return shape.answerOffset();
     }
 
     /** The names of the rank's network rails, by index; empty when it has none. */
     public List<String> railNames() {
-        long railsAt = railsOffset(errors.size(), size, operations.size());
+        long railsAt = shape.railsOffset();
         List<String> names = new ArrayList<>();
         for (int r = 0; r < s.get(ValueLayout.JAVA_INT, RAILS_OFFSET) && r < RailCounters.MAX_RAILS; r++) {
             String name = text(s, railsAt + (long) r * RAIL_LENGTH + RAIL_NAME_OFFSET, RAIL_NAME_MAX_BYTES);
@@ -166,13 +184,17 @@ public final class CountersReader implements AutoCloseable {
         return List.copyOf(operations);
     }
 
+    /** Each operation's algorithms, in the order of their cells. */
+    public List<List<String>> algorithms() {
+        return algorithms.stream().map(List::copyOf).toList();
+    }
+
     /** What the counters hold now. */
     public Metrics read() {
         int errorKinds = errors.size();
-        long peersAt = peersOffset(errorKinds);
-        long collAt = collectivesOffset(errorKinds, size);
-        long totalsAt = netTotalsOffset(errorKinds, size, operations.size());
-        long railsAt = railsOffset(errorKinds, size, operations.size());
+        long peersAt = shape.peersOffset();
+        long totalsAt = shape.netTotalsOffset();
+        long railsAt = shape.railsOffset();
         List<Metrics.Peer> peers = new ArrayList<>(size);
         // the totals by transport are the sums over the peers (the rank keeps no separate totals)
         long[] totalsBy = new long[8];
@@ -187,18 +209,7 @@ public final class CountersReader implements AutoCloseable {
             totalsBy[base + 2] += t.messagesReceived();
             totalsBy[base + 3] += t.bytesReceived();
         }
-        List<Metrics.Collective> colls = new ArrayList<>();
-        for (int o = 0; o < operations.size(); o++) {
-            long at = collAt + (long) o * COLLECTIVE_CELLS * 8;
-            long calls = cell(at, 0);
-            if (calls > 0) {
-                long[] h = new long[BUCKETS];
-                for (int b = 0; b < BUCKETS; b++) {
-                    h[b] = cell(at, 1 + b);
-                }
-                colls.add(new Metrics.Collective(operations.get(o), calls, h));
-            }
-        }
+        List<Metrics.Collective> colls = collectives();
         List<Metrics.Rail> rails = new ArrayList<>();
         for (int r = 0; r < s.get(ValueLayout.JAVA_INT, RAILS_OFFSET) && r < RailCounters.MAX_RAILS; r++) {
             long at = railsAt + (long) r * RAIL_LENGTH;
@@ -230,8 +241,49 @@ public final class CountersReader implements AutoCloseable {
                 s.get(ValueLayout.JAVA_LONG, STARTED_OFFSET), s.get(ValueLayout.JAVA_INT, ENABLED_OFFSET) != 0,
                 new Metrics.Traffic(totalsBy[0], totalsBy[1], totalsBy[2], totalsBy[3]),
                 new Metrics.Traffic(totalsBy[4], totalsBy[5], totalsBy[6], totalsBy[7]),
-                cell(TRAFFIC_OFFSET, DROPPED_CELL), List.copyOf(peers), List.copyOf(colls), List.copyOf(rails), totals,
-                List.copyOf(errs), blocked());
+                cell(TRAFFIC_OFFSET, DROPPED_CELL), List.copyOf(peers), colls, List.copyOf(rails), totals,
+                List.copyOf(errs), blocked(), named(shape.offloadOffset(), offload),
+                named(shape.inNetworkOffset(), inNetwork));
+    }
+
+    /**
+     * The operations that ran, each with the algorithms that ran it: an algorithm's calls and
+     * histogram are its cells, the operation's their sums.
+     */
+    private List<Metrics.Collective> collectives() {
+        List<Metrics.Collective> colls = new ArrayList<>();
+        long at = shape.collectivesOffset();
+        for (int o = 0; o < operations.size(); o++) {
+            List<Metrics.Algorithm> ran = new ArrayList<>();
+            long calls = 0;
+            long[] sum = new long[BUCKETS];
+            for (String name : algorithms.get(o)) {
+                long n = cell(at, 0);
+                if (n > 0) {
+                    long[] h = new long[BUCKETS];
+                    for (int b = 0; b < BUCKETS; b++) {
+                        h[b] = cell(at, 1 + b);
+                        sum[b] += h[b];
+                    }
+                    ran.add(new Metrics.Algorithm(name, n, h));
+                    calls += n;
+                }
+                at += COLLECTIVE_CELLS * 8L;
+            }
+            if (calls > 0) {
+                colls.add(new Metrics.Collective(operations.get(o), calls, sum, List.copyOf(ran)));
+            }
+        }
+        return List.copyOf(colls);
+    }
+
+    /** The cells of a group named by {@code names}, by name in cell order. */
+    private Map<String, Long> named(long group, List<String> names) {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (int i = 0; i < names.size(); i++) {
+            m.put(names.get(i), cell(group, i));
+        }
+        return Collections.unmodifiableMap(m);
     }
 
     /** The four traffic cells at {@code at}: count read before bytes, each after the bytes it counts. */

@@ -1,5 +1,6 @@
 package io.tutti.offload;
 
+import io.tutti.metrics.Counters;
 import io.tutti.reduce.OffloadAlu;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -76,6 +77,8 @@ public final class OffloadEngine {
     private final int[] cursor;
     private final int[] rcnt;
     private final MemorySegment scratch = Arena.ofAuto().allocate(ReductionDescriptor.SIZE, 8);
+    /** Where fired entries are counted by operation ({@link #countInto}); null: nowhere. */
+    private Counters metrics;
     private int epoch;
     private boolean running;
     private long rejected;
@@ -130,6 +133,14 @@ public final class OffloadEngine {
 
     public OffloadProgram program() {
         return p;
+    }
+
+    /**
+     * Counts every fired entry by operation into the rank's counters ({@link Counters#offloadFired}):
+     * only for an engine whose progress runs under the rank's engine, the counters' one writer.
+     */
+    public void countInto(Counters counters) {
+        this.metrics = counters;
     }
 
     /** Counter {@code i} of the current run's set (the arrival path adds to it). */
@@ -230,6 +241,9 @@ public final class OffloadEngine {
                 cursor[c] = i + 1;
                 if (tracer != null) {
                     tracer.fired(this, i, level);
+                }
+                if (metrics != null) {
+                    metrics.offloadFired(p.op[i]);
                 }
                 fire(i);
                 fired++;

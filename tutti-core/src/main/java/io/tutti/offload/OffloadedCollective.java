@@ -3,6 +3,7 @@ package io.tutti.offload;
 import io.tutti.Request;
 import io.tutti.Status;
 import io.tutti.TuttiException;
+import io.tutti.metrics.Counters;
 import io.tutti.p2p.Engine;
 import io.tutti.p2p.OffloadEndpoint;
 import io.tutti.os.Memory;
@@ -155,7 +156,9 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
         }
         this.trackCpus = shared && engine.localSize() > Runtime.getRuntime().availableProcessors();
         this.nic = new OffloadEngine(program, counters, memory, this, null);
+        nic.countInto(engine.counters());
         engine.register(context, tag, this);
+        engine.counters().offload(Counters.OFFLOAD_COLLECTIVES);
     }
 
     /**
@@ -231,6 +234,7 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
             cpu = io.tutti.os.CpuTopology.runningCpu();
             area.cpu(cpu);
         }
+        engine.counters().offload(Counters.OFFLOAD_RUNS);
         nic.start();
         landHeld();
         nic.progress();
@@ -451,6 +455,7 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
             h.epoch = epoch;
             h.put = put;
             held.add(h);
+            engine.counters().offload(Counters.OFFLOAD_HELD);
             return true;
         }
         return false;
@@ -460,6 +465,7 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
                          int counter, long value, boolean put) {
         if (!put) {
             nic.onRemoteAdd(counter, value);
+            engine.counters().offload(Counters.OFFLOAD_LANDED_ADDS);
             return true;
         }
         if (buffer == DESCRIPTOR) {
@@ -467,6 +473,7 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
                 return false;
             }
             nic.onDescriptor(data, dataOffset);
+            engine.counters().offload(Counters.OFFLOAD_LANDED_DESCRIPTORS);
             return true;
         }
         MemorySegment region = buffer >= 0 && buffer < OffloadProgram.BUFFERS ? nic.memory(buffer) : null;
@@ -474,6 +481,7 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
             return false;
         }
         nic.onPut(data, dataOffset, length, (byte) buffer, offset, counter, value);
+        engine.counters().offload(Counters.OFFLOAD_LANDED_PUTS);
         return true;
     }
 
@@ -516,6 +524,7 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
         MemorySegment.copy(src, off, MemorySegment.ofArray(copy), 0, len);
         outbound.add(new Outbound(group[peer], OffloadProgram.TEMP_BUFFER, roff, copy, counter, add, epoch, true,
                 peer));
+        engine.counters().offload(Counters.OFFLOAD_QUEUED);
     }
 
     /**
@@ -569,6 +578,7 @@ public final class OffloadedCollective implements Request, Engine.Task, OffloadE
         byte[] copy = new byte[length];
         MemorySegment.copy(src, srcOffset, MemorySegment.ofArray(copy), 0, length);
         outbound.add(new Outbound(dest, buffer, offset, copy, counter, add, epoch, put, -1));
+        engine.counters().offload(Counters.OFFLOAD_QUEUED);
     }
 
     private void flush() {

@@ -6,6 +6,7 @@
  * with the schemes of {@link io.tutti.offload.OffloadConfig}.
  *
  * <p>May import: {@code io.tutti}, {@code io.tutti.os}, {@code io.tutti.idle}, {@code io.tutti.reduce},
- * {@code io.tutti.p2p}, {@code io.tutti.coll.schedule}, {@code io.tutti.coll.algo}.
+ * {@code io.tutti.p2p}, {@code io.tutti.coll.schedule}, {@code io.tutti.coll.algo}, {@code io.tutti.metrics} (its
+ * counters).
  */
 package io.tutti.offload;

@@ -77,7 +77,7 @@ public final class Engine implements AutoCloseable {
      * is on; {@code operations} names the collectives counted there) and inbound ring, waits for
      * every rank, maps the rings of this node's ranks and opens the network transport to the others.
      */
-    public Engine(Fabric fabric, P2pConfig config, CountersConfig counting, List<String> operations) {
+    public Engine(Fabric fabric, P2pConfig config, CountersConfig counting, List<Counters.Operation> operations) {
         this.fabric = fabric;
         this.config = config;
         this.lock = config.progressThread() ? new ReentrantLock() : null;
@@ -193,7 +193,7 @@ public final class Engine implements AutoCloseable {
     private static final java.time.Duration FORWARDED_COMMAND_WAIT = java.time.Duration.ofSeconds(30);
 
     /** This rank's counters: in its file in the job's directory when on, else private and still (no file). */
-    private Counters counters(Fabric fabric, CountersConfig counting, List<String> operations) {
+    private Counters counters(Fabric fabric, CountersConfig counting, List<Counters.Operation> operations) {
         int size = fabric.size();
         String dir = fabric.directory().getFileName().toString();
         String job = dir.startsWith("tutti-") ? dir.substring("tutti-".length()) : dir;
@@ -201,7 +201,7 @@ public final class Engine implements AutoCloseable {
             return Counters.off(job, fabric.rank(), size, ProcessHandle.current().pid(), operations);
         }
         String name = CountersDescriptor.fileName(fabric.rank());
-        MemorySegment file = fabric.create(name, Counters.fileLength(size, operations.size()), arena);
+        MemorySegment file = fabric.create(name, Counters.fileLength(size, operations), arena);
         Counters c = Counters.format(file, true, job, fabric.rank(), size, ProcessHandle.current().pid(), operations);
         // a command forwarded from the launcher's copy goes through this file, as a local operator's does
         RailControl control = RailControl.of(file);

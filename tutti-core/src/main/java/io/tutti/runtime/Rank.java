@@ -12,6 +12,7 @@ import io.tutti.coll.Selector;
 import io.tutti.coll.inc.InNetworkGroup;
 import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Topology;
+import io.tutti.metrics.Counters;
 import io.tutti.metrics.CountersConfig;
 import io.tutti.offload.OffloadConfig;
 import io.tutti.p2p.Engine;
@@ -46,9 +47,9 @@ public final class Rank extends Tutti {
         this.rma = RmaConfig.from(settings);
         this.selector = new Selector(coll);
         P2pConfig p2p = P2pConfig.from(settings);
-        List<String> operations = new ArrayList<>();
+        List<Counters.Operation> operations = new ArrayList<>();
         for (CollectiveCall.Kind k : CollectiveCall.Kind.values()) {
-            operations.add(k.settingName());
+            operations.add(new Counters.Operation(k.settingName(), Selector.counted(k)));
         }
         this.engine = new Engine(new Node(job, settings, Duration.ofSeconds(p2p.rendezvousSeconds())), p2p,
                 CountersConfig.from(settings), operations);

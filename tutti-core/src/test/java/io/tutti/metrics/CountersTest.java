@@ -23,13 +23,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The counters file: what the owner writes is what a reader of the file reads, cell by cell. */
 class CountersTest {
-    private static final List<String> OPS = List.of("barrier", "allreduce");
+    private static final List<Counters.Operation> OPS = List.of(
+            new Counters.Operation("barrier", List.of("dissemination", "linear")),
+            new Counters.Operation("allreduce", List.of("recursive-doubling", "ring", "inter")));
 
     @TempDir
     Path dir;
 
     private static MemorySegment memory(int size) {
-        return Arena.ofAuto().allocate(Counters.fileLength(size, OPS.size()), 128);
+        return Arena.ofAuto().allocate(Counters.fileLength(size, OPS), 128);
     }
 
     @Test
@@ -44,7 +46,9 @@ class CountersTest {
         assertTrue(m.enabled());
         assertTrue(m.startedMillis() > 0);
         assertEquals(3, m.peers().size());
-        assertEquals(OPS, CountersReader.of(s, null).operations());
+        assertEquals(List.of("barrier", "allreduce"), CountersReader.of(s, null).operations());
+        assertEquals(List.of(List.of("dissemination", "linear"), List.of("recursive-doubling", "ring", "inter")),
+                CountersReader.of(s, null).algorithms());
         assertNull(m.blocked());
     }
 
@@ -74,8 +78,8 @@ class CountersTest {
     void collectivesAreCountedWithLog2LatencyBuckets() {
         MemorySegment s = memory(2);
         Counters c = Counters.format(s, true, "j", 0, 2, 1, OPS);
-        c.collective(1, 0);
-        c.collective(1, c.startTimer(1));
+        c.collective(1, 0, 0);
+        c.collective(1, 0, c.startTimer(1, 0));
         Metrics m = CountersReader.of(s, null).read();
         assertEquals(1, m.collectives().size(), "operations never called are left out");
         Metrics.Collective all = m.collectives().get(0);
@@ -90,7 +94,7 @@ class CountersTest {
         long[] h = new long[CountersDescriptor.BUCKETS];
         h[3] = 99;
         h[12] = 1;
-        Metrics.Collective known = new Metrics.Collective("x", 100, h);
+        Metrics.Collective known = new Metrics.Collective("x", 100, h, List.of());
         assertEquals(16, known.percentileNanos(0.5));
         assertEquals(16, known.percentileNanos(0.99));
         assertEquals(8192, known.percentileNanos(1.0));
@@ -101,9 +105,9 @@ class CountersTest {
         MemorySegment s = memory(2);
         Counters c = Counters.format(s, true, "j", 0, 2, 1, OPS);
         for (int i = 0; i < 2 * Counters.TIMED_EVERY + 1; i++) {
-            c.collective(1, c.startTimer(1));
+            c.collective(1, 0, c.startTimer(1, 0));
         }
-        c.collective(0, c.startTimer(0));
+        c.collective(0, 0, c.startTimer(0, 0));
         Metrics m = CountersReader.of(s, null).read();
         Metrics.Collective all = m.collectives().stream().filter(x -> x.operation().equals("allreduce")).findFirst()
                 .orElseThrow();
@@ -185,7 +189,7 @@ class CountersTest {
         Counters c = Counters.off("j", 1, 2, 77, OPS);
         c.sent(1, 10);
         c.received(1, 10);
-        c.collective(0, c.startTimer(0));
+        c.collective(0, 0, c.startTimer(0, 0));
         c.block(Counters.RECV, 1, 1, 1, System.nanoTime());
         c.error(Counters.OTHER);
         Metrics m = c.snapshot();
@@ -195,33 +199,111 @@ class CountersTest {
         assertEquals("j", m.job());
         assertEquals(new Metrics.Traffic(0, 0, 0, 0), m.peers().get(1).traffic());
         assertTrue(m.collectives().isEmpty() && m.errors().isEmpty());
+        c.offload(Counters.OFFLOAD_RUNS);
+        c.offloadFired(1);
+        c.inNetwork(Counters.INC_GROUPS);
+        assertTrue(c.snapshot().offload().values().stream().allMatch(v -> v == 0));
+        assertTrue(c.snapshot().inNetwork().values().stream().allMatch(v -> v == 0));
         assertNull(m.blocked());
-        assertEquals(0, c.startTimer(0));
+        assertEquals(0, c.startTimer(0, 0));
     }
 
     @Test
     void groupsOfTheTwoWritersNeverShareALine() {
         int errors = Counters.ERRORS.size();
         for (int size : new int[] {1, 2, 3, 17, 1000}) {
+            CountersDescriptor.Shape shape = new CountersDescriptor.Shape(errors, size, 54, Counters.OFFLOAD.size(),
+                    Counters.IN_NETWORK.size());
             long[] groups = {CountersDescriptor.TRAFFIC_OFFSET, CountersDescriptor.BLOCKED_OFFSET,
-                CountersDescriptor.ERRORS_OFFSET, CountersDescriptor.peersOffset(errors),
-                CountersDescriptor.collectivesOffset(errors, size), CountersDescriptor.netTotalsOffset(errors, size, 11),
-                CountersDescriptor.railsOffset(errors, size, 11), CountersDescriptor.fileLength(errors, size, 11)};
+                CountersDescriptor.ERRORS_OFFSET, shape.peersOffset(), shape.collectivesOffset(), shape.offloadOffset(),
+                shape.inNetworkOffset(), shape.netTotalsOffset(), shape.railsOffset(), shape.commandOffset(),
+                shape.answerOffset(), shape.fileLength()};
             for (int i = 0; i < groups.length; i++) {
                 assertEquals(0, groups[i] % 128, "group " + i + " of a job of " + size);
                 if (i > 0) {
                     assertTrue(groups[i] > groups[i - 1], "group " + i + " of a job of " + size);
                 }
             }
-            assertTrue(CountersDescriptor.peersOffset(errors) >= CountersDescriptor.ERRORS_OFFSET + errors * 8L);
+            assertTrue(shape.peersOffset() >= CountersDescriptor.ERRORS_OFFSET + errors * 8L);
+            assertTrue(shape.inNetworkOffset() >= shape.offloadOffset() + Counters.OFFLOAD.size() * 8L);
+            assertTrue(shape.netTotalsOffset() >= shape.inNetworkOffset() + Counters.IN_NETWORK.size() * 8L);
         }
+    }
+
+    @Test
+    void eachAlgorithmHasItsCallsAndHistogramAndTheOperationTheirSums() {
+        MemorySegment s = memory(2);
+        Counters c = Counters.format(s, true, "j", 0, 2, 1, OPS);
+        for (int i = 0; i < 5; i++) {
+            c.collective(1, 1, c.startTimer(1, 1));   // ring, blocking
+        }
+        c.collective(1, 2, 0);                        // inter, nonblocking
+        c.collective(1, 0, c.startTimer(1, 0));       // recursive doubling
+        c.collective(0, 1, 0);                        // barrier, linear
+        Metrics m = CountersReader.of(s, null).read();
+        Metrics.Collective allreduce = m.collective("allreduce");
+        assertEquals(7, allreduce.calls());
+        assertEquals(List.of("recursive-doubling", "ring", "inter"),
+                allreduce.algorithms().stream().map(Metrics.Algorithm::name).toList());
+        assertEquals(1, allreduce.calls("recursive-doubling"));
+        assertEquals(5, allreduce.calls("ring"));
+        assertEquals(1, allreduce.calls("inter"));
+        assertEquals(1, allreduce.algorithms().get(1).timed(), "ring's first call, not its next four");
+        assertEquals(1, allreduce.algorithms().get(0).timed(), "each algorithm's first call is timed");
+        assertEquals(0, allreduce.algorithms().get(2).timed());
+        assertEquals(2, allreduce.timed(), "the operation's histogram is the sum of its algorithms'");
+        Metrics.Collective barrier = m.collective("barrier");
+        assertEquals(List.of("linear"), barrier.algorithms().stream().map(Metrics.Algorithm::name).toList(),
+                "algorithms that never ran are left out");
+        assertEquals(1, barrier.calls("linear"));
+        assertEquals(0, barrier.calls("dissemination"));
+    }
+
+    @Test
+    void offloadAndInNetworkCountersAreReadByName() {
+        MemorySegment s = memory(2);
+        Counters c = Counters.format(s, true, "j", 0, 2, 1, OPS);
+        c.offload(Counters.OFFLOAD_COLLECTIVES);
+        c.offload(Counters.OFFLOAD_RUNS);
+        c.offload(Counters.OFFLOAD_RUNS);
+        c.offloadFired(1);
+        c.offloadFired(8);
+        c.offloadFired(8);
+        c.offloadFired(0);      // not an operation code: nothing
+        c.offloadFired(9);
+        c.inNetwork(Counters.INC_GROUPS);
+        c.inNetwork(Counters.INC_PACKETS_SENT);
+        c.inNetwork(Counters.INC_PACKETS_SENT);
+        c.inNetwork(Counters.INC_TIMEOUTS);
+        Metrics m = CountersReader.of(s, null).read();
+        assertEquals(Counters.OFFLOAD, List.copyOf(m.offload().keySet()), "every counter, in the file's order");
+        assertEquals(1, m.offload().get("collectives"));
+        assertEquals(2, m.offload().get("runs"));
+        assertEquals(1, m.offload().get("fired-put"));
+        assertEquals(2, m.offload().get("fired-complete"));
+        assertEquals(6, m.offload().values().stream().mapToLong(Long::longValue).sum(), "codes 0 and 9 count nothing");
+        assertEquals(Counters.IN_NETWORK, List.copyOf(m.inNetwork().keySet()));
+        assertEquals(1, m.inNetwork().get("groups"));
+        assertEquals(2, m.inNetwork().get("packets-sent"));
+        assertEquals(1, m.inNetwork().get("timeouts"));
+        assertEquals(4, m.inNetwork().values().stream().mapToLong(Long::longValue).sum());
+    }
+
+    @Test
+    void labelsThatDoNotFitAreRefused() {
+        List<String> many = java.util.stream.IntStream.range(0, 400).mapToObj(i -> "algorithm-" + i).toList();
+        List<Counters.Operation> ops = List.of(new Counters.Operation("allreduce", many));
+        MemorySegment s = Arena.ofAuto().allocate(Counters.fileLength(2, ops), 128);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Counters.format(s, true, "j", 0, 2, 1, ops));
+        assertTrue(e.getMessage().contains("LABELS_LENGTH"), e.getMessage());
     }
 
     @Test
     void aReaderOfAFileSeesNothingUntilItIsFormattedAndRefusesAnotherVersion() throws IOException {
         Path file = dir.resolve(CountersDescriptor.fileName(0));
         assertNull(CountersReader.open(file), "no file");
-        long length = Counters.fileLength(2, OPS.size());
+        long length = Counters.fileLength(2, OPS);
         try (Arena arena = Arena.ofShared(); FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW,
                 StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             MemorySegment s = ch.map(FileChannel.MapMode.READ_WRITE, 0, length, arena);

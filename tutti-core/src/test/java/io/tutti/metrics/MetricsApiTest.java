@@ -7,13 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tutti.Communicator;
 import io.tutti.Config;
+import io.tutti.Datatype;
 import io.tutti.Metrics;
+import io.tutti.Offload;
 import io.tutti.ReduceOp;
+import io.tutti.Request;
 import io.tutti.Tutti;
 import io.tutti.bootstrap.ThreadLauncher;
+import io.tutti.offload.OffloadedCollective;
 import io.tutti.runtime.Rank;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -53,6 +59,70 @@ class MetricsApiTest {
                 assertEquals(1, all.timed());
                 assertNull(m.blocked(), "the calling rank is in no call");
                 assertTrue(Files.exists(Rank.of(t).job().jobDir().resolve(CountersDescriptor.fileName(rank))));
+                w.barrier();
+            }
+        });
+    }
+
+    @Test
+    void collectivesAreCountedByTheAlgorithmThatRanThem() {
+        job(rank -> {
+            try (Tutti t = Tutti.init(Config.defaults().with("tutti.coll.allreduce", "ring")
+                    .with("tutti.coll.barrier", "linear"))) {
+                Communicator w = t.world();
+                int[] out = new int[1];
+                for (int i = 0; i < 3; i++) {
+                    w.allreduce(new int[] {i}, out, ReduceOp.SUM);
+                }
+                w.iallreduce(new int[] {1}, out, 1, Datatype.INT, ReduceOp.SUM).waitFor();
+                w.setAlgorithm("allreduce", "recursive-doubling");
+                // each algorithm times its own first call and one in 16 after it: the 1st and the 17th here
+                for (int i = 0; i < Counters.TIMED_EVERY + 1; i++) {
+                    w.allreduce(new int[] {i}, out, ReduceOp.SUM);
+                }
+                w.barrier();
+                Metrics m = t.metrics();
+                Metrics.Collective all = m.collective("allreduce");
+                assertEquals(4 + Counters.TIMED_EVERY + 1, all.calls());
+                assertEquals(List.of("recursive-doubling", "ring"),
+                        all.algorithms().stream().map(Metrics.Algorithm::name).toList(), "only those that ran");
+                assertEquals(4, all.calls("ring"), "the nonblocking one too");
+                assertEquals(Counters.TIMED_EVERY + 1, all.calls("recursive-doubling"));
+                assertEquals(1, all.algorithms().get(1).timed(), "the ring's first call");
+                assertEquals(2, all.algorithms().get(0).timed(), "recursive doubling's 1st and 17th calls");
+                assertEquals(3, all.timed());
+                Metrics.Collective barrier = m.collective("barrier");
+                assertEquals(1, barrier.calls());
+                assertEquals(1, barrier.calls("linear"));
+                assertTrue(m.offload().values().stream().allMatch(v -> v == 0), "no offloaded collective: " + m.offload());
+                assertTrue(m.inNetwork().values().stream().allMatch(v -> v == 0), m.inNetwork().toString());
+            }
+        });
+    }
+
+    @Test
+    void theOffloadEngineCountsItsRunsAndTheEntriesItFired() {
+        int runs = 5;
+        job(rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                Request barrier = w.barrierInit(Offload.NIC);
+                for (int i = 0; i < runs; i++) {
+                    barrier.start();
+                    barrier.waitFor();
+                }
+                Metrics m = t.metrics();
+                Map<String, Long> o = m.offload();
+                assertEquals(1, o.get("collectives"), o.toString());
+                assertEquals(runs, o.get("runs"), o.toString());
+                assertEquals(runs, o.get("fired-complete"), "a run completes when its COMPLETE entry fires: " + o);
+                long fired = o.entrySet().stream().filter(e -> e.getKey().startsWith("fired-"))
+                        .mapToLong(Map.Entry::getValue).sum();
+                int entries = ((OffloadedCollective) barrier).program().entries();
+                assertTrue(entries > 1);
+                assertEquals((long) runs * entries, fired, "every run fires each of the program's entries once: " + o);
+                assertNull(m.collective("barrier"), "an offloaded run is not a host collective call");
+                barrier.free();
                 w.barrier();
             }
         });

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class RailControlTest {
-    private static final List<String> OPS = List.of("barrier");
+    private static final List<Counters.Operation> OPS = List.of(new Counters.Operation("barrier", List.of("linear")));
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     @TempDir
@@ -57,7 +57,7 @@ class RailControlTest {
         Path dir = ShmFiles.createJobDirectory(root.resolve("tutti-" + id));
         for (int r : ranks) {
             MemorySegment s = ShmFiles.createAndMap(dir.resolve(CountersDescriptor.fileName(r)),
-                    Counters.fileLength(4, OPS.size()), arena);
+                    Counters.fileLength(4, OPS), arena);
             Counters c = Counters.format(s, true, id, r, 4, 100 + r, OPS);
             written.put(dir.resolve(CountersDescriptor.fileName(r)), c);
             for (int i = 0; i < rails.size(); i++) {

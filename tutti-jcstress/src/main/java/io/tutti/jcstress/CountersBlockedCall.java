@@ -30,8 +30,9 @@ import org.openjdk.jcstress.infra.results.I_Result;
 @Outcome(expect = FORBIDDEN, desc = "no such outcome")
 @State
 public class CountersBlockedCall {
-    private final MemorySegment file = MemorySegment.ofArray(new long[(int) (Counters.fileLength(4, 1) / 8)]);
-    private final Counters owner = Counters.format(file, true, "j", 0, 4, 1, List.of("barrier"));
+    private static final List<Counters.Operation> OPS = List.of(new Counters.Operation("barrier", List.of("linear")));
+    private final MemorySegment file = MemorySegment.ofArray(new long[(int) (Counters.fileLength(4, OPS) / 8)]);
+    private final Counters owner = Counters.format(file, true, "j", 0, 4, 1, OPS);
     private final CountersReader reader = CountersReader.of(file, null);
 
     @Actor

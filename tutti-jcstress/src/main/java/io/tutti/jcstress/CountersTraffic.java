@@ -32,8 +32,9 @@ import org.openjdk.jcstress.infra.results.JJ_Result;
 @Outcome(expect = FORBIDDEN, desc = "no such outcome")
 @State
 public class CountersTraffic {
-    private final MemorySegment file = MemorySegment.ofArray(new long[(int) (Counters.fileLength(2, 1) / 8)]);
-    private final Counters owner = Counters.format(file, true, "j", 0, 2, 1, List.of("barrier"));
+    private static final List<Counters.Operation> OPS = List.of(new Counters.Operation("barrier", List.of("linear")));
+    private final MemorySegment file = MemorySegment.ofArray(new long[(int) (Counters.fileLength(2, OPS) / 8)]);
+    private final Counters owner = Counters.format(file, true, "j", 0, 2, 1, OPS);
     private final CountersReader reader = CountersReader.of(file, null);
 
     @Actor

@@ -31,8 +31,9 @@ import org.openjdk.jcstress.infra.results.III_Result;
 @Outcome(expect = FORBIDDEN, desc = "the loser's command, or a torn word")
 @State
 public class RailCommandPost {
-    private final MemorySegment file = MemorySegment.ofArray(new long[(int) (Counters.fileLength(2, 1) / 8)]);
-    private final Counters transport = Counters.format(file, true, "j", 0, 2, 1, List.of("barrier"));
+    private static final List<Counters.Operation> OPS = List.of(new Counters.Operation("barrier", List.of("linear")));
+    private final MemorySegment file = MemorySegment.ofArray(new long[(int) (Counters.fileLength(2, OPS) / 8)]);
+    private final Counters transport = Counters.format(file, true, "j", 0, 2, 1, OPS);
     private final RailControl a = RailControl.of(file);
     private final RailControl b = RailControl.of(file);
     private final long aWord = RailCounters.command(1, RailCounters.RAIL_DOWN, 1);

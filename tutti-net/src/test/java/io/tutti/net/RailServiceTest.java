@@ -154,8 +154,8 @@ class RailServiceTest {
             f.awaitHandshake(5000);
             List<MemorySegment> files = new ArrayList<>();
             for (int r = 0; r < 2; r++) {
-                MemorySegment s = ShmFiles.createAndMap(dir.resolve("counters-" + r), Counters.fileLength(2, 1), arena);
-                f.t[r].attach(Counters.format(s, true, "j", r, 2, 1, List.of("barrier")));
+                MemorySegment s = ShmFiles.createAndMap(dir.resolve("counters-" + r), Counters.fileLength(2, List.of(new Counters.Operation("barrier", List.of("linear")))), arena);
+                f.t[r].attach(Counters.format(s, true, "j", r, 2, 1, List.of(new Counters.Operation("barrier", List.of("linear")))));
                 files.add(s);
             }
             try (RailControl control = RailControl.open(dir.resolve("counters-0"))) {

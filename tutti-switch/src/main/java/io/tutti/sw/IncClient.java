@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntConsumer;
 
 /**
  * A leader's side of the in-network aggregation: one UDP socket toward its ToR switch, the control
@@ -105,14 +106,18 @@ public final class IncClient implements InNetworkAggregation {
     }
 
     private final Runnable progress;
+    /** Counts the data plane's packets and the retries in the rank's counters ({@link Context#count}). */
+    private final IntConsumer count;
 
     /**
      * @param key      what the control requests are tagged with (the switch's key file); null: untagged
      * @param progress run while a control request waits (the rank's other communication)
+     * @param count    counts an event ({@link InNetworkAggregation#PACKETS_SENT}, ...) on the caller's thread
      */
     public IncClient(int job, int rank, InetSocketAddress tor, long retryMillis, long timeoutMillis, long setupMillis,
-                     IncKey key, Runnable progress) throws IOException {
+                     IncKey key, Runnable progress, IntConsumer count) throws IOException {
         this.progress = progress;
+        this.count = count;
         this.job = job;
         this.rank = rank;
         this.tor = tor;
@@ -168,6 +173,7 @@ public final class IncClient implements InNetworkAggregation {
             if (p == null) {
                 if (System.nanoTime() - next > 0) {
                     resend.run();
+                    count.accept(CONTROL_RETRIES);
                     next = System.nanoTime() + Math.max(retryNanos * 10, 20_000_000L);
                 }
                 progress.run();
@@ -311,9 +317,11 @@ public final class IncClient implements InNetworkAggregation {
         lastGroup = g;
         if (token(p) != g.token) {
             wrongToken++;
+            count.accept(WRONG_TOKEN);
             return;
         }
         receivedData++;
+        count.accept(RESULTS_RECEIVED);
         for (int i = 0; i < g.active.size(); i++) {
             if (g.active.get(i).accept(p)) {
                 return;
@@ -416,6 +424,10 @@ public final class IncClient implements InNetworkAggregation {
             MemorySegment.copy(buffer, offset + (long) k * chunk, txSegment, HEADER_LENGTH, n);
             send(tx);
             sentData++;
+            count.accept(PACKETS_SENT);
+            if (again) {
+                count.accept(RETRANSMITS);
+            }
             sentAt[k] = now;
             this.again[k] |= again;
         }
@@ -484,6 +496,7 @@ public final class IncClient implements InNetworkAggregation {
             }
             if (now - lastProgress > timeoutNanos) {
                 g.active.remove(this);
+                count.accept(TIMEOUTS);
                 throw new TuttiException("in-network allreduce: no result from the switch at " + tor + " for "
                         + (timeoutNanos / 1_000_000) + " ms (group " + g.m.group() + "); check that the switch"
                         + " processes run, or unset TUTTI_COLL_ALLREDUCE=inc");

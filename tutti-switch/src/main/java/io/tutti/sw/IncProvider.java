@@ -27,7 +27,7 @@ public final class IncProvider implements InNetworkAggregation.Provider {
                 : IncKey.read(Config.envName(IncConfig.KEY_FILE), config.keyFile());
         try {
             return new IncClient(context.wireJobId(), context.worldRank(), config.tor(), config.retryMillis(),
-                    config.timeoutMillis(), config.setupMillis(), key, context.progress());
+                    config.timeoutMillis(), config.setupMillis(), key, context.progress(), context.count());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the socket toward the switch " + config.tor(), e);
         }

@@ -55,7 +55,7 @@ class IncClientAuthTest {
 
     static IncClient client(InetSocketAddress tor, IncKey key) throws Exception {
         // a retry time of 1 s: nothing is sent twice unless the machine is very slow
-        return new IncClient(7, 0, tor, 1000, 10_000, SETUP_MILLIS, key, () -> { });
+        return new IncClient(7, 0, tor, 1000, 10_000, SETUP_MILLIS, key, () -> { }, n -> { });
     }
 
     static InNetworkAggregation.Membership alone() {

@@ -51,7 +51,8 @@ class IncClientTransfersTest {
             }
         });
         // a stall ends in the client's timeout (5 s), long before the test's
-        try (IncClient c = new IncClient(7, 0, server.port(0), 200, 5_000, 30_000, null, () -> { })) {
+        long[] counted = new long[16];
+        try (IncClient c = new IncClient(7, 0, server.port(0), 200, 5_000, 30_000, null, () -> { }, n -> counted[n]++)) {
             assertNotNull(c.query(GROUP, 1, false));
             // one int per packet, a window of the switch's two slots
             assertNull(c.join(new InNetworkAggregation.Membership(GROUP, 0, 1, 1, 0, 0, 1, false, 4, 2)));
@@ -72,6 +73,12 @@ class IncClientTransfersTest {
             }
             assertArrayEquals(first, a.toArray(ValueLayout.JAVA_INT), "the first transfer's results, a leader alone");
             assertArrayEquals(second, b.toArray(ValueLayout.JAVA_INT), "the second transfer's results");
+            // what the rank's counters get: every packet sent, of them 8 for the first time, each result taken in
+            assertEquals(c.sentData(), counted[InNetworkAggregation.PACKETS_SENT]);
+            assertEquals(8, counted[InNetworkAggregation.PACKETS_SENT] - counted[InNetworkAggregation.RETRANSMITS]);
+            assertEquals(c.receivedData(), counted[InNetworkAggregation.RESULTS_RECEIVED]);
+            assertTrue(counted[InNetworkAggregation.RESULTS_RECEIVED] >= 8, "a result per packet at least");
+            assertEquals(0, counted[InNetworkAggregation.TIMEOUTS] + counted[InNetworkAggregation.WRONG_TOKEN]);
             c.release(GROUP);
         }
     }
@@ -93,8 +100,8 @@ class IncClientTransfersTest {
                 throw new RuntimeException(e);
             }
         });
-        try (IncClient c0 = new IncClient(7, 0, server.port(0), 200, 10_000, 30_000, null, () -> { });
-             IncClient c1 = new IncClient(7, 1, server.port(0), 200, 10_000, 30_000, null, () -> { });
+        try (IncClient c0 = new IncClient(7, 0, server.port(0), 200, 10_000, 30_000, null, () -> { }, n -> { });
+             IncClient c1 = new IncClient(7, 1, server.port(0), 200, 10_000, 30_000, null, () -> { }, n -> { });
              var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
             IncClient[] leaders = {c0, c1};
             List<java.util.concurrent.Future<String>> joins = new java.util.ArrayList<>();

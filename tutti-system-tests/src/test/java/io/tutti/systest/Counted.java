@@ -3,7 +3,6 @@ package io.tutti.systest;
 import io.tutti.Communicator;
 import io.tutti.Request;
 import io.tutti.Tutti;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -51,12 +50,7 @@ public final class Counted {
             }
             w.recv(new byte[BIG], (rank + n - 1) % n, 1000);
             big.waitFor();
-            Ranks.mark(dir, rank, "done");
-            long deadline = System.nanoTime() + 120_000_000_000L;
-            while (!Files.exists(dir.resolve("go")) && System.nanoTime() < deadline) {
-                tutti.progress();
-                Thread.sleep(20);
-            }
+            Ranks.holdUntilGo(dir, rank, tutti);
         }
     }
 }

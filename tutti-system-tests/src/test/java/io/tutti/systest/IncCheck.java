@@ -2,13 +2,16 @@ package io.tutti.systest;
 
 import io.tutti.Communicator;
 import io.tutti.Datatype;
+import io.tutti.Metrics;
 import io.tutti.Tutti;
 import io.tutti.ReduceOp;
 
 /**
  * Rank program of the in-network aggregation tests: allreduce of every operation the switches
  * reduce, on INT, LONG, FLOAT and DOUBLE, 4 B to 4 KiB, each checked against the value every rank
- * can compute; then a MAXLOC (which the switches do not reduce). Prints one line per rank.
+ * can compute; then a MAXLOC (which the switches do not reduce). Prints one line per rank, and one
+ * of its counters: allreduce calls by the {@code inc} algorithm and by the host's, and the in-network
+ * counters ({@code name=value}).
  */
 public final class IncCheck {
     private static final ReduceOp[] OPS = {ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.BAND,
@@ -64,6 +67,11 @@ public final class IncCheck {
                 throw new AssertionError("MAXLOC gave " + max[0] + "," + max[1]);
             }
             System.out.println("rank " + w.rank() + ": inc allreduce ok (" + checks + " checks)");
+            Metrics.Collective all = t.metrics().collective("allreduce");
+            StringBuilder counters = new StringBuilder("rank " + w.rank() + ": counters allreduce-inc="
+                    + all.calls("inc") + " allreduce-host=" + (all.calls() - all.calls("inc")));
+            t.metrics().inNetwork().forEach((name, v) -> counters.append(' ').append(name).append('=').append(v));
+            System.out.println(counters);
         }
     }
 

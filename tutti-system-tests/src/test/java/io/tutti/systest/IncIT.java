@@ -52,6 +52,61 @@ class IncIT {
         assertEquals(ranks, r.stdout().lines().filter(l -> l.contains(": inc allreduce ok")).count(), r::toString);
     }
 
+    private static final Pattern CHECKS = Pattern.compile("rank (\\d+): inc allreduce ok \\((\\d+) checks\\)");
+    private static final Pattern COUNTER = Pattern.compile("([a-z-]+)=(\\d+)");
+
+    /** Per rank, the counters IncCheck printed ({@code name=value}), with {@code checks}, the calls it checked. */
+    private static java.util.Map<Integer, java.util.Map<String, Long>> counters(Launch.Result r) {
+        java.util.Map<Integer, java.util.Map<String, Long>> out = new java.util.TreeMap<>();
+        for (String line : r.stdout().lines().toList()) {
+            Matcher c = CHECKS.matcher(line);
+            if (c.find()) {
+                out.computeIfAbsent(Integer.parseInt(c.group(1)), k -> new java.util.TreeMap<>())
+                        .put("checks", Long.parseLong(c.group(2)));
+            } else if (line.contains(": counters ")) {
+                int rank = Integer.parseInt(line.substring(line.indexOf("rank ") + 5, line.indexOf(':')));
+                Matcher m = COUNTER.matcher(line);
+                while (m.find()) {
+                    out.computeIfAbsent(rank, k -> new java.util.TreeMap<>()).put(m.group(1), Long.parseLong(m.group(2)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The in-network counters of a job whose group was set up: every rank joined it, ran its checks by
+     * {@code inc} and the MAXLOC on the host (a call fallback); one leader per host sent the data
+     * packets and took in at least one result per packet; with {@code loss}, some were sent again.
+     */
+    private static void assertCountedInNetwork(Launch.Result r, int ranks, int hosts, boolean loss) {
+        java.util.Map<Integer, java.util.Map<String, Long>> c = counters(r);
+        assertEquals(ranks, c.size(), r::toString);
+        int leaders = 0;
+        long retransmits = 0;
+        for (var e : c.entrySet()) {
+            java.util.Map<String, Long> m = e.getValue();
+            String where = "rank " + e.getKey() + ": " + m;
+            assertEquals(1, m.get("groups"), where);
+            assertEquals(0, m.get("setup-fallbacks"), where);
+            assertEquals(1, m.get("call-fallbacks"), "the MAXLOC: " + where);
+            assertEquals(m.get("checks"), m.get("allreduce-inc"), where);
+            assertEquals(1, m.get("allreduce-host"), where);
+            assertEquals(0, m.get("timeouts") + m.get("wrong-token"), where);
+            if (m.get("packets-sent") > 0) {
+                leaders++;
+                assertTrue(m.get("results-received") >= m.get("packets-sent") - m.get("retransmits"), where);
+            } else {
+                assertEquals(0, m.get("results-received") + m.get("retransmits"), "not a leader: " + where);
+            }
+            retransmits += m.get("retransmits");
+        }
+        assertEquals(hosts, leaders, "a node leader per host: " + c);
+        if (loss) {
+            assertTrue(retransmits > 0, "packets were dropped, some sent again: " + c);
+        }
+    }
+
     private List<String> switchOutputs() throws Exception {
         List<String> out = new ArrayList<>();
         try (var files = Files.list(work)) {
@@ -88,6 +143,7 @@ class IncIT {
             Launch.Result r = job(net, 8, 2).await(Duration.ofSeconds(300));
             assertAllOk(r, 8);
             assertFalse(r.stderr().contains(FALLBACK), r::toString);
+            assertCountedInNetwork(r, 8, 4, switchOptions.length > 0);
             net.stopSwitches();
             List<String> outputs = switchOutputs();
             assertEquals(3, outputs.size());
@@ -137,6 +193,18 @@ class IncIT {
             assertAllOk(r, 8);
             assertEquals(1, r.stderr().lines().filter(l -> l.contains("uses the host algorithm instead")).count(),
                     r::toString);
+            long retries = 0;
+            for (var e : counters(r).entrySet()) {
+                java.util.Map<String, Long> m = e.getValue();
+                String where = "rank " + e.getKey() + ": " + m;
+                assertEquals(0, m.get("groups"), where);
+                assertEquals(1, m.get("setup-fallbacks"), where);
+                assertEquals(0, m.get("allreduce-inc") + m.get("packets-sent") + m.get("call-fallbacks"), where);
+                assertEquals(m.get("checks") + 1, m.get("allreduce-host"), where);
+                retries += m.get("control-retries");
+            }
+            assertEquals(8, counters(r).size(), r::toString);
+            assertTrue(retries > 0, "the leaders asked their switch again before giving up: " + counters(r));
         }
     }
 

@@ -186,6 +186,14 @@ class LayerRulesTest {
     }
 
     @Test
+    void theSwitchClientCountsThroughItsPort() {
+        check(noClasses().that().resideInAPackage("io.tutti.sw..").should().dependOnClassesThat()
+                .resideInAPackage("io.tutti.metrics..")
+                .because("the switch client counts through io.tutti.coll.inc.InNetworkAggregation.Context#count, with"
+                        + " the port's names of what it counts"));
+    }
+
+    @Test
     void bootstrapDoesNotImportTheRings() {
         check(noClasses().that().resideInAPackage("io.tutti.bootstrap..").should().dependOnClassesThat()
                 .resideInAnyPackage("io.tutti.transport.shm..", "io.tutti.p2p..", "io.tutti.coll..",

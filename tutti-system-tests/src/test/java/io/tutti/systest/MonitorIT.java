@@ -203,6 +203,64 @@ class MonitorIT {
         return job;
     }
 
+    /**
+     * Collectives by the algorithm that ran them and the offload engine's counters, read from outside
+     * with {@code tutti status --json} and {@code --once}: exact for a job of known calls with forced
+     * algorithms ({@link CountedCollectives}).
+     */
+    @Test
+    void collectivesByAlgorithmAndTheOffloadEngineFromOutside() throws Exception {
+        Launch.Running run = Launch.start(work, Map.of("TUTTI_COLL_ALLREDUCE", "ring", "TUTTI_COLL_BARRIER", "linear"),
+                "run", "--verbose", "-n", Integer.toString(RANKS), "--timeout", "150s", "--cp", Launch.testClasses(),
+                "io.tutti.systest.CountedCollectives", work.toString());
+        JsonNode job;
+        String table;
+        try {
+            for (int r = 0; r < RANKS; r++) {
+                Launch.awaitFile(run, work.resolve("rank-" + r + ".done"), Duration.ofSeconds(120));
+            }
+            String id = jobId(run);
+            job = statusJson(run, id);
+            Launch.Result once = Launch.run(work, Duration.ofSeconds(60), "status", id, "--once");
+            assertEquals(0, once.exitCode(), once::toString);
+            table = once.stdout();
+        } finally {
+            Files.writeString(work.resolve("go"), "");
+        }
+        Launch.Result r = run.await(Duration.ofSeconds(90));
+        assertEquals(0, r.exitCode(), r::toString);
+        assertEquals(RANKS, job.get("ranks").size(), job::toString);
+        for (JsonNode m : job.get("ranks")) {
+            Map<String, Map<String, Long>> byAlgorithm = new java.util.TreeMap<>();
+            for (JsonNode c : m.get("collectives")) {
+                Map<String, Long> algorithms = new java.util.TreeMap<>();
+                c.get("algorithms").forEach(a -> algorithms.put(a.get("algorithm").asText(), a.get("calls").asLong()));
+                byAlgorithm.put(c.get("operation").asText(), algorithms);
+                assertEquals(c.get("calls").asLong(), algorithms.values().stream().mapToLong(Long::longValue).sum(),
+                        c::toString);
+            }
+            assertEquals(Map.of("allreduce", Map.of("ring", (long) CountedCollectives.ALLREDUCES),
+                    "barrier", Map.of("linear", (long) CountedCollectives.BARRIERS),
+                    "bcast", Map.of("chain", (long) CountedCollectives.BCASTS)), byAlgorithm, m::toString);
+            JsonNode o = m.get("offload");
+            assertEquals(1, o.get("collectives").asLong(), o::toString);
+            assertEquals(CountedCollectives.RUNS, o.get("runs").asLong(), o::toString);
+            assertEquals(CountedCollectives.RUNS, o.get("fired-complete").asLong(), o::toString);
+            long fired = 0;
+            for (var e : o.properties()) {
+                fired += e.getKey().startsWith("fired-") ? e.getValue().asLong() : 0;
+            }
+            assertTrue(fired > CountedCollectives.RUNS, () -> "entries besides COMPLETE fired: " + o);
+            assertEquals(0, fired % CountedCollectives.RUNS, () -> "each run fires the same entries: " + o);
+            assertTrue(m.get("inNetwork").properties().stream().allMatch(e -> e.getValue().asLong() == 0),
+                    m::toString);
+        }
+        assertTrue(table.lines().anyMatch(l -> l.matches("\\s+3 allreduce\\s+ring\\s+" + CountedCollectives.ALLREDUCES
+                + "\\s.*")), table);
+        assertTrue(table.lines().anyMatch(l -> l.matches("\\s+0 offload\\s+collectives 1, runs "
+                + CountedCollectives.RUNS + ",.*")), table);
+    }
+
     @Test
     void stuckViewNamesTheCallPeerAndTagEachRankWaitsIn() throws Exception {
         Launch.Running run = Launch.start(work, Map.of(), "run", "--verbose", "-n", Integer.toString(RANKS),

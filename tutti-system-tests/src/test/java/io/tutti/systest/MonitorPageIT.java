@@ -47,6 +47,7 @@ class MonitorPageIT {
               collectivesPerSecond: num('#collective-rate'),
               retransmitSeries: document.querySelectorAll('#rail-retransmits path.series').length,
               latencyRows: document.querySelectorAll('#latency tbody tr[data-operation]').length,
+              algorithmRows: document.querySelectorAll('#latency tbody tr[data-algorithm]').length,
               live: document.getElementById('live').textContent,
               states: [...document.querySelectorAll('#ranks tbody tr')].map(r => r.getAttribute('data-state')),
               alerts: document.getElementById('alerts').textContent,
@@ -82,7 +83,7 @@ class MonitorPageIT {
             Map<String, Object> live = awaitPage(browser, p -> num(p, "cells") == RANKS * RANKS
                     && num(p, "nonZeroCells") == RANKS * (RANKS - 1) && num(p, "railBytesPerSecond") > 0
                     && num(p, "collectivesPerSecond") > 0 && num(p, "retransmitSeries") == 1
-                    && num(p, "latencyRows") >= 1 && "live".equals(p.get("live"))
+                    && num(p, "latencyRows") >= 1 && num(p, "algorithmRows") >= 1 && "live".equals(p.get("live"))
                     && List.of("running", "running", "running", "running").equals(p.get("states")));
             assertEquals(Boolean.FALSE, live.get("alertsShown"), live::toString);
             screenshot(browser, "monitor-page.png");

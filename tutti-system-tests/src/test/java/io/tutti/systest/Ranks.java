@@ -29,6 +29,20 @@ final class Ranks {
     }
 
     /**
+     * Writes {@code rank-R.done}, then holds still until the test writes {@code go} in {@code dir}, at
+     * most 120 s, calling only {@code Tutti.progress()} (which sends and receives nothing of its own),
+     * so the test reads counters that no longer change.
+     */
+    static void holdUntilGo(Path dir, int rank, Tutti tutti) throws InterruptedException {
+        mark(dir, rank, "done");
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (!Files.exists(dir.resolve("go")) && System.nanoTime() < deadline) {
+            tutti.progress();
+            Thread.sleep(20);
+        }
+    }
+
+    /**
      * The start of the blocking rank programs: initialises Tutti, writes {@code rank-R.pid}, meets
      * the others, writes {@code rank-R.ready}, and returns the world.
      */

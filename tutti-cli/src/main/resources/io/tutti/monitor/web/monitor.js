@@ -126,6 +126,38 @@ function drawJob(job) {
   drawRanks(job);
   drawRails(job);
   drawCollectives(job);
+  drawEngines(job);
+}
+
+// The offload engine's and the in-network aggregation's counters that are not 0, a row per rank and engine.
+function drawEngines(job) {
+  const body = el("engines").tBodies[0];
+  clear(body);
+  for (const r of job.ranks) {
+    for (const [engine, counters] of [["offload", r.offload || {}], ["in-network", r.inNetwork || {}]]) {
+      const shown = Object.entries(counters).filter(([, v]) => v !== 0);
+      if (!shown.length) continue;
+      const tr = document.createElement("tr");
+      tr.dataset.engine = engine;
+      for (const v of [r.rank, engine, shown.map(([k, v]) => k + " " + count(v)).join(", ")]) {
+        const td = document.createElement("td");
+        td.textContent = v;
+        tr.appendChild(td);
+      }
+      body.appendChild(tr);
+    }
+  }
+  if (!body.rows.length) emptyRow(body, 3, "no offloaded collective or in-network aggregation yet");
+}
+
+// One row across a table's columns saying it has nothing to show yet.
+function emptyRow(body, columns, message) {
+  const tr = document.createElement("tr");
+  const td = document.createElement("td");
+  td.colSpan = columns;
+  td.textContent = message;
+  tr.appendChild(td);
+  body.appendChild(tr);
 }
 
 function drawAlerts(alerts) {
@@ -377,10 +409,10 @@ function drawCollectives(job) {
     v => count(v) + "/s", "no collective called yet");
   const body = el("latency").tBodies[0];
   clear(body);
-  for (const c of job.collectives) {
+  // each operation, then a row per algorithm that ran it (the selector's choice or the one forced)
+  const row = (name, c) => {
     const tr = document.createElement("tr");
-    tr.dataset.operation = c.operation;
-    for (const v of [c.operation, count(c.calls), nanos(c.p50Nanos), nanos(c.p90Nanos), nanos(c.p99Nanos)]) {
+    for (const v of [name, count(c.calls), nanos(c.p50Nanos), nanos(c.p90Nanos), nanos(c.p99Nanos)]) {
       const td = document.createElement("td");
       td.textContent = v;
       tr.appendChild(td);
@@ -389,15 +421,17 @@ function drawCollectives(job) {
     td.appendChild(histogram(c.log2Histogram));
     tr.appendChild(td);
     body.appendChild(tr);
+    return tr;
+  };
+  for (const c of job.collectives) {
+    row(c.operation, c).dataset.operation = c.operation;
+    for (const a of c.algorithms || []) {
+      const tr = row("\u21b3 " + a.algorithm, a);
+      tr.dataset.algorithm = a.algorithm;
+      tr.className = "algorithm";
+    }
   }
-  if (!job.collectives.length) {
-    const tr = document.createElement("tr");
-    const td = document.createElement("td");
-    td.colSpan = 6;
-    td.textContent = "no collective called yet";
-    tr.appendChild(td);
-    body.appendChild(tr);
-  }
+  if (!job.collectives.length) emptyRow(body, 6, "no collective called yet");
 }
 
 // The log2 buckets from 1 µs to 1 s as bars, so a slow tail shows at a glance.

@@ -1,7 +1,9 @@
 package io.tutti.coll.inc;
 
+import io.tutti.metrics.Counters;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
+import java.util.function.IntConsumer;
 
 /**
  * A leader's access to in-network aggregation switches: the control plane (query, notify,
@@ -29,9 +31,24 @@ public interface InNetworkAggregation extends AutoCloseable {
      * @param settings  the environment and system properties ({@code TUTTI_*})
      * @param progress  drives the rank's other communication; a control request waiting for its
      *                  answer calls it, so that the rank keeps answering its peers meanwhile
+     * @param count     counts one event ({@link #PACKETS_SENT}, ...) in the rank's counters; called
+     *                  on the thread that calls the endpoint
      */
-    record Context(int wireJobId, int worldRank, Map<String, String> settings, Runnable progress) {
+    record Context(int wireJobId, int worldRank, Map<String, String> settings, Runnable progress, IntConsumer count) {
     }
+
+    /** What a client counts through {@link Context#count}: a data packet sent (first time or again). */
+    int PACKETS_SENT = Counters.INC_PACKETS_SENT;
+    /** A data packet sent again: its result was late. Counted besides {@link #PACKETS_SENT}. */
+    int RETRANSMITS = Counters.INC_RETRANSMITS;
+    /** A result taken in for a joined group. */
+    int RESULTS_RECEIVED = Counters.INC_RESULTS_RECEIVED;
+    /** A result dropped because it did not carry the group's token. */
+    int WRONG_TOKEN = Counters.INC_WRONG_TOKEN;
+    /** A control request (query, notify, release) sent again for want of an answer. */
+    int CONTROL_RETRIES = Counters.INC_CONTROL_RETRIES;
+    /** A transfer given up: no result from the switch within the timeout. */
+    int TIMEOUTS = Counters.INC_TIMEOUTS;
 
     /**
      * What a query learnt from the leader's ToR and the spines above it.

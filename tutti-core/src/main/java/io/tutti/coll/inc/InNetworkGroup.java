@@ -265,7 +265,7 @@ public final class InNetworkGroup {
     private static InNetworkAggregation open(Engine engine, Map<String, String> settings, int worldRank) {
         for (InNetworkAggregation.Provider p : ServiceLoader.load(InNetworkAggregation.Provider.class)) {
             InNetworkAggregation a = p.open(new InNetworkAggregation.Context(engine.wireJobId(), worldRank, settings,
-                    engine::progress));
+                    engine::progress, engine.counters()::inNetwork));
             if (a != null) {
                 return a;
             }
