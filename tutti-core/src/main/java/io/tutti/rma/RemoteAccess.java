@@ -71,6 +71,17 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final ByteBuffer memoryView;
     /** Origin: a view of the reply's destination, made at the first reply placed in it. */
     private ByteBuffer replyView;
+    /**
+     * Target: per origin, a large get's reply still to send from the window's memory (at most one:
+     * the origin waits for it), sent by {@link #poll} outside the arrival path: its reply id (0:
+     * none), where in the window it starts, its bytes and how many have gone; and the transport's
+     * mark of the last reply payload sent from the window, which it may read until released.
+     */
+    private final long[] serveId;
+    private final long[] serveFrom;
+    private final long[] serveTotal;
+    private final long[] serveDone;
+    private final long[] served;
     /** Origin: per target, the first cause of a refusal not reported yet, and how many came after it. */
     private final AtomicReferenceArray<String> refusals;
     private final AtomicIntegerArray moreRefusals;
@@ -99,6 +110,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final MemorySegment pair = Arena.ofAuto().allocate(64, 16);
     /** Target side: records that found the accumulate lock taken, or others before them, in order. */
     private final ArrayDeque<Deferred> deferred = new ArrayDeque<>();
+    /** Target side: how many origins have a large reply still to send ({@link #serveId}). */
+    private int serving;
     /** Target side: lock requests not granted yet, in arrival order. */
     private final ArrayList<LockRequest> locks = new ArrayList<>();
     private MemorySegment scratch = MemorySegment.NULL;
@@ -144,6 +157,11 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         this.held = new long[n];
         this.putNext = new long[n];
         this.putEnd = new long[n];
+        this.serveId = new long[n];
+        this.serveFrom = new long[n];
+        this.serveTotal = new long[n];
+        this.serveDone = new long[n];
+        this.served = new long[n];
         this.memoryView = memory.isNative() && memory.byteSize() <= Integer.MAX_VALUE ? memory.asByteBuffer() : null;
         this.refusals = new AtomicReferenceArray<>(n);
         this.moreRefusals = new AtomicIntegerArray(n);
@@ -166,10 +184,24 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         engine.track(this);
     }
 
-    /** Stops serving, after the closing barrier: no peer accesses this window any more. */
+    /**
+     * Stops serving, after the closing barrier: no peer accesses this window any more. First waits
+     * until the transport has let go of the reply payloads it sent from the window's memory (a live
+     * origin's: the transport reads nothing for a dead one), which is freed after this.
+     */
     void close() {
-        engine.untrack(this);
-        engine.unregisterRma(context, tag);
+        try {
+            for (int o = 0; o < n; o++) {
+                if (served[o] > 0 && !dead.test(o)) {
+                    awaitRelease(o, served[o]);
+                }
+            }
+        } catch (TuttiException.PeerFailed e) {
+            // an origin that died meanwhile: its transport reads nothing of the window any more
+        } finally {
+            engine.untrack(this);
+            engine.unregisterRma(context, tag);
+        }
     }
 
     // ------------------------------------------------------------ origin side
@@ -767,6 +799,15 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 answers.applied(origin, total);
             }
             case RmaWire.GET -> {
+                if (total > engine.eagerLimit(dest) && serveId[origin] == 0 && handle != 0) {
+                    // large: sent from the window's memory by poll(), outside the arrival path
+                    serveId[origin] = handle;
+                    serveFrom[origin] = address;
+                    serveTotal[origin] = total;
+                    serveDone[origin] = 0;
+                    serving++;
+                    return true;
+                }
                 int chunk = engine.maxRmaPayload(dest);
                 for (long done = 0; done < total; ) {
                     int k = (int) Math.min(chunk, total - done);
@@ -924,8 +965,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     }
 
     /**
-     * Once per liveness interval while lock requests or records wait: forgets the requests of origins
-     * known to have died and releases what dead ranks hold in this rank's area (a remote origin's
+     * Once per liveness interval while lock requests, records or replies wait: forgets the requests
+     * and replies of origins known to have died and releases what dead ranks hold in this rank's area (a remote origin's
      * lock, taken here on its behalf, or a local peer's word), so the others' requests go on (ULFM:
      * a failure fails only the operations involving the failed rank). Slow path.
      */
@@ -936,6 +977,12 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             if (dead.test(locks.get(i).origin)) {
                 locks.remove(i);
                 changed = true;
+            }
+        }
+        for (int o = 0; o < n && serving > 0; o++) {
+            if (serveId[o] != 0 && dead.test(o)) {
+                serveId[o] = 0;
+                serving--;
             }
         }
         if (own.releaseDead(n, dead) > 0 || changed) {
@@ -954,7 +1001,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     /** Tracked by the engine: retries what waits for a lock that local peers release by a store. */
     @Override
     public boolean poll() {
-        if ((!locks.isEmpty() || !deferred.isEmpty()) && System.nanoTime() - lastDeadCheck > livenessNanos) {
+        if ((!locks.isEmpty() || !deferred.isEmpty() || serving > 0)
+                && System.nanoTime() - lastDeadCheck > livenessNanos) {
             releaseDead();
         }
         if (!locks.isEmpty()) {
@@ -969,7 +1017,44 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             deferred.poll();
         }
         answer();
+        if (serving > 0) {
+            serveReplies();
+        }
         return false;
+    }
+
+    /**
+     * Sends the large replies owed, as far as the transport takes them now, each frame from the
+     * window's memory where the transport can send it from there (it may read it again until
+     * released: {@link #close} waits for that). A reply to an origin that has died is dropped by
+     * {@link #releaseDead}.
+     */
+    private void serveReplies() {
+        for (int o = 0; o < n; o++) {
+            long id = serveId[o];
+            if (id == 0) {
+                continue;
+            }
+            int dest = group[o];
+            int chunk = engine.maxRmaPayload(dest);
+            long total = serveTotal[o];
+            long done = serveDone[o];
+            while (done < total) {
+                int k = (int) Math.min(chunk, total - done);
+                long mark = engine.trySendRmaInPlace(dest, RmaWire.REPLY, context, tag, id, 0, done, 0, memory,
+                        serveFrom[o] + done, k);
+                if (mark < 0) {
+                    break;
+                }
+                served[o] = Math.max(served[o], mark);
+                done += k;
+            }
+            serveDone[o] = done;
+            if (done == total) {
+                serveId[o] = 0;
+                serving--;
+            }
+        }
     }
 
     @Override

@@ -97,10 +97,12 @@ class LargeRemoteOperationsTest {
 
     /**
      * Gets at sizes around the eager limit and of several MiB: exact, into off-heap memory (whose
-     * replies the origin receives in place) and into a heap array (copied), a put's bytes read back.
+     * replies the origin receives in place) and into a heap array (copied); the target sends the
+     * large replies from its window's memory.
      */
     @Test
     void largeGetsReturnExactIntoOffHeapAndHeapMemory() {
+        long inPlace = InProcessTransport.IN_PLACE.get();
         long placed = InProcessTransport.PLACED.get();
         job(rank -> {
             try (Tutti t = Tutti.init(new String[0]); Arena arena = Arena.ofShared()) {
@@ -132,6 +134,7 @@ class LargeRemoteOperationsTest {
                 }
             }
         });
+        assertTrue(InProcessTransport.IN_PLACE.get() > inPlace, "no reply left from the window's memory");
         assertTrue(InProcessTransport.PLACED.get() > placed, "no reply was received into the result");
     }
 
