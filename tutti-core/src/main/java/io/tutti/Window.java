@@ -207,7 +207,12 @@ public abstract class Window implements AutoCloseable {
 
     // ------------------------------------------------------------ put and get
 
-    /** Writes {@code count} elements of {@code origin} to {@code target}'s window at {@code disp}. */
+    /**
+     * Writes {@code count} elements of {@code origin} to {@code target}'s window at {@code disp}.
+     * {@code origin} may change once this returns, except for a put larger than the eager limit to
+     * a rank on another host from off-heap memory, sent from {@code origin} itself: until
+     * {@link #flushLocal}, {@link #flush} or the end of the epoch.
+     */
     public final void put(Object origin, int count, Datatype type, int target, long disp) {
         MemorySegment o = buffer(origin, count, type, "origin");
         long at = access("put", target, disp, count, type);
