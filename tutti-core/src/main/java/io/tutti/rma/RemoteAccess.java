@@ -27,9 +27,9 @@ import java.util.function.IntPredicate;
  * answers ({@link Answers}: one cumulative ACK per origin and progress pass), so a flush sends the
  * batch and waits for the target to have applied everything; a get, fetching accumulate or
  * compare-and-swap waits for its reply in the call, and a refusal of the target fails the call or
- * flush that waits for it. A put larger than the eager limit leaves from the caller's memory where the
- * transport can send it from there ({@link #put}), and its frames after the first land straight in
- * the target's window. As target it is the window's {@link RmaEndpoint}: records are applied where
+ * flush that waits for it. Above the eager limit a put leaves from the caller's memory ({@link #put}),
+ * a get's reply from the window's ({@link #serveReplies}), and they land in place ({@link #place}),
+ * as a rendezvous's data does. As target it is the window's {@link RmaEndpoint}: records are applied where
  * they arrive (the progress agent, or the owner's own calls), into the same memory and under the
  * same lock words of the window area as local peers use, so passive-target operations need no call
  * by the target's application. A lock a rank that has died holds here is released once someone waits
