@@ -28,12 +28,12 @@ import io.tutti.TuttiException;
  * one by its REPLY, a put or accumulate by the number its origin gave it (1, 2, ... per target): the
  * target answers the highest it has applied, once per progress pass, with one ACK that covers every
  * record before ({@link Answers}), so an origin's flush waits for its last number; one record never
- * exceeds a frame, so a large put is several records, each applied where it lands, each naming
- * where the put ends (the byte offset past it), so that the target may take
- * the frames after the first straight into its window. Small puts and
- * accumulates travel packed, several to a BATCH record ({@link RmaBatch}). A record the target cannot
- * apply (outside its window, a type or operation it does not name) is answered by REFUSED with the
- * cause, before the answer that covers its number, so no origin waits for it in vain.
+ * exceeds a frame, so a large put is several records, each applied where it lands and naming where
+ * the put ends (the byte offset past it), so that the target may take the frames after the first
+ * straight into its window. Small puts and accumulates travel packed, several to a BATCH record
+ * ({@link RmaBatch}). A record the target cannot apply (outside its window, a type or operation it
+ * does not name) is answered by REFUSED with the cause, before the answer that covers its number,
+ * so no origin waits for it in vain.
  */
 final class RmaWire {
     static final short PUT = 1;
