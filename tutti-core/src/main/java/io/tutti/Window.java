@@ -207,7 +207,12 @@ public abstract class Window implements AutoCloseable {
 
     // ------------------------------------------------------------ put and get
 
-    /** Writes {@code count} elements of {@code origin} to {@code target}'s window at {@code disp}. */
+    /**
+     * Writes {@code count} elements of {@code origin} to {@code target}'s window at {@code disp}.
+     * {@code origin} may change once this returns, except for a put larger than the eager limit to
+     * a rank on another host from off-heap memory, sent from {@code origin} itself: until
+     * {@link #flushLocal}, {@link #flush} or the end of the epoch.
+     */
     public final void put(Object origin, int count, Datatype type, int target, long disp) {
         MemorySegment o = buffer(origin, count, type, "origin");
         long at = access("put", target, disp, count, type);
@@ -297,11 +302,16 @@ public abstract class Window implements AutoCloseable {
 
     // ------------------------------------------------------------ request-returning forms
 
-    /** Put returning a request that completes when {@code origin} may be reused (MPI_Rput); in a passive epoch only. */
+    /**
+     * Put returning a request that completes when {@code origin} may be reused (MPI_Rput); in a
+     * passive epoch only. Complete at once unless the put left from {@code origin} itself (a large
+     * one across the network): then when the transport lets go of it.
+     */
     public final Request rput(Object origin, int count, Datatype type, int target, long disp) {
         requirePassive("rput", target);
         put(origin, count, type, target, disp);
-        return DONE;
+        Request held = putCompletion(target);
+        return held != null ? held : DONE;
     }
 
     /** Get returning a request that completes when {@code origin} holds the data (MPI_Rget); in a passive epoch only. */
@@ -501,9 +511,10 @@ public abstract class Window implements AutoCloseable {
 
     /**
      * Completes every operation to {@code target} at this rank (origin buffers reusable). Origin
-     * buffers are reusable when each call returns already; across the network this sends what waits
-     * in the batch of small operations and, for now, also waits for the target's answer, as
-     * {@link #flush} does.
+     * buffers are reusable when each call returns already, except those of puts larger than the
+     * eager limit across the network, which the transport sends from where they are until this;
+     * across the network this also sends what waits in the batch of small operations and, for
+     * now, waits for the target's answer, as {@link #flush} does.
      */
     public final void flushLocal(int target) {
         requirePassive("flushLocal", target);
@@ -552,6 +563,14 @@ public abstract class Window implements AutoCloseable {
 
     /** Bytes of {@code target}'s window. */
     protected abstract long targetBytes(int target);
+
+    /**
+     * What completes the last put to {@code target} at this rank, when its origin buffer is not
+     * free when the call returns; null when it is. This default: null.
+     */
+    protected Request putCompletion(int target) {
+        return null;
+    }
 
     /** Displacement unit of {@code target}'s window. */
     protected abstract int targetDispUnit(int target);

@@ -161,7 +161,7 @@ public final class Engine implements AutoCloseable {
         this.rma = new RmaPackets(l, outbox);
         this.revocations = new Revocations(outbox, rank);
         this.inbox = new Inbox(l, matching, rendezvous, offload, calls, rma, this::revoked0);
-        NetworkPath network = opened == null ? null : new NetworkPath(l, inbox, rendezvous);
+        NetworkPath network = opened == null ? null : new NetworkPath(l, inbox, rendezvous, rma);
         this.progress = new Progress(l, inbox, outbox, rendezvous, network, rma, config, lock, matching,
                 revocations);
         this.blockingSend = new Operation(this);
@@ -739,6 +739,39 @@ public final class Engine implements AutoCloseable {
         } finally {
             leave();
         }
+    }
+
+    /**
+     * As {@link #trySendRma}, but the transport may send the payload from where it is, also after
+     * returning (and to resend it): then the caller keeps it unchanged and valid until
+     * {@link #rmaReleased} for {@code dest} reaches the returned mark. -1: nothing sent (no room
+     * now); 0: sent, the payload copied. The payload's memory must be reachable from any thread.
+     */
+    public long trySendRmaInPlace(int dest, short op, int context, int tag, long handle, long peerHandle,
+                                  long address, long total, MemorySegment payload, long offset, int length) {
+        enter();
+        try {
+            progress.checkOpen();
+            return rma.trySendInPlace(dest, op, context, tag, handle, peerHandle, address, total, payload, offset,
+                    length);
+        } finally {
+            leave();
+        }
+    }
+
+    /** How far payloads sent in place to {@code dest} ({@link #trySendRmaInPlace}) are released: no mark above is read again. */
+    public long rmaReleased(int dest) {
+        enter();
+        try {
+            return rma.released(dest);
+        } finally {
+            leave();
+        }
+    }
+
+    /** The eager limit to {@code dest}: the largest message sent to it from a copy rather than from its sender's memory. */
+    public int eagerLimit(int dest) {
+        return links.eagerTo[dest];
     }
 
     /**

@@ -11,12 +11,14 @@ import java.lang.foreign.MemorySegment;
  * The way to and from the ranks that share no memory with this one ([BCL-3]: one poll point). The
  * engine writes records for such a rank into a private outbox shaped like a ring; {@link #pump()}
  * hands them to the transport and takes what arrived: DATA straight into its receive, anything else
- * into this rank's inbound ring, where local peers' records arrive too. Owner thread only.
+ * into this rank's inbound ring, where local peers' records arrive too; a rendezvous's DATA and a
+ * large put's RMA records may have their payload received straight in place. Owner thread only.
  */
 final class NetworkPath {
     private final Links links;
     private final Inbox inbox;
     private final Rendezvous rendezvous;
+    private final RmaPackets rma;
     private final RemoteTransport transport;
     private final InboundRing.RecordHandler forward = this::forward;
     /** The destination whose outbox {@link #forward} is draining. */
@@ -30,12 +32,15 @@ final class NetworkPath {
         @Override
         public boolean place(int source, MemorySegment record, long offset, int available, int length,
                              Placement into) {
-            return rendezvous.place(source, record, offset, available, length, into);
+            return rendezvous.place(source, record, offset, available, length, into)
+                    || rma.place(source, record, offset, available, length, into);
         }
 
         @Override
         public void placed(int source, MemorySegment record, long offset, int header) {
-            if (!rendezvous.onData(source, MessageHeaderDescriptor.handle(record, offset),
+            if (MessageHeaderDescriptor.type(record, offset) == MessageType.RMA) {
+                rma.placed(record, offset, source);
+            } else if (!rendezvous.onData(source, MessageHeaderDescriptor.handle(record, offset),
                     MessageHeaderDescriptor.address(record, offset), null, 0,
                     MessageHeaderDescriptor.payloadLength(record, offset))) {
                 links.drop();
@@ -43,10 +48,11 @@ final class NetworkPath {
         }
     };
 
-    NetworkPath(Links links, Inbox inbox, Rendezvous rendezvous) {
+    NetworkPath(Links links, Inbox inbox, Rendezvous rendezvous, RmaPackets rma) {
         this.links = links;
         this.inbox = inbox;
         this.rendezvous = rendezvous;
+        this.rma = rma;
         this.transport = links.transport;
     }
 

@@ -2,12 +2,15 @@ package io.tutti.rma;
 
 import io.tutti.AccumulateOp;
 import io.tutti.Datatype;
+import io.tutti.Request;
+import io.tutti.Status;
 import io.tutti.TuttiException;
 import io.tutti.p2p.Engine;
 import io.tutti.p2p.RmaEndpoint;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -24,7 +27,9 @@ import java.util.function.IntPredicate;
  * answers ({@link Answers}: one cumulative ACK per origin and progress pass), so a flush sends the
  * batch and waits for the target to have applied everything; a get, fetching accumulate or
  * compare-and-swap waits for its reply in the call, and a refusal of the target fails the call or
- * flush that waits for it. As target it is the window's {@link RmaEndpoint}: records are applied where
+ * flush that waits for it. Above the eager limit a put leaves from the caller's memory ({@link #put}),
+ * a get's reply from the window's ({@link #serveReplies}), and they land in place ({@link #place}),
+ * as a rendezvous's data does. As target it is the window's {@link RmaEndpoint}: records are applied where
  * they arrive (the progress agent, or the owner's own calls), into the same memory and under the
  * same lock words of the window area as local peers use, so passive-target operations need no call
  * by the target's application. A lock a rank that has died holds here is released once someone waits
@@ -54,6 +59,29 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final RmaBatch batch;
     /** Origin: per target, the payload bytes of one record to it (0 until asked). */
     private final int[] frames;
+    /**
+     * Origin: per target, the transport's mark of the last put payload it sends from the caller's
+     * memory, which stays the transport's until released ({@link Engine#rmaReleased}); 0: none held.
+     */
+    private final long[] held;
+    /** Target: per origin, where the next frame of a large put in progress goes, and where that put ends (0: none). */
+    private final long[] putNext;
+    private final long[] putEnd;
+    /** Target: a view of the window's memory, for the transport's checks of payloads placed in it; null when none. */
+    private final ByteBuffer memoryView;
+    /** Origin: a view of the reply's destination, made at the first reply placed in it. */
+    private ByteBuffer replyView;
+    /**
+     * Target: per origin, a large get's reply still to send from the window's memory (at most one:
+     * the origin waits for it), sent by {@link #poll} outside the arrival path: its reply id (0:
+     * none), where in the window it starts, its bytes and how many have gone; and the transport's
+     * mark of the last reply payload sent from the window, which it may read until released.
+     */
+    private final long[] serveId;
+    private final long[] serveFrom;
+    private final long[] serveTotal;
+    private final long[] serveDone;
+    private final long[] served;
     /** Origin: per target, the first cause of a refusal not reported yet, and how many came after it. */
     private final AtomicReferenceArray<String> refusals;
     private final AtomicIntegerArray moreRefusals;
@@ -82,6 +110,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final MemorySegment pair = Arena.ofAuto().allocate(64, 16);
     /** Target side: records that found the accumulate lock taken, or others before them, in order. */
     private final ArrayDeque<Deferred> deferred = new ArrayDeque<>();
+    /** Target side: how many origins have a large reply still to send ({@link #serveId}). */
+    private int serving;
     /** Target side: lock requests not granted yet, in arrival order. */
     private final ArrayList<LockRequest> locks = new ArrayList<>();
     private MemorySegment scratch = MemorySegment.NULL;
@@ -124,6 +154,15 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         this.answers = new Answers(n);
         this.batch = new RmaBatch(n, batchBytes);
         this.frames = new int[n];
+        this.held = new long[n];
+        this.putNext = new long[n];
+        this.putEnd = new long[n];
+        this.serveId = new long[n];
+        this.serveFrom = new long[n];
+        this.serveTotal = new long[n];
+        this.serveDone = new long[n];
+        this.served = new long[n];
+        this.memoryView = memory.isNative() && memory.byteSize() <= Integer.MAX_VALUE ? memory.asByteBuffer() : null;
         this.refusals = new AtomicReferenceArray<>(n);
         this.moreRefusals = new AtomicIntegerArray(n);
         this.grants = new AtomicLongArray(n);
@@ -145,15 +184,37 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         engine.track(this);
     }
 
-    /** Stops serving, after the closing barrier: no peer accesses this window any more. */
+    /**
+     * Stops serving, after the closing barrier: no peer accesses this window any more. First waits
+     * until the transport has let go of the reply payloads it sent from the window's memory (a live
+     * origin's: the transport reads nothing for a dead one), which is freed after this.
+     */
     void close() {
-        engine.untrack(this);
-        engine.unregisterRma(context, tag);
+        try {
+            for (int o = 0; o < n; o++) {
+                if (served[o] > 0 && !dead.test(o)) {
+                    awaitRelease(o, served[o]);
+                }
+            }
+        } catch (TuttiException.PeerFailed e) {
+            // an origin that died meanwhile: its transport reads nothing of the window any more
+        } finally {
+            engine.untrack(this);
+            engine.unregisterRma(context, tag);
+        }
     }
 
     // ------------------------------------------------------------ origin side
 
-    /** A put: packed into the target's batch when small (the origin buffer is free on return), else records. */
+    /**
+     * A put: packed into the target's batch when small (the origin buffer is free on return), else
+     * records of a frame each, in order. A put larger than the eager limit from memory any thread
+     * may read leaves from there (the transport sends it, and resends it, from the caller's
+     * memory), so the origin buffer stays the transport's until {@link #settle} or the put's
+     * request ({@link #localCompletion}); a smaller one, or one from the Java heap, is copied into
+     * the transport's frames. Every frame names where the put ends, so the target can receive the
+     * frames after the first straight into its window ({@link #place}).
+     */
     void put(MemorySegment src, long srcOffset, int target, long at, long length) {
         if (length == 0) {
             return;
@@ -165,9 +226,11 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
         // a large put follows the batched ones, as records of a frame each
         drain(target);
+        boolean inPlace = length > engine.eagerLimit(group[target]) && src.isNative() && src.isAccessibleBy(NO_OWNER);
+        long end = at + length;
         for (long done = 0; done < length; ) {
             int k = (int) Math.min(chunk, length - done);
-            send(target, RmaWire.PUT, 0, 0, at + done, answers.next(target), src, srcOffset + done, k);
+            send(target, RmaWire.PUT, 0, end, at + done, answers.next(target), src, srcOffset + done, k, inPlace);
             done += k;
         }
     }
@@ -312,11 +375,93 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
     }
 
-    /** The batch sent, waits until {@code target} has answered every numbered record sent to it. */
+    /**
+     * The batch sent, waits until {@code target} has answered every numbered record sent to it and
+     * the transport has let go of the origin buffers of the puts it sent from there.
+     */
     private void settle(int target) {
         drain(target);
         if (!answers.complete(target)) {
             await(Waiting.ACKS, target);
+        }
+        long mark = held[target];
+        if (mark > 0) {
+            awaitRelease(target, mark);
+            held[target] = 0;
+        }
+    }
+
+    /** Waits until the transport has released the payloads sent in place to {@code target} up to {@code mark}. */
+    private void awaitRelease(int target, long mark) {
+        if (engine.rmaReleased(group[target]) < mark) {
+            waiting.mark = mark;
+            await(Waiting.RELEASE, target);
+        }
+    }
+
+    /**
+     * What completes the last put to {@code target} locally, its origin buffer free again: null
+     * when it is free already (copied, or released), else a request that completes when the
+     * transport lets go of it (MPI_Rput's).
+     */
+    Request localCompletion(int target) {
+        long mark = held[target];
+        if (mark == 0 || engine.rmaReleased(group[target]) >= mark) {
+            return null;
+        }
+        return new Held(target, mark);
+    }
+
+    /** The request of a put whose payload the transport sends from the caller's memory: done once it lets go. */
+    private final class Held implements Request {
+        private final int target;
+        private final long mark;
+        private boolean done;
+
+        Held(int target, long mark) {
+            this.target = target;
+            this.mark = mark;
+        }
+
+        @Override
+        public Status waitFor() {
+            waitFor(null);
+            return new Status();
+        }
+
+        @Override
+        public void waitFor(Status into) {
+            if (!done) {
+                awaitRelease(target, mark);
+                done = true;
+            }
+        }
+
+        @Override
+        public boolean test() {
+            if (!done) {
+                waiting.kind = Waiting.RELEASE;
+                waiting.target = target;
+                waiting.mark = mark;
+                waiting.error = null;
+                done = engine.test(waiting);
+            }
+            return done;
+        }
+
+        @Override
+        public boolean isActive() {
+            return true;
+        }
+
+        @Override
+        public boolean isDone() {
+            return done || engine.rmaReleased(group[target]) >= mark;
+        }
+
+        @Override
+        public Status status() {
+            return new Status();
         }
     }
 
@@ -360,6 +505,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         replyReceived = 0;
         replyRefusal = null;
         replyStash = dst.isAccessibleBy(NO_OWNER) ? null : new byte[(int) length];
+        replyView = null;
         replyId = replyId + 1;
     }
 
@@ -386,11 +532,20 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
 
     private void send(int target, short op, long handle, long peerHandle, long address, long total,
                       MemorySegment payload, long offset, int length) {
-        if (!engine.trySendRma(group[target], op, context, tag, handle, peerHandle, address, total, payload, offset,
-                length)) {
-            waiting.sending(op, handle, peerHandle, address, total, payload, offset, length);
+        send(target, op, handle, peerHandle, address, total, payload, offset, length, false);
+    }
+
+    /** Sends a record, waiting for room; {@code inPlace}: the payload may stay where it is, held until released. */
+    private void send(int target, short op, long handle, long peerHandle, long address, long total,
+                      MemorySegment payload, long offset, int length, boolean inPlace) {
+        waiting.sending(op, handle, peerHandle, address, total, payload, offset, length, inPlace);
+        waiting.target = target;
+        if (!waiting.trySend()) {
             await(Waiting.SEND, target);
-            waiting.payload = null;
+        }
+        waiting.payload = null;
+        if (waiting.mark > held[target]) {
+            held[target] = waiting.mark;
         }
     }
 
@@ -403,12 +558,16 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
     }
 
-    /** The origin's one wait, reused: for room to send, answers, a reply or a grant from one target. */
+    /**
+     * The origin's one wait, reused: for room to send, answers, a reply, a grant from one target, or
+     * the transport's release of put payloads it sent from the caller's memory.
+     */
     private final class Waiting implements Engine.Task {
         static final int SEND = 0;
         static final int ACKS = 1;
         static final int REPLY = 2;
         static final int GRANT = 3;
+        static final int RELEASE = 4;
 
         int kind;
         int target;
@@ -421,9 +580,14 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         MemorySegment payload;
         long offset;
         int length;
+        boolean inPlace;
+        /** SEND: the mark of the payload the transport took in place (0: copied); RELEASE: the mark waited for. */
+        long mark;
 
         void sending(short op, long handle, long peerHandle, long address, long total, MemorySegment payload,
-                     long offset, int length) {
+                     long offset, int length, boolean inPlace) {
+            this.inPlace = inPlace;
+            this.mark = 0;
             this.op = op;
             this.handle = handle;
             this.peerHandle = peerHandle;
@@ -434,14 +598,26 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             this.length = length;
         }
 
+        /** Offers the record to the engine once; true when it was sent. */
+        boolean trySend() {
+            if (!inPlace) {
+                return engine.trySendRma(group[target], op, context, tag, handle, peerHandle, address, total, payload,
+                        offset, length);
+            }
+            long m = engine.trySendRmaInPlace(group[target], op, context, tag, handle, peerHandle, address, total,
+                    payload, offset, length);
+            mark = Math.max(m, 0);
+            return m >= 0;
+        }
+
         @Override
         public boolean poll() {
             if (error != null) {
                 throw error;
             }
             return switch (kind) {
-                case SEND -> engine.trySendRma(group[target], op, context, tag, handle, peerHandle, address, total,
-                        payload, offset, length);
+                case SEND -> trySend();
+                case RELEASE -> engine.rmaReleased(group[target]) >= mark;
                 case ACKS -> answers.complete(target);
                 case REPLY -> replyReceived >= replyExpected || replyRefusal != null;
                 case GRANT -> grants.get(target) > grantsTaken[target];
@@ -522,6 +698,11 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 return true;
             }
             case RmaWire.PUT, RmaWire.GET, RmaWire.ACC, RmaWire.GET_ACC, RmaWire.CAS, RmaWire.BATCH -> {
+                if (data == null) {
+                    // a put's frame received in place, which place() allowed only with nothing deferred
+                    return op == RmaWire.PUT && apply(origin, (short) op, handle, peerHandle, address, total, null,
+                            0, length);
+                }
                 // checked where applied, so that a refusal keeps its place among the origin's records
                 if (!deferred.isEmpty() || !apply(origin, (short) op, handle, peerHandle, address, total, data,
                         dataOffset, length)) {
@@ -537,12 +718,17 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
     }
 
-    /** Arrival path: copies a reply, then a volatile write of the bytes received, which the owner's wait reads. */
+    /**
+     * Arrival path: copies a reply (none to copy, {@code data} null, when it was received in place),
+     * then a volatile write of the bytes received, which the owner's wait reads.
+     */
     private boolean onReply(long id, long at, MemorySegment data, long dataOffset, int length) {
         if (id != replyId || at < 0 || at + length > replyExpected || replyTo == null) {
             return false;
         }
-        if (replyStash == null) {
+        if (data == null) {
+            // placed: nothing to copy
+        } else if (replyStash == null) {
             MemorySegment.copy(data, dataOffset, replyTo, replyOffset + at, length);
         } else {
             MemorySegment.copy(data, dataOffset, MemorySegment.ofArray(replyStash), at, length);
@@ -582,6 +768,9 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 : RmaWire.refusal(op, peerHandle, address, total, length, memory.byteSize(), me);
         if (cause != null) {
             refuser.refuse(cause);
+            if (op == RmaWire.PUT) {
+                expectPut(origin, 0, 0);
+            }
             if (numbered) {
                 answers.applied(origin, total);
             }
@@ -603,10 +792,22 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 answers.applied(origin, total);
             }
             case RmaWire.PUT -> {
-                MemorySegment.copy(data, dataOffset, memory, address, length);
+                if (data != null) {
+                    MemorySegment.copy(data, dataOffset, memory, address, length);
+                }
+                expectPut(origin, address + length, peerHandle);
                 answers.applied(origin, total);
             }
             case RmaWire.GET -> {
+                if (total > engine.eagerLimit(dest) && serveId[origin] == 0 && handle != 0) {
+                    // large: sent from the window's memory by poll(), outside the arrival path
+                    serveId[origin] = handle;
+                    serveFrom[origin] = address;
+                    serveTotal[origin] = total;
+                    serveDone[origin] = 0;
+                    serving++;
+                    return true;
+                }
                 int chunk = engine.maxRmaPayload(dest);
                 for (long done = 0; done < total; ) {
                     int k = (int) Math.min(chunk, total - done);
@@ -644,6 +845,54 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             }
         }
         return true;
+    }
+
+    /**
+     * Arrival path, before the transport takes the record: whether its payload may go straight into
+     * memory here, and where. A put's frame may if it continues the large put whose earlier frames
+     * {@code origin} sent (where they ended, the same end: a header damaged on the way, which the
+     * transport finds only once the frame is in, cannot aim it elsewhere) and nothing waits for the
+     * accumulate lock before it; a reply may if it is the next part of the one the owner waits for,
+     * into memory any thread may write. Else the record comes the ordinary way.
+     */
+    @Override
+    public boolean place(int source, int op, long handle, long peerHandle, long address, long total, int length,
+                         RmaEndpoint.Landing into) {
+        int origin = source >= 0 && source < commOf.length ? commOf[source] : -1;
+        if (origin < 0 || !remote[origin]) {
+            return false;
+        }
+        if (op == RmaWire.PUT) {
+            long end = putEnd[origin];
+            if (memoryView == null || end == 0 || !deferred.isEmpty() || address != putNext[origin]
+                    || peerHandle != end || length > end - address) {
+                return false;
+            }
+            memoryView.limit((int) (address + length)).position((int) address);
+            into.set(memory.address() + address, memoryView);
+            return true;
+        }
+        MemorySegment to = replyTo;
+        if (op != RmaWire.REPLY || handle != replyId || to == null || replyStash != null || !to.isNative()
+                || address != replyReceived || length > replyExpected - address || replyExpected > Integer.MAX_VALUE) {
+            return false;
+        }
+        if (replyView == null) {
+            replyView = to.asSlice(replyOffset, replyExpected).asByteBuffer();
+        }
+        replyView.limit((int) (address + length)).position((int) address);
+        into.set(to.address() + replyOffset + address, replyView);
+        return true;
+    }
+
+    /**
+     * Arrival path, after a put's frame from {@code origin} applied: the next frame of its put goes
+     * at {@code next}, up to {@code end}, when the put goes on (a frame names its put's end); else none.
+     */
+    private void expectPut(int origin, long next, long end) {
+        boolean goesOn = end > next && next > 0 && end <= memory.byteSize();
+        putNext[origin] = goesOn ? next : -1;
+        putEnd[origin] = goesOn ? end : 0;
     }
 
     /** After a pass's records, and after deferred ones: one cumulative ACK to each origin owed one. */
@@ -716,8 +965,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     }
 
     /**
-     * Once per liveness interval while lock requests or records wait: forgets the requests of origins
-     * known to have died and releases what dead ranks hold in this rank's area (a remote origin's
+     * Once per liveness interval while lock requests, records or replies wait: forgets the requests
+     * and replies of origins known to have died and releases what dead ranks hold in this rank's area (a remote origin's
      * lock, taken here on its behalf, or a local peer's word), so the others' requests go on (ULFM:
      * a failure fails only the operations involving the failed rank). Slow path.
      */
@@ -728,6 +977,12 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             if (dead.test(locks.get(i).origin)) {
                 locks.remove(i);
                 changed = true;
+            }
+        }
+        for (int o = 0; o < n && serving > 0; o++) {
+            if (serveId[o] != 0 && dead.test(o)) {
+                serveId[o] = 0;
+                serving--;
             }
         }
         if (own.releaseDead(n, dead) > 0 || changed) {
@@ -746,7 +1001,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     /** Tracked by the engine: retries what waits for a lock that local peers release by a store. */
     @Override
     public boolean poll() {
-        if ((!locks.isEmpty() || !deferred.isEmpty()) && System.nanoTime() - lastDeadCheck > livenessNanos) {
+        if ((!locks.isEmpty() || !deferred.isEmpty() || serving > 0)
+                && System.nanoTime() - lastDeadCheck > livenessNanos) {
             releaseDead();
         }
         if (!locks.isEmpty()) {
@@ -761,7 +1017,44 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             deferred.poll();
         }
         answer();
+        if (serving > 0) {
+            serveReplies();
+        }
         return false;
+    }
+
+    /**
+     * Sends the large replies owed, as far as the transport takes them now, each frame from the
+     * window's memory where the transport can send it from there (it may read it again until
+     * released: {@link #close} waits for that). A reply to an origin that has died is dropped by
+     * {@link #releaseDead}.
+     */
+    private void serveReplies() {
+        for (int o = 0; o < n; o++) {
+            long id = serveId[o];
+            if (id == 0) {
+                continue;
+            }
+            int dest = group[o];
+            int chunk = engine.maxRmaPayload(dest);
+            long total = serveTotal[o];
+            long done = serveDone[o];
+            while (done < total) {
+                int k = (int) Math.min(chunk, total - done);
+                long mark = engine.trySendRmaInPlace(dest, RmaWire.REPLY, context, tag, id, 0, done, 0, memory,
+                        serveFrom[o] + done, k);
+                if (mark < 0) {
+                    break;
+                }
+                served[o] = Math.max(served[o], mark);
+                done += k;
+            }
+            serveDone[o] = done;
+            if (done == total) {
+                serveId[o] = 0;
+                serving--;
+            }
+        }
     }
 
     @Override

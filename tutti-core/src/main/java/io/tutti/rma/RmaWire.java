@@ -11,7 +11,7 @@ import io.tutti.TuttiException;
  *
  * <pre>
  *  operation  handle           peer handle          address                total            payload
- *  PUT        -                -                    target byte offset     number           the data
+ *  PUT        -                the put's end        target byte offset     number           the data
  *  GET        reply id         -                    target byte offset     bytes            -
  *  REPLY      reply id         -                    offset in the result   -                the data
  *  ACC        -                bytes|type|op        target byte offset     number           origin data
@@ -28,10 +28,12 @@ import io.tutti.TuttiException;
  * one by its REPLY, a put or accumulate by the number its origin gave it (1, 2, ... per target): the
  * target answers the highest it has applied, once per progress pass, with one ACK that covers every
  * record before ({@link Answers}), so an origin's flush waits for its last number; one record never
- * exceeds a frame, so a large put is several records, each applied where it lands. Small puts and
- * accumulates travel packed, several to a BATCH record ({@link RmaBatch}). A record the target cannot
- * apply (outside its window, a type or operation it does not name) is answered by REFUSED with the
- * cause, before the answer that covers its number, so no origin waits for it in vain.
+ * exceeds a frame, so a large put is several records, each applied where it lands and naming where
+ * the put ends (the byte offset past it), so that the target may take the frames after the first
+ * straight into its window. Small puts and accumulates travel packed, several to a BATCH record
+ * ({@link RmaBatch}). A record the target cannot apply (outside its window, a type or operation it
+ * does not name) is answered by REFUSED with the cause, before the answer that covers its number,
+ * so no origin waits for it in vain.
  */
 final class RmaWire {
     static final short PUT = 1;

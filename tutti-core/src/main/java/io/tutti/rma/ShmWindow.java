@@ -2,6 +2,7 @@ package io.tutti.rma;
 
 import io.tutti.AccumulateOp;
 import io.tutti.Datatype;
+import io.tutti.Request;
 import io.tutti.TuttiException;
 import io.tutti.Window;
 import io.tutti.os.SingleCopy;
@@ -297,6 +298,11 @@ public final class ShmWindow extends Window {
         } else {
             kernelResult(copier.write(pids[target], addresses[target] + at, src, srcOffset, length), "put", target, at);
         }
+    }
+
+    @Override
+    protected Request putCompletion(int target) {
+        return net != null && net.remote(target) ? net.localCompletion(target) : null;
     }
 
     @Override

@@ -11,18 +11,30 @@ import java.util.concurrent.atomic.AtomicLong;
  * A {@link RemoteTransport} between ranks that are threads of one JVM: each record is copied into a
  * queue of the destination. It exercises the engine's network path (outboxes, DATA packets,
  * deposit into the inbound ring, flush at close) without sockets. At most {@link #WINDOW} records
- * may wait at a destination, so that the engine's flow control is exercised too.
+ * may wait at a destination, so that the engine's flow control is exercised too. As the rails do,
+ * it sends a payload from the sender's memory when asked ({@link #sendInPlace}: read when the
+ * destination takes the record, which releases it) and receives a payload where the sink places it.
  */
 public final class InProcessTransport implements RemoteTransport {
     static final int WINDOW = 64;
-    static final int MAX_RECORD = 8192;
+    public static final int MAX_RECORD = 8192;
 
     private static final Map<Integer, InProcessTransport[]> JOBS = new ConcurrentHashMap<>();
     /** Records sent by every instance, so that tests can tell the network path was taken. */
     public static final AtomicLong RECORDS = new AtomicLong();
+    /** Payloads sent from the sender's memory, and payloads received where the sink placed them, by every instance. */
+    public static final AtomicLong IN_PLACE = new AtomicLong();
+    public static final AtomicLong PLACED = new AtomicLong();
 
-    private record Arrival(int source, byte[] bytes, InProcessTransport sender) {
+    /** A record: its bytes, or its header's bytes and the payload where its sender keeps it ({@code mark} > 0). */
+    private record Arrival(int source, byte[] bytes, InProcessTransport sender, MemorySegment payload, long offset,
+                           int length, long mark) {
     }
+
+    /** Per destination: the mark of the last payload sent in place, and how far the destination has taken them. */
+    private final AtomicLong[] marks;
+    private final AtomicLong[] released;
+    private final Placement placement = new Placement();
 
     private final int rank;
     private final int jobKey;
@@ -37,6 +49,12 @@ public final class InProcessTransport implements RemoteTransport {
         this.rank = c.rank();
         this.jobKey = c.wireJobId();
         this.job = JOBS.computeIfAbsent(jobKey, k -> new InProcessTransport[c.size()]);
+        this.marks = new AtomicLong[c.size()];
+        this.released = new AtomicLong[c.size()];
+        for (int r = 0; r < c.size(); r++) {
+            marks[r] = new AtomicLong();
+            released[r] = new AtomicLong();
+        }
         synchronized (job) {
             job[rank] = this;
         }
@@ -83,11 +101,39 @@ public final class InProcessTransport implements RemoteTransport {
         }
         byte[] copy = new byte[length];
         MemorySegment.copy(record, offset, MemorySegment.ofArray(copy), 0, length);
+        enqueue(dest, new Arrival(rank, copy, this, null, 0, 0, 0));
+    }
+
+    private void enqueue(int dest, Arrival a) {
         unacknowledged.incrementAndGet();
         RECORDS.incrementAndGet();
         InProcessTransport to = job[dest];
         to.queued.incrementAndGet();
-        to.inbox.add(new Arrival(rank, copy, this));
+        to.inbox.add(a);
+    }
+
+    @Override
+    public long sendInPlace(int dest, MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                            long payloadOffset, int payloadLength) {
+        if (headerLength + payloadLength > MAX_RECORD) {
+            throw new IllegalArgumentException("record of " + (headerLength + payloadLength) + " bytes exceeds "
+                    + MAX_RECORD);
+        }
+        if (!payload.isNative()) {
+            send(dest, header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
+            return 0;
+        }
+        byte[] head = new byte[headerLength];
+        MemorySegment.copy(header, headerOffset, MemorySegment.ofArray(head), 0, headerLength);
+        long mark = marks[dest].incrementAndGet();
+        IN_PLACE.incrementAndGet();
+        enqueue(dest, new Arrival(rank, head, this, payload, payloadOffset, payloadLength, mark));
+        return mark;
+    }
+
+    @Override
+    public long released(int dest) {
+        return released[dest].get();
     }
 
     @Override
@@ -95,15 +141,43 @@ public final class InProcessTransport implements RemoteTransport {
         int work = 0;
         Arrival a;
         while ((a = inbox.peek()) != null) {
-            if (!sink.accept(a.source(), MemorySegment.ofArray(a.bytes()), 0, a.bytes().length)) {
+            if (!take(a, sink)) {
                 break;
             }
             inbox.poll();
             queued.decrementAndGet();
+            if (a.mark() > 0) {
+                a.sender().released[rank].set(a.mark());
+            }
             a.sender().unacknowledged.decrementAndGet();
             work++;
         }
         return work;
+    }
+
+    /** Hands a record to the sink: its payload read from the sender's memory now, straight to where the sink places it if it does. */
+    private boolean take(Arrival a, Sink sink) {
+        byte[] bytes = a.bytes();
+        if (a.mark() > 0) {
+            bytes = new byte[a.bytes().length + a.length()];
+            System.arraycopy(a.bytes(), 0, bytes, 0, a.bytes().length);
+            MemorySegment.copy(a.payload(), a.offset(), MemorySegment.ofArray(bytes), a.bytes().length, a.length());
+        }
+        MemorySegment record = MemorySegment.ofArray(bytes);
+        int available = Math.min(bytes.length, 256);
+        if (bytes.length > available && sink.place(a.source(), record, 0, available, bytes.length, placement)) {
+            int header = placement.header;
+            MemorySegment.copy(record, header, MemorySegment.ofAddress(placement.address).reinterpret(
+                    bytes.length - header), 0, bytes.length - header);
+            if (placement.view.remaining() != bytes.length - header) {
+                throw new IllegalStateException("placement view of " + placement.view.remaining() + " bytes for a"
+                        + " payload of " + (bytes.length - header));
+            }
+            PLACED.incrementAndGet();
+            sink.placed(a.source(), record, 0, header);
+            return true;
+        }
+        return sink.accept(a.source(), record, 0, bytes.length);
     }
 
     @Override

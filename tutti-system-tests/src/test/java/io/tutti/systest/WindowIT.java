@@ -109,11 +109,27 @@ class WindowIT {
         assertTrue(out.contains("caught after") && out.contains("rank 1"), out);
     }
 
+    /**
+     * Large puts and gets over the rails ({@code large}): exact at every size, and the target's
+     * rails received some of the payloads straight into its window (their counters, printed at close).
+     */
+    @Test
+    void largePutsAndGetsOverTheNetworkArriveExactAndInPlace() throws Exception {
+        List<Process> ranks = start("large", 2, true, "TUTTI_NET_STATS", "true");
+        for (int r = 0; r < 2; r++) {
+            assertTrue(ranks.get(r).waitFor(90, TimeUnit.SECONDS), "rank " + r + " did not end");
+            assertEquals(0, ranks.get(r).exitValue(), output(r));
+        }
+        assertTrue(output(0).contains("large ok"), output(0));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("placed=(\\d+)").matcher(output(1));
+        assertTrue(m.find() && Long.parseLong(m.group(1)) > 0, "the target placed no payload: " + output(1));
+    }
+
     private String output(int rank) throws Exception {
         return Files.readString(work.resolve("out-" + rank)) + Files.readString(work.resolve("err-" + rank));
     }
 
-    private List<Process> start(String what, int n, boolean net) throws Exception {
+    private List<Process> start(String what, int n, boolean net, String... env) throws Exception {
         String job = "it" + Long.toHexString(System.nanoTime());
         Path jobDir = ShmFiles.createJobDirectory(ShmFiles.defaultRoot().resolve("tutti-" + job));
         List<Process> ranks = new ArrayList<>();
@@ -131,6 +147,9 @@ class WindowIT {
                 pb.environment().put(LaunchEnvironment.JOB_DIR, jobDir.toString());
                 if (net) {
                     pb.environment().put("TUTTI_TRANSPORT", "net");
+                }
+                for (int i = 0; i + 1 < env.length; i += 2) {
+                    pb.environment().put(env[i], env[i + 1]);
                 }
                 ranks.add(pb.start());
             }

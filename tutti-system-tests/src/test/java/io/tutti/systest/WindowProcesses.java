@@ -26,6 +26,9 @@ import java.lang.foreign.ValueLayout;
  * their addresses; puts, gets and a fetchAndOp counter reach them through the kernel, checked;
  * an access past a region and a detach of memory not attached fail naming rank and address; an
  * access after the owner detached is refused; then "dynamic ok".
+ * {@code large}: rank 0 puts to rank 1's window and gets back, from and into off-heap memory and a
+ * heap array, at sizes around the eager limit and of several MiB and with a strided layout whose
+ * blocks exceed it, each checked byte for byte; then "large ok".
  */
 public final class WindowProcesses {
     private WindowProcesses() {
@@ -40,6 +43,7 @@ public final class WindowProcesses {
             case "dead" -> dead(w);
             case "dynamic" -> dynamic(w);
             case "deadflush" -> deadFlush(w);
+            case "large" -> large(w);
             case "deadholder" -> deadHolder(w, args.length > 1 ? Integer.parseInt(args[1]) : 2,
                     args.length > 2 ? Integer.parseInt(args[2]) : 1);
             default -> throw new IllegalArgumentException(what);
@@ -236,6 +240,50 @@ public final class WindowProcesses {
             System.exit(1);
         } catch (TuttiException.PeerFailed e) {
             System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());
+        }
+    }
+
+    private static void large(Communicator w) {
+        int eager = 32 * 1024;
+        int[] sizes = {eager - 1, eager, eager + 1, 3 * eager + 5, (5 << 20) + 17};
+        long windowBytes = (5 << 20) + 64;
+        try (Arena arena = Arena.ofShared(); Window win = w.allocateWindow(windowBytes, 1)) {
+            if (w.rank() == 0) {
+                MemorySegment src = arena.allocate(windowBytes);
+                MemorySegment back = arena.allocate(windowBytes);
+                for (int round = 0; round < sizes.length; round++) {
+                    int bytes = sizes[round];
+                    for (int i = 0; i < bytes; i++) {
+                        src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + round + (i >>> 11)));
+                    }
+                    win.lock(Window.LockType.EXCLUSIVE, 1);
+                    win.put(src, bytes, Datatype.BYTE, 1, 3);
+                    win.get(back, bytes, Datatype.BYTE, 1, 3);
+                    byte[] heap = new byte[bytes];
+                    win.get(heap, bytes, Datatype.BYTE, 1, 3);
+                    win.unlock(1);
+                    check(back.asSlice(0, bytes).mismatch(src.asSlice(0, bytes)) == -1, "get into off-heap memory of "
+                            + bytes + " bytes differs at " + back.asSlice(0, bytes).mismatch(src.asSlice(0, bytes)));
+                    check(MemorySegment.ofArray(heap).mismatch(src.asSlice(0, bytes)) == -1, "get into a heap array of "
+                            + bytes + " bytes");
+                }
+                // blocks of 5000 longs (40000 bytes), 300 longs apart
+                Window.Vector layout = new Window.Vector(6, 5000, 5300);
+                for (long i = 0; i < layout.span(); i++) {
+                    src.setAtIndex(ValueLayout.JAVA_LONG, i, 7 * i + 1);
+                }
+                back.fill((byte) 0);
+                win.lock(Window.LockType.EXCLUSIVE, 1);
+                win.put(src, Datatype.LONG, layout, 1, 0, layout);
+                win.get(back, Datatype.LONG, layout, 1, 0, layout);
+                win.unlock(1);
+                for (long i = 0; i < layout.span(); i++) {
+                    long expected = i % 5300 < 5000 ? 7 * i + 1 : 0;
+                    check(back.getAtIndex(ValueLayout.JAVA_LONG, i) == expected, "strided element " + i);
+                }
+                System.out.println("large ok");
+            }
+            w.barrier();
         }
     }
 
