@@ -297,11 +297,6 @@ public final class Engine implements AutoCloseable {
         return agent != null;
     }
 
-    /** The largest message sent eagerly to a world rank: its transport's limit, capped by what carries it. */
-    int eagerLimitTo(int worldRank) {
-        return links.eagerTo[worldRank];
-    }
-
     /** The CPU package (socket) a world rank ran on at start-up. */
     public int packageOf(int worldRank) {
         return fabric.packageOf(worldRank);

@@ -92,8 +92,8 @@ class NetworkPathTest {
                 Engine e = io.tutti.runtime.Rank.of(t).engine();
                 int neighbour = rank ^ 1;           // same host
                 int across = (rank + 2) % 4;        // the other host
-                assertEquals(3000, e.eagerLimitTo(neighbour), "rank " + rank + " to " + neighbour);
-                assertEquals(5000, e.eagerLimitTo(across), "rank " + rank + " to " + across);
+                assertEquals(3000, e.eagerLimit(neighbour), "rank " + rank + " to " + neighbour);
+                assertEquals(5000, e.eagerLimit(across), "rank " + rank + " to " + across);
                 // and messages between the two limits cross both ways intact
                 Communicator w = t.world();
                 byte[] out = new byte[4000];
