@@ -149,7 +149,7 @@ class SimCommandTest {
         Run fit = experiment("nic-reduce", "--calibration", docs.resolve("nic-reduce.cal").toString(), "--fit",
                 "--json", "--no-progress");
         assertEquals(0, fit.code(), fit.err());
-        assertTrue(fit.err().contains("fit: o_s, o_r = 2923") && fit.err().contains("fit: nic_process = 2066"),
+        assertTrue(fit.err().contains("fit: o_s, o_r = 2893") && fit.err().contains("fit: nic_process = 2066"),
                 fit.err());
         assertEquals(50, fit.out().lines().count());
         Run bad = experiment("nic-allgather", "--no-progress");

@@ -29,6 +29,10 @@ import java.util.Arrays;
  *       c·x, seeded per operation ({@link SimParams#noisy}): the mean stays x, but a parent that waits
  *       for several children waits for the slowest, which grows with the tree ([NIC-reduce] §3.2
  *       advantage 3: the host path meets system noise that the NIC path avoids).</li>
+ *   <li><b>Scale</b>: with {@code o_per_rank} = d above 0, o_s and o_r of a message between nodes
+ *       are each d·(P − 1) larger, P the communicator's size: the per-message start-up and receive
+ *       delays that [NIC-reduce] §1 says grow with the system's scale (a progress engine that looks
+ *       at every peer's channel for each message; docs/sim/README.md, host mode rule 8).</li>
  *   <li>CPU and NICs are granted first come, first served in request-time order (ties in event
  *       order), so a run is deterministic (for a given {@code noise_seed}). {@code (s−1)} is taken
  *       as 0 for empty messages; each product is rounded to whole nanoseconds.</li>
@@ -66,6 +70,9 @@ public final class HostModel implements RankModel {
     private Network network;
     private int handler;
     private boolean chargeG;
+    /** o_s and o_r of a message between nodes: LogGP's plus {@code o_per_rank} per other rank (cost item 8). */
+    private long osNic;
+    private long orNic;
 
     // Per-rank state interleaved, so that touching a rank costs one or two cache misses rather than
     // one per array: clocks at r*4 + CPU/NIC_SEND/NIC_RECV/FINISH (NIC slots indexed by NIC id),
@@ -119,6 +126,9 @@ public final class HostModel implements RankModel {
         this.handler = e.register(this::handle);
         this.chargeG = n.hostChargesBandwidth();
         int size = s.size;
+        long scale = Math.round(p.oPerRank() * (size - 1));
+        this.osNic = p.os() + scale;
+        this.orNic = p.or() + scale;
         if (n.nics(size) > size) {
             throw new IllegalArgumentException("more NICs than ranks");
         }
@@ -191,7 +201,7 @@ public final class HostModel implements RankModel {
             boolean viaNic = nicId != network.nicOf(dst);
             int nic = 4 * nicId + NIC_SEND;
             long ts = Math.max(t, viaNic ? Math.max(c[4 * r + CPU], c[nic]) : c[4 * r + CPU]);
-            long os = p.noisy(viaNic ? p.os() : p.shmSendOverhead(), r, i, SimParams.NOISE_SEND);
+            long os = p.noisy(viaNic ? osNic : p.shmSendOverhead(), r, i, SimParams.NOISE_SEND);
             long cpuEnd = ts + os + SimParams.perByte(p.O(), len - 1);
             c[4 * r + CPU] = cpuEnd;
             if (viaNic) {
@@ -250,7 +260,7 @@ public final class HostModel implements RankModel {
             return;
         }
         long tr = Math.max(t, Math.max(c[4 * dst + CPU], c[nic]));
-        long or = p.noisy(p.or(), src, sendStep, SimParams.NOISE_RECV);
+        long or = p.noisy(orNic, src, sendStep, SimParams.NOISE_RECV);
         if (chargeG) {
             long wire = SimParams.perByte(p.G(), len - 1);
             end = tr + or + Math.max(cpu, wire);

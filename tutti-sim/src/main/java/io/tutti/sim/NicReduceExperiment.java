@@ -24,6 +24,8 @@ import java.util.function.DoubleConsumer;
  * <p>Parameters are calibrated on the 16-node column only ({@link #fit}); 32 to 256 nodes are
  * predictions. With {@code host_noise} above 0 (the shipped calibration's 1: host CPU times vary,
  * and a tree waits for its slowest ranks) each cell is the mean of {@link #NOISE_RUNS} seeded runs.
+ * The shipped {@code o_per_rank} (2 ns) makes each host overhead grow with the node count (host mode
+ * rule 8 of docs/sim/README.md), which is what lifts the host column at 128 and 256 nodes.
  */
 public final class NicReduceExperiment {
     private NicReduceExperiment() {
@@ -41,18 +43,18 @@ public final class NicReduceExperiment {
     public static final String TITLE = "[NIC-reduce] tables 1-5: reduction on 16-256 nodes";
     /**
      * The bands the predicted columns are held to by the tests (relative errors; docs/perf/sim.md):
-     * the model's reach with a small margin, not the {@link #BAR} target, which the host column still
-     * misses at 128 and 256 nodes. Max is per cell, mean is of |error| over the column's 20 cells.
+     * the model's reach with a small margin; both columns are inside the {@link #BAR} target, every
+     * cell. Max is per cell, mean is of |error| over the column's 20 cells.
      */
-    public static final double HOST_MAX_BAND = 0.22;
+    public static final double HOST_MAX_BAND = 0.15;
     /** See {@link #HOST_MAX_BAND}. */
-    public static final double HOST_MEAN_BAND = 0.095;
+    public static final double HOST_MEAN_BAND = 0.05;
     /** See {@link #HOST_MAX_BAND}. */
     public static final double NIC_MAX_BAND = 0.11;
     /** See {@link #HOST_MAX_BAND}. */
     public static final double NIC_MEAN_BAND = 0.045;
     /** The band each predicted row's mean speed-up (without / with) is held to, against the seed's. */
-    public static final double SPEEDUP_BAND = 0.15;
+    public static final double SPEEDUP_BAND = 0.07;
 
     /** [NIC-reduce] tables 1–5, µs: [table][row of {@link #NODES}] = {without offload, with NIC offload}. */
     private static final double[][][] PUBLISHED = {

@@ -65,6 +65,9 @@ import java.util.Map;
  *                        from an exponential distribution instead of being constant (the mean is
  *                        unchanged; 0: LogGP's constant overheads)
  * @param noiseSeed       host and NIC modes: seed of the noise, so that a noisy run is repeatable
+ * @param oPerRank        host mode: what each o_s and o_r of a message between nodes grows by per other
+ *                        rank of the communicator (ns; the per-message start-up and receive delays that
+ *                        grow with the system's scale, [NIC-reduce] §1; 0: LogGP's constant overheads)
  */
 public record SimParams(long L, long os, long or, long g, double G, double O, double reducePerByte,
                         double copyPerByte, long linkLatency, double linkNsPerByte, long switchDelay, int mtu,
@@ -73,7 +76,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                         int incPayload, int incHeader, int sockets, int rails, int stripeMin, long busyBytes,
                         long packetGap, int pioMax, long pioNsPerWord, long dmaReadStart, double dmaReadNsPerByte,
                         long dmaWriteStart, double dmaWriteNsPerByte, long shmOs, long shmOr, long shmCross, double incLoss,
-                        long incRto, long incSeed, double hostNoise, long noiseSeed) {
+                        long incRto, long incSeed, double hostNoise, long noiseSeed, double oPerRank) {
 
     /** A parameter's name (in calibration files), default and meaning. */
     public record Property(String name, String defaultValue, String meaning) {
@@ -126,7 +129,9 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
             new Property("inc_seed", "1", "switch mode: seed of the losses"),
             new Property("host_noise", "0",
                     "host and NIC modes: share of every host CPU time that is exponential noise (0 to 1)"),
-            new Property("noise_seed", "1", "host and NIC modes: seed of the noise"));
+            new Property("noise_seed", "1", "host and NIC modes: seed of the noise"),
+            new Property("o_per_rank", "0",
+                    "host mode: ns each o_s and o_r between nodes grows by per other rank of the communicator"));
 
     public SimParams {
         if (L < 0 || os < 0 || or < 0 || g < 0 || !(G >= 0) || !(O >= 0) || !(reducePerByte >= 0)
@@ -136,7 +141,8 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                 || incPayload < 8 || incHeader < 0 || sockets < 1 || rails < 1 || rails > 16 || stripeMin < 0
                 || busyBytes < 0 || packetGap < 0 || pioMax < 0 || pioNsPerWord < 0 || dmaReadStart < 0
                 || !(dmaReadNsPerByte >= 0) || dmaWriteStart < 0 || !(dmaWriteNsPerByte >= 0) || shmOs < -1
-                || shmOr < -1 || shmCross < 0 || !(incLoss >= 0 && incLoss < 1) || incRto < 1 || !(hostNoise >= 0 && hostNoise <= 1)) {
+                || shmOr < -1 || shmCross < 0 || !(incLoss >= 0 && incLoss < 1) || incRto < 1 || !(hostNoise >= 0 && hostNoise <= 1)
+                || !(oPerRank >= 0)) {
             throw new IllegalArgumentException("simulation parameters must be non-negative (mtu, switch_slots,"
                     + " sockets, rails and inc_rto at least 1, rails at most 16, inc_payload at least 8, shm_o_s and"
                     + " shm_o_r -1 for 'as o_s, o_r', inc_loss below 1, host_noise at most 1)");
@@ -211,6 +217,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
         m.put("inc_seed", Long.toString(incSeed));
         m.put("host_noise", Double.toString(hostNoise));
         m.put("noise_seed", Long.toString(noiseSeed));
+        m.put("o_per_rank", Double.toString(oPerRank));
         return m;
     }
 
@@ -228,7 +235,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                     ns(m, "dma_read_start"), num(m, "dma_read_ns_per_byte"), ns(m, "dma_write_start"),
                     num(m, "dma_write_ns_per_byte"), ns(m, "shm_o_s"), ns(m, "shm_o_r"), ns(m, "shm_cross"),
                     num(m, "inc_loss"), ns(m, "inc_rto"), ns(m, "inc_seed"),
-                    num(m, "host_noise"), ns(m, "noise_seed"));
+                    num(m, "host_noise"), ns(m, "noise_seed"), num(m, "o_per_rank"));
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("a count or size is too large: mtu " + m.get("mtu") + ", switch_slots "
                     + m.get("switch_slots") + ", inc_payload " + m.get("inc_payload") + ", inc_header "

@@ -7,6 +7,7 @@ import io.tutti.ReduceOp;
 import io.tutti.coll.inc.InNetworkAggregation.Membership;
 import io.tutti.sw.AggregationSwitch;
 import io.tutti.sw.ControlPacket;
+import io.tutti.sw.IncWindow;
 import io.tutti.sw.SwitchConfig;
 import io.tutti.wire.MessageType;
 import java.net.InetAddress;
@@ -28,7 +29,8 @@ import java.util.SplittableRandom;
  * shared memory with host mode's costs ({@code shm_cross} where a tree crosses the node's CPUs,
  * which Node leaders' trees do and Socket leaders' do not), join the group with real notify packets (before t0, at no
  * cost), send one packet per chunk within the group's window of slots and send a contribution again
- * when its result is {@code inc_rto} late; links lose packets with probability {@code inc_loss}.
+ * when its result is {@code inc_rto} late, both decided by the client's own {@link IncWindow}; links
+ * lose packets with probability {@code inc_loss}.
  * The model adds the costs the packet logic has not: the NIC's gap, link serialisation and latency,
  * the switch's port delay, and {@code switch_alu} per contribution (one at a time per switch).
  * Every rank's data is real (longs, summed, carried in the packets), so results can be checked.
@@ -101,14 +103,8 @@ public final class SwitchModel implements RankModel {
     private long[] torDown;
     // per switch: when its ALU is free
     private long[] aluFree;
-    // per leader: next chunk to send, first chunk without a result; per leader and window slot: the
-    // chunk whose result is in, and when the chunk last went out
-    private int[] nextToSend;
-    private int[] firstMissing;
-    private int[] got;
-    private long[] sentAt;
-    /** Per leader, when it last took a result in (or started): the client gives up after its timeout. */
-    private long[] lastProgress;
+    /** Per leader, its sending window: the client's own ({@link IncWindow}), in simulated nanoseconds. */
+    private IncWindow[] windows;
 
     // packets on the wire: a pool of buffers, each with its sender and receiver
     private ByteBuffer[] pool = new ByteBuffer[64];
@@ -270,12 +266,11 @@ public final class SwitchModel implements RankModel {
         torUp = new long[tors];
         torDown = new long[tors];
         aluFree = new long[switches.length];
-        nextToSend = new int[groups];
-        firstMissing = new int[groups];
-        got = new int[groups * window];
-        Arrays.fill(got, -1);
-        sentAt = p.incLoss() > 0 ? new long[groups * window] : null;
-        lastProgress = new long[groups];
+        windows = new IncWindow[groups];
+        for (int g = 0; g < groups; g++) {
+            windows[g] = new IncWindow(window);
+            windows[g].reset(0, chunks);
+        }
         join();
     }
 
@@ -531,14 +526,16 @@ public final class SwitchModel implements RankModel {
     private void leaderUp(int g, long t) {
         int leader = g * group;
         cpu[leader] = t + p.os();
-        lastProgress[g] = t + p.os();
+        windows[g].progress(t + p.os());
         pump(g, t + p.os());
     }
 
-    /** New chunks while fewer than the window's are without their result, as {@code IncClient} sends. */
+    /** New chunks while the window lets them out (one transfer per leader: it counts from its own first missing chunk). */
     private void pump(int g, long t) {
-        while (nextToSend[g] < chunks && nextToSend[g] - firstMissing[g] < window) {
-            sendChunk(g, nextToSend[g]++, false, t);
+        IncWindow w = windows[g];
+        int low = w.base() + w.firstMissing();
+        for (int c = w.nextNew(low); c >= 0; c = w.nextNew(low)) {
+            sendChunk(g, c, false, t);
         }
     }
 
@@ -558,8 +555,8 @@ public final class SwitchModel implements RankModel {
         if (again) {
             retransmitted++;
         }
-        if (sentAt != null) {
-            sentAt[g * window + c % window] = t;
+        windows[g].sent(c, t, again);
+        if (p.incLoss() > 0) {
             engine.schedule(handler, t + p.incRto(), ((long) TIMER << TYPE_SHIFT) | ((long) g << 32) | c);
         }
         transmit(g, groups + torOf(g), tx, t);
@@ -571,11 +568,11 @@ public final class SwitchModel implements RankModel {
      * leaders' client does.
      */
     private void timer(int g, int c, long t) {
-        int slot = g * window + c % window;
-        if (c < firstMissing[g] || got[slot] == c || t - sentAt[slot] < p.incRto()) {
+        IncWindow w = windows[g];
+        if (!w.late(c, t, p.incRto())) {
             return;
         }
-        if (t - lastProgress[g] > TIMEOUT_NANOS) {
+        if (w.stalled(t, TIMEOUT_NANOS)) {
             throw new SimulationException("switch mode: leader " + g + " got no result for " + TIMEOUT_NANOS / 1_000_000
                     + " ms of simulated time (chunk " + c + " sent again and again); the switches stopped answering it");
         }
@@ -586,9 +583,9 @@ public final class SwitchModel implements RankModel {
     private void atLeader(int g, int k, long t) {
         ByteBuffer b = pool[k];
         int c = req(b);
-        int slot = g * window + Math.floorMod(c, window);
+        IncWindow w = windows[g];
         if (type(b) != MessageType.INC_DATA || (flags(b) & FLAG_RESULT) == 0 || token(b) != token[g]
-                || c < firstMissing[g] || c >= nextToSend[g] || got[slot] == c) {
+                || !w.outstanding(c)) {
             freePacket(k);
             return;
         }
@@ -601,12 +598,8 @@ public final class SwitchModel implements RankModel {
             }
         }
         freePacket(k);
-        got[slot] = c;
-        lastProgress[g] = t;
-        while (firstMissing[g] < chunks && got[g * window + firstMissing[g] % window] == firstMissing[g]) {
-            firstMissing[g]++;
-        }
-        if (firstMissing[g] < chunks) {
+        w.accept(c, t);
+        if (!w.complete()) {
             pump(g, t);
             return;
         }

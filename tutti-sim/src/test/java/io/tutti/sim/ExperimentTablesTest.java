@@ -115,6 +115,7 @@ class ExperimentTablesTest {
         assertEquals(ia.L(), g.get(2).value());
         assertEquals(ia.shmCross(), g.get(3).value());
         assertEquals(ia.switchAlu(), g.get(4).value());
+        assertEquals(ia.O(), g.get(5).value(), 0.0);
     }
 
     @Test

@@ -230,6 +230,17 @@ class HostModelTest {
     }
 
     /** A receive nobody sends to is reported as a deadlock, not a hang or a silent result. */
+    /** Rule 8: o_per_rank = d adds d·(P − 1) to every o_s and o_r between nodes; a binomial bcast's 4 rounds on 16 ranks pay both. */
+    @Test
+    void overheadsGrowWithTheCommunicatorUnderOPerRank() {
+        CompiledSchedules cs = Sims.schedules(Kind.BCAST, "binomial", 16, 8, 8);
+        SimParams p = SimParams.defaults();
+        long plain = Sims.runLogGP(cs, p, null).completionNs();
+        long scaled = Sims.runLogGP(cs, p.with(Map.of("o_per_rank", "10")), null).completionNs();
+        assertEquals(4 * 2 * 10 * 15, scaled - plain);
+        assertThrows(IllegalArgumentException.class, () -> p.with(Map.of("o_per_rank", "-1")));
+    }
+
     @Test
     void deadlockIsReported() {
         ScheduleBuilder b0 = new ScheduleBuilder("test", 0, 2);

@@ -76,29 +76,28 @@ public final class IncClient implements InNetworkAggregation {
             this.m = m;
         }
 
-        /**
-         * The lowest request id still without its result over the group's transfers in flight. Request
-         * r + slots shares r's slot: the window counts from here, not from one transfer's own first
-         * missing packet, or a second transfer in flight takes a slot the first still needs.
-         */
         /** Whether a transfer with lower ids than {@code base} has reserved them and not started. */
         boolean waitsForUnstarted(int base) {
             for (int i = 0; i < active.size(); i++) {
                 TransferImpl t = active.get(i);
-                if (t.reserved && t.base - base < 0) {
+                if (t.reserved && t.window.base() - base < 0) {
                     return true;
                 }
             }
             return false;
         }
 
+        /**
+         * The lowest request id still without its result over the group's transfers in flight. Request
+         * r + slots shares r's slot: the window counts from here, not from one transfer's own first
+         * missing packet, or a second transfer in flight takes a slot the first still needs.
+         */
         int lowestMissing(int fallback) {
             int low = fallback;
             for (int i = 0; i < active.size(); i++) {
-                TransferImpl t = active.get(i);
-                int first = t.firstMissing();
-                if (first < t.packets && t.base + first - low < 0) {
-                    low = t.base + first;
+                IncWindow w = active.get(i).window;
+                if (!w.complete() && w.base() + w.firstMissing() - low < 0) {
+                    low = w.base() + w.firstMissing();
                 }
             }
             return low;
@@ -347,9 +346,10 @@ public final class IncClient implements InNetworkAggregation {
         return new TransferImpl(g);
     }
 
-    /** One region cut into packets; results overwrite the region packet by packet. */
+    /** One region cut into packets; results overwrite the region packet by packet; {@link IncWindow} paces them. */
     private final class TransferImpl implements Transfer {
         private final GroupState g;
+        private final IncWindow window;
         private MemorySegment buffer;
         private long offset;
         private long length;
@@ -357,19 +357,12 @@ public final class IncClient implements InNetworkAggregation {
         private int datatype;
         private int element;
         private int chunk;
-        private int packets;
-        private int base;
-        private int nextToSend;
-        private int done;
-        private long[] sentAt = new long[0];
-        private boolean[] have = new boolean[0];
-        private boolean[] again = new boolean[0];
-        private long lastProgress;
         /** Ids taken by {@link #reserve} and not yet started: the window waits for them, the timeout does not. */
         private boolean reserved;
 
         TransferImpl(GroupState g) {
             this.g = g;
+            this.window = new IncWindow(g.m.slots());
         }
 
         @Override
@@ -377,19 +370,9 @@ public final class IncClient implements InNetworkAggregation {
             this.length = length;
             this.element = element;
             this.chunk = Math.max(element, g.m.maxPayload() / element * element);
-            this.packets = (int) ((length + chunk - 1) / chunk);
-            this.base = g.nextReq;
+            int packets = (int) ((length + chunk - 1) / chunk);
+            window.reset(g.nextReq, packets);
             g.nextReq += packets;
-            this.nextToSend = 0;
-            this.done = 0;
-            if (sentAt.length < packets) {
-                sentAt = new long[packets];
-                have = new boolean[packets];
-                again = new boolean[packets];
-            } else {
-                java.util.Arrays.fill(have, 0, packets, false);
-                java.util.Arrays.fill(again, 0, packets, false);
-            }
             this.reserved = true;
             // in the group's window from now on: a later call's packets must not take the slots of these
             if (packets > 0 && !g.active.contains(this)) {
@@ -407,9 +390,10 @@ public final class IncClient implements InNetworkAggregation {
             this.offset = offset;
             this.op = op;
             this.datatype = datatype;
-            this.lastProgress = System.nanoTime();
-            if (packets > 0) {
-                pump(lastProgress);
+            long now = System.nanoTime();
+            window.progress(now);
+            if (window.packets() > 0) {
+                pump(now);
             }
         }
 
@@ -420,7 +404,7 @@ public final class IncClient implements InNetworkAggregation {
         private void sendPacket(int k, boolean again, long now) {
             int n = bytes(k);
             writeHeader(tx, MessageType.INC_DATA, (short) (again ? FLAG_RETRANSMIT : 0), job, rank, g.m.group(), g.token,
-                    op, datatype, n / element, base + k, g.m.child(), n);
+                    op, datatype, n / element, window.base() + k, g.m.child(), n);
             MemorySegment.copy(buffer, offset + (long) k * chunk, txSegment, HEADER_LENGTH, n);
             send(tx);
             sentData++;
@@ -428,30 +412,18 @@ public final class IncClient implements InNetworkAggregation {
             if (again) {
                 count.accept(RETRANSMITS);
             }
-            sentAt[k] = now;
-            this.again[k] |= again;
+            window.sent(k, now, again);
         }
 
         /** New packets within the group's window, and again those whose result is late. */
         private void pump(long now) {
-            int window = g.m.slots();
-            int low = g.lowestMissing(base + firstMissing());
-            while (nextToSend < packets && base + nextToSend - low < window) {
-                sendPacket(nextToSend++, false, now);
+            int low = g.lowestMissing(window.base() + window.firstMissing());
+            for (int k = window.nextNew(low); k >= 0; k = window.nextNew(low)) {
+                sendPacket(k, false, now);
             }
-            for (int k = firstMissing(); k < nextToSend; k++) {
-                if (!have[k] && now - sentAt[k] > rtoNanos) {
-                    sendPacket(k, true, now);
-                }
+            for (int k = window.firstLate(0, now, rtoNanos); k >= 0; k = window.firstLate(k + 1, now, rtoNanos)) {
+                sendPacket(k, true, now);
             }
-        }
-
-        private int firstMissing() {
-            int k = 0;
-            while (k < packets && have[k]) {
-                k++;
-            }
-            return k;
         }
 
         @Override
@@ -461,20 +433,20 @@ public final class IncClient implements InNetworkAggregation {
         }
 
         boolean accept(ByteBuffer p) {
-            int k = req(p) - base;
-            if (k < 0 || k >= packets) {
+            int k = req(p) - window.base();
+            if (k < 0 || k >= window.packets()) {
                 return false;
             }
             if (reserved) {
                 return true;   // not started: no result can be due yet, whatever this is
             }
-            if (!have[k] && payloadLength(p) == bytes(k)) {
+            if (window.outstanding(k) && payloadLength(p) == bytes(k)) {
                 MemorySegment.copy(rxSegment, HEADER_LENGTH, buffer, offset + (long) k * chunk, bytes(k));
-                have[k] = true;
-                done++;
-                lastProgress = System.nanoTime();
-                if (!again[k]) {
-                    sample(lastProgress - sentAt[k]);
+                long now = System.nanoTime();
+                window.accept(k, now);
+                long rtt = window.roundTrip(k, now);
+                if (rtt >= 0) {
+                    sample(rtt);
                 }
             }
             return true;
@@ -482,19 +454,19 @@ public final class IncClient implements InNetworkAggregation {
 
         @Override
         public boolean poll() {
-            if (done < packets) {
+            if (!window.complete()) {
                 drain();
             }
-            if (done == packets) {
+            if (window.complete()) {
                 // completed here or while another transfer of the process took packets in
                 g.active.remove(this);
                 return true;
             }
             long now = System.nanoTime();
-            if (g.waitsForUnstarted(base)) {
-                lastProgress = now;   // held by this leader's own earlier call, not by the switch
+            if (g.waitsForUnstarted(window.base())) {
+                window.progress(now);   // held by this leader's own earlier call, not by the switch
             }
-            if (now - lastProgress > timeoutNanos) {
+            if (window.stalled(now, timeoutNanos)) {
                 g.active.remove(this);
                 count.accept(TIMEOUTS);
                 throw new TuttiException("in-network allreduce: no result from the switch at " + tor + " for "
