@@ -301,9 +301,12 @@ public final class SimCommand implements Callable<Integer> {
                     + " with NIC offload); calibrated on the 16-node column.",
                 "inc-allreduce: [RoCE-INC] tables 4-6 (allreduce of 4-256 B on 4, 9 and 16 nodes at PPN 8, 32, 64:"
                     + " host, switch Node mode, switch Socket mode); calibrated on the 4-node table.",
-                "bcl3-latency, bcl3-bandwidth, bcl3-barrier, bcl3-bisection, bcl3-dual-nic: [BCL-3] tables 5.4, 5.6,"
-                    + " 5.8; 5.5, 5.7, 5.9; 5.10; 5.17; 6.2 from its LogGP and host-interface tables (docs/sim/bcl3.cal).",
+                "bcl3-latency, bcl3-bandwidth, bcl3-barrier, bcl3-bisection, bcl3-dual-nic, bcl3-collectives: [BCL-3]"
+                    + " tables 5.4, 5.6, 5.8; 5.5, 5.7, 5.9; 5.10; 5.17; 6.2; 5.11-5.14, 5.16 from its LogGP and"
+                    + " host-interface tables (docs/sim/bcl3.cal).",
                 "mnc-rails: [MNC] one and two rails, two flows on one link (docs/sim/mnc.cal).",
+                "tutti-rma: Tutti's own put, get, putbw and getbw over its rails, predicted from their two-sided"
+                    + " LogGP figures (docs/sim/tutti-rails.cal) beside what the benchmarks measured.",
             },
             footer = {
                 "",
@@ -319,7 +322,7 @@ public final class SimCommand implements Callable<Integer> {
         CommandSpec spec;
 
         @Parameters(index = "0", paramLabel = "NAME", description = "nic-reduce, inc-allreduce, bcl3-latency, bcl3-bandwidth,"
-                + " bcl3-barrier, bcl3-bisection, bcl3-dual-nic or mnc-rails.")
+                + " bcl3-barrier, bcl3-bisection, bcl3-dual-nic, bcl3-collectives, mnc-rails or tutti-rma.")
         String name;
 
         @Option(names = "--calibration", paramLabel = "FILE", description = "Calibration file (default:"

@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An experiment that reproduces a paper's tables ([BCL-3], [MNC]) from a calibration file: the
+ * An experiment that reproduces a paper's tables ([BCL-3], [MNC]), or Tutti's own measured figures
+ * ({@code tutti-rma}), from a calibration file: the
  * published cells are constants of the implementing class, with their table numbers; {@link #fit}
  * calibrates the free parameters (if any) on the thesis' own LogGP figures and at most one column;
  * {@link #run} simulates every cell. {@link #band} is the largest |error| a predicted cell may have,
@@ -45,6 +46,6 @@ public interface PaperExperiment {
         return Map.of("bcl3-latency", Bcl3Experiments.LATENCY, "bcl3-bandwidth", Bcl3Experiments.BANDWIDTH,
                 "bcl3-barrier", Bcl3Experiments.BARRIER,
                 "bcl3-dual-nic", Bcl3Experiments.DUAL_NIC, "bcl3-collectives", Bcl3Experiments.COLLECTIVES, "bcl3-bisection", Bcl3Experiments.BISECTION,
-                "mnc-rails", MncRailsExperiment.INSTANCE);
+                "mnc-rails", MncRailsExperiment.INSTANCE, "tutti-rma", TuttiRmaExperiment.INSTANCE);
     }
 }

@@ -160,7 +160,7 @@ class ExperimentFidelityTest {
      */
     @ParameterizedTest
     @ValueSource(strings = {"bcl3-latency", "bcl3-bandwidth", "bcl3-barrier", "bcl3-bisection", "bcl3-dual-nic", "bcl3-collectives",
-        "mnc-rails"})
+        "mnc-rails", "tutti-rma"})
     void paperPredictionsStayInTheirBands(String name) throws IOException {
         PaperExperiment e = PaperExperiment.all().get(name);
         SimParams shipped = SimParams.defaults().withCalibration(DOCS.resolve(e.calibration()));
