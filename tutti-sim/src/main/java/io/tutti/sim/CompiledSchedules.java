@@ -15,7 +15,10 @@ import java.util.function.IntFunction;
  * schedule is rewritten with peers relative to the rank ((peer − rank) mod P) and identical
  * rewritten schedules ("shapes") are stored once. A dissemination barrier has one shape for any P,
  * a binomial broadcast ⌈log2 P⌉ + 1, so a million ranks cost a few arrays of P ints rather than a
- * million objects. The steps still come from the real builders: every rank's schedule is built
+ * million objects. A rank whose offsets match no shape is tried with peers as masks (peer XOR
+ * rank): recursive doubling and butterflies, which pair ranks by a bit, differ in every rank's
+ * offsets but share their masks (the node leaders' barrier at 2^20 ranks had 524 288 shapes,
+ * docs/perf/sim.md). The steps still come from the real builders: every rank's schedule is built
  * once and folded in, nothing is re-derived.
  *
  * <p>Only what timing depends on is kept: kind, peer, tag, length and dependencies. Buffers and
@@ -31,7 +34,10 @@ public final class CompiledSchedules {
     /** Per shape: index of its first step in the shape arrays; shapes + 1 entries. */
     final int[] shapeStart;
     final byte[] kind;
+    /** Per shape step: the peer's offset from the rank, or for a shape of {@link #xor} its mask. */
     final int[] relPeer;
+    /** Per shape: whether its peers are masks (peer = rank XOR relPeer) rather than offsets. */
+    final boolean[] xor;
     final int[] tag;
     final long[] length;
     /** Per shape step: number of dependencies. */
@@ -42,7 +48,8 @@ public final class CompiledSchedules {
     final long totalSteps;
 
     private CompiledSchedules(int size, String name, int[] shapeOf, int[] stepBase, int[] shapeStart, byte[] kind,
-                              int[] relPeer, int[] tag, long[] length, int[] depCount, int[] succStart, int[] succ) {
+                              int[] relPeer, boolean[] xor, int[] tag, long[] length, int[] depCount, int[] succStart,
+                              int[] succ) {
         this.size = size;
         this.name = name;
         this.shapeOf = shapeOf;
@@ -50,6 +57,7 @@ public final class CompiledSchedules {
         this.shapeStart = shapeStart;
         this.kind = kind;
         this.relPeer = relPeer;
+        this.xor = xor;
         this.tag = tag;
         this.length = length;
         this.depCount = depCount;
@@ -90,7 +98,12 @@ public final class CompiledSchedules {
 
     /** Peer (absolute rank) of rank r's SEND/RECV step i. */
     public int peer(int r, int i) {
-        return (int) ((r + (long) relPeer[shapeStart[shapeOf[r]] + i]) % size);
+        return peerAt(r, shapeStart[shapeOf[r]] + i);
+    }
+
+    /** Peer of rank r at its shape's step {@code j} (an index into the shape arrays). */
+    int peerAt(int r, int j) {
+        return xor[shapeOf[r]] ? r ^ relPeer[j] : (int) ((r + (long) relPeer[j]) % size);
     }
 
     public int tag(int r, int i) {
@@ -129,6 +142,8 @@ public final class CompiledSchedules {
         int[] shapeOf = new int[size];
         int[] stepBase = new int[size + 1];
         Map<Key, Integer> ids = new HashMap<>();
+        // masks of ranks whose offsets made a new shape: -1 when seen once, a shape id once seen twice
+        Map<Key, Integer> masks = new HashMap<>();
         Shapes shapes = new Shapes();
         String name = null;
         long total = 0;
@@ -140,13 +155,25 @@ public final class CompiledSchedules {
             if (name == null) {
                 name = s.name();
             }
-            long[] enc = encode(s, r, size);
-            Key k = new Key(enc);
-            Integer id = ids.get(k);
+            long[] enc = encode(s, r, size, false);
+            Integer id = ids.get(new Key(enc));
             if (id == null) {
-                id = ids.size();
-                ids.put(k, id);
-                shapes.add(enc);
+                long[] masked = encode(s, r, size, true);
+                Key m = new Key(masked);
+                Integer seen = masks.get(m);
+                if (seen != null && seen >= 0) {
+                    id = seen;
+                } else if (seen != null) {
+                    // the second rank with these masks: they make a shape of their own from now on
+                    id = shapes.shapes;
+                    masks.put(m, id);
+                    shapes.add(masked, true);
+                } else {
+                    id = shapes.shapes;
+                    ids.put(new Key(enc), id);
+                    masks.put(m, -1);
+                    shapes.add(enc, false);
+                }
             }
             shapeOf[r] = id;
             total += s.steps();
@@ -161,8 +188,8 @@ public final class CompiledSchedules {
         return shapes.finish(size, name, shapeOf, stepBase);
     }
 
-    /** [steps, then per step: kind|tag|relPeer, length, ndeps, deps...]. */
-    private static long[] encode(Schedule s, int r, int size) {
+    /** [steps, then per step: kind|tag|relPeer, length, ndeps, deps...]; {@code xor}: peers as masks. */
+    private static long[] encode(Schedule s, int r, int size, boolean xor) {
         int n = s.steps();
         long[] out = new long[1 + 4 * n];
         int w = 0;
@@ -181,7 +208,7 @@ public final class CompiledSchedules {
             long rel = 0;
             long t = 0;
             if (k == Schedule.SEND || k == Schedule.RECV) {
-                rel = Math.floorMod((long) s.peer(i) - r, (long) size);
+                rel = xor ? s.peer(i) ^ r : Math.floorMod((long) s.peer(i) - r, (long) size);
                 t = s.tag(i);
             }
             int[] deps = s.dependencies(i);
@@ -217,6 +244,7 @@ public final class CompiledSchedules {
         int steps;
         byte[] kind = new byte[64];
         int[] relPeer = new int[64];
+        boolean[] xor = new boolean[16];
         int[] tag = new int[64];
         long[] length = new long[64];
         int[] depCount = new int[64];
@@ -224,7 +252,11 @@ public final class CompiledSchedules {
         int deps;
         int[] dep = new int[64];
 
-        void add(long[] enc) {
+        void add(long[] enc, boolean masks) {
+            if (shapes == xor.length) {
+                xor = Arrays.copyOf(xor, shapes * 2);
+            }
+            xor[shapes] = masks;
             int n = (int) enc[0];
             if (steps + n > kind.length) {
                 int c = Math.max(kind.length * 2, steps + n);
@@ -283,7 +315,7 @@ public final class CompiledSchedules {
             }
             return new CompiledSchedules(size, name == null ? "?" : name, shapeOf, stepBase,
                     Arrays.copyOf(shapeStart, shapes + 1), Arrays.copyOf(kind, steps), Arrays.copyOf(relPeer, steps),
-                    Arrays.copyOf(tag, steps), Arrays.copyOf(length, steps), Arrays.copyOf(depCount, steps),
+                    Arrays.copyOf(xor, shapes), Arrays.copyOf(tag, steps), Arrays.copyOf(length, steps), Arrays.copyOf(depCount, steps),
                     succStart, succ);
         }
     }

@@ -195,7 +195,7 @@ public final class HostModel implements RankModel {
         long len = s.length[j];
         long[] c = clock;
         if (k == Schedule.SEND) {
-            int dst = (int) ((r + (long) s.relPeer[j]) % s.size);
+            int dst = s.peerAt(r, j);
             // a message to a rank of the same node goes through shared memory, not the node's NIC
             int nicId = network.nicOf(r);
             boolean viaNic = nicId != network.nicOf(dst);
@@ -218,7 +218,7 @@ public final class HostModel implements RankModel {
                 engine.schedule(handler, cpuEnd, payload(DONE, r, i));
             }
         } else if (k == Schedule.RECV) {
-            int src = (int) ((r + (long) s.relPeer[j]) % s.size);
+            int src = s.peerAt(r, j);
             int tg = s.tag[j];
             int prev = -1;
             for (int n = rs[8 * r + UNEXPECTED]; n >= 0; prev = n, n = nodeNext[n]) {
@@ -244,7 +244,7 @@ public final class HostModel implements RankModel {
     /** Rank src's message (its SEND step sendStep) reaches the receiving NIC at t. */
     private void arrive(int src, int sendStep, long t) {
         int j = rs[8 * src + SHAPE_BASE] + sendStep;
-        int dst = (int) ((src + (long) s.relPeer[j]) % s.size);
+        int dst = s.peerAt(src, j);
         long len = s.length[j];
         long[] c = clock;
         int nicId = network.nicOf(dst);
@@ -276,7 +276,7 @@ public final class HostModel implements RankModel {
     /** Rank src's message has been taken in by its destination's CPU at t: match it. */
     private void received(int src, int sendStep, long t) {
         int j = rs[8 * src + SHAPE_BASE] + sendStep;
-        int dst = (int) ((src + (long) s.relPeer[j]) % s.size);
+        int dst = s.peerAt(src, j);
         int tg = s.tag[j];
         int prev = -1;
         for (int n = rs[8 * dst + POSTED]; n >= 0; prev = n, n = nodeNext[n]) {

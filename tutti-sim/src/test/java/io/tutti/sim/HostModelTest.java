@@ -276,13 +276,35 @@ class HostModelTest {
         }
     }
 
+    /**
+     * Ranks paired by a bit (recursive doubling) have a different offset pattern each, but the same
+     * masks: they compress to a few shapes, not one per rank.
+     */
+    @Test
+    void schedulesThatPairRanksByABitShareTheirMasks() {
+        int ranks = 4096;
+        CompiledSchedules cs = Sims.schedules(Kind.ALLREDUCE, "recursive-doubling", ranks, 8, 8);
+        assertTrue(cs.shapes() <= 3, cs.shapes() + " shapes");
+        for (int r : new int[] {0, 1, 2, 4095, 1234}) {
+            for (int i = 0; i < cs.steps(r); i++) {
+                byte k = cs.kind(r, i);
+                if (k == Schedule.SEND || k == Schedule.RECV) {
+                    assertEquals(1, Integer.bitCount(cs.peer(r, i) ^ r), "rank " + r + " step " + i);
+                }
+            }
+        }
+        // and a schedule of offsets stays one shape
+        assertEquals(1, Sims.schedules(Kind.BARRIER, "dissemination", ranks, 0, 1).shapes());
+    }
+
     /** The compact form gives back each rank's own steps, exactly as the real builder made them. */
     @Test
     void compactFormKeepsEveryRanksSteps() {
         Selector alg = new Selector(Map.of());
         int ranks = 300;
         for (Object[] c : new Object[][] {{Kind.BCAST, "binomial"}, {Kind.ALLREDUCE, "ring"},
-            {Kind.ALLTOALL, "bruck"}, {Kind.REDUCE, "rabenseifner"}}) {
+            {Kind.ALLTOALL, "bruck"}, {Kind.REDUCE, "rabenseifner"}, {Kind.ALLREDUCE, "recursive-doubling"},
+            {Kind.BARRIER, "butterfly"}}) {
             Kind kind = (Kind) c[0];
             String name = (String) c[1];
             CompiledSchedules cs = Sims.schedules(kind, name, ranks, 24, 8);
