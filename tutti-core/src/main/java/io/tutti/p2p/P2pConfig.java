@@ -161,10 +161,13 @@ public record P2pConfig(int eagerLimit, int netEagerLimit, int ringCapacity, int
 
     /** The engine's settings of a job. */
     public static P2pConfig from(Config c) {
+        int ring = c.integer(RING_CAPACITY, RING_CAPACITY_DEFAULT);
+        // a smaller ring lowers the eager limits it cannot hold, unless they are set: then they are checked
+        int fits = Math.max(0, ring / 4 - 256);
         return new P2pConfig(
-                c.integer(EAGER_LIMIT, EAGER_LIMIT_DEFAULT),
-                c.integer(NET_EAGER_LIMIT, NET_EAGER_LIMIT_DEFAULT),
-                c.integer(RING_CAPACITY, RING_CAPACITY_DEFAULT),
+                c.integer(EAGER_LIMIT, Math.min(EAGER_LIMIT_DEFAULT, fits)),
+                c.integer(NET_EAGER_LIMIT, Math.min(NET_EAGER_LIMIT_DEFAULT, fits)),
+                ring,
                 c.integer(EXCHANGE_CHUNK, EXCHANGE_CHUNK_DEFAULT),
                 c.integer(EXCHANGE_SLOTS, EXCHANGE_SLOTS_DEFAULT),
                 c.bool(SINGLE_COPY, SINGLE_COPY_DEFAULT),

@@ -37,5 +37,16 @@ class P2pConfigTest {
         P2pConfig c = P2pConfig.from(Config.from(Map.of("TUTTI_NET_EAGER_LIMIT", "4096"), new Properties()));
         assertEquals(4096, c.eagerLimit(true));
         assertEquals(P2pConfig.EAGER_LIMIT_DEFAULT, c.eagerLimit(false));
+        // a small ring lowers the limits left at their defaults, and still refuses one set too large
+        P2pConfig small = P2pConfig.from(Config.from(Map.of("TUTTI_SHM_RING_CAPACITY", "4096"), new Properties()));
+        assertEquals(768, small.eagerLimit(false));
+        assertEquals(768, small.eagerLimit(true));
+        assertTrue(refusal2("TUTTI_SHM_RING_CAPACITY", "4096", "TUTTI_NET_EAGER_LIMIT", "1024")
+                .startsWith("TUTTI_NET_EAGER_LIMIT"));
+    }
+
+    private static String refusal2(String name, String value, String name2, String value2) {
+        return assertThrows(TuttiException.InvalidArgument.class,
+                () -> P2pConfig.from(Config.from(Map.of(name, value, name2, value2), new Properties()))).getMessage();
     }
 }
