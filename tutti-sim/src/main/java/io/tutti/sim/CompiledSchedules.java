@@ -156,7 +156,8 @@ public final class CompiledSchedules {
                 name = s.name();
             }
             long[] enc = encode(s, r, size, false);
-            Integer id = ids.get(new Key(enc));
+            Key offsets = new Key(enc);
+            Integer id = ids.get(offsets);
             if (id == null) {
                 long[] masked = encode(s, r, size, true);
                 Key m = new Key(masked);
@@ -170,7 +171,7 @@ public final class CompiledSchedules {
                     shapes.add(masked, true);
                 } else {
                     id = shapes.shapes;
-                    ids.put(new Key(enc), id);
+                    ids.put(offsets, id);
                     masks.put(m, -1);
                     shapes.add(enc, false);
                 }

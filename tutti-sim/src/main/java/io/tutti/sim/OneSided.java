@@ -140,7 +140,7 @@ public final class OneSided {
             if (pat.kind() == Kind.GET) {
                 sendBatch();
                 getsOut++;
-                send(0, 1, REQUEST, 0);
+                send(0, 1, REQUEST, 0, 0);
             } else if (pat.batch() > 0 && ENTRY_BYTES + s <= Math.min(pat.batch(), pat.frame())) {
                 if (batchFill + ENTRY_BYTES + s > Math.min(pat.batch(), pat.frame())) {
                     sendBatch();
@@ -149,27 +149,30 @@ public final class OneSided {
                 batchFill += ENTRY_BYTES + s;
             } else {
                 sendBatch();
-                send(0, 1, DATA, s);
+                send(0, 1, DATA, s, 0);
             }
             loop.schedule(issue, cpu[0], 0);
         }
 
         private void sendBatch() {
             if (batchFill > 0) {
-                send(0, 1, DATA, batchFill);
+                send(0, 1, DATA, batchFill, 0);
                 batchFill = 0;
             }
         }
 
-        /** HostModel's SEND rule from rank {@code from}; the record's arrival is an event. */
-        private void send(int from, int to, int kind, long bytes) {
+        /**
+         * HostModel's SEND rule from rank {@code from}; the record's arrival is an event. {@code covers}:
+         * for an acknowledgement, the data records it answers.
+         */
+        private void send(int from, int to, int kind, long bytes, long covers) {
             long ts = Math.max(cpu[from], nicSend[from]);
             cpu[from] = ts + p.os() + times(bytes, p.O());
             nicSend[from] = ts + p.g() + (charges ? times(bytes, p.G()) : 0);
             if (kind == DATA) {
                 dataSent++;
             }
-            records.add(new long[] {kind, bytes, to, 0});
+            records.add(new long[] {kind, bytes, to, covers});
             net.carry(ts + p.os(), from, to, bytes, arrive, records.size() - 1);
         }
 
@@ -190,7 +193,7 @@ public final class OneSided {
                     dataApplied++;
                     loop.schedule(answer, cpu[at], 0);
                 }
-                case REQUEST -> send(1, 0, REPLY, pat.bytes());
+                case REQUEST -> send(1, 0, REPLY, pat.bytes(), 0);
                 case ACK -> {
                     acknowledged = Math.max(acknowledged, r[3]);
                     flushDone();
@@ -209,11 +212,7 @@ public final class OneSided {
                 return;
             }
             dataAcked = dataApplied;
-            long ts = Math.max(cpu[1], nicSend[1]);
-            cpu[1] = ts + p.os();
-            nicSend[1] = ts + p.g();
-            records.add(new long[] {ACK, 0, 0, dataAcked});
-            net.carry(ts + p.os(), 1, 0, 0, arrive, records.size() - 1);
+            send(1, 0, ACK, 0, dataAcked);
         }
 
         private void flushDone() {
