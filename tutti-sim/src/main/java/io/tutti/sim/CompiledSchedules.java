@@ -3,6 +3,7 @@ package io.tutti.sim;
 import io.tutti.coll.Selector;
 import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.ScheduleBuilder;
 import io.tutti.coll.schedule.Topology;
 import java.util.Arrays;
 import java.util.function.DoubleConsumer;
@@ -142,7 +143,9 @@ public final class CompiledSchedules {
     /** As {@link #build(Selector, CollectiveCall, int, Topology, String)}, telling {@code progress} the fraction built. */
     public static CompiledSchedules build(Selector algorithms, CollectiveCall call, int size, Topology topo,
                                           String algorithm, DoubleConsumer progress) {
-        return compile(size, r -> algorithms.build(call, r, size, topo, algorithm), progress);
+        // one builder for every rank: its arrays grow once, not a million times
+        ScheduleBuilder reuse = new ScheduleBuilder(algorithm, 0, size);
+        return compile(size, r -> algorithms.build(call, r, size, topo, algorithm, reuse), progress);
     }
 
     /** Folds in given schedules (rank r's at index r). */
@@ -167,6 +170,7 @@ public final class CompiledSchedules {
         Shapes shapes = new Shapes();
         String name = null;
         long total = 0;
+        boolean lastXor = false;
         for (int r = 0; r < size; r++) {
             Schedule s = source.apply(r);
             if (s.rank() != r || s.size() != size) {
@@ -175,10 +179,22 @@ public final class CompiledSchedules {
             if (name == null) {
                 name = s.name();
             }
-            enc.encode(s, r, size, false);
-            int id = ids.get(enc);
+            int id = EncodingTable.ABSENT;
+            Encoding masked = null;
+            if (lastXor) {
+                // the rank before had a mask shape: its neighbours mostly do too, so try the masks first (a
+                // rank whose schedule both tables hold may take either shape: both are that schedule)
+                masked = maskedEnc.encode(s, r, size, true);
+                int seen = masks.get(masked);
+                id = seen >= 0 ? seen : id;
+            }
             if (id == EncodingTable.ABSENT) {
-                Encoding masked = maskedEnc.encode(s, r, size, true);
+                id = ids.get(enc.encode(s, r, size, false));
+            }
+            if (id == EncodingTable.ABSENT) {
+                if (masked == null) {
+                    masked = maskedEnc.encode(s, r, size, true);
+                }
                 int seen = masks.get(masked);
                 if (seen >= 0) {
                     id = seen;
@@ -195,6 +211,7 @@ public final class CompiledSchedules {
                 }
             }
             shapeOf[r] = id;
+            lastXor = shapes.xor[id];
             total += s.steps();
             if (total >= Integer.MAX_VALUE) {
                 throw new IllegalArgumentException("more than 2^31 steps over all ranks: too large to simulate");
