@@ -47,6 +47,7 @@ import io.tutti.coll.algo.Trinaryx3Bcast;
 import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.ScheduleBuilder;
 import io.tutti.coll.schedule.Topology;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -260,9 +261,19 @@ public final class Selector {
 
     /** Builds rank {@code rank}'s schedule for the call with {@code algorithm}. */
     public Schedule build(CollectiveCall c, int rank, int size, Topology topo, String algorithm) {
+        return build(c, rank, size, topo, algorithm, null);
+    }
+
+    /**
+     * As {@link #build(CollectiveCall, int, int, Topology, String)}, in {@code reuse}'s arrays when not
+     * null: a caller that builds many ranks' schedules in turn passes one builder for all of them.
+     */
+    public Schedule build(CollectiveCall c, int rank, int size, Topology topo, String algorithm,
+                          ScheduleBuilder reuse) {
         ScheduleAlgorithm a = algorithm(c.kind(), algorithm);
         try {
-            return a.build(c, rank, size, params.withTopology(topo));
+            ScheduleAlgorithm.Params p = params.withTopology(topo);
+            return reuse == null ? a.build(c, rank, size, p) : a.build(c, rank, size, p, reuse);
         } catch (IllegalArgumentException e) {
             throw new TuttiException.InvalidArgument(c.kind().settingName() + " with algorithm " + algorithm
                     + " is not possible here: " + e.getMessage() + " (choose another with " + variable(c.kind())

@@ -157,4 +157,55 @@ class ScheduleAlgorithmTest {
             }
         }
     }
+
+    /**
+     * One builder reset for every rank (as the simulator builds a million schedules) gives each rank
+     * the schedule a fresh builder gives: same steps, peers, tags, regions, dependencies and scratch.
+     * The ranks go largest schedule first and again in order, so that a reset must forget more steps
+     * than the next schedule has.
+     */
+    @Test
+    void aBuilderReusedForEveryRankBuildsTheSchedulesOfFreshOnes() {
+        Selector selector = new Selector(java.util.Map.of());
+        long[] blocks = {24, 8, 16, 0, 40, 8, 24};
+        long[] displs = new long[blocks.length];
+        for (int r = 1; r < blocks.length; r++) {
+            displs[r] = displs[r - 1] + blocks[r - 1];
+        }
+        CollectiveCall[] calls = {CollectiveCall.barrier(), CollectiveCall.bcast(4096, 2),
+            CollectiveCall.reduce(4096, 8, 1, false, true), CollectiveCall.allreduce(40, 8, false, true),
+            CollectiveCall.allreduce(1 << 20, 8, false, true), CollectiveCall.scan(64, 8, false, true, true),
+            CollectiveCall.allgather(blocks, displs, false), CollectiveCall.gather(blocks, displs, 3, false),
+            CollectiveCall.alltoall(blocks, displs, blocks, displs, false)};
+        int size = blocks.length;
+        Topology topo = twoNodes(size).topology();
+        int compared = 0;
+        for (CollectiveCall c : calls) {
+            for (String name : Selector.AVAILABLE.get(c.kind())) {
+                if (name.equals(Selector.SLOTS) || name.equals(Selector.INC)) {
+                    continue;
+                }
+                ScheduleBuilder reuse = new ScheduleBuilder("reused", 0, size);
+                for (int k = 0; k < 2 * size; k++) {
+                    int r = k < size ? size - 1 - k : k - size;
+                    Schedule fresh;
+                    try {
+                        fresh = selector.build(c, r, size, topo, name);
+                    } catch (io.tutti.TuttiException e) {
+                        break; // this algorithm cannot serve the call: nothing to compare
+                    }
+                    Schedule again = selector.build(c, r, size, topo, name, reuse);
+                    String what = c.kind() + "/" + name + " rank " + r;
+                    assertEquals(fresh.toString(), again.toString(), what);
+                    for (int i = 0; i < fresh.steps(); i++) {
+                        assertEquals(fresh.srcIsLeft(i), again.srcIsLeft(i), what + " step " + i);
+                        assertEquals(fresh.dependencyCount(i), again.dependencyCount(i), what + " step " + i);
+                        assertEquals(fresh.successorsFrom(i + 1), again.successorsFrom(i + 1), what + " step " + i);
+                    }
+                    compared++;
+                }
+            }
+        }
+        assertTrue(compared > 100, "compared " + compared + " schedules");
+    }
 }

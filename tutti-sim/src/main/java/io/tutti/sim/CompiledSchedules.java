@@ -3,10 +3,9 @@ package io.tutti.sim;
 import io.tutti.coll.Selector;
 import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.ScheduleBuilder;
 import io.tutti.coll.schedule.Topology;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.function.DoubleConsumer;
 import java.util.function.IntFunction;
 
@@ -29,8 +28,6 @@ public final class CompiledSchedules {
     final String name;
     /** Per rank: its shape. */
     final int[] shapeOf;
-    /** Per rank: index of its first step in the per-(rank, step) arrays; size + 1 entries. */
-    final int[] stepBase;
     /** Per shape: index of its first step in the shape arrays; shapes + 1 entries. */
     final int[] shapeStart;
     final byte[] kind;
@@ -42,18 +39,27 @@ public final class CompiledSchedules {
     final long[] length;
     /** Per shape step: number of dependencies. */
     final int[] depCount;
+    /**
+     * Per shape step with two or more dependencies: its counter's index among its shape's counters
+     * (−1 for the others, which start when their one dependency completes or at once): only joins
+     * need a counter per rank, which keeps a dissemination barrier's 2^24 ranks at no counter.
+     */
+    final int[] counterOf;
+    /** Per shape: how many counters a rank of that shape needs. */
+    final int[] counters;
+    /** Per shape: its last join's step (an index into the shape arrays), −1 without one. */
+    final int[] joinOf;
     /** Per shape step: its successors (local step indices) in succ[succStart[i] .. succStart[i+1]). */
     final int[] succStart;
     final int[] succ;
     final long totalSteps;
 
-    private CompiledSchedules(int size, String name, int[] shapeOf, int[] stepBase, int[] shapeStart, byte[] kind,
+    private CompiledSchedules(int size, String name, int[] shapeOf, long totalSteps, int[] shapeStart, byte[] kind,
                               int[] relPeer, boolean[] xor, int[] tag, long[] length, int[] depCount, int[] succStart,
                               int[] succ) {
         this.size = size;
         this.name = name;
         this.shapeOf = shapeOf;
-        this.stepBase = stepBase;
         this.shapeStart = shapeStart;
         this.kind = kind;
         this.relPeer = relPeer;
@@ -63,7 +69,20 @@ public final class CompiledSchedules {
         this.depCount = depCount;
         this.succStart = succStart;
         this.succ = succ;
-        this.totalSteps = stepBase[size];
+        this.totalSteps = totalSteps;
+        int shapes = shapeStart.length - 1;
+        this.counterOf = new int[depCount.length];
+        this.counters = new int[shapes];
+        this.joinOf = new int[shapes];
+        for (int sh = 0; sh < shapes; sh++) {
+            joinOf[sh] = -1;
+            for (int j = shapeStart[sh]; j < shapeStart[sh + 1]; j++) {
+                counterOf[j] = depCount[j] >= 2 ? counters[sh]++ : -1;
+                if (depCount[j] >= 2) {
+                    joinOf[sh] = j;
+                }
+            }
+        }
     }
 
     /** Number of ranks. */
@@ -88,7 +107,8 @@ public final class CompiledSchedules {
 
     /** Steps of rank {@code r}. */
     public int steps(int r) {
-        return stepBase[r + 1] - stepBase[r];
+        int sh = shapeOf[r];
+        return shapeStart[sh + 1] - shapeStart[sh];
     }
 
     /** Kind of rank r's step i ({@link Schedule#SEND} ...). */
@@ -123,7 +143,9 @@ public final class CompiledSchedules {
     /** As {@link #build(Selector, CollectiveCall, int, Topology, String)}, telling {@code progress} the fraction built. */
     public static CompiledSchedules build(Selector algorithms, CollectiveCall call, int size, Topology topo,
                                           String algorithm, DoubleConsumer progress) {
-        return compile(size, r -> algorithms.build(call, r, size, topo, algorithm), progress);
+        // one builder for every rank: its arrays grow once, not a million times
+        ScheduleBuilder reuse = new ScheduleBuilder(algorithm, 0, size);
+        return compile(size, r -> algorithms.build(call, r, size, topo, algorithm, reuse), progress);
     }
 
     /** Folds in given schedules (rank r's at index r). */
@@ -140,13 +162,15 @@ public final class CompiledSchedules {
             throw new IllegalArgumentException("at least one rank, got " + size);
         }
         int[] shapeOf = new int[size];
-        int[] stepBase = new int[size + 1];
-        Map<Key, Integer> ids = new HashMap<>();
+        Encoding enc = new Encoding();
+        Encoding maskedEnc = new Encoding();
+        EncodingTable ids = new EncodingTable();
         // masks of ranks whose offsets made a new shape: -1 when seen once, a shape id once seen twice
-        Map<Key, Integer> masks = new HashMap<>();
+        EncodingTable masks = new EncodingTable();
         Shapes shapes = new Shapes();
         String name = null;
         long total = 0;
+        boolean lastXor = false;
         for (int r = 0; r < size; r++) {
             Schedule s = source.apply(r);
             if (s.rank() != r || s.size() != size) {
@@ -155,86 +179,183 @@ public final class CompiledSchedules {
             if (name == null) {
                 name = s.name();
             }
-            long[] enc = encode(s, r, size, false);
-            Key offsets = new Key(enc);
-            Integer id = ids.get(offsets);
-            if (id == null) {
-                long[] masked = encode(s, r, size, true);
-                Key m = new Key(masked);
-                Integer seen = masks.get(m);
-                if (seen != null && seen >= 0) {
+            int id = EncodingTable.ABSENT;
+            Encoding masked = null;
+            if (lastXor) {
+                // the rank before had a mask shape: its neighbours mostly do too, so try the masks first (a
+                // rank whose schedule both tables hold may take either shape: both are that schedule)
+                masked = maskedEnc.encode(s, r, size, true);
+                int seen = masks.get(masked);
+                id = seen >= 0 ? seen : id;
+            }
+            if (id == EncodingTable.ABSENT) {
+                id = ids.get(enc.encode(s, r, size, false));
+            }
+            if (id == EncodingTable.ABSENT) {
+                if (masked == null) {
+                    masked = maskedEnc.encode(s, r, size, true);
+                }
+                int seen = masks.get(masked);
+                if (seen >= 0) {
                     id = seen;
-                } else if (seen != null) {
+                } else if (seen == -1) {
                     // the second rank with these masks: they make a shape of their own from now on
                     id = shapes.shapes;
-                    masks.put(m, id);
+                    masks.put(masked, id);
                     shapes.add(masked, true);
                 } else {
                     id = shapes.shapes;
-                    ids.put(offsets, id);
-                    masks.put(m, -1);
+                    ids.put(enc, id);
+                    masks.put(masked, -1);
                     shapes.add(enc, false);
                 }
             }
             shapeOf[r] = id;
+            lastXor = shapes.xor[id];
             total += s.steps();
             if (total >= Integer.MAX_VALUE) {
                 throw new IllegalArgumentException("more than 2^31 steps over all ranks: too large to simulate");
             }
-            stepBase[r + 1] = (int) total;
             if (progress != null && (r & 0xffff) == 0xffff) {
                 progress.accept((double) (r + 1) / size);
             }
         }
-        return shapes.finish(size, name, shapeOf, stepBase);
+        return shapes.finish(size, name, shapeOf, total);
     }
 
-    /** [steps, then per step: kind|tag|relPeer, length, ndeps, deps...]; {@code xor}: peers as masks. */
-    private static long[] encode(Schedule s, int r, int size, boolean xor) {
-        int n = s.steps();
-        long[] out = new long[1 + 4 * n];
-        int w = 0;
-        out[w++] = n;
-        for (int i = 0; i < n; i++) {
-            byte k = s.kind(i);
-            if (k == Schedule.SLOTS) {
-                throw new IllegalArgumentException(s.name() + " meets in shared memory, which the host model has no"
-                        + " cost for: simulate a message-based algorithm instead");
+    /**
+     * One rank's schedule as the simulator compares it, in a buffer that the next rank reuses (a
+     * million ranks make no garbage here): [steps, then per step: kind|tag|relPeer, length, number
+     * of dependencies, number of successors, the successors]. Successors rather than dependencies,
+     * because the schedule gives them without a copy; they are the dependency lists inverted, in
+     * step order, which is all the simulation reads. {@code xor}: peers as masks.
+     */
+    private static final class Encoding {
+        long[] buf = new long[64];
+        int len;
+        int hash;
+
+        Encoding encode(Schedule s, int r, int size, boolean xor) {
+            int n = s.steps();
+            long[] out = buf;
+            int w = 0;
+            out[w++] = n;
+            for (int i = 0; i < n; i++) {
+                byte k = s.kind(i);
+                if (k == Schedule.SLOTS) {
+                    throw new IllegalArgumentException(s.name() + " meets in shared memory, which the host model has"
+                            + " no cost for: simulate a message-based algorithm instead");
+                }
+                if (k == Schedule.INC) {
+                    // the host model has no switches: in-network aggregation is the switch mode's
+                    throw new IllegalArgumentException(s.name() + " exchanges with in-network aggregation switches:"
+                            + " simulate it with --mode switch, not as a host schedule");
+                }
+                long rel = 0;
+                long t = 0;
+                if (k == Schedule.SEND || k == Schedule.RECV) {
+                    rel = xor ? s.peer(i) ^ r : Math.floorMod((long) s.peer(i) - r, (long) size);
+                    t = s.tag(i);
+                }
+                int from = s.successorsFrom(i);
+                int to = s.successorsFrom(i + 1);
+                if (w + 4 + to - from > out.length) {
+                    out = buf = Arrays.copyOf(out, Math.max(out.length * 2, w + 4 + to - from + 4 * (n - i)));
+                }
+                out[w++] = ((long) k << 56) | (t << 32) | rel;
+                out[w++] = s.length(i);
+                out[w++] = s.dependencyCount(i);
+                out[w++] = to - from;
+                for (int q = from; q < to; q++) {
+                    out[w++] = s.successor(q);
+                }
             }
-            if (k == Schedule.INC) {
-                // the host model has no switches: in-network aggregation is the switch mode's
-                throw new IllegalArgumentException(s.name() + " exchanges with in-network aggregation switches: simulate"
-                        + " it with --mode switch, not as a host schedule");
+            len = w;
+            int h = 1;
+            for (int q = 0; q < w; q++) {
+                long x = out[q];
+                h = 31 * h + (int) (x ^ (x >>> 32));
             }
-            long rel = 0;
-            long t = 0;
-            if (k == Schedule.SEND || k == Schedule.RECV) {
-                rel = xor ? s.peer(i) ^ r : Math.floorMod((long) s.peer(i) - r, (long) size);
-                t = s.tag(i);
-            }
-            int[] deps = s.dependencies(i);
-            if (w + 3 + deps.length > out.length) {
-                out = Arrays.copyOf(out, Math.max(out.length * 2, w + 3 + deps.length + 4 * (n - i)));
-            }
-            out[w++] = ((long) k << 56) | (t << 32) | rel;
-            out[w++] = s.length(i);
-            out[w++] = deps.length;
-            for (int d : deps) {
-                out[w++] = d;
-            }
+            hash = h;
+            return this;
         }
-        return w == out.length ? out : Arrays.copyOf(out, w);
+
+        boolean sameAs(long[] pool, int from) {
+            return Arrays.equals(buf, 0, len, pool, from, from + len);
+        }
     }
 
-    private record Key(long[] enc) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && Arrays.equals(enc, k.enc);
+    /** Encodings → int, open addressing over copies of the encodings in one pool: no object per key. */
+    private static final class EncodingTable {
+        static final int ABSENT = Integer.MIN_VALUE;
+        int[] slot = new int[64];
+        int mask = 63;
+        int entries;
+        int[] hash = new int[16];
+        int[] from = new int[16];
+        int[] length = new int[16];
+        int[] value = new int[16];
+        long[] pool = new long[256];
+        int used;
+
+        int get(Encoding e) {
+            for (int i = e.hash & mask; ; i = (i + 1) & mask) {
+                int k = slot[i] - 1;
+                if (k < 0) {
+                    return ABSENT;
+                }
+                if (hash[k] == e.hash && length[k] == e.len && e.sameAs(pool, from[k])) {
+                    return value[k];
+                }
+            }
         }
 
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(enc);
+        /** Sets the value of {@code e}, adding it if absent. */
+        void put(Encoding e, int v) {
+            for (int i = e.hash & mask; ; i = (i + 1) & mask) {
+                int k = slot[i] - 1;
+                if (k < 0) {
+                    break;
+                }
+                if (hash[k] == e.hash && length[k] == e.len && e.sameAs(pool, from[k])) {
+                    value[k] = v;
+                    return;
+                }
+            }
+            if (entries == hash.length) {
+                int c = entries * 2;
+                hash = Arrays.copyOf(hash, c);
+                from = Arrays.copyOf(from, c);
+                length = Arrays.copyOf(length, c);
+                value = Arrays.copyOf(value, c);
+            }
+            if (used + e.len > pool.length) {
+                pool = Arrays.copyOf(pool, Math.max(pool.length * 2, used + e.len));
+            }
+            System.arraycopy(e.buf, 0, pool, used, e.len);
+            int k = entries++;
+            hash[k] = e.hash;
+            from[k] = used;
+            length[k] = e.len;
+            value[k] = v;
+            used += e.len;
+            if (entries * 2 > mask + 1) {
+                slot = new int[slot.length * 2];
+                mask = slot.length - 1;
+                for (int q = 0; q < entries; q++) {
+                    insert(q);
+                }
+            } else {
+                insert(k);
+            }
+        }
+
+        private void insert(int k) {
+            int i = hash[k] & mask;
+            while (slot[i] != 0) {
+                i = (i + 1) & mask;
+            }
+            slot[i] = k + 1;
         }
     }
 
@@ -249,11 +370,12 @@ public final class CompiledSchedules {
         int[] tag = new int[64];
         long[] length = new long[64];
         int[] depCount = new int[64];
-        int[] depStart = new int[65];
-        int deps;
-        int[] dep = new int[64];
+        int[] succStart = new int[65];
+        int succs;
+        int[] succ = new int[64];
 
-        void add(long[] enc, boolean masks) {
+        void add(Encoding e, boolean masks) {
+            long[] enc = e.buf;
             if (shapes == xor.length) {
                 xor = Arrays.copyOf(xor, shapes * 2);
             }
@@ -266,7 +388,7 @@ public final class CompiledSchedules {
                 tag = Arrays.copyOf(tag, c);
                 length = Arrays.copyOf(length, c);
                 depCount = Arrays.copyOf(depCount, c);
-                depStart = Arrays.copyOf(depStart, c + 1);
+                succStart = Arrays.copyOf(succStart, c + 1);
             }
             int w = 1;
             for (int i = 0; i < n; i++) {
@@ -276,16 +398,16 @@ public final class CompiledSchedules {
                 tag[j] = (int) ((h >>> 32) & 0xffffff);
                 relPeer[j] = (int) h;
                 length[j] = enc[w++];
-                int nd = (int) enc[w++];
-                depCount[j] = nd;
-                if (deps + nd > dep.length) {
-                    dep = Arrays.copyOf(dep, Math.max(dep.length * 2, deps + nd));
+                depCount[j] = (int) enc[w++];
+                int ns = (int) enc[w++];
+                if (succs + ns > succ.length) {
+                    succ = Arrays.copyOf(succ, Math.max(succ.length * 2, succs + ns));
                 }
-                for (int d = 0; d < nd; d++) {
-                    // shape-global index, so that successors can be inverted over all shapes at once
-                    dep[deps++] = steps + (int) enc[w++];
+                for (int q = 0; q < ns; q++) {
+                    // local step indices, as the schedule has them
+                    succ[succs++] = (int) enc[w++];
                 }
-                depStart[j + 1] = deps;
+                succStart[j + 1] = succs;
             }
             steps += n;
             if (shapes + 2 > shapeStart.length) {
@@ -294,30 +416,11 @@ public final class CompiledSchedules {
             shapeStart[++shapes] = steps;
         }
 
-        CompiledSchedules finish(int size, String name, int[] shapeOf, int[] stepBase) {
-            // successors: the inverse of the dependency lists, as local step indices
-            int[] succStart = new int[steps + 1];
-            for (int k = 0; k < deps; k++) {
-                succStart[dep[k] + 1]++;
-            }
-            for (int i = 0; i < steps; i++) {
-                succStart[i + 1] += succStart[i];
-            }
-            int[] fill = Arrays.copyOf(succStart, steps);
-            int[] succ = new int[deps];
-            int shape = 0;
-            for (int j = 0; j < steps; j++) {
-                while (shapeStart[shape + 1] <= j) {
-                    shape++;
-                }
-                for (int k = depStart[j]; k < depStart[j + 1]; k++) {
-                    succ[fill[dep[k]]++] = j - shapeStart[shape];
-                }
-            }
-            return new CompiledSchedules(size, name == null ? "?" : name, shapeOf, stepBase,
+        CompiledSchedules finish(int size, String name, int[] shapeOf, long total) {
+            return new CompiledSchedules(size, name == null ? "?" : name, shapeOf, total,
                     Arrays.copyOf(shapeStart, shapes + 1), Arrays.copyOf(kind, steps), Arrays.copyOf(relPeer, steps),
-                    Arrays.copyOf(xor, shapes), Arrays.copyOf(tag, steps), Arrays.copyOf(length, steps), Arrays.copyOf(depCount, steps),
-                    succStart, succ);
+                    Arrays.copyOf(xor, shapes), Arrays.copyOf(tag, steps), Arrays.copyOf(length, steps),
+                    Arrays.copyOf(depCount, steps), Arrays.copyOf(succStart, steps + 1), Arrays.copyOf(succ, succs));
         }
     }
 }

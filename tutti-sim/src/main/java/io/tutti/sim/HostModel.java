@@ -74,24 +74,37 @@ public final class HostModel implements RankModel {
     private long osNic;
     private long orNic;
 
-    // Per-rank state interleaved, so that touching a rank costs one or two cache misses rather than
-    // one per array: clocks at r*4 + CPU/NIC_SEND/NIC_RECV/FINISH (NIC slots indexed by NIC id),
-    // and ints at r*8 + SHAPE_BASE/STEP_BASE/POSTED/.../UNEXPECTED_TAIL.
+    // Per-rank state: one record of 8 longs (64 bytes, a cache line) per rank at st[rec(r)], so that
+    // touching a rank costs one cache miss: the CPU, NIC_SEND, NIC_RECV and FINISH clocks (the NIC
+    // slots indexed by NIC id); FIRST_POSTED, its oldest posted receive's step when held here (−1:
+    // none; a posted receive's source and tag are its step's, so a rank with one receive posted at a
+    // time never touches a list node); COUNTERS, its join counter itself when its shape has one, else
+    // its first counter in `remaining`; and the heads (low 32 bits) and tails (high 32 bits) of its
+    // POSTED (after FIRST_POSTED) and UNEXPECTED lists (−1: empty). A rank's shape is read from the
+    // schedules' shapeOf (4 bytes a rank: 16 ranks a cache line, where a sender's is read again).
+    // Records start at index RECORD_0, 48 bytes past the array's 16-byte header: G1 puts a large array
+    // at a region boundary, so the records line up with cache lines (only speed depends on that).
     private static final int CPU = 0;
     private static final int NIC_SEND = 1;
     private static final int NIC_RECV = 2;
     private static final int FINISH = 3;
-    private static final int SHAPE_BASE = 0;
-    private static final int STEP_BASE = 1;
-    private static final int POSTED = 2;
-    private static final int UNEXPECTED = 4;
-    private long[] clock;
-    private int[] rs;
+    private static final int FIRST_POSTED = 4;
+    private static final int COUNTERS = 5;
+    private static final int POSTED = 6;
+    private static final int UNEXPECTED = 7;
+    private static final int RECORD = 8;
+    private static final int RECORD_0 = 6;
+    private static final long EMPTY = -1L;
+    private long[] st;
+    /** Dependency counters of the joins (steps with two or more) of ranks with several joins. */
     private int[] remaining;
-    private int[] nodeSrc = new int[1024];
-    private int[] nodeTag = new int[1024];
-    private int[] nodeStep = new int[1024];
-    private int[] nodeNext = new int[1024];
+    // list nodes, interleaved (one cache line holds four): src, tag, step, next at NODE * n + ...
+    private static final int NODE = 4;
+    private static final int N_SRC = 0;
+    private static final int N_TAG = 1;
+    private static final int N_STEP = 2;
+    private static final int N_NEXT = 3;
+    private int[] node = new int[NODE * 1024];
     private int nodesUsed;
     private int freeNode = -1;
 
@@ -132,27 +145,51 @@ public final class HostModel implements RankModel {
         if (n.nics(size) > size) {
             throw new IllegalArgumentException("more NICs than ranks");
         }
-        clock = new long[4 * size];
-        rs = new int[8 * size];
-        remaining = new int[Math.toIntExact(s.totalSteps)];
+        st = new long[RECORD_0 + RECORD * size];
+        long counters = 0;
         for (int r = 0; r < size; r++) {
-            int base = s.shapeStart[s.shapeOf[r]];
-            int g = s.stepBase[r];
-            int steps = s.stepBase[r + 1] - g;
-            System.arraycopy(s.depCount, base, remaining, g, steps);
-            rs[8 * r + SHAPE_BASE] = base;
-            rs[8 * r + STEP_BASE] = g;
-            rs[8 * r + POSTED] = -1;
-            rs[8 * r + UNEXPECTED] = -1;
+            int k = s.counters[s.shapeOf[r]];
+            counters += k > 1 ? k : 0;
         }
+        remaining = new int[Math.toIntExact(counters)];
+        int c = 0;
+        for (int r = 0; r < size; r++) {
+            int sh = s.shapeOf[r];
+            int at = rec(r);
+            st[at + FIRST_POSTED] = -1;
+            st[at + POSTED] = EMPTY;
+            st[at + UNEXPECTED] = EMPTY;
+            if (s.counters[sh] == 1) {
+                st[at + COUNTERS] = s.depCount[s.joinOf[sh]];
+            } else {
+                st[at + COUNTERS] = c;
+                for (int j = s.shapeStart[sh]; j < s.shapeStart[sh + 1]; j++) {
+                    if (s.counterOf[j] >= 0) {
+                        remaining[c + s.counterOf[j]] = s.depCount[j];
+                    }
+                }
+                c += s.counters[sh];
+            }
+        }
+    }
+
+    /** Index of rank (or NIC) r's record in {@link #st}. */
+    private static int rec(int r) {
+        return RECORD_0 + RECORD * r;
     }
 
     @Override
     public void start(long t0) {
-        Arrays.fill(clock, t0);
+        for (int r = 0; r < s.size; r++) {
+            int at = rec(r);
+            st[at + CPU] = t0;
+            st[at + NIC_SEND] = t0;
+            st[at + NIC_RECV] = t0;
+            st[at + FINISH] = t0;
+        }
         for (int r = 0; r < s.size; r++) {
             int base = s.shapeStart[s.shapeOf[r]];
-            int steps = s.stepBase[r + 1] - s.stepBase[r];
+            int steps = s.steps(r);
             for (int i = 0; i < steps; i++) {
                 if (s.depCount[base + i] == 0) {
                     begin(r, i, t0);
@@ -190,20 +227,21 @@ public final class HostModel implements RankModel {
         if (trace != null) {
             trace.started(r, i, t);
         }
-        int j = rs[8 * r + SHAPE_BASE] + i;
+        int at = rec(r);
+        int j = s.shapeStart[s.shapeOf[r]] + i;
         byte k = s.kind[j];
         long len = s.length[j];
-        long[] c = clock;
+        long[] c = st;
         if (k == Schedule.SEND) {
             int dst = s.peerAt(r, j);
             // a message to a rank of the same node goes through shared memory, not the node's NIC
             int nicId = network.nicOf(r);
             boolean viaNic = nicId != network.nicOf(dst);
-            int nic = 4 * nicId + NIC_SEND;
-            long ts = Math.max(t, viaNic ? Math.max(c[4 * r + CPU], c[nic]) : c[4 * r + CPU]);
+            int nic = rec(nicId) + NIC_SEND;
+            long ts = Math.max(t, viaNic ? Math.max(c[at + CPU], c[nic]) : c[at + CPU]);
             long os = p.noisy(viaNic ? osNic : p.shmSendOverhead(), r, i, SimParams.NOISE_SEND);
             long cpuEnd = ts + os + SimParams.perByte(p.O(), len - 1);
-            c[4 * r + CPU] = cpuEnd;
+            c[at + CPU] = cpuEnd;
             if (viaNic) {
                 c[nic] = ts + p.g() + (chargeG ? SimParams.perByte(p.G(), len - 1) : 0);
             }
@@ -220,46 +258,43 @@ public final class HostModel implements RankModel {
         } else if (k == Schedule.RECV) {
             int src = s.peerAt(r, j);
             int tg = s.tag[j];
-            int prev = -1;
-            for (int n = rs[8 * r + UNEXPECTED]; n >= 0; prev = n, n = nodeNext[n]) {
-                if (nodeSrc[n] == src && nodeTag[n] == tg) {
-                    int sendStep = nodeStep[n];
-                    unlink(8 * r + UNEXPECTED, prev, n);
-                    match(src, sendStep, r, i, t);
-                    return;
-                }
+            int sendStep = take(at + UNEXPECTED, src, tg);
+            if (sendStep >= 0) {
+                match(src, sendStep, r, i, t);
+                return;
             }
-            append(8 * r + POSTED, src, tg, i);
+            post(r, i, src, tg);
         } else if (len == 0) {
             push(r, i);
         } else {
-            long start = Math.max(t, c[4 * r + CPU]);
+            long start = Math.max(t, c[at + CPU]);
             long end = start + p.noisy(SimParams.perByte(k == Schedule.REDUCE ? p.reducePerByte() : p.copyPerByte(),
                     len), r, i, SimParams.NOISE_COMPUTE);
-            c[4 * r + CPU] = end;
+            c[at + CPU] = end;
             engine.schedule(handler, end, payload(DONE, r, i));
         }
     }
 
     /** Rank src's message (its SEND step sendStep) reaches the receiving NIC at t. */
     private void arrive(int src, int sendStep, long t) {
-        int j = rs[8 * src + SHAPE_BASE] + sendStep;
+        int j = s.shapeStart[s.shapeOf[src]] + sendStep;
         int dst = s.peerAt(src, j);
         long len = s.length[j];
-        long[] c = clock;
+        long[] c = st;
+        int at = rec(dst);
         int nicId = network.nicOf(dst);
-        int nic = 4 * nicId + NIC_RECV;
+        int nic = rec(nicId) + NIC_RECV;
         long cpu = SimParams.perByte(p.O(), len - 1);
         long end;
         if (nicId == network.nicOf(src)) {
             // shared memory: the CPU takes it in, the NIC is not involved
-            long tr = Math.max(t, c[4 * dst + CPU]);
+            long tr = Math.max(t, c[at + CPU]);
             end = tr + p.noisy(p.shmRecvOverhead(), src, sendStep, SimParams.NOISE_RECV) + cpu;
-            c[4 * dst + CPU] = end;
+            c[at + CPU] = end;
             engine.schedule(handler, end, payload(RECEIVED, src, sendStep));
             return;
         }
-        long tr = Math.max(t, Math.max(c[4 * dst + CPU], c[nic]));
+        long tr = Math.max(t, Math.max(c[at + CPU], c[nic]));
         long or = p.noisy(orNic, src, sendStep, SimParams.NOISE_RECV);
         if (chargeG) {
             long wire = SimParams.perByte(p.G(), len - 1);
@@ -269,25 +304,22 @@ public final class HostModel implements RankModel {
             end = tr + or + cpu;
             c[nic] = tr + p.g();
         }
-        c[4 * dst + CPU] = end;
+        c[at + CPU] = end;
         engine.schedule(handler, end, payload(RECEIVED, src, sendStep));
     }
 
     /** Rank src's message has been taken in by its destination's CPU at t: match it. */
     private void received(int src, int sendStep, long t) {
-        int j = rs[8 * src + SHAPE_BASE] + sendStep;
+        int j = s.shapeStart[s.shapeOf[src]] + sendStep;
         int dst = s.peerAt(src, j);
         int tg = s.tag[j];
-        int prev = -1;
-        for (int n = rs[8 * dst + POSTED]; n >= 0; prev = n, n = nodeNext[n]) {
-            if (nodeSrc[n] == src && nodeTag[n] == tg) {
-                int recvStep = nodeStep[n];
-                unlink(8 * dst + POSTED, prev, n);
-                match(src, sendStep, dst, recvStep, t);
-                return;
-            }
+        int at = rec(dst);
+        int recvStep = takePosted(dst, src, tg);
+        if (recvStep >= 0) {
+            match(src, sendStep, dst, recvStep, t);
+            return;
         }
-        append(8 * dst + UNEXPECTED, src, tg, sendStep);
+        append(at + UNEXPECTED, src, tg, sendStep);
     }
 
     private void match(int src, int sendStep, int dst, int recvStep, long t) {
@@ -307,12 +339,16 @@ public final class HostModel implements RankModel {
     /** Step i of rank r completed at t: release its successors. */
     private void complete(int r, int i, long t) {
         finishAt(r, i, t);
-        int base = rs[8 * r + SHAPE_BASE];
-        int g = rs[8 * r + STEP_BASE];
+        int at = rec(r);
+        int sh = s.shapeOf[r];
+        int base = s.shapeStart[sh];
         int[] succ = s.succ;
         for (int k = s.succStart[base + i], end = s.succStart[base + i + 1]; k < end; k++) {
             int n = succ[k];
-            if (--remaining[g + n] == 0) {
+            int counter = s.counterOf[base + n];
+            // a step with one dependency starts now; a join when its counter reaches 0
+            if (counter < 0 || (s.counters[sh] == 1 ? --st[at + COUNTERS] == 0
+                    : --remaining[(int) st[at + COUNTERS] + counter] == 0)) {
                 begin(r, n, t);
             }
         }
@@ -321,8 +357,9 @@ public final class HostModel implements RankModel {
     /** Counts rank r's step i as completed at t. */
     private void finishAt(int r, int i, long t) {
         doneSteps++;
-        if (t > clock[4 * r + FINISH]) {
-            clock[4 * r + FINISH] = t;
+        int f = rec(r) + FINISH;
+        if (t > st[f]) {
+            st[f] = t;
         }
         if (trace != null) {
             trace.completed(r, i, t);
@@ -346,44 +383,97 @@ public final class HostModel implements RankModel {
         stackStep[top++] = i;
     }
 
-    /** Appends to the list whose head is rs[list] and tail rs[list + 1]. */
+    /** Posts rank r's RECV step i (from src, tag tg): in its record when it has none posted, else listed. */
+    private void post(int r, int i, int src, int tg) {
+        int at = rec(r);
+        if (st[at + FIRST_POSTED] < 0 && (int) st[at + POSTED] < 0) {
+            st[at + FIRST_POSTED] = i;
+        } else {
+            append(at + POSTED, src, tg, i);
+        }
+    }
+
+    /**
+     * Removes rank r's first posted receive from {@code src} with tag {@code tg} and returns its
+     * step, −1 when there is none. The one in the record is older than every listed one (it is
+     * filled only when the list is empty), so it is looked at first.
+     */
+    private int takePosted(int r, int src, int tg) {
+        int at = rec(r);
+        int first = (int) st[at + FIRST_POSTED];
+        if (first >= 0) {
+            int j = s.shapeStart[s.shapeOf[r]] + first;
+            if (s.peerAt(r, j) == src && s.tag[j] == tg) {
+                st[at + FIRST_POSTED] = -1;
+                return first;
+            }
+        }
+        return take(at + POSTED, src, tg);
+    }
+
+    /**
+     * Removes the first node of the list in slot {@code list} of {@link #st} with source {@code src}
+     * and tag {@code tg} and returns its step; −1 when there is none.
+     */
+    private int take(int list, int src, int tg) {
+        int[] nd = node;
+        int prev = -1;
+        for (int n = (int) st[list]; n >= 0; prev = n, n = nd[NODE * n + N_NEXT]) {
+            if (nd[NODE * n + N_SRC] == src && nd[NODE * n + N_TAG] == tg) {
+                int step = nd[NODE * n + N_STEP];
+                unlink(list, prev, n);
+                return step;
+            }
+        }
+        return -1;
+    }
+
+    /** Appends to the list in slot {@code list} of {@link #st} (head in its low, tail in its high 32 bits). */
     private void append(int list, int src, int tg, int step) {
         int n = freeNode;
         if (n >= 0) {
-            freeNode = nodeNext[n];
+            freeNode = node[NODE * n + N_NEXT];
         } else {
-            if (nodesUsed == nodeSrc.length) {
-                int c = nodesUsed * 2;
-                nodeSrc = Arrays.copyOf(nodeSrc, c);
-                nodeTag = Arrays.copyOf(nodeTag, c);
-                nodeStep = Arrays.copyOf(nodeStep, c);
-                nodeNext = Arrays.copyOf(nodeNext, c);
+            if (NODE * (nodesUsed + 1) > node.length) {
+                node = Arrays.copyOf(node, node.length * 2);
             }
             n = nodesUsed++;
         }
-        nodeSrc[n] = src;
-        nodeTag[n] = tg;
-        nodeStep[n] = step;
-        nodeNext[n] = -1;
-        if (rs[list] < 0) {
-            rs[list] = n;
+        int[] nd = node;
+        nd[NODE * n + N_SRC] = src;
+        nd[NODE * n + N_TAG] = tg;
+        nd[NODE * n + N_STEP] = step;
+        nd[NODE * n + N_NEXT] = -1;
+        long l = st[list];
+        int head = (int) l;
+        if (head < 0) {
+            head = n;
         } else {
-            nodeNext[rs[list + 1]] = n;
+            nd[NODE * (int) (l >>> 32) + N_NEXT] = n;
         }
-        rs[list + 1] = n;
+        st[list] = list(head, n);
+    }
+
+    private static long list(int head, int tail) {
+        return ((long) tail << 32) | (head & 0xffffffffL);
     }
 
     private void unlink(int list, int prev, int n) {
-        int next = nodeNext[n];
+        int[] nd = node;
+        int next = nd[NODE * n + N_NEXT];
+        long l = st[list];
+        int head = (int) l;
+        int tail = (int) (l >>> 32);
         if (prev < 0) {
-            rs[list] = next;
+            head = next;
         } else {
-            nodeNext[prev] = next;
+            nd[NODE * prev + N_NEXT] = next;
         }
-        if (rs[list + 1] == n) {
-            rs[list + 1] = prev;
+        if (tail == n) {
+            tail = prev;
         }
-        nodeNext[n] = freeNode;
+        st[list] = list(head, tail);
+        nd[NODE * n + N_NEXT] = freeNode;
         freeNode = n;
     }
 
@@ -394,19 +484,27 @@ public final class HostModel implements RankModel {
                     + " steps never completed");
             int shown = 0;
             for (int r = 0; r < s.size && shown < 5; r++) {
-                for (int n = rs[8 * r + POSTED]; n >= 0 && shown < 5; n = nodeNext[n], shown++) {
-                    sb.append("\n  rank ").append(r).append(" step ").append(nodeStep[n]).append(" waits for rank ")
-                            .append(nodeSrc[n]).append(" tag ").append(nodeTag[n]);
+                int first = (int) st[rec(r) + FIRST_POSTED];
+                if (first >= 0) {
+                    sb.append("\n  rank ").append(r).append(" step ").append(first).append(" waits for rank ")
+                            .append(s.peer(r, first)).append(" tag ").append(s.tag(r, first));
+                    shown++;
+                }
+                for (int n = (int) st[rec(r) + POSTED]; n >= 0 && shown < 5; n = node[NODE * n + N_NEXT], shown++) {
+                    sb.append("\n  rank ").append(r).append(" step ").append(node[NODE * n + N_STEP])
+                            .append(" waits for rank ").append(node[NODE * n + N_SRC]).append(" tag ")
+                            .append(node[NODE * n + N_TAG]);
                 }
             }
             throw new SimulationException(sb.toString());
         }
         if (matched != messages) {
             for (int r = 0; r < s.size; r++) {
-                if (rs[8 * r + UNEXPECTED] >= 0) {
-                    int n = rs[8 * r + UNEXPECTED];
+                int n = (int) st[rec(r) + UNEXPECTED];
+                if (n >= 0) {
                     throw new SimulationException((messages - matched) + " message(s) never received, e.g. rank "
-                            + nodeSrc[n] + " step " + nodeStep[n] + " to rank " + r + " tag " + nodeTag[n]);
+                            + node[NODE * n + N_SRC] + " step " + node[NODE * n + N_STEP] + " to rank " + r + " tag "
+                            + node[NODE * n + N_TAG]);
                 }
             }
             throw new SimulationException((messages - matched) + " message(s) never received");
@@ -414,7 +512,7 @@ public final class HostModel implements RankModel {
         long completion = 0;
         long[] finish = new long[s.size];
         for (int r = 0; r < s.size; r++) {
-            finish[r] = clock[4 * r + FINISH];
+            finish[r] = st[rec(r) + FINISH];
             completion = Math.max(completion, finish[r]);
         }
         return new SimResult(completion, finish, events, messages, bytes, doneSteps);

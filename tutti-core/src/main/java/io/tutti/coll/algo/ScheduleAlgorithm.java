@@ -47,7 +47,12 @@ public interface ScheduleAlgorithm {
 
     /** Rank {@code rank}'s schedule for {@code call} over a communicator of {@code size}. */
     default Schedule build(CollectiveCall call, int rank, int size, Params params) {
-        ScheduleBuilder b = new ScheduleBuilder(scheduleName(call, params), rank, size);
+        return build(call, rank, size, params, new ScheduleBuilder(scheduleName(call, params), rank, size));
+    }
+
+    /** As {@link #build(CollectiveCall, int, int, Params)} in {@code reuse}'s arrays (reset first). */
+    default Schedule build(CollectiveCall call, int rank, int size, Params params, ScheduleBuilder reuse) {
+        ScheduleBuilder b = reuse.reset(scheduleName(call, params), rank, size);
         emit(b, Group.all(rank, size), call, params, 0, ScheduleBuilder.NONE);
         return b.build();
     }

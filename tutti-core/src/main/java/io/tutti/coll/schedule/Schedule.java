@@ -107,7 +107,7 @@ public final class Schedule {
         for (int i = 0; i < steps; i++) {
             count[i + 1] += count[i];
         }
-        this.succStart = count.clone();
+        this.succStart = count;
         int[] fill = Arrays.copyOf(count, steps);
         this.succ = new int[deps.length];
         for (int i = 0; i < steps; i++) {

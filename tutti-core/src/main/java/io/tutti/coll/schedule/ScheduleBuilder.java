@@ -5,14 +5,17 @@ import java.util.Arrays;
 /**
  * Accumulates the steps of one rank's {@link Schedule}. Each add returns the new step's index,
  * which later steps name as a dependency. Algorithms are small classes that drive a builder.
+ *
+ * <p>{@link #reset} starts another schedule in the same arrays: a caller that builds every rank's
+ * schedule in turn (the simulator, a million of them) then grows the arrays once, not per rank.
  */
 public final class ScheduleBuilder {
     /** "No step": may be passed as a dependency and is ignored, so that first steps need no special case. */
     public static final int NONE = -1;
 
-    private final String name;
-    private final int rank;
-    private final int size;
+    private String name;
+    private int rank;
+    private int size;
     private int steps;
     private byte[] kind = new byte[16];
     private int[] peer = new int[16];
@@ -29,12 +32,21 @@ public final class ScheduleBuilder {
     private long tempBytes;
 
     public ScheduleBuilder(String name, int rank, int size) {
+        reset(name, rank, size);
+    }
+
+    /** Forgets every step and starts rank {@code rank}'s schedule {@code name} of {@code size} ranks. */
+    public ScheduleBuilder reset(String name, int rank, int size) {
         if (size < 1 || rank < 0 || rank >= size) {
             throw new IllegalArgumentException("rank " + rank + " of size " + size);
         }
         this.name = name;
         this.rank = rank;
         this.size = size;
+        steps = 0;
+        depCount = 0;
+        tempBytes = 0;
+        return this;
     }
 
     public int rank() {
