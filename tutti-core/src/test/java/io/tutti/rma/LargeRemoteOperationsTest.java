@@ -119,6 +119,7 @@ class LargeRemoteOperationsTest {
                             win.get(into.asSlice(1), bytes, Datatype.BYTE, 1, 5);
                             byte[] heap = new byte[bytes];
                             win.get(heap, bytes, Datatype.BYTE, 1, 5);
+                            win.flush(1);
                             for (int i = 0; i < bytes; i++) {
                                 byte expected = pattern(5 + i, 9);
                                 if (into.get(ValueLayout.JAVA_BYTE, 1 + i) != expected || heap[i] != expected) {
@@ -199,6 +200,7 @@ class LargeRemoteOperationsTest {
                         // frames are of EAGER bytes: the first lies inside, the second reaches past the end
                         byte[] back = new byte[EAGER + 10];
                         win.get(back, back.length, Datatype.BYTE, 1, at);
+                        win.flush(1);
                         for (int i = 0; i < back.length; i++) {
                             assertEquals(i < EAGER ? pattern(i, 1) : 0, back[i], "byte " + i
                                     + (i < EAGER ? " of the frame inside the window" : " of the refused frame"));
@@ -222,7 +224,7 @@ class LargeRemoteOperationsTest {
 
     /**
      * Small puts (batched) and large ones (sent in place) to overlapping bytes of one target, in
-     * both orders, and a get right after each without a flush: every get sees the later one.
+     * both orders, and a get right after each (its data read after a flush): every get sees the later one.
      */
     @Test
     void largeAndSmallPutsToOneTargetApplyInOrder() {
@@ -242,12 +244,14 @@ class LargeRemoteOperationsTest {
                             win.put(big, bytes, Datatype.BYTE, 1, 0);
                             win.put(new long[] {-i}, 1, Datatype.LONG, 1, at);
                             win.get(back, back.length, Datatype.LONG, 1, 0);
+                            win.flush(1);
                             assertEquals(-i, back[at], "small put after large put " + i);
                             assertEquals(0x0101010101010101L * i, back[(at + 1) % back.length], "large put " + i);
                             // large after small: the large one wins everywhere
                             win.put(new long[] {-i}, 1, Datatype.LONG, 1, at);
                             win.put(big, bytes, Datatype.BYTE, 1, 0);
                             win.get(back, back.length, Datatype.LONG, 1, 0);
+                            win.flush(1);
                             assertEquals(0x0101010101010101L * i, back[at], "large put after small put " + i);
                             win.flush(1);
                         }

@@ -99,6 +99,7 @@ class RemoteWindowTest {
                     for (int i = 0; i < each; i++) {
                         win.lock(LockType.EXCLUSIVE, 1);
                         win.get(v, 1, Datatype.LONG, 1, 0);
+                        win.flush(1);
                         v[0]++;
                         Thread.yield(); // widen the window for a second writer, were the lock to let one in
                         win.put(v, 1, Datatype.LONG, 1, 0);
@@ -139,6 +140,7 @@ class RemoteWindowTest {
                         win.flush(1);
                         long[] back = new long[100];
                         win.get(back, 100, Datatype.LONG, 1, 0);
+                        win.flush(1);
                         assertArrayEquals(data, back);
                         win.accumulate(new long[] {5}, 1, Datatype.LONG, 1, 1, AccumulateOp.SUM);
                         long[] old = new long[1];
@@ -286,10 +288,12 @@ class RemoteWindowTest {
             }
             byte[] got = new byte[bytes];
             win.get(got, bytes, Datatype.BYTE, 1, 8);
+            win.fence(Window.MODE_NOSUCCEED);
             assertArrayEquals(expected, got, op + " on " + type);
             assertArrayEquals(before, old, "getAccumulate's old values, " + op + " on " + type);
+        } else {
+            win.fence(Window.MODE_NOSUCCEED);
         }
-        win.fence(Window.MODE_NOSUCCEED);
     }
 
     /** Every pair over the network, small operations batched in at most {@code batch} bytes. */
@@ -384,6 +388,7 @@ class RemoteWindowTest {
                         for (int i = 1; i <= 50; i++) {
                             win.put(new long[] {i, -i}, 2, Datatype.LONG, 1, 0);
                             win.get(back, 2, Datatype.LONG, 1, 0);
+                            win.flush(1);
                             assertArrayEquals(new long[] {i, -i}, back, "get after put " + i);
                             win.accumulate(new long[] {10}, 1, Datatype.LONG, 1, 2, AccumulateOp.SUM);
                             win.fetchAndOp(new long[] {1}, old, Datatype.LONG, 1, 2, AccumulateOp.SUM);
@@ -454,11 +459,24 @@ class RemoteWindowTest {
                         win.flush(1);
                         long[] back = new long[3];
                         win.get(back, 3, Datatype.LONG, 1, 0);
-                        assertArrayEquals(new long[] {1, 0, 3}, back, "the puts around the refused one");
-                        e = assertThrows(TuttiException.InvalidArgument.class,
-                                () -> net.get(MemorySegment.ofArray(new long[1]), 0, 1, 64, 8));
-                        assertTrue(e.getMessage().contains("get on rank 0 to rank 1 failed")
+                        // a refused get, packed between two others, fails the flush; the others get their data
+                        long[] before = new long[1];
+                        long[] after = new long[1];
+                        win.get(before, 1, Datatype.LONG, 1, 2);
+                        net.get(MemorySegment.ofArray(new long[1]), 0, 1, 64, 8);
+                        win.get(after, 1, Datatype.LONG, 1, 0);
+                        e = assertThrows(TuttiException.InvalidArgument.class, () -> win.flush(1));
+                        assertTrue(e.getMessage().contains("flush on rank 0 to rank 1 failed")
                                 && e.getMessage().contains("a get of 8 bytes at byte offset 64"), e.getMessage());
+                        assertArrayEquals(new long[] {1, 0, 3}, back, "the puts around the refused one");
+                        assertEquals(3, before[0], "the get before the refused one");
+                        assertEquals(1, after[0], "the get after the refused one");
+                        // a get too large for a batch, refused, fails its request's wait
+                        net.get(MemorySegment.ofArray(new long[2048]), 0, 1, 8, 8 * 2048);
+                        e = assertThrows(TuttiException.InvalidArgument.class,
+                                () -> net.getCompletion(1).waitFor());
+                        assertTrue(e.getMessage().contains("rget on rank 0 to rank 1 failed")
+                                && e.getMessage().contains("a get of 16384 bytes at byte offset 8"), e.getMessage());
                         net.accumulate(v, 0, null, 0, 1, Datatype.LONG, 1, -8, AccumulateOp.SUM);
                         e = assertThrows(TuttiException.InvalidArgument.class, () -> win.unlock(1));
                         assertTrue(e.getMessage().contains("unlock on rank 0 to rank 1 failed")

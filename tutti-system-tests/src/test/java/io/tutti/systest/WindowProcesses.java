@@ -200,6 +200,7 @@ public final class WindowProcesses {
             win.lock(Window.LockType.EXCLUSIVE, 0);
             long waited = (System.nanoTime() - t0) / 1_000_000;
             win.get(first, 1, Datatype.LONG, 0, 0);
+            win.flush(0);
             win.put(new long[] {first[0] + 1}, 1, Datatype.LONG, 0, 0);
             win.unlock(0);
             win.lock(Window.LockType.SHARED, 0);
