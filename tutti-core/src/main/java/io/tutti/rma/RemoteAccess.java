@@ -1138,7 +1138,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 return;
             }
             for (int i = reached; i < gets; i++) {
-                send(firstGet + i, 1, 0, RmaWire.name(RmaWire.GET) + " its batch was cut short before");
+                send(firstGet + i, 1, 0, RmaWire.name(RmaWire.GET) + " in a batch cut short before it");
             }
             engine.sendRma(group[origin], RmaWire.REPLIES, context, tag, firstGet, 0, 0, gets, replyData, 0, fill);
             gets = 0;

@@ -402,6 +402,85 @@ class RemoteWindowTest {
         });
     }
 
+    /** Every pair over the network, batches of {@code batch} bytes, reply tables of {@code replies} slots. */
+    private static void gets(int n, String batch, String replies, ThreadLauncher.RankBody body) {
+        BiConsumer<Integer, Map<String, String>> net = hosts(n, false);
+        RankThreads.run(n, Duration.ofSeconds(120), (rank, env) -> {
+            net.accept(rank, env);
+            env.put("TUTTI_RMA_BATCH", batch);
+            env.put("TUTTI_RMA_REPLIES", replies);
+        }, body);
+    }
+
+    /**
+     * Many gets in flight to one target, each right after a put to the same bytes, with no flush
+     * between: packed in batches or each a record, with a reply table of 2 slots (full most of the
+     * time: a get waits for the oldest reply) and of 64, and gets of 8 B and of 20 KB (above the
+     * batch, a record each). After the flush every get holds what the put before it wrote, and the
+     * requests of rget complete with their data. The gets to the other target interleave.
+     */
+    @ParameterizedTest(name = "batch={0} replies={1}")
+    @org.junit.jupiter.params.provider.CsvSource({"8192,2", "8192,64", "0,2", "64,4"})
+    void manyGetsInFlightReadThePutsBeforeThem(String batch, String replies) {
+        int rounds = 400;
+        int slots = 8;
+        int big = 2560; // longs: 20 KB, more than a batch
+        gets(3, batch, replies, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(8L * (slots + big), 8)) {
+                    if (rank == 2) {
+                        win.segment().set(ValueLayout.JAVA_LONG, 0, 77);
+                    }
+                    w.barrier();
+                    if (rank == 0) {
+                        long[][] got = new long[rounds][1];
+                        long[][] large = new long[rounds / 50][];
+                        io.tutti.Request[] requests = new io.tutti.Request[rounds];
+                        long[] other = new long[rounds];
+                        MemorySegment others = MemorySegment.ofArray(other);
+                        win.lockAll();
+                        for (int i = 0; i < rounds; i++) {
+                            win.put(new long[] {i}, 1, Datatype.LONG, 1, i % slots);
+                            if (i % 3 == 0) {
+                                requests[i] = win.rget(got[i], 1, Datatype.LONG, 1, i % slots);
+                            } else {
+                                win.get(got[i], 1, Datatype.LONG, 1, i % slots);
+                            }
+                            win.get(others.asSlice(8L * i, 8), 1, Datatype.LONG, 2, 0);
+                            if (i % 50 == 0) {
+                                long[] fill = new long[big];
+                                java.util.Arrays.fill(fill, i);
+                                win.put(fill, big, Datatype.LONG, 1, slots);
+                                large[i / 50] = new long[big];
+                                win.get(large[i / 50], big, Datatype.LONG, 1, slots);
+                            }
+                        }
+                        for (int i = 0; i < rounds; i += 3) {
+                            requests[i].waitFor();
+                            assertEquals(i, got[i][0], "rget " + i + " once its request completed");
+                        }
+                        win.flush(1);
+                        win.flush(2);
+                        for (int i = 0; i < rounds; i++) {
+                            assertEquals(i, got[i][0], "get " + i + " after the put to the same bytes");
+                        }
+                        for (int i = 0; i < rounds; i++) {
+                            assertEquals(77, other[i], "get " + i + " from rank 2");
+                        }
+                        for (int k = 0; k < large.length; k++) {
+                            for (int j = 0; j < big; j += 97) {
+                                assertEquals(50L * k, large[k][j], "large get " + k + ", element " + j);
+                            }
+                        }
+                        win.unlockAll();
+                    }
+                    w.barrier();
+                }
+            }
+        });
+    }
+
     /**
      * Two origins on the other host (batched) and one on the target's host (its shared memory)
      * accumulate into one location: atomic per element, none lost, the batches under the lock.
