@@ -264,6 +264,51 @@ class LargeRemoteOperationsTest {
     }
 
     /**
+     * Large gets sent from the target's window memory, each followed at once, with no flush between,
+     * by a large put to the same bytes: every get reads what was there before its put, however late
+     * its reply's frames leave; several large gets in flight are served in order.
+     */
+    @Test
+    void aLargeGetDoesNotSeeTheWriteIssuedAfterIt() {
+        int bytes = 4 * EAGER + 3;
+        int rounds = 12;
+        job(rank -> {
+            try (Tutti t = Tutti.init(new String[0]); Arena arena = Arena.ofShared()) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(bytes, 1)) {
+                    if (rank == 1) {
+                        fill(win.segment(), bytes, 0);
+                    }
+                    w.barrier();
+                    if (rank == 0) {
+                        MemorySegment[] src = new MemorySegment[rounds];
+                        MemorySegment[] got = new MemorySegment[rounds];
+                        MemorySegment[] twice = new MemorySegment[rounds];
+                        win.lock(LockType.EXCLUSIVE, 1);
+                        for (int r = 0; r < rounds; r++) {
+                            got[r] = arena.allocate(bytes);
+                            twice[r] = arena.allocate(bytes);
+                            win.get(got[r], bytes, Datatype.BYTE, 1, 0);
+                            win.get(twice[r], bytes, Datatype.BYTE, 1, 0);
+                            src[r] = arena.allocate(bytes);
+                            fill(src[r], bytes, r + 1);
+                            win.put(src[r], bytes, Datatype.BYTE, 1, 0);
+                        }
+                        win.unlock(1);
+                        MemorySegment expected = arena.allocate(bytes);
+                        for (int r = 0; r < rounds; r++) {
+                            fill(expected, bytes, r);
+                            assertEquals(-1, got[r].mismatch(expected), "get " + r + ", before put " + (r + 1));
+                            assertEquals(-1, twice[r].mismatch(expected), "second get " + r);
+                        }
+                    }
+                    w.barrier();
+                }
+            }
+        });
+    }
+
+    /**
      * rput of a large put from off-heap memory returns a request that completes once the origin
      * buffer is free again; after it the buffer may change without the target seeing it.
      */
