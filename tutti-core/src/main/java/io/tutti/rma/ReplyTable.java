@@ -8,19 +8,18 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The replies one origin waits for from one target across the network: a get's data, a fetching
- * accumulate's old values. Requests are numbered 1, 2, ... and request k owns slot k mod the table's
- * size until its owner takes it; the table is preallocated, so opening and answering a request
- * allocates nothing (but for memory only the owner's thread may write: then the reply is stashed
- * and copied over when taken). Why a table: the gets of an epoch are sent one after the other and
- * complete together at its flush, as MPI allows, matched by number whatever order they come back in;
- * a full table makes the next request wait for the one that holds its slot.
+ * accumulate's old values. Requests are numbered 1, 2, ... and request k holds slot k mod the
+ * table's size until its owner takes it. Preallocated: opening and answering allocate nothing (but
+ * for memory only the owner's thread may write, whose reply is stashed and copied over when taken).
+ * Why a table: the gets of an epoch all travel at once and complete together at its flush, as MPI
+ * allows, matched by number in whatever order they come back; a full table makes the next request
+ * wait for the one holding its slot, the oldest.
  *
  * <p>Threads: the owner opens, asks and takes ({@link #open}, {@link #done}, {@link #allDone},
  * {@link #take}); whoever holds the engine answers ({@link #reply}, {@link #refuse}, {@link #note}).
- * A slot's fields are written by the owner before its request is sent, published to the answering
- * thread by the engine's lock; the answer writes the data, then releases the slot's number
- * ({@code completed}, a release store) and counts it ({@code finished}, a volatile increment); the
- * owner reads either (acquire, volatile) before it reads the data.
+ * The owner writes a slot before its request is sent (published by the engine's lock); an answer
+ * writes the data, then the slot's completed number (release) and the count of answers (volatile);
+ * the owner reads either (acquire, volatile) before the data (jcstress: {@code ReplyTableCompletion}).
  */
 public final class ReplyTable {
     /** A thread that is no one's: memory it may access is not confined to the owner. */
