@@ -288,6 +288,11 @@ final class Region {
         };
     }
 
+    /** Whether the data goes through a staging buffer of this region's ({@link #received} hands it over). */
+    boolean staged() {
+        return booleans != null || unpackType != null;
+    }
+
     /** After a collective has written this region: hands a boolean[]'s bytes over to it. */
     void receivedAll() {
         received(count);

@@ -19,11 +19,14 @@ import java.nio.ShortBuffer;
  * A window for one-sided communication (MPI_Win) over one of Tutti's {@link Window}s: made over a
  * direct buffer of the program's, or allocated by Tutti (private or shared); its operations are
  * put, get, the accumulates and atomics, inside epochs opened by fence, post/start/complete/wait or
- * lock/unlock. Every operation is complete when it returns (Tutti copies in the call), so the
- * request-returning forms give complete requests and the flushes only order memory.
+ * lock/unlock. Every operation is complete when it returns (Tutti copies in the call) but a get from
+ * a rank on another host, whose data may come later, by the next flush or the end of the epoch, as
+ * MPI says ({@link #rGet}'s request completes when it is there); the other request-returning forms
+ * give complete requests.
  *
  * <p>Buffers are {@code java.nio} buffers, direct or (unlike the bindings, which refuse them) heap:
- * nothing outlives the call. A target layout (count, type) is one block, a vector Tutti strides
+ * nothing outlives the call but a get's origin across hosts, which must stay reachable until it
+ * completes. A target layout (count, type) is one block, a vector Tutti strides
  * itself, or blocks issued one by one where each lies on a multiple of the target's displacement
  * unit. {@link MPI#PROC_NULL} is a target that takes nothing. Errors go to the window's handler,
  * {@link MPI#ERRORS_ARE_FATAL} until {@link #setErrhandler}, as MPI says.
@@ -487,6 +490,10 @@ public final class Win implements Freeable {
         }
         io.tutti.Datatype e = tType.base.coll;
         int unit = dispUnits[target];
+        // a get into a buffer staged here (booleans, a type with gaps) is unpacked when this returns,
+        // so it must have its data by then: an atomic get, which waits for it (a get may complete later)
+        boolean staged = kind == Kind.GET && origin.staged();
+        io.tutti.Request pending = null;
         try {
             if (t.blocks <= 1 && t.first % unit == 0) {
                 long d = (at + t.first) / unit;
@@ -494,11 +501,19 @@ public final class Win implements Freeable {
                 Object o = noOrigin ? null : origin.forCollective(e);
                 switch (kind) {
                     case PUT -> w.put(o, n, e, target, d);
-                    case GET -> w.get(o, n, e, target, d);
+                    case GET -> {
+                        if (staged) {
+                            w.getAccumulate(null, o, n, e, target, d, AccumulateOp.NO_OP);
+                        } else if (request) {
+                            pending = w.rget(o, n, e, target, d);
+                        } else {
+                            w.get(o, n, e, target, d);
+                        }
+                    }
                     case ACC -> w.accumulate(o, n, e, target, d, acc);
                     case GET_ACC -> w.getAccumulate(o, result.forCollective(e), n, e, target, d, acc);
                 }
-            } else if (kind != Kind.GET_ACC && t.vector != null && t.first % unit == 0) {
+            } else if (kind != Kind.GET_ACC && !staged && t.vector != null && t.first % unit == 0) {
                 long d = (at + t.first) / unit;
                 Window.Vector whole = new Window.Vector(1, (int) (bytes / e.extent()), 0);
                 Object o = origin.forCollective(e);
@@ -508,7 +523,11 @@ public final class Win implements Freeable {
                     default -> w.accumulate(o, e, whole, target, d, t.vector, acc);
                 }
             } else {
-                blocks(w, kind, noOrigin, t, e, target, at, unit, acc, call);
+                blocks(w, kind, noOrigin, staged, t, e, target, at, unit, acc, call);
+            }
+            if (request && kind == Kind.GET && pending == null) {
+                // gets of several parts: their data is here once the flush returns
+                w.flushLocal(target);
             }
         } catch (TuttiException x) {
             throw Errors.of(x, call);
@@ -518,12 +537,15 @@ public final class Win implements Freeable {
         } else if (kind == Kind.GET_ACC) {
             result.received(bytes);
         }
+        if (pending != null && !pending.isDone()) {
+            return new Request(pending);
+        }
         return request ? doneRequest() : null;
     }
 
     /** A layout Tutti cannot stride: one contiguous operation per block, each at a displacement of its own. */
-    private void blocks(Window w, Kind kind, boolean noOrigin, TargetLayout t, io.tutti.Datatype e, int target,
-                        long at, int unit, AccumulateOp acc, String call) throws MPIException {
+    private void blocks(Window w, Kind kind, boolean noOrigin, boolean staged, TargetLayout t, io.tutti.Datatype e,
+                        int target, long at, int unit, AccumulateOp acc, String call) throws MPIException {
         for (int b = 0; b < t.blocks; b++) {
             if ((at + t.map[2 * b]) % unit != 0) {
                 throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, call + ": a block of the target type lies at byte "
@@ -542,7 +564,13 @@ public final class Win implements Freeable {
             MemorySegment ob = o == null ? null : o.asSlice(done, len);
             switch (kind) {
                 case PUT -> w.put(ob, n, e, target, d);
-                case GET -> w.get(ob, n, e, target, d);
+                case GET -> {
+                    if (staged) {
+                        w.getAccumulate(null, ob, n, e, target, d, AccumulateOp.NO_OP);
+                    } else {
+                        w.get(ob, n, e, target, d);
+                    }
+                }
                 case ACC -> w.accumulate(ob, n, e, target, d, acc);
                 case GET_ACC -> w.getAccumulate(ob, r.asSlice(done, len), n, e, target, d, acc);
             }

@@ -228,7 +228,13 @@ public abstract class Window implements AutoCloseable {
                 n * type.extent()));
     }
 
-    /** Reads {@code count} elements of {@code target}'s window at {@code disp} into {@code origin}. */
+    /**
+     * Reads {@code count} elements of {@code target}'s window at {@code disp} into {@code origin}.
+     * The data is there once this returns for a target that shares memory with this rank; from a
+     * rank on another host it may come later, and is there at the latest at {@link #flush},
+     * {@link #flushLocal} (and their {@code All} forms), {@link #unlock}, {@link #complete} or
+     * {@link #fence}, as MPI says: read {@code origin} only after one of them (or use {@link #rget}).
+     */
     public final void get(Object origin, int count, Datatype type, int target, long disp) {
         MemorySegment o = buffer(origin, count, type, "origin");
         long at = access("get", target, disp, count, type);
@@ -314,11 +320,15 @@ public abstract class Window implements AutoCloseable {
         return held != null ? held : DONE;
     }
 
-    /** Get returning a request that completes when {@code origin} holds the data (MPI_Rget); in a passive epoch only. */
+    /**
+     * Get returning a request that completes when {@code origin} holds the data (MPI_Rget); in a
+     * passive epoch only. A refusal of the target (outside its window) fails the request's wait.
+     */
     public final Request rget(Object origin, int count, Datatype type, int target, long disp) {
         requirePassive("rget", target);
         get(origin, count, type, target, disp);
-        return DONE;
+        Request pending = getCompletion(target);
+        return pending != null ? pending : DONE;
     }
 
     /** Accumulate returning a request that completes when {@code origin} may be reused; in a passive epoch only. */
@@ -513,8 +523,8 @@ public abstract class Window implements AutoCloseable {
      * Completes every operation to {@code target} at this rank (origin buffers reusable). Origin
      * buffers are reusable when each call returns already, except those of puts larger than the
      * eager limit across the network, which the transport sends from where they are until this;
-     * across the network this also sends what waits in the batch of small operations and, for
-     * now, waits for the target's answer, as {@link #flush} does.
+     * across the network this also sends what waits in the batch of small operations, waits for
+     * the data of the gets and, for now, for the target's answer, as {@link #flush} does.
      */
     public final void flushLocal(int target) {
         requirePassive("flushLocal", target);
@@ -569,6 +579,14 @@ public abstract class Window implements AutoCloseable {
      * free when the call returns; null when it is. This default: null.
      */
     protected Request putCompletion(int target) {
+        return null;
+    }
+
+    /**
+     * What completes the last get from {@code target}, when its data may come after the call
+     * returns; null when it came in the call. This default: null.
+     */
+    protected Request getCompletion(int target) {
         return null;
     }
 

@@ -22,12 +22,13 @@ import java.util.function.IntPredicate;
 
 /**
  * A window's operations with the ranks it reaches over the network, both sides. As origin it packs
- * small puts and accumulates per target into batches ({@link RmaBatch}), sent when full and before
- * anything that must follow them, sends the rest as RMA records ({@link RmaWire}) and counts the
- * answers ({@link Answers}: one cumulative ACK per origin and progress pass), so a flush sends the
- * batch and waits for the target to have applied everything; a get, fetching accumulate or
- * compare-and-swap waits for its reply in the call, and a refusal of the target fails the call or
- * flush that waits for it. Above the eager limit a put leaves from the caller's memory ({@link #put}),
+ * small puts, accumulates and gets per target into batches ({@link RmaBatch}), sent when full and
+ * before anything that must follow them, sends the rest as RMA records ({@link RmaWire}) and counts
+ * the answers ({@link Answers}: one cumulative ACK per origin and progress pass), so a flush sends the
+ * batch and waits for the target to have applied everything; gets wait for their replies in a table
+ * per target ({@link ReplyTable}) until the flush or their request, a fetching accumulate or
+ * compare-and-swap in the call, and a refusal of the target fails the call, request or flush that
+ * waits for it. Above the eager limit a put leaves from the caller's memory ({@link #put}),
  * a get's reply from the window's ({@link #serveReplies}), and they land in place ({@link #place}),
  * as a rendezvous's data does. As target it is the window's {@link RmaEndpoint}: records are applied where
  * they arrive (the progress agent, or the owner's own calls), into the same memory and under the
@@ -38,7 +39,7 @@ import java.util.function.IntPredicate;
  * <p>Threads: the origin side is the owner's; the target side runs on whoever holds the engine.
  * What one side writes and the other reads (answers, grants, posts, completes, refusals) is in
  * atomic arrays (volatile reads and writes), a refusal written before the answer that covers it;
- * the reply buffer is handed over through the engine's lock. The batches are the owner's alone.
+ * replies go through the reply tables (their own rules). The batches are the owner's alone.
  */
 final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final Engine engine;
@@ -69,12 +70,17 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final long[] putEnd;
     /** Target: a view of the window's memory, for the transport's checks of payloads placed in it; null when none. */
     private final ByteBuffer memoryView;
-    /** Origin: a view of the reply's destination, made at the first reply placed in it. */
-    private ByteBuffer replyView;
+    /** Origin: per target, the replies it waits for (allocated at the first get to it), and their size. */
+    private final ReplyTable[] replies;
+    private final int replySlots;
+    /** Origin: per target, the last get sent as a record of its own since the last write waited for it (0: none). */
+    private final long[] ownGets;
+    /** Origin: per target, the reply id of the last get issued to it (0: none), for {@link #getCompletion}. */
+    private final long[] lastGet;
     /**
-     * Target: per origin, a large get's reply still to send from the window's memory (at most one:
-     * the origin waits for it), sent by {@link #poll} outside the arrival path: its reply id (0:
-     * none), where in the window it starts, its bytes and how many have gone; and the transport's
+     * Target: per origin, the large get's reply being sent from the window's memory, by {@link #poll}
+     * outside the arrival path: its reply id (0: none), where in the window it starts, its bytes and
+     * how many have gone; later ones wait in {@link #serveQueue}, in order; and the transport's
      * mark of the last reply payload sent from the window, which it may read until released.
      */
     private final long[] serveId;
@@ -82,11 +88,11 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final long[] serveTotal;
     private final long[] serveDone;
     private final long[] served;
+    /** Target: per origin, the large gets' replies waiting behind the one being sent (id, from, total), or null. */
+    private final ArrayDeque<long[]>[] serveQueue;
     /** Origin: per target, the first cause of a refusal not reported yet, and how many came after it. */
     private final AtomicReferenceArray<String> refusals;
     private final AtomicIntegerArray moreRefusals;
-    /** Origin: the refusal of the request whose reply the owner waits for, or null. */
-    private volatile String replyRefusal;
     /** Target: the record being applied, for its refusals (reused). */
     private final Refuser refuser = new Refuser();
     private final AtomicLongArray grants;
@@ -94,17 +100,6 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final AtomicLongArray posts;
     private final AtomicLongArray completes;
     private final Waiting waiting = new Waiting();
-    /** The reply the owner waits for: its id, where it goes, how much of it has come. */
-    private volatile long replyId;
-    private MemorySegment replyTo;
-    private long replyOffset;
-    private long replyExpected;
-    private volatile long replyReceived;
-    /**
-     * Where replies go when the result is in memory only the owner's thread may touch (a confined
-     * arena's), which the progress agent may be the one to receive: the owner copies it over after.
-     */
-    private byte[] replyStash;
     /** A thread that is no one's: memory it may access is not confined to the owner. */
     private static final Thread NO_OWNER = Thread.ofPlatform().unstarted(() -> { });
     private final MemorySegment pair = Arena.ofAuto().allocate(64, 16);
@@ -134,9 +129,13 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
     }
 
-    /** @param batchBytes the most payload bytes of a batch of small operations ({@code tutti.rma.batch}; 0: none) */
+    /**
+     * @param batchBytes the most payload bytes of a batch of small operations ({@code tutti.rma.batch}; 0: none)
+     * @param replySlots how many replies to one target may be awaited at once ({@code tutti.rma.replies})
+     */
+    @SuppressWarnings("unchecked")
     RemoteAccess(Engine engine, int context, int tag, int[] group, int me, boolean[] remote, WindowArea own,
-                 MemorySegment memory, int batchBytes) {
+                 MemorySegment memory, int batchBytes, int replySlots) {
         this.engine = engine;
         this.context = context;
         this.tag = tag;
@@ -162,6 +161,11 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         this.serveTotal = new long[n];
         this.serveDone = new long[n];
         this.served = new long[n];
+        this.serveQueue = new ArrayDeque[n];
+        this.replies = new ReplyTable[n];
+        this.replySlots = replySlots;
+        this.ownGets = new long[n];
+        this.lastGet = new long[n];
         this.memoryView = memory.isNative() && memory.byteSize() <= Integer.MAX_VALUE ? memory.asByteBuffer() : null;
         this.refusals = new AtomicReferenceArray<>(n);
         this.moreRefusals = new AtomicIntegerArray(n);
@@ -220,6 +224,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             return;
         }
         int chunk = frame(target);
+        beforeWrite(target);
         if (batch.packs(target, length, chunk)) {
             pack(target, RmaWire.PUT, null, null, at, src, srcOffset, (int) length);
             return;
@@ -235,11 +240,95 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
     }
 
+    /**
+     * A get: packed into the target's batch when its reply fits one, else a record of its own; it
+     * returns at once, the reply lands in {@code dst} when it comes, and the get is complete at the
+     * target's {@link #settle} (a flush, the end of the epoch) or its request ({@link #getCompletion}).
+     * With every slot of the target's reply table taken it first waits for the oldest reply.
+     */
     void get(MemorySegment dst, long dstOffset, int target, long at, long length) {
+        lastGet[target] = 0;
+        if (length == 0) {
+            return;
+        }
+        if (batch.packsGet(target, length, frame(target))) {
+            if (!batch.fitsGet(target, (int) length)) {
+                drain(target);
+            }
+            long id = open(target, dst, dstOffset, length);
+            batch.addGet(target, at, (int) length, id);
+            lastGet[target] = id;
+            return;
+        }
         drain(target);
-        expectReply(dst, dstOffset, length);
-        send(target, RmaWire.GET, replyId, 0, at, length, MemorySegment.NULL, 0, 0);
-        awaitReply("get", target);
+        long id = open(target, dst, dstOffset, length);
+        send(target, RmaWire.GET, id, 0, at, length, MemorySegment.NULL, 0, 0);
+        ownGets[target] = id;
+        lastGet[target] = id;
+    }
+
+    /**
+     * A request that completes when the last get to {@code target} has its data (MPI_Rget's), or
+     * null when it has none (it was empty).
+     */
+    Request getCompletion(int target) {
+        long id = lastGet[target];
+        return id == 0 ? null : new Fetch(target, id);
+    }
+
+    /** Target {@code target}'s reply table, allocated at its first request. */
+    private ReplyTable replies(int target) {
+        ReplyTable t = replies[target];
+        if (t == null) {
+            t = new ReplyTable(replySlots);
+            replies[target] = t;
+        }
+        return t;
+    }
+
+    /**
+     * Opens a request to {@code target} whose reply goes to {@code dst}; when the table is full,
+     * first waits for the oldest request's reply (sending the batch it may wait in), whose refusal
+     * is then kept for the flush.
+     */
+    private long open(int target, MemorySegment dst, long offset, long length) {
+        ReplyTable t = replies(target);
+        long oldest = t.blocking();
+        if (oldest != 0) {
+            drain(target);
+            awaitReply(target, oldest);
+            keep(target, t.take(oldest));
+        }
+        return t.open(dst, offset, length);
+    }
+
+    /**
+     * Before an operation that writes to {@code target}: a get sent as a record of its own may be
+     * sent from the window's memory, and resent from it, while its reply travels, so a write after
+     * it waits until the gets to that target have their data (a get never reads what a later write
+     * of its origin wrote).
+     */
+    private void beforeWrite(int target) {
+        if (ownGets[target] != 0) {
+            drain(target);
+            awaitReplies(target);
+            ownGets[target] = 0;
+        }
+    }
+
+    /** Waits until every request to {@code target} has its reply or refusal (not taken: a flush takes them). */
+    private void awaitReplies(int target) {
+        ReplyTable t = replies[target];
+        if (t != null && !t.allDone()) {
+            await(Waiting.REPLIES, target);
+        }
+    }
+
+    /** Keeps the refusal of a request to {@code target} for the flush that waits for it (null: none). */
+    private void keep(int target, String cause) {
+        if (cause != null && !refusals.compareAndSet(target, null, cause)) {
+            moreRefusals.incrementAndGet(target);
+        }
     }
 
     void accumulate(MemorySegment origin, long originOffset, MemorySegment result, long resultOffset, long count,
@@ -247,6 +336,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         long length = count * type.extent();
         int frame = frame(target);
         int chunk = frame / type.extent() * type.extent();
+        beforeWrite(target);
         if (result == null) {
             if (op == AccumulateOp.NO_OP) {
                 return;
@@ -265,27 +355,28 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             return;
         }
         drain(target);
-        expectReply(result, resultOffset, length);
+        long id = open(target, result, resultOffset, length);
         for (long done = 0; done < length; ) {
             int k = (int) Math.min(chunk, length - done);
             boolean data = op != AccumulateOp.NO_OP;
-            send(target, RmaWire.GET_ACC, replyId, RmaWire.accumulate(k, type, op), at + done, done,
+            send(target, RmaWire.GET_ACC, id, RmaWire.accumulate(k, type, op), at + done, done,
                     data ? origin : MemorySegment.NULL, data ? originOffset + done : 0, data ? k : 0);
             done += k;
         }
-        awaitReply("getAccumulate", target);
+        takeReply("getAccumulate", target, id);
     }
 
     void compareAndSwap(MemorySegment origin, MemorySegment compare, MemorySegment result, Datatype type, int target,
                         long at) {
+        beforeWrite(target);
         drain(target);
         int length = type.extent();
         MemorySegment.copy(origin, 0, pair, 0, length);
         MemorySegment.copy(compare, 0, pair, length, length);
-        expectReply(result, 0, length);
-        send(target, RmaWire.CAS, replyId, RmaWire.accumulate(length, type, AccumulateOp.REPLACE), at, 0, pair, 0,
+        long id = open(target, result, 0, length);
+        send(target, RmaWire.CAS, id, RmaWire.accumulate(length, type, AccumulateOp.REPLACE), at, 0, pair, 0,
                 2 * length);
-        awaitReply("compareAndSwap", target);
+        takeReply("compareAndSwap", target, id);
     }
 
     /**
@@ -367,22 +458,35 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         batch.add(target, kind, type, op, at, src, offset, length);
     }
 
-    /** Sends {@code target}'s batch, if it holds entries, as one record with one number to answer. */
+    /**
+     * Sends {@code target}'s batch, if it holds entries, as one record with one number to answer
+     * (its gets named by the first one's reply id and their count).
+     */
     private void drain(int target) {
         if (batch.pending(target)) {
-            send(target, RmaWire.BATCH, 0, 0, 0, answers.next(target), batch.buffer(target), 0, batch.length(target));
+            send(target, RmaWire.BATCH, batch.firstGet(target), batch.gets(target), 0, answers.next(target),
+                    batch.buffer(target), 0, batch.length(target));
             batch.sent(target);
         }
     }
 
     /**
-     * The batch sent, waits until {@code target} has answered every numbered record sent to it and
-     * the transport has let go of the origin buffers of the puts it sent from there.
+     * The batch sent, waits until {@code target} has answered every numbered record sent to it,
+     * every get to it has its data (their refusals kept for {@link #failIfRefused}), and the
+     * transport has let go of the origin buffers of the puts it sent from there.
      */
     private void settle(int target) {
         drain(target);
         if (!answers.complete(target)) {
             await(Waiting.ACKS, target);
+        }
+        ReplyTable t = replies[target];
+        if (t != null) {
+            awaitReplies(target);
+            for (long k = Math.max(1, t.last() - replySlots + 1); k <= t.last(); k++) {
+                keep(target, t.take(k));
+            }
+            ownGets[target] = 0;
         }
         long mark = held[target];
         if (mark > 0) {
@@ -465,6 +569,64 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
     }
 
+    /** The request of a get (MPI_Rget's): done once its reply is in; a refusal fails its wait or test. */
+    private final class Fetch implements Request {
+        private final int target;
+        private final long id;
+        private boolean done;
+
+        Fetch(int target, long id) {
+            this.target = target;
+            this.id = id;
+        }
+
+        @Override
+        public Status waitFor() {
+            waitFor(null);
+            return new Status();
+        }
+
+        @Override
+        public void waitFor(Status into) {
+            if (!done) {
+                drain(target);
+                takeReply("rget", target, id);
+                done = true;
+            }
+        }
+
+        @Override
+        public boolean test() {
+            if (!done) {
+                drain(target);
+                waiting.kind = Waiting.REPLY;
+                waiting.target = target;
+                waiting.reply = id;
+                waiting.error = null;
+                if (engine.test(waiting)) {
+                    takeReply("rget", target, id);
+                    done = true;
+                }
+            }
+            return done;
+        }
+
+        @Override
+        public boolean isActive() {
+            return true;
+        }
+
+        @Override
+        public boolean isDone() {
+            return done || replies[target].done(id);
+        }
+
+        @Override
+        public Status status() {
+            return new Status();
+        }
+    }
+
     /**
      * Owner, after the answers covered every record sent to {@code target}: fails with the first
      * refusal that came before them (a volatile read), and forgets it.
@@ -494,40 +656,21 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         return completes.get(r);
     }
 
-    /**
-     * Owner, before the request goes out: plain writes of where the reply goes, published to the
-     * thread that receives it by the engine's lock, which the send and the arrival path both take.
-     */
-    private void expectReply(MemorySegment dst, long offset, long length) {
-        replyTo = dst;
-        replyOffset = offset;
-        replyExpected = length;
-        replyReceived = 0;
-        replyRefusal = null;
-        replyStash = dst.isAccessibleBy(NO_OWNER) ? null : new byte[(int) length];
-        replyView = null;
-        replyId = replyId + 1;
-    }
-
-    /** Waits for the reply of the request just sent, then takes it; fails if the target refused the request. */
-    private void awaitReply(String what, int target) {
-        await(Waiting.REPLY, target);
-        takeReply();
-        String cause = replyRefusal;
+    /** Waits for the reply of request {@code id} to {@code target}, then takes it; fails if the target refused it. */
+    private void takeReply(String what, int target, long id) {
+        awaitReply(target, id);
+        String cause = replies[target].take(id);
         if (cause != null) {
-            replyRefusal = null;
             throw refused(what, target, cause);
         }
     }
 
-    /** The owner's part of a reply that came to another thread while its memory is the owner's only. */
-    private void takeReply() {
-        byte[] stash = replyStash;
-        if (stash != null) {
-            MemorySegment.copy(MemorySegment.ofArray(stash), 0, replyTo, replyOffset, replyExpected);
-            replyStash = null;
+    /** Waits until request {@code id} to {@code target} has its reply or refusal. */
+    private void awaitReply(int target, long id) {
+        if (!replies[target].done(id)) {
+            waiting.reply = id;
+            await(Waiting.REPLY, target);
         }
-        replyTo = null;
     }
 
     private void send(int target, short op, long handle, long peerHandle, long address, long total,
@@ -559,8 +702,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     }
 
     /**
-     * The origin's one wait, reused: for room to send, answers, a reply, a grant from one target, or
-     * the transport's release of put payloads it sent from the caller's memory.
+     * The origin's one wait, reused: for room to send, answers, one reply or all of them, a grant
+     * from one target, or the transport's release of put payloads it sent from the caller's memory.
      */
     private final class Waiting implements Engine.Task {
         static final int SEND = 0;
@@ -568,6 +711,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         static final int REPLY = 2;
         static final int GRANT = 3;
         static final int RELEASE = 4;
+        static final int REPLIES = 5;
 
         int kind;
         int target;
@@ -583,6 +727,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         boolean inPlace;
         /** SEND: the mark of the payload the transport took in place (0: copied); RELEASE: the mark waited for. */
         long mark;
+        /** REPLY: the request whose reply is waited for. */
+        long reply;
 
         void sending(short op, long handle, long peerHandle, long address, long total, MemorySegment payload,
                      long offset, int length, boolean inPlace) {
@@ -619,7 +765,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 case SEND -> trySend();
                 case RELEASE -> engine.rmaReleased(group[target]) >= mark;
                 case ACKS -> answers.complete(target);
-                case REPLY -> replyReceived >= replyExpected || replyRefusal != null;
+                case REPLY -> replies[target].done(reply);
+                case REPLIES -> replies[target].allDone();
                 case GRANT -> grants.get(target) > grantsTaken[target];
                 default -> throw new AssertionError(kind);
             };
@@ -661,7 +808,11 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 return true;
             }
             case RmaWire.REPLY -> {
-                return onReply(handle, address, data, dataOffset, length);
+                ReplyTable t = replies[origin];
+                return t != null && t.reply(handle, address, data, dataOffset, length);
+            }
+            case RmaWire.REPLIES -> {
+                return onReplies(origin, handle, total, data, dataOffset, length);
             }
             case RmaWire.GRANTED -> {
                 grants.incrementAndGet(origin);
@@ -676,7 +827,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 return true;
             }
             case RmaWire.REFUSED -> {
-                onRefused(origin, handle, data, dataOffset, length);
+                onRefused(origin, handle, address, data, dataOffset, length);
                 return true;
             }
             case RmaWire.LOCK -> {
@@ -719,38 +870,48 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     }
 
     /**
-     * Arrival path: copies a reply (none to copy, {@code data} null, when it was received in place),
-     * then a volatile write of the bytes received, which the owner's wait reads.
+     * Arrival path: the replies of a batch's {@code count} gets from {@code target}, numbered from
+     * {@code first}, their bytes one after the other; a refused one ({@link ReplyTable#note}) has
+     * none. Should the bytes run out, the gets left are refused rather than left waiting.
      */
-    private boolean onReply(long id, long at, MemorySegment data, long dataOffset, int length) {
-        if (id != replyId || at < 0 || at + length > replyExpected || replyTo == null) {
+    private boolean onReplies(int target, long first, long count, MemorySegment data, long dataOffset, int length) {
+        ReplyTable t = replies[target];
+        if (t == null || first <= 0 || count <= 0) {
             return false;
         }
-        if (data == null) {
-            // placed: nothing to copy
-        } else if (replyStash == null) {
-            MemorySegment.copy(data, dataOffset, replyTo, replyOffset + at, length);
-        } else {
-            MemorySegment.copy(data, dataOffset, MemorySegment.ofArray(replyStash), at, length);
+        long p = 0;
+        for (long k = first; k < first + count; k++) {
+            if (t.finishRefused(k)) {
+                continue;
+            }
+            long bytes = t.expecting(k);
+            if (bytes >= 0 && bytes <= length - p && t.reply(k, 0, data, dataOffset + p, (int) bytes)) {
+                p += bytes;
+            } else {
+                t.refuse(k, "a get whose data its batch's reply of " + length + " bytes lacks");
+            }
         }
-        replyReceived = replyReceived + length;
         return true;
     }
 
     /**
      * Arrival path: the target refused a record of this rank. A fetching request's refusal (its reply
-     * id) ends the owner's wait for the reply; a numbered one's is kept for the flush, which reads it
-     * after the answer that covers the record (sent after the refusal, so seen after it).
+     * id) completes the request ({@code batch} 0), or, for a batch's get, marks it for the batch's
+     * replies that follow; a numbered one's is kept for the flush, which reads it after the answer
+     * that covers the record (sent after the refusal, so seen after it).
      */
-    private void onRefused(int target, long id, MemorySegment data, long dataOffset, int length) {
+    private void onRefused(int target, long id, long batch, MemorySegment data, long dataOffset, int length) {
         String cause = new String(data.asSlice(dataOffset, length).toArray(ValueLayout.JAVA_BYTE),
                 StandardCharsets.UTF_8);
         if (id != 0) {
-            if (id == replyId) {
-                replyRefusal = cause;
+            ReplyTable t = replies[target];
+            if (t != null && batch != 0) {
+                t.note(id, cause);
+            } else if (t != null) {
+                t.refuse(id, cause);
             }
-        } else if (!refusals.compareAndSet(target, null, cause)) {
-            moreRefusals.incrementAndGet(target);
+        } else {
+            keep(target, cause);
         }
     }
 
@@ -782,13 +943,16 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 if (lock && !own.tryLockAccumulate(origin)) {
                     return false;
                 }
+                int gets = (int) Math.max(0, Math.min(peerHandle, Integer.MAX_VALUE));
+                refuser.batch(handle, gets, engine.maxRmaPayload(dest));
                 try {
-                    RmaBatch.apply(data, dataOffset, length, memory, me, refuser);
+                    RmaBatch.apply(data, dataOffset, length, memory, me, refuser.replyBytes(), refuser);
                 } finally {
                     if (lock) {
                         own.unlockAccumulate();
                     }
                 }
+                refuser.reply();
                 answers.applied(origin, total);
             }
             case RmaWire.PUT -> {
@@ -799,13 +963,16 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 answers.applied(origin, total);
             }
             case RmaWire.GET -> {
-                if (total > engine.eagerLimit(dest) && serveId[origin] == 0 && handle != 0) {
-                    // large: sent from the window's memory by poll(), outside the arrival path
-                    serveId[origin] = handle;
-                    serveFrom[origin] = address;
-                    serveTotal[origin] = total;
-                    serveDone[origin] = 0;
-                    serving++;
+                if (total > engine.eagerLimit(dest) && handle != 0) {
+                    // large: sent from the window's memory by poll(), outside the arrival path, in order
+                    if (serveId[origin] == 0) {
+                        serve(origin, handle, address, total);
+                    } else {
+                        if (serveQueue[origin] == null) {
+                            serveQueue[origin] = new ArrayDeque<>();
+                        }
+                        serveQueue[origin].add(new long[] {handle, address, total});
+                    }
                     return true;
                 }
                 int chunk = engine.maxRmaPayload(dest);
@@ -872,17 +1039,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             into.set(memory.address() + address, memoryView);
             return true;
         }
-        MemorySegment to = replyTo;
-        if (op != RmaWire.REPLY || handle != replyId || to == null || replyStash != null || !to.isNative()
-                || address != replyReceived || length > replyExpected - address || replyExpected > Integer.MAX_VALUE) {
-            return false;
-        }
-        if (replyView == null) {
-            replyView = to.asSlice(replyOffset, replyExpected).asByteBuffer();
-        }
-        replyView.limit((int) (address + length)).position((int) address);
-        into.set(to.address() + replyOffset + address, replyView);
-        return true;
+        ReplyTable t = replies[origin];
+        return op == RmaWire.REPLY && t != null && t.place(handle, address, length, into);
     }
 
     /**
@@ -912,12 +1070,20 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
 
     /**
      * Answers a refused record with its cause, at once and so before the answer that covers its
-     * number: the reply id of a fetching request, else the record's number. Reused per record.
+     * number: the reply id of a fetching request, else the record's number. For a batch it also
+     * gathers its gets' data into one reply ({@link #reply}), a refused get left out. Reused per record.
      */
     private final class Refuser implements RmaBatch.Refusals {
         private int origin;
         private long id;
         private long number;
+        /** The batch's first get's reply id, its gets, those the walk reached, and the reply's bytes so far. */
+        private long firstGet;
+        private int gets;
+        private int reached;
+        private int fill;
+        private int capacity;
+        private MemorySegment replyData = MemorySegment.NULL;
 
         void record(int origin, long id, long number) {
             this.origin = origin;
@@ -925,12 +1091,64 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             this.number = number;
         }
 
+        /** A batch with {@code gets} gets from {@code firstGet} on, whose reply carries at most {@code capacity} bytes. */
+        void batch(long firstGet, int gets, int capacity) {
+            this.firstGet = firstGet;
+            this.gets = firstGet > 0 ? gets : 0;
+            this.reached = 0;
+            this.fill = 0;
+            this.capacity = capacity;
+            if (this.gets > 0 && replyData.byteSize() < capacity) {
+                replyData = Arena.ofAuto().allocate(capacity, 8);
+            }
+        }
+
+        /** The most bytes the batch's gets may read together. */
+        int replyBytes() {
+            return gets > 0 ? capacity : 0;
+        }
+
         @Override
         public void refuse(String cause) {
+            send(id, 0, number, cause);
+        }
+
+        @Override
+        public void read(int index, MemorySegment memory, long at, int bytes) {
+            if (index < gets) {
+                MemorySegment.copy(memory, at, replyData, fill, bytes);
+                fill += bytes;
+                reached = index + 1;
+            }
+        }
+
+        @Override
+        public void refuseGet(int index, String cause) {
+            if (index < gets) {
+                send(firstGet + index, 1, 0, cause);
+                reached = index + 1;
+            } else {
+                refuse(cause);
+            }
+        }
+
+        /** After a batch's walk: refuses the gets it did not reach (cut short) and sends the data of the others. */
+        void reply() {
+            if (gets == 0) {
+                return;
+            }
+            for (int i = reached; i < gets; i++) {
+                send(firstGet + i, 1, 0, RmaWire.name(RmaWire.GET) + " in a batch cut short before it");
+            }
+            engine.sendRma(group[origin], RmaWire.REPLIES, context, tag, firstGet, 0, 0, gets, replyData, 0, fill);
+            gets = 0;
+        }
+
+        private void send(long id, long batch, long number, String cause) {
             byte[] text = cause.getBytes(StandardCharsets.UTF_8);
             int length = Math.min(text.length, Math.min(1024, engine.maxRmaPayload(group[origin])));
-            engine.sendRma(group[origin], RmaWire.REFUSED, context, tag, id, 0, 0, number, MemorySegment.ofArray(text),
-                    0, length);
+            engine.sendRma(group[origin], RmaWire.REFUSED, context, tag, id, 0, batch, number,
+                    MemorySegment.ofArray(text), 0, length);
         }
     }
 
@@ -983,6 +1201,9 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             if (serveId[o] != 0 && dead.test(o)) {
                 serveId[o] = 0;
                 serving--;
+                if (serveQueue[o] != null) {
+                    serveQueue[o].clear();
+                }
             }
         }
         if (own.releaseDead(n, dead) > 0 || changed) {
@@ -1053,8 +1274,21 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             if (done == total) {
                 serveId[o] = 0;
                 serving--;
+                long[] next = serveQueue[o] == null ? null : serveQueue[o].poll();
+                if (next != null) {
+                    serve(o, next[0], next[1], next[2]);
+                }
             }
         }
+    }
+
+    /** Starts sending a large get's reply to {@code origin} from the window's memory ({@link #serveReplies}). */
+    private void serve(int origin, long id, long from, long total) {
+        serveId[origin] = id;
+        serveFrom[origin] = from;
+        serveTotal[origin] = total;
+        serveDone[origin] = 0;
+        serving++;
     }
 
     @Override

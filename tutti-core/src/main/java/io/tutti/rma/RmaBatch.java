@@ -7,20 +7,24 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Small puts and accumulates to one target packed into one record ({@code RmaWire.BATCH}), both
- * sides: the origin's reusable buffer per target, and the target's walk that applies the entries in
- * order. A batch's payload is a sequence of entries, each
+ * Small puts, accumulates and gets to one target packed into one record ({@code RmaWire.BATCH}),
+ * both sides: the origin's reusable buffer per target, and the target's walk that applies the
+ * entries in order. A batch's payload is a sequence of entries, each
  *
  * <pre>
- *  0        8              16                 16 + bytes
+ *  0        8              16                 16 + bytes (a get: 16, it carries none)
  *  | word   | target byte  | the entry's bytes |  next entry ...
  *            offset
- *  word = bytes &lt;&lt; 32 | kind (PUT or ACC) &lt;&lt; 16 | datatype &lt;&lt; 8 | operation   (RmaWire.entry)
+ *  word = bytes &lt;&lt; 32 | kind (PUT, ACC or GET) &lt;&lt; 16 | datatype &lt;&lt; 8 | operation   (RmaWire.entry)
  * </pre>
  *
  * Why so: one record, one header and one answer for many small operations, where each of them as a
  * record of its own cost a datagram and a pass of the target's arrival path; entries are not padded
- * (the kernels read unaligned), so an 8 B put costs 24 bytes of the batch.
+ * (the kernels read unaligned), so an 8 B put costs 24 bytes of the batch. A batch's gets have
+ * consecutive reply numbers (the record's handle names the first, its peer handle how many), and the
+ * target answers them all with one {@code REPLIES} record: their bytes one after the other, read
+ * where each entry stands in the walk, so a get reads what the puts before it wrote. Their bytes
+ * together, like the entries, stay within the batch's bound, so the reply is one frame too.
  *
  * <p>Threads: the origin side is the window owner's; the static target side runs on whoever holds
  * the engine.
@@ -36,6 +40,10 @@ final class RmaBatch {
     private final MemorySegment[] buffers;
     private final int[] fill;
     private final int[] capacity;
+    /** Per target: the reply number of the batch's first get (0: none), its gets, and the bytes they read. */
+    private final long[] firstGet;
+    private final int[] gets;
+    private final int[] getBytes;
 
     /**
      * @param ranks the window's ranks
@@ -46,6 +54,9 @@ final class RmaBatch {
         this.buffers = new MemorySegment[ranks];
         this.fill = new int[ranks];
         this.capacity = new int[ranks];
+        this.firstGet = new long[ranks];
+        this.gets = new int[ranks];
+        this.getBytes = new int[ranks];
     }
 
     /**
@@ -66,6 +77,41 @@ final class RmaBatch {
     /** Whether {@code target}'s batch has room for an entry of {@code bytes} bytes (after {@link #packs}). */
     boolean fits(int target, int bytes) {
         return fill[target] + ENTRY_HEADER + bytes <= capacity[target];
+    }
+
+    /** Whether a get of {@code bytes} bytes from {@code target} goes into its batch: its reply fits one too. */
+    boolean packsGet(int target, long bytes, int frame) {
+        return packs(target, 0, frame) && bytes <= capacity[target];
+    }
+
+    /** Whether {@code target}'s batch has room for a get of {@code bytes} bytes, its entry and its reply (after {@link #packsGet}). */
+    boolean fitsGet(int target, int bytes) {
+        return fits(target, 0) && getBytes[target] + bytes <= capacity[target];
+    }
+
+    /**
+     * Adds a get of {@code bytes} bytes at {@code at} to {@code target}'s batch (after
+     * {@link #packsGet}, and it {@link #fitsGet}); {@code reply} is its reply number, the one after
+     * the batch's previous get's.
+     */
+    void addGet(int target, long at, int bytes, long reply) {
+        if (gets[target] == 0) {
+            firstGet[target] = reply;
+        }
+        gets[target]++;
+        getBytes[target] += bytes;
+        add(target, RmaWire.GET, null, null, at, MemorySegment.NULL, 0, 0);
+        buffers[target].set(WORD, fill[target] - ENTRY_HEADER, RmaWire.entry(RmaWire.GET, bytes, null, null));
+    }
+
+    /** The reply number of the first get in {@code target}'s batch, 0 when it holds none. */
+    long firstGet(int target) {
+        return gets[target] == 0 ? 0 : firstGet[target];
+    }
+
+    /** How many gets {@code target}'s batch holds. */
+    int gets(int target) {
+        return gets[target];
     }
 
     /**
@@ -104,13 +150,29 @@ final class RmaBatch {
     /** The batch was handed to the transport (which copied it): the buffer is empty again. */
     void sent(int target) {
         fill[target] = 0;
+        gets[target] = 0;
+        getBytes[target] = 0;
     }
 
     // ------------------------------------------------------------ target side
 
-    /** Where the target's walk reports an entry it cannot apply. */
+    /** Where the target's walk reports an entry it cannot apply, and reads what a get asks. */
     interface Refusals {
         void refuse(String cause);
+
+        /** The batch's get number {@code index} (from 0) reads {@code bytes} bytes of {@code memory} at {@code at}. */
+        default void read(int index, MemorySegment memory, long at, int bytes) {
+        }
+
+        /** The batch's get number {@code index} cannot be served, for {@code cause}. */
+        default void refuseGet(int index, String cause) {
+            refuse(cause);
+        }
+    }
+
+    /** Bytes an entry carries after its header: a put's or an accumulate's data, none for a get. */
+    private static long carried(long word) {
+        return RmaWire.kind(word) == RmaWire.GET ? 0 : RmaWire.bytes(word);
     }
 
     /** Whether the batch holds an accumulate (then it is applied under the window's accumulate lock). */
@@ -121,11 +183,10 @@ final class RmaBatch {
             if (RmaWire.kind(word) == RmaWire.ACC) {
                 return true;
             }
-            int bytes = RmaWire.bytes(word);
-            if (bytes < 0) {
+            if (RmaWire.bytes(word) < 0) {
                 return false;
             }
-            p += ENTRY_HEADER + bytes;
+            p += ENTRY_HEADER + carried(word);
         }
         return false;
     }
@@ -133,29 +194,51 @@ final class RmaBatch {
     /**
      * Applies the entries of a batch to {@code memory} in order; an entry that cannot be applied is
      * reported to {@code refusals} and skipped, the others apply (as records of their own would), and
-     * a batch cut short stops there. The caller holds the accumulate lock if {@link #accumulates}.
+     * a batch cut short stops there. A get reads at its place in the order ({@link Refusals#read}),
+     * up to {@code replyBytes} bytes for all of them; one beyond is refused. The caller holds the
+     * accumulate lock if {@link #accumulates}.
      *
      * @param rank the target's rank in the window, for the causes
      * @return how many entries were refused
      */
     static int apply(MemorySegment data, long offset, int length, MemorySegment memory, int rank, Refusals refusals) {
+        return apply(data, offset, length, memory, rank, Integer.MAX_VALUE, refusals);
+    }
+
+    static int apply(MemorySegment data, long offset, int length, MemorySegment memory, int rank, int replyBytes,
+                     Refusals refusals) {
         long end = offset + length;
         long windowBytes = memory.byteSize();
         int refused = 0;
+        int gets = 0;
+        long read = 0;
         for (long p = offset; p < end; ) {
             long word = end - p >= ENTRY_HEADER ? data.get(WORD, p) : -1;
             int bytes = RmaWire.bytes(word);
             short kind = RmaWire.kind(word);
-            if (word == -1 || bytes < 0 || bytes > end - p - ENTRY_HEADER) {
+            if (word == -1 || bytes < 0 || carried(word) > end - p - ENTRY_HEADER) {
                 refusals.refuse("a batch whose entry at byte " + (p - offset) + " of " + length + " is cut short");
                 return refused + 1;
             }
             long at = data.get(WORD, p + 8);
             long from = p + ENTRY_HEADER;
-            String cause = kind == RmaWire.PUT || kind == RmaWire.ACC
-                    ? RmaWire.refusal(kind, word, at, 0, bytes, windowBytes, rank)
+            String cause = kind == RmaWire.PUT || kind == RmaWire.ACC || kind == RmaWire.GET
+                    ? RmaWire.refusal(kind, word, at, bytes, kind == RmaWire.GET ? 0 : bytes, windowBytes, rank)
                     : "an entry of kind " + kind + ", which batches do not carry";
-            if (cause != null) {
+            if (cause == null && kind == RmaWire.GET && read + bytes > replyBytes) {
+                cause = RmaWire.name(kind) + " of " + bytes + " bytes at byte offset " + at + ", beyond the " + replyBytes
+                        + " bytes one reply carries";
+            }
+            if (kind == RmaWire.GET) {
+                if (cause != null) {
+                    refusals.refuseGet(gets, cause);
+                    refused++;
+                } else {
+                    refusals.read(gets, memory, at, bytes);
+                    read += bytes;
+                }
+                gets++;
+            } else if (cause != null) {
                 refusals.refuse(cause);
                 refused++;
             } else if (kind == RmaWire.PUT) {
@@ -164,7 +247,7 @@ final class RmaBatch {
                 Datatype type = RmaWire.type(word);
                 Accumulation.apply(memory, at, data, from, null, 0, bytes / type.extent(), type, RmaWire.op(word));
             }
-            p = from + bytes;
+            p = from + carried(word);
         }
         return refused;
     }

@@ -17,9 +17,10 @@ import io.tutti.TuttiException;
  *  ACC        -                bytes|type|op        target byte offset     number           origin data
  *  GET_ACC    reply id         bytes|type|op        target byte offset     offset in result origin data (none for NO_OP)
  *  CAS        reply id         type                 target byte offset     -                origin, compare
- *  BATCH      -                -                    -                      number           entries (RmaBatch)
+ *  BATCH      first get's id   gets in it           -                      number           entries (RmaBatch)
+ *  REPLIES    first get's id   -                    -                      gets             their data, in order
  *  ACK        -                -                    -                      applied up to    -
- *  REFUSED    reply id or 0    -                    -                      number or 0      the cause (UTF-8 text)
+ *  REFUSED    reply id or 0    -                    1: a batch's get     number or 0      the cause (UTF-8 text)
  *  LOCK       -                1 exclusive/0 shared -                      -                -
  *  GRANTED, POST, COMPLETE, UNLOCK (peer handle as LOCK): no fields
  * </pre>
@@ -30,10 +31,11 @@ import io.tutti.TuttiException;
  * record before ({@link Answers}), so an origin's flush waits for its last number; one record never
  * exceeds a frame, so a large put is several records, each applied where it lands and naming where
  * the put ends (the byte offset past it), so that the target may take the frames after the first
- * straight into its window. Small puts and accumulates travel packed, several to a BATCH record
- * ({@link RmaBatch}). A record the target cannot apply (outside its window, a type or operation it
+ * straight into its window. Small puts, accumulates and gets travel packed, several to a BATCH
+ * record ({@link RmaBatch}), whose gets are answered together by one REPLIES record. Reply ids
+ * count 1, 2, ... per origin and target ({@link ReplyTable}). A record the target cannot apply (outside its window, a type or operation it
  * does not name) is answered by REFUSED with the cause, before the answer that covers its number,
- * so no origin waits for it in vain.
+ * so no origin waits for it in vain; a batch's refused get is left out of the REPLIES that follow.
  */
 final class RmaWire {
     static final short PUT = 1;
@@ -50,6 +52,7 @@ final class RmaWire {
     static final short COMPLETE = 12;
     static final short BATCH = 13;
     static final short REFUSED = 14;
+    static final short REPLIES = 15;
 
     private static final Datatype[] TYPES = Datatype.values();
     private static final AccumulateOp[] OPS = AccumulateOp.values();

@@ -20,7 +20,8 @@ import java.util.function.IntPredicate;
  * memory of a rank in this process), else one copy through the kernel ({@link SingleCopy}) into the
  * caller's memory of another process (whatever {@code tutti.shm.single.copy} says, which is about
  * messages: windows have no other way). No operation needs the target's CPU, so every operation is
- * complete when its call returns, and flush only orders memory.
+ * complete when its call returns, and flush only orders memory. Ranks on other hosts are reached
+ * through {@link RemoteAccess}, where a get completes at the flush.
  *
  * <p>Accumulates take the target's accumulate lock (a CAS word) around the reduction. Why a lock and
  * not atomic instructions: it covers every operation on every type (byte, char, MAXLOC pairs,
@@ -126,7 +127,7 @@ public final class ShmWindow extends Window {
                     + " allocateWindow and put/get, or a communicator of one host's ranks (split by host)");
         }
         return open(engine, context, sequence, group, rank, memory, windowBytes, dispUnit, kind, barrier, sizes,
-                config.batchBytes());
+                config);
     }
 
     /**
@@ -135,12 +136,12 @@ public final class ShmWindow extends Window {
      */
     public static ShmWindow openDynamic(Engine engine, int context, int sequence, int[] group, int rank,
                                         Runnable barrier) {
-        return open(engine, context, sequence, group, rank, null, 0, 1, KIND_DYNAMIC, barrier, null, 0);
+        return open(engine, context, sequence, group, rank, null, 0, 1, KIND_DYNAMIC, barrier, null, null);
     }
 
     private static ShmWindow open(Engine engine, int context, int sequence, int[] group, int rank, MemorySegment memory,
                                   long windowBytes, int dispUnit, int kind, Runnable barrier, long[] sizes,
-                                  int batchBytes) {
+                                  RmaConfig config) {
         int n = group.length;
         boolean dynamic = kind == KIND_DYNAMIC;
         long dataBytes = dynamic ? WindowAreaDescriptor.REGION_TABLE_BYTES : memory != null ? 0 : windowBytes;
@@ -174,7 +175,7 @@ public final class ShmWindow extends Window {
                         ? MemorySegment.ofAddress(memory.address()).reinterpret(windowBytes)
                         : mine.asSlice(WindowAreaDescriptor.dataOffset(n), windowBytes);
                 net = new RemoteAccess(engine, context, sequence, group, rank, remote, new WindowArea(mine), reachable,
-                        batchBytes);
+                        config.batchBytes(), config.replies());
                 net.open();
             }
             barrier.run();
@@ -303,6 +304,11 @@ public final class ShmWindow extends Window {
     @Override
     protected Request putCompletion(int target) {
         return net != null && net.remote(target) ? net.localCompletion(target) : null;
+    }
+
+    @Override
+    protected Request getCompletion(int target) {
+        return net != null && net.remote(target) ? net.getCompletion(target) : null;
     }
 
     @Override

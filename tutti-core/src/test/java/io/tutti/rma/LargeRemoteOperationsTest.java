@@ -119,6 +119,7 @@ class LargeRemoteOperationsTest {
                             win.get(into.asSlice(1), bytes, Datatype.BYTE, 1, 5);
                             byte[] heap = new byte[bytes];
                             win.get(heap, bytes, Datatype.BYTE, 1, 5);
+                            win.flush(1);
                             for (int i = 0; i < bytes; i++) {
                                 byte expected = pattern(5 + i, 9);
                                 if (into.get(ValueLayout.JAVA_BYTE, 1 + i) != expected || heap[i] != expected) {
@@ -199,6 +200,7 @@ class LargeRemoteOperationsTest {
                         // frames are of EAGER bytes: the first lies inside, the second reaches past the end
                         byte[] back = new byte[EAGER + 10];
                         win.get(back, back.length, Datatype.BYTE, 1, at);
+                        win.flush(1);
                         for (int i = 0; i < back.length; i++) {
                             assertEquals(i < EAGER ? pattern(i, 1) : 0, back[i], "byte " + i
                                     + (i < EAGER ? " of the frame inside the window" : " of the refused frame"));
@@ -222,7 +224,7 @@ class LargeRemoteOperationsTest {
 
     /**
      * Small puts (batched) and large ones (sent in place) to overlapping bytes of one target, in
-     * both orders, and a get right after each without a flush: every get sees the later one.
+     * both orders, and a get right after each (its data read after a flush): every get sees the later one.
      */
     @Test
     void largeAndSmallPutsToOneTargetApplyInOrder() {
@@ -242,16 +244,63 @@ class LargeRemoteOperationsTest {
                             win.put(big, bytes, Datatype.BYTE, 1, 0);
                             win.put(new long[] {-i}, 1, Datatype.LONG, 1, at);
                             win.get(back, back.length, Datatype.LONG, 1, 0);
+                            win.flush(1);
                             assertEquals(-i, back[at], "small put after large put " + i);
                             assertEquals(0x0101010101010101L * i, back[(at + 1) % back.length], "large put " + i);
                             // large after small: the large one wins everywhere
                             win.put(new long[] {-i}, 1, Datatype.LONG, 1, at);
                             win.put(big, bytes, Datatype.BYTE, 1, 0);
                             win.get(back, back.length, Datatype.LONG, 1, 0);
+                            win.flush(1);
                             assertEquals(0x0101010101010101L * i, back[at], "large put after small put " + i);
                             win.flush(1);
                         }
                         win.unlock(1);
+                    }
+                    w.barrier();
+                }
+            }
+        });
+    }
+
+    /**
+     * Large gets sent from the target's window memory, each followed at once, with no flush between,
+     * by a large put to the same bytes: every get reads what was there before its put, however late
+     * its reply's frames leave; several large gets in flight are served in order.
+     */
+    @Test
+    void aLargeGetDoesNotSeeTheWriteIssuedAfterIt() {
+        int bytes = 4 * EAGER + 3;
+        int rounds = 12;
+        job(rank -> {
+            try (Tutti t = Tutti.init(new String[0]); Arena arena = Arena.ofShared()) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(bytes, 1)) {
+                    if (rank == 1) {
+                        fill(win.segment(), bytes, 0);
+                    }
+                    w.barrier();
+                    if (rank == 0) {
+                        MemorySegment[] src = new MemorySegment[rounds];
+                        MemorySegment[] got = new MemorySegment[rounds];
+                        MemorySegment[] twice = new MemorySegment[rounds];
+                        win.lock(LockType.EXCLUSIVE, 1);
+                        for (int r = 0; r < rounds; r++) {
+                            got[r] = arena.allocate(bytes);
+                            twice[r] = arena.allocate(bytes);
+                            win.get(got[r], bytes, Datatype.BYTE, 1, 0);
+                            win.get(twice[r], bytes, Datatype.BYTE, 1, 0);
+                            src[r] = arena.allocate(bytes);
+                            fill(src[r], bytes, r + 1);
+                            win.put(src[r], bytes, Datatype.BYTE, 1, 0);
+                        }
+                        win.unlock(1);
+                        MemorySegment expected = arena.allocate(bytes);
+                        for (int r = 0; r < rounds; r++) {
+                            fill(expected, bytes, r);
+                            assertEquals(-1, got[r].mismatch(expected), "get " + r + ", before put " + (r + 1));
+                            assertEquals(-1, twice[r].mismatch(expected), "second get " + r);
+                        }
                     }
                     w.barrier();
                 }

@@ -99,6 +99,7 @@ class RemoteWindowTest {
                     for (int i = 0; i < each; i++) {
                         win.lock(LockType.EXCLUSIVE, 1);
                         win.get(v, 1, Datatype.LONG, 1, 0);
+                        win.flush(1);
                         v[0]++;
                         Thread.yield(); // widen the window for a second writer, were the lock to let one in
                         win.put(v, 1, Datatype.LONG, 1, 0);
@@ -139,6 +140,7 @@ class RemoteWindowTest {
                         win.flush(1);
                         long[] back = new long[100];
                         win.get(back, 100, Datatype.LONG, 1, 0);
+                        win.flush(1);
                         assertArrayEquals(data, back);
                         win.accumulate(new long[] {5}, 1, Datatype.LONG, 1, 1, AccumulateOp.SUM);
                         long[] old = new long[1];
@@ -286,10 +288,12 @@ class RemoteWindowTest {
             }
             byte[] got = new byte[bytes];
             win.get(got, bytes, Datatype.BYTE, 1, 8);
+            win.fence(Window.MODE_NOSUCCEED);
             assertArrayEquals(expected, got, op + " on " + type);
             assertArrayEquals(before, old, "getAccumulate's old values, " + op + " on " + type);
+        } else {
+            win.fence(Window.MODE_NOSUCCEED);
         }
-        win.fence(Window.MODE_NOSUCCEED);
     }
 
     /** Every pair over the network, small operations batched in at most {@code batch} bytes. */
@@ -384,12 +388,92 @@ class RemoteWindowTest {
                         for (int i = 1; i <= 50; i++) {
                             win.put(new long[] {i, -i}, 2, Datatype.LONG, 1, 0);
                             win.get(back, 2, Datatype.LONG, 1, 0);
+                            win.flush(1);
                             assertArrayEquals(new long[] {i, -i}, back, "get after put " + i);
                             win.accumulate(new long[] {10}, 1, Datatype.LONG, 1, 2, AccumulateOp.SUM);
                             win.fetchAndOp(new long[] {1}, old, Datatype.LONG, 1, 2, AccumulateOp.SUM);
                             assertEquals(11L * i - 1, old[0], "fetchAndOp after accumulate " + i);
                         }
                         win.unlock(1);
+                    }
+                    w.barrier();
+                }
+            }
+        });
+    }
+
+    /** Every pair over the network, batches of {@code batch} bytes, reply tables of {@code replies} slots. */
+    private static void gets(int n, String batch, String replies, ThreadLauncher.RankBody body) {
+        BiConsumer<Integer, Map<String, String>> net = hosts(n, false);
+        RankThreads.run(n, Duration.ofSeconds(120), (rank, env) -> {
+            net.accept(rank, env);
+            env.put("TUTTI_RMA_BATCH", batch);
+            env.put("TUTTI_RMA_REPLIES", replies);
+        }, body);
+    }
+
+    /**
+     * Many gets in flight to one target, each right after a put to the same bytes, with no flush
+     * between: packed in batches or each a record, with a reply table of 2 slots (full most of the
+     * time: a get waits for the oldest reply) and of 64, and gets of 8 B and of 20 KB (above the
+     * batch, a record each). After the flush every get holds what the put before it wrote, and the
+     * requests of rget complete with their data. The gets to the other target interleave.
+     */
+    @ParameterizedTest(name = "batch={0} replies={1}")
+    @org.junit.jupiter.params.provider.CsvSource({"8192,2", "8192,64", "0,2", "64,4"})
+    void manyGetsInFlightReadThePutsBeforeThem(String batch, String replies) {
+        int rounds = 400;
+        int slots = 8;
+        int big = 2560; // longs: 20 KB, more than a batch
+        gets(3, batch, replies, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(8L * (slots + big), 8)) {
+                    if (rank == 2) {
+                        win.segment().set(ValueLayout.JAVA_LONG, 0, 77);
+                    }
+                    w.barrier();
+                    if (rank == 0) {
+                        long[][] got = new long[rounds][1];
+                        long[][] large = new long[rounds / 50][];
+                        io.tutti.Request[] requests = new io.tutti.Request[rounds];
+                        long[] other = new long[rounds];
+                        MemorySegment others = MemorySegment.ofArray(other);
+                        win.lockAll();
+                        for (int i = 0; i < rounds; i++) {
+                            win.put(new long[] {i}, 1, Datatype.LONG, 1, i % slots);
+                            if (i % 3 == 0) {
+                                requests[i] = win.rget(got[i], 1, Datatype.LONG, 1, i % slots);
+                            } else {
+                                win.get(got[i], 1, Datatype.LONG, 1, i % slots);
+                            }
+                            win.get(others.asSlice(8L * i, 8), 1, Datatype.LONG, 2, 0);
+                            if (i % 50 == 0) {
+                                long[] fill = new long[big];
+                                java.util.Arrays.fill(fill, i);
+                                win.put(fill, big, Datatype.LONG, 1, slots);
+                                large[i / 50] = new long[big];
+                                win.get(large[i / 50], big, Datatype.LONG, 1, slots);
+                            }
+                        }
+                        for (int i = 0; i < rounds; i += 3) {
+                            requests[i].waitFor();
+                            assertEquals(i, got[i][0], "rget " + i + " once its request completed");
+                        }
+                        win.flush(1);
+                        win.flush(2);
+                        for (int i = 0; i < rounds; i++) {
+                            assertEquals(i, got[i][0], "get " + i + " after the put to the same bytes");
+                        }
+                        for (int i = 0; i < rounds; i++) {
+                            assertEquals(77, other[i], "get " + i + " from rank 2");
+                        }
+                        for (int k = 0; k < large.length; k++) {
+                            for (int j = 0; j < big; j += 97) {
+                                assertEquals(50L * k, large[k][j], "large get " + k + ", element " + j);
+                            }
+                        }
+                        win.unlockAll();
                     }
                     w.barrier();
                 }
@@ -454,11 +538,24 @@ class RemoteWindowTest {
                         win.flush(1);
                         long[] back = new long[3];
                         win.get(back, 3, Datatype.LONG, 1, 0);
-                        assertArrayEquals(new long[] {1, 0, 3}, back, "the puts around the refused one");
-                        e = assertThrows(TuttiException.InvalidArgument.class,
-                                () -> net.get(MemorySegment.ofArray(new long[1]), 0, 1, 64, 8));
-                        assertTrue(e.getMessage().contains("get on rank 0 to rank 1 failed")
+                        // a refused get, packed between two others, fails the flush; the others get their data
+                        long[] before = new long[1];
+                        long[] after = new long[1];
+                        win.get(before, 1, Datatype.LONG, 1, 2);
+                        net.get(MemorySegment.ofArray(new long[1]), 0, 1, 64, 8);
+                        win.get(after, 1, Datatype.LONG, 1, 0);
+                        e = assertThrows(TuttiException.InvalidArgument.class, () -> win.flush(1));
+                        assertTrue(e.getMessage().contains("flush on rank 0 to rank 1 failed")
                                 && e.getMessage().contains("a get of 8 bytes at byte offset 64"), e.getMessage());
+                        assertArrayEquals(new long[] {1, 0, 3}, back, "the puts around the refused one");
+                        assertEquals(3, before[0], "the get before the refused one");
+                        assertEquals(1, after[0], "the get after the refused one");
+                        // a get too large for a batch, refused, fails its request's wait
+                        net.get(MemorySegment.ofArray(new long[2048]), 0, 1, 8, 8 * 2048);
+                        e = assertThrows(TuttiException.InvalidArgument.class,
+                                () -> net.getCompletion(1).waitFor());
+                        assertTrue(e.getMessage().contains("rget on rank 0 to rank 1 failed")
+                                && e.getMessage().contains("a get of 16384 bytes at byte offset 8"), e.getMessage());
                         net.accumulate(v, 0, null, 0, 1, Datatype.LONG, 1, -8, AccumulateOp.SUM);
                         e = assertThrows(TuttiException.InvalidArgument.class, () -> win.unlock(1));
                         assertTrue(e.getMessage().contains("unlock on rank 0 to rank 1 failed")

@@ -16,7 +16,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Small puts and accumulates packed into batches at the origin and applied in order at the target. */
+/** Small puts, accumulates and gets packed into batches at the origin and applied in order at the target. */
 @Timeout(30)
 class RmaBatchTest {
     private static final int WINDOW = 512;
@@ -137,6 +137,62 @@ class RmaBatchTest {
         assertTrue(refused.get(0).contains("cut short"), refused.get(0));
         refused.clear();
         assertEquals(1, RmaBatch.apply(batch.buffer(0), 0, 10, window, 1, refused::add), "a header cut short");
+    }
+
+    /**
+     * Gets packed among puts read where they stand: a get after a put to the same bytes reads the
+     * put's data, one before it the old; a get outside the window, or beyond the bytes one reply
+     * carries, is refused by its number among the batch's gets and the others still read.
+     */
+    @Test
+    void getsReadAtTheirPlaceAmongThePuts() {
+        RmaBatch batch = new RmaBatch(1, 4096);
+        MemorySegment window = Arena.ofAuto().allocate(64);
+        window.set(ValueLayout.JAVA_LONG, 0, 5);
+        assertTrue(batch.packsGet(0, 8, 4096));
+        batch.addGet(0, 0, 8, 41);
+        batch.add(0, RmaWire.PUT, null, null, 0, MemorySegment.ofArray(new long[] {6}), 0, 8);
+        batch.addGet(0, 0, 8, 42);
+        batch.addGet(0, 64, 8, 43);
+        batch.addGet(0, 8, 16, 44);
+        batch.addGet(0, 0, 24, 45);
+        assertEquals(41, batch.firstGet(0));
+        assertEquals(5, batch.gets(0));
+        assertEquals(5 * RmaBatch.ENTRY_HEADER + RmaBatch.ENTRY_HEADER + 8, batch.length(0), "gets carry no bytes");
+        MemorySegment reply = Arena.ofAuto().allocate(64);
+        List<String> refused = new ArrayList<>();
+        List<Integer> refusedGets = new ArrayList<>();
+        long[] fill = new long[1];
+        RmaBatch.Refusals walk = new RmaBatch.Refusals() {
+            @Override
+            public void refuse(String cause) {
+                refused.add(cause);
+            }
+
+            @Override
+            public void read(int index, MemorySegment memory, long at, int bytes) {
+                MemorySegment.copy(memory, at, reply, fill[0], bytes);
+                fill[0] += bytes;
+            }
+
+            @Override
+            public void refuseGet(int index, String cause) {
+                refusedGets.add(index);
+                refused.add(cause);
+            }
+        };
+        assertEquals(2, RmaBatch.apply(batch.buffer(0), 0, batch.length(0), window, 1, 32, walk));
+        assertEquals(List.of(2, 4), refusedGets);
+        assertTrue(refused.get(0).contains("a get of 8 bytes at byte offset 64")
+                && refused.get(0).contains("outside rank 1's window"), refused.get(0));
+        assertTrue(refused.get(1).contains("beyond the 32 bytes one reply carries"), refused.get(1));
+        assertEquals(32, fill[0]);
+        assertEquals(5, reply.get(ValueLayout.JAVA_LONG, 0), "the get before the put");
+        assertEquals(6, reply.get(ValueLayout.JAVA_LONG, 8), "the get after the put");
+        batch.sent(0);
+        assertEquals(0, batch.firstGet(0));
+        assertTrue(batch.fitsGet(0, 4096));
+        assertFalse(batch.packsGet(0, 4097, 4096), "a reply larger than a batch");
     }
 
     private static MemorySegment small(Random rnd, int bytes) {

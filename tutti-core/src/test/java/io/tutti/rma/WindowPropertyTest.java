@@ -28,16 +28,18 @@ import net.jqwik.api.constraints.IntRange;
  *
  * <p>The plan keeps every epoch's result defined by MPI: in an epoch, each element of a window is
  * either written by the puts of one origin (each element once), or the target of accumulates with
- * one operation (any origins, any order: the operations are commutative on longs), or only read.
- * After each epoch every rank compares its window with the model, and each get with the values
- * before the epoch.
+ * one operation (any origins, any order: the operations are commutative on longs), or only read;
+ * beyond MPI, an origin also reads back what it put in the epoch ({@code GET_OWN}: Tutti keeps one
+ * origin's operations to one target in order, so such a get reads the put before it). After each
+ * epoch every rank compares its window with the model, and each get with the values the model held
+ * when it was issued (across hosts a get completes only at the end of its epoch).
  */
 class WindowPropertyTest {
     static final int ELEMENTS = 48;
     static final AccumulateOp[] OPS = {AccumulateOp.SUM, AccumulateOp.BXOR, AccumulateOp.BOR, AccumulateOp.BAND,
         AccumulateOp.MAX, AccumulateOp.MIN, AccumulateOp.PROD};
 
-    enum Kind { PUT, STRIDED_PUT, GET, ACC, FETCH }
+    enum Kind { PUT, STRIDED_PUT, GET, ACC, FETCH, GET_OWN }
 
     enum Epoch { FENCE, PSCW, LOCK, LOCK_ALL }
 
@@ -58,10 +60,13 @@ class WindowPropertyTest {
             long[][] before = copy(model);
             // role per element: 0..n-1 put by that origin, n accumulate zone, n + 1 read only, -1 used
             int[][] role = new int[n][ELEMENTS];
+            // the origin that put the element in this epoch, or -1
+            int[][] putBy = new int[n][ELEMENTS];
             AccumulateOp[][] zoneOp = new AccumulateOp[n][ELEMENTS];
             for (int t = 0; t < n; t++) {
                 for (int e = 0; e < ELEMENTS; e++) {
                     role[t][e] = rnd.nextInt(n + 2);
+                    putBy[t][e] = -1;
                     zoneOp[t][e] = OPS[rnd.nextInt(OPS.length)];
                 }
             }
@@ -69,7 +74,7 @@ class WindowPropertyTest {
             for (int o = 0; o < n; o++) {
                 int count = rnd.nextInt(7);
                 for (int i = 0; i < count; i++) {
-                    Op op = draw(rnd, o, n, role, zoneOp, model);
+                    Op op = draw(rnd, o, n, role, putBy, zoneOp, model);
                     if (op != null) {
                         ops.add(op);
                     }
@@ -80,7 +85,8 @@ class WindowPropertyTest {
         return plans;
     }
 
-    private static Op draw(Random rnd, int o, int n, int[][] role, AccumulateOp[][] zoneOp, long[][] model) {
+    private static Op draw(Random rnd, int o, int n, int[][] role, int[][] putBy, AccumulateOp[][] zoneOp,
+                           long[][] model) {
         int t = rnd.nextInt(n);
         Kind kind = Kind.values()[rnd.nextInt(Kind.values().length)];
         LockType lock = rnd.nextBoolean() ? LockType.SHARED : LockType.EXCLUSIVE;
@@ -88,10 +94,11 @@ class WindowPropertyTest {
             case PUT, STRIDED_PUT -> o;
             case GET -> n + 1;
             case ACC, FETCH -> n;
+            case GET_OWN -> -1;
         };
         int start = rnd.nextInt(ELEMENTS);
         int e = start;
-        while (role[t][e] != want) {
+        while (!has(role, putBy, t, e, want, o)) {
             e = (e + 1) % ELEMENTS;
             if (e == start) {
                 return null;
@@ -100,7 +107,7 @@ class WindowPropertyTest {
         int stride = kind == Kind.STRIDED_PUT ? 2 : 1;
         int max = kind == Kind.FETCH ? 1 : 1 + rnd.nextInt(4);
         int count = 0;
-        while (count < max && e + count * stride < ELEMENTS && role[t][e + count * stride] == want
+        while (count < max && e + count * stride < ELEMENTS && has(role, putBy, t, e + count * stride, want, o)
                 && (want != n || zoneOp[t][e + count * stride] == zoneOp[t][e])) {
             count++;
         }
@@ -112,12 +119,18 @@ class WindowPropertyTest {
                 case PUT, STRIDED_PUT -> {
                     model[t][at] = values[i];
                     role[t][at] = -1; // one put per element and epoch
+                    putBy[t][at] = o;
                 }
                 case ACC, FETCH -> model[t][at] = combine(zoneOp[t][e], model[t][at], values[i]);
-                case GET -> { }
+                case GET, GET_OWN -> values[i] = model[t][at]; // what the get must read
             }
         }
         return new Op(o, t, kind, e, count, values, zoneOp[t][e], lock);
+    }
+
+    /** Whether element {@code e} of {@code t} has role {@code want}; -1: origin {@code o} put it in this epoch. */
+    private static boolean has(int[][] role, int[][] putBy, int t, int e, int want, int o) {
+        return want == -1 ? putBy[t][e] == o : role[t][e] == want;
     }
 
     static long combine(AccumulateOp op, long a, long b) {
@@ -249,7 +262,7 @@ class WindowPropertyTest {
                 case PUT -> win.put(op.values(), op.count(), Datatype.LONG, op.target(), disp);
                 case STRIDED_PUT -> win.put(op.values(), Datatype.LONG, new Window.Vector(op.count(), 1, 1),
                         op.target(), disp, new Window.Vector(op.count(), 1, 2));
-                case GET -> win.get(got, op.count(), Datatype.LONG, op.target(), disp);
+                case GET, GET_OWN -> win.get(got, op.count(), Datatype.LONG, op.target(), disp);
                 case ACC -> win.accumulate(op.values(), op.count(), Datatype.LONG, op.target(), disp, op.op());
                 case FETCH -> win.fetchAndOp(op.values(), got, Datatype.LONG, op.target(), disp, op.op());
             }
@@ -279,10 +292,10 @@ class WindowPropertyTest {
                 "epoch " + k + " (" + plan.epoch() + "): rank " + me + "'s window");
         for (int i = 0; i < mine.size(); i++) {
             Op op = mine.get(i);
-            if (op.kind() == Kind.GET) {
+            if (op.kind() == Kind.GET || op.kind() == Kind.GET_OWN) {
                 for (int j = 0; j < op.count(); j++) {
-                    assertEquals(plan.before()[op.target()][op.element() + j], gets.get(i)[j],
-                            "epoch " + k + ": get of element " + (op.element() + j) + " of rank " + op.target());
+                    assertEquals(op.values()[j], gets.get(i)[j], "epoch " + k + ": " + op.kind() + " of element "
+                            + (op.element() + j) + " of rank " + op.target());
                 }
             }
         }

@@ -55,6 +55,19 @@ class MpiApiIT {
         r.assertNoJobDirectory();
     }
 
+    /** The bindings' gets from ranks on other hosts ({@code --transport net}), whose data may come after the call. */
+    @ParameterizedTest(name = "{0} ranks")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {2, 4})
+    void getsAcrossHostsCompleteWhenMpiSays(int ranks) throws Exception {
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", Integer.toString(ranks),
+                "--transport", "net", "--timeout", "120s", "--cp", Launch.testClasses(),
+                "io.tutti.systest.mpi.MpiWindowsAcrossHosts");
+        assertExit(0, r);
+        assertEquals(ranks, r.stdout().lines().filter(l -> l.endsWith(": windows across hosts ok")).count(),
+                r::toString);
+        r.assertNoJobDirectory();
+    }
+
     /**
      * The MPI-IO programs, in a directory of their own under the test's: they must leave it empty
      * (every file they make is deleted, on close or by File.delete).

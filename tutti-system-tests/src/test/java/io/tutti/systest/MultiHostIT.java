@@ -54,8 +54,8 @@ class MultiHostIT {
     }
 
     /**
-     * Windows across two hosts of two ranks: a fetchAndOp counter and a put + fence halo exchange
-     * ({@link WindowsAcrossHosts}), on clean rails and with 5 % of the datagrams dropped.
+     * Windows across two hosts of two ranks: a fetchAndOp counter, a put + fence halo exchange and
+     * gets in flight ({@link WindowsAcrossHosts}), on clean rails and with 5 % of the datagrams dropped.
      */
     @org.junit.jupiter.params.ParameterizedTest(name = "drop {0}")
     @org.junit.jupiter.params.provider.ValueSource(strings = {"0", "0.05"})
@@ -67,7 +67,7 @@ class MultiHostIT {
                     "ip netns exec {host}", "--rails", "r0,r1", "--timeout", "100s", "--cp", Launch.testClasses(),
                     "io.tutti.systest.WindowsAcrossHosts");
             assertExit(0, r);
-            assertEquals(4, r.stdout().lines().filter(l -> l.endsWith("of 4: counter ok, halo ok")).count(),
+            assertEquals(4, r.stdout().lines().filter(l -> l.endsWith("of 4: counter ok, halo ok, gets ok")).count(),
                     r::toString);
             r.assertNoJobDirectory();
         }

@@ -109,6 +109,18 @@ class WindowIT {
         assertTrue(out.contains("caught after") && out.contains("rank 1"), out);
     }
 
+    /** The same with many gets in flight to the target when it dies ({@code deadget}): their flush or request fails. */
+    @Test
+    void aTargetKilledWithGetsInFlightFailsTheirFlushOverTheNetwork() throws Exception {
+        List<Process> ranks = start("deadget", 2, true);
+        assertTrue(ranks.get(1).waitFor(60, TimeUnit.SECONDS), "rank 1 did not end");
+        assertEquals(7, ranks.get(1).exitValue());
+        assertTrue(ranks.get(0).waitFor(60, TimeUnit.SECONDS), "rank 0 still waits for the dead target's replies");
+        String out = output(0);
+        assertEquals(0, ranks.get(0).exitValue(), out);
+        assertTrue(out.contains("caught after") && out.contains("rank 1"), out);
+    }
+
     /**
      * Large puts and gets over the rails ({@code large}): exact at every size, and the target's
      * rails received some of the payloads straight into its window (their counters, printed at close).

@@ -21,7 +21,8 @@ import java.lang.foreign.ValueLayout;
  * adds 1, unlocks, reads again under a shared lock, prints "granted after N ms, read 2 then 3" and
  * tells rank 0, which checks its window holds 3. Other ranks only meet them.
  * {@code deadflush}: rank 1 dies inside rank 0's passive epoch on it; rank 0's put and flush must
- * fail with PeerFailed, and it prints "caught after N ms".
+ * fail with PeerFailed, and it prints "caught after N ms". {@code deadget}: the same with gets in
+ * flight, whose flush or request must fail.
  * {@code dynamic}: each rank attaches two regions of its own memory to a dynamic window and sends
  * their addresses; puts, gets and a fetchAndOp counter reach them through the kernel, checked;
  * an access past a region and a detach of memory not attached fail naming rank and address; an
@@ -43,6 +44,7 @@ public final class WindowProcesses {
             case "dead" -> dead(w);
             case "dynamic" -> dynamic(w);
             case "deadflush" -> deadFlush(w);
+            case "deadget" -> deadGet(w);
             case "large" -> large(w);
             case "deadholder" -> deadHolder(w, args.length > 1 ? Integer.parseInt(args[1]) : 2,
                     args.length > 2 ? Integer.parseInt(args[2]) : 1);
@@ -200,6 +202,7 @@ public final class WindowProcesses {
             win.lock(Window.LockType.EXCLUSIVE, 0);
             long waited = (System.nanoTime() - t0) / 1_000_000;
             win.get(first, 1, Datatype.LONG, 0, 0);
+            win.flush(0);
             win.put(new long[] {first[0] + 1}, 1, Datatype.LONG, 0, 0);
             win.unlock(0);
             win.lock(Window.LockType.SHARED, 0);
@@ -237,6 +240,37 @@ public final class WindowProcesses {
                 win.flush(1);
             }
             System.out.println("flushed to a dead rank");
+            System.exit(1);
+        } catch (TuttiException.PeerFailed e) {
+            System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());
+        }
+    }
+
+    /**
+     * Rank 1 dies inside rank 0's passive epoch on it; rank 0 keeps many gets in flight to it, and
+     * the flush or the request that waits for their replies must fail with PeerFailed naming rank 1.
+     */
+    private static void deadGet(Communicator w) {
+        Window win = w.allocateWindow(64, 8);
+        win.lockAll();
+        Ranks.barrier(w);
+        if (w.rank() == 1) {
+            Runtime.getRuntime().halt(7);
+        }
+        long t0 = System.nanoTime();
+        long[][] into = new long[16][1];
+        try {
+            for (int i = 0; i < 100_000; i++) {
+                for (long[] v : into) {
+                    win.get(v, 1, Datatype.LONG, 1, i % 8);
+                }
+                if (i % 2 == 0) {
+                    win.flush(1);
+                } else {
+                    win.rget(into[0], 1, Datatype.LONG, 1, 0).waitFor();
+                }
+            }
+            System.out.println("got from a dead rank");
             System.exit(1);
         } catch (TuttiException.PeerFailed e) {
             System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());

@@ -10,7 +10,9 @@ import io.tutti.Window;
  * One-sided communication between hosts: a distributed counter (every rank draws tickets with
  * fetchAndOp from rank 0, each ticket drawn once) and a 1-D halo exchange (each rank puts its edge
  * cells into its neighbours' halo windows between fences), compared bit for bit with the same
- * stencil computed by one rank alone. Prints "rank R of N: counter ok, halo ok".
+ * stencil computed by one rank alone; and gets in flight (every rank puts into its own slots of
+ * its peers' windows and gets each back right after, with no flush between, and gets a large part
+ * of every window, all completed by one flush). Prints "rank R of N: counter ok, halo ok, gets ok".
  */
 public final class WindowsAcrossHosts {
     private static final int TICKETS = 200;
@@ -25,7 +27,8 @@ public final class WindowsAcrossHosts {
             Communicator w = tutti.world();
             counter(w);
             halo(w);
-            System.out.println("rank " + w.rank() + " of " + w.size() + ": counter ok, halo ok");
+            gets(w);
+            System.out.println("rank " + w.rank() + " of " + w.size() + ": counter ok, halo ok, gets ok");
         }
     }
 
@@ -96,6 +99,46 @@ public final class WindowsAcrossHosts {
         for (int i = 1; i <= CELLS; i++) {
             check(Double.compare(a[i], whole[me * CELLS + i]) == 0, "cell " + (me * CELLS + i - 1) + " after "
                     + STEPS + " steps: " + a[i] + ", alone " + whole[me * CELLS + i]);
+        }
+    }
+
+    private static void gets(Communicator w) {
+        int n = w.size();
+        int me = w.rank();
+        int slots = 64;
+        int big = 4096; // longs: 32 KiB, more than a batch
+        int rounds = 300;
+        try (Window win = w.allocateWindow(8L * (slots * n + big), 8)) {
+            for (int i = 0; i < big; i++) {
+                win.segment().setAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, (long) slots * n + i,
+                        me * 1_000_000L + i);
+            }
+            w.barrier();
+            long[][] got = new long[rounds][1];
+            long[][] large = new long[n][big];
+            win.lockAll();
+            for (int i = 0; i < rounds; i++) {
+                int t = (me + 1 + i % Math.max(1, n - 1)) % n;
+                long at = (long) me * slots + i % slots;
+                win.put(new long[] {10L * i + me}, 1, Datatype.LONG, t, at);
+                win.get(got[i], 1, Datatype.LONG, t, at);
+            }
+            for (int t = 0; t < n; t++) {
+                win.get(large[t], big, Datatype.LONG, t, (long) slots * n);
+            }
+            win.flushAll();
+            for (int i = 0; i < rounds; i++) {
+                check(got[i][0] == 10L * i + me, "get " + i + " read " + got[i][0] + ", the put before it wrote "
+                        + (10L * i + me));
+            }
+            for (int t = 0; t < n; t++) {
+                for (int i = 0; i < big; i++) {
+                    check(large[t][i] == t * 1_000_000L + i, "element " + i + " of rank " + t + "'s window");
+                }
+            }
+            win.unlockAll();
+            // nobody frees the window while a peer still reads it
+            w.barrier();
         }
     }
 
