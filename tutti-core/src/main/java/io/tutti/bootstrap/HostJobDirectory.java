@@ -26,6 +26,11 @@ import java.util.function.LongPredicate;
 public final class HostJobDirectory {
     static final String LAUNCHER_PID = "launcher.pid";
     private static final String LOCK = ".lock";
+    /**
+     * The file lock is the JVM's, not a thread's: ranks that are threads of one JVM (one host's ranks
+     * under {@code tutti run --threads}) take turns here first, or a second lock would fail at once.
+     */
+    private static final Object IN_THIS_JVM = new Object();
 
     private final Path dir;
     private final Path pidFile;
@@ -46,6 +51,12 @@ public final class HostJobDirectory {
 
     /** Sweeps stale directories beside {@code dir}, then makes or joins it and records {@code rank}. */
     public static HostJobDirectory join(Path dir, int rank) {
+        synchronized (IN_THIS_JVM) {
+            return joinLocked(dir, rank);
+        }
+    }
+
+    private static HostJobDirectory joinLocked(Path dir, int rank) {
         String boot = bootId();
         sweep(dir.getParent(), dir, boot, HostJobDirectory::alive);
         Path pid = dir.resolve("rank-" + rank + ".pid");
@@ -72,6 +83,12 @@ public final class HostJobDirectory {
 
     /** Removes this rank's record, and the directory when no live rank and no live launcher is left in it. */
     public void leave() {
+        synchronized (IN_THIS_JVM) {
+            leaveLocked();
+        }
+    }
+
+    private void leaveLocked() {
         try (FileChannel lock = FileChannel.open(dir.resolve(LOCK), StandardOpenOption.WRITE);
              FileLock held = lock.lock()) {
             Files.deleteIfExists(pidFile);
