@@ -300,8 +300,15 @@ public final class Launcher {
 
         /** The ranks of the process of {@code first}, its first rank, in messages: {@code rank 3} or {@code ranks 2-3 (threads of one JVM)}. */
         String who(int first) {
+            return who(first, null);
+        }
+
+        /** As above, with the pid of their process: {@code rank 3 (pid 7)}, {@code ranks 2-3 (threads of one JVM, pid 7)}. */
+        String who(int first, Process p) {
             int k = together[first];
-            return k == 1 ? "rank " + first : "ranks " + first + "-" + (first + k - 1) + " (threads of one JVM)";
+            String pid = p == null ? "" : "pid " + p.pid();
+            return k == 1 ? "rank " + first + (p == null ? "" : " (" + pid + ")")
+                    : "ranks " + first + "-" + (first + k - 1) + " (threads of one JVM" + (p == null ? "" : ", " + pid) + ")";
         }
     }
 
@@ -620,7 +627,7 @@ public final class Launcher {
                         firstFailure = firstFailure != 0 ? firstFailure : code;
                         if (!quiet(procs)) {
                             long others = procs.ranksAlive();
-                            say(procs.who(r) + " (pid " + p.pid() + ") " + RankProcesses.describeExit(code)
+                            say(procs.who(r, p) + " " + RankProcesses.describeExit(code)
                                     + (others == 0 ? "" : "; the other " + others + " rank" + (others == 1 ? "" : "s")
                                     + " go on (--on-failure continue)"));
                         }
@@ -629,7 +636,7 @@ public final class Launcher {
                         if (code != 0 && survivorsCode == 0) {
                             survivorsCode = code;
                             if (!quiet(procs)) {
-                                say(procs.who(r) + " (pid " + p.pid() + ") " + RankProcesses.describeExit(code));
+                                say(procs.who(r, p) + " " + RankProcesses.describeExit(code));
                             }
                         }
                     }
@@ -647,7 +654,7 @@ public final class Launcher {
                                 ? remote + " " + RankProcesses.describeExit(code)
                                         + (code == 255 ? " (a remote shell's code for a rank killed by a signal, or"
                                         + " for its lost connection)" : "")
-                                : procs.who(r) + " (pid " + p.pid() + ") " + RankProcesses.describeExit(code))
+                                : procs.who(r, p) + " " + RankProcesses.describeExit(code))
                                 + (others == 0 ? "" : others == 1 ? "; stopping the other rank"
                                 : "; stopping the other " + others + " ranks"));
                     }
