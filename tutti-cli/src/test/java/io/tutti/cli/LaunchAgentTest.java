@@ -191,6 +191,40 @@ class LaunchAgentTest {
                 + "') exited with code 1"), text);
     }
 
+    /**
+     * A source program across hosts with --threads: its classes travel to the far host's JVM once,
+     * and each rank thread there defines them anew, so each has statics of its own.
+     */
+    @Test
+    void aSourceProgramsRankThreadsOnAFarHostHaveStaticsOfTheirOwn() throws IOException {
+        Path src = Files.writeString(dir.resolve("Count.java"), """
+                import io.tutti.Tutti;
+
+                public class Count {
+                    static int started;
+
+                    public static void main(String[] args) {
+                        try (Tutti tutti = Tutti.init(args)) {
+                            started++;
+                            tutti.world().barrier();
+                            System.out.println("rank " + tutti.world().rank() + " started " + started);
+                        }
+                    }
+                }
+                """);
+        Path agent = script("agent", "shift\nexec /bin/sh -c \"$*\"");
+        Placement far = new Placement(List.of(new Hosts.Host("localhost", 1, 0), new Hosts.Host("faraway", 2, 0)),
+                false, null, agent.toString(), java.util.Map.of());
+        Launcher launcher = new Launcher(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), "tutti run");
+        assertEquals(0, launcher.run(Launcher.Options.of(3, src.toString()).withClasspath("").withTagOutput(true)
+                .withTimeout(Duration.ofSeconds(60)).withPlacement(far).withThreads(true)), errors());
+        String text = out.toString(StandardCharsets.UTF_8);
+        for (int r = 0; r < 3; r++) {
+            assertTrue(text.contains("[" + r + "] rank " + r + " started 1\n"), text);
+        }
+    }
+
     @Test
     void anUnreachableHostIsNamedOnceWithTheAgentsLastWords() throws IOException {
         Path agent = script("agent", "echo 'debug1: trying' >&2\necho \"ssh: connect to host $1 port 22: Connection"
