@@ -23,7 +23,8 @@ import java.util.stream.Collectors;
  * Starts the ranks of a job on this machine and watches them until the job ends: {@code tutti run},
  * and the engine behind {@code tutti bench} and {@code tutti demo}.
  *
- * <p>Ranks are separate JVMs by default, or threads of this JVM with {@link Options#threads()}.
+ * <p>Ranks are separate JVMs by default, or with {@link Options#threads()} threads of this JVM, or,
+ * with hosts, of one JVM per host ({@link HostThreads}), which is started and watched as a rank JVM.
  * The launcher is the job's rendezvous ({@link RendezvousServer}): ranks meet through it, prove
  * they hold the job secret it handed them, and keep their connection open, so a rank that drops it
  * has died and a rank whose launcher died knows. The launcher owns its host's shared-memory
@@ -61,12 +62,12 @@ public final class Launcher {
      * What to run and how.
      *
      * @param ranks      number of ranks, at least 1
-     * @param threads    run the ranks as threads of this JVM instead of as processes
+     * @param threads    run the ranks as threads instead of as processes: of this JVM, or with hosts of one JVM per host
      * @param timeout    stop the job after this long; null for no limit
      * @param tagOutput  prefix every line a rank prints with {@code [rank] }
      * @param classpath  where the program's classes are, as for {@code java -cp} (null means ".", empty
      *                   means none); the launcher adds its own class path, which holds the Tutti jars
-     * @param jvmOptions extra options for every rank JVM (process mode)
+     * @param jvmOptions extra options for every rank JVM (and host JVM of rank threads)
      * @param target     the main class, a jar whose manifest names it, or a {@code .java} source file
      * @param args       the program's arguments
      * @param verbose    report the job id, directory and rank pids on stderr
@@ -256,7 +257,8 @@ public final class Launcher {
     private void sayJob(Options o, JobDirectory job) {
         if (o.verbose()) {
             say("job " + job.id() + ": " + o.ranks() + (o.ranks() == 1 ? " rank" : " ranks")
-                    + (o.threads() ? " as threads" : " as processes") + ", directory " + job.dir());
+                    + (!o.threads() ? " as processes" : o.placement().hosts().isEmpty() ? " as threads"
+                    : " as threads of one JVM per host") + ", directory " + job.dir());
         }
     }
 
