@@ -31,6 +31,8 @@ public final class HostJobDirectory {
      * under {@code tutti run --threads}) take turns here first, or a second lock would fail at once.
      */
     private static final Object IN_THIS_JVM = new Object();
+    /** The ranks of this JVM that joined and have not left: one, or a host's rank threads. */
+    private static final java.util.Set<HostJobDirectory> JOINED = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private final Path dir;
     private final Path pidFile;
@@ -52,7 +54,20 @@ public final class HostJobDirectory {
     /** Sweeps stale directories beside {@code dir}, then makes or joins it and records {@code rank}. */
     public static HostJobDirectory join(Path dir, int rank) {
         synchronized (IN_THIS_JVM) {
-            return joinLocked(dir, rank);
+            HostJobDirectory joined = joinLocked(dir, rank);
+            JOINED.add(joined);
+            return joined;
+        }
+    }
+
+    /**
+     * Every rank of this JVM leaves, before the JVM halts without its shutdown hooks (its launcher
+     * died): with a host's ranks as threads of it, one rank's leaving alone would find the others'
+     * records alive and keep the directory.
+     */
+    public static void leaveAll() {
+        for (HostJobDirectory d : List.copyOf(JOINED)) {
+            d.leave();
         }
     }
 
@@ -84,6 +99,7 @@ public final class HostJobDirectory {
     /** Removes this rank's record, and the directory when no live rank and no live launcher is left in it. */
     public void leave() {
         synchronized (IN_THIS_JVM) {
+            JOINED.remove(this);
             leaveLocked();
         }
     }

@@ -115,10 +115,44 @@ class ClusterThreadsIT {
         }
     }
 
+    /** The launcher is killed: every host's JVM of rank threads stops by itself and leaves no files behind. */
+    @Test
+    void theLauncherKilledEndsEveryHostsJvm() throws Exception {
+        try (Cluster c = Cluster.start(3)) {
+            Path dir = Files.createDirectories(c.dir().resolve("marks"));
+            List<String> cmd = c.command(0, runWith(c, List.of("--threads", "--hostfile",
+                    ClusterRunIT.hostfile(c).toString()), "100s", "io.tutti.systest.Blocker", dir.toString(), "-1")
+                    .toArray(String[]::new));
+            Path err = c.dir().resolve("launcher.err");
+            Process launcher = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(err.toFile()).start();
+            try {
+                assertTrue(ClusterRunIT.ready(dir, 6, Duration.ofSeconds(120)), () -> "not ready:\n" + read(err));
+                ProcessHandle java = launcher.descendants().filter(p -> p.info().commandLine()
+                        .map(x -> x.contains("io.tutti.cli.Main")).orElse(false)).findFirst().orElseThrow();
+                java.destroyForcibly();
+                // the host JVMs see the launcher's connections close at once; the rest is slack for load
+                for (int h = 1; h < 3; h++) {
+                    assertNothingLeftOn(c, h);
+                }
+            } finally {
+                launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+                launcher.destroyForcibly();
+            }
+        }
+    }
+
     /** No host keeps a job directory or a JVM of rank threads (30 s for each, for a loaded machine). */
     private static void assertNothingLeft(Cluster c, int hosts) throws Exception {
         assertNoJobDirectories(c, hosts);
         for (int h = 0; h < hosts; h++) {
+            assertNothingLeftOn(c, h);
+        }
+    }
+
+    /** Host {@code h} keeps no JVM of rank threads, then no job directory (30 s for each). */
+    private static void assertNothingLeftOn(Cluster c, int h) throws Exception {
+        {
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             String left;
             do {
@@ -132,5 +166,16 @@ class ClusterThreadsIT {
             String kept = left;
             assertTrue(kept.isBlank(), () -> "host " + host + " still runs " + kept);
         }
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        String files;
+        do {
+            files = c.exec(h, "sh", "-c", "ls -d /dev/shm/tutti-* 2>/dev/null || true").stdout();
+            if (files.isBlank()) {
+                return;
+            }
+            Thread.sleep(200);
+        } while (System.nanoTime() < deadline);
+        String kept = files;
+        throw new AssertionError("host " + c.host(h) + " keeps " + kept);
     }
 }
