@@ -1,6 +1,5 @@
 package io.tutti.cli;
 
-import io.tutti.bootstrap.JobControl;
 import io.tutti.bootstrap.LaunchEnvironment;
 import io.tutti.bootstrap.ShippedClasses;
 import io.tutti.bootstrap.StdinSecret;
@@ -10,7 +9,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.UnaryOperator;
 
 /**
@@ -19,20 +17,13 @@ import java.util.function.UnaryOperator;
  * ranks from {@code TUTTI_RANK} on ({@link RankThreads}), and each meets the job's rendezvous with
  * the environment a rank JVM of its own would have had. So the JVM and its JIT start once per host.
  *
- * <p>Its exit code is the job's word for its ranks: 0 when all returned; 1 when one threw (named on
- * standard error, after the others got {@link Launcher#PEER_NOTICE} to end); a rank's own
- * {@code System.exit} code, which ends every rank of the host. Arguments:
+ * <p>Its exit code is the job's word for its ranks: 0 when all returned; 1 as soon as one threw
+ * (named on standard error; the host's other ranks end with the JVM, as a rank JVM ends with its
+ * uncaught exception); a rank's own {@code System.exit} code, which ends every rank of the host. Arguments:
  * {@code [--tag-output] CLASSPATH MAIN_CLASS [ARGS...]}, the class path the program's own.
  */
 public final class HostThreads {
     private HostThreads() {
-    }
-
-    /** Whether the failure was named already (by the watchdog or by main, whichever came first). */
-    private static boolean reported;
-
-    /** A rank that threw, and what. */
-    private record Failure(int rank, Throwable error) {
     }
 
     public static void main(String[] args) {
@@ -69,18 +60,16 @@ public final class HostThreads {
         }
         int[] ranks = new int[count];
         Arrays.setAll(ranks, i -> first + i);
-        ConcurrentLinkedQueue<Failure> failures = new ConcurrentLinkedQueue<>();
-        Thread watchdog = Thread.ofPlatform().daemon().name("tutti-host-watchdog").start(() -> ended(failures, err));
         try (RankThreads threads = new RankThreads(System.out, err, tag, false)) {
             ThreadLauncher.RankBody program = threads.body(JobTarget.urls(args[at], null),
                     HostThreads.class.getClassLoader(), parentOf, args[at + 1],
                     Arrays.copyOfRange(args, at + 2, args.length));
+            // a rank that throws ends its host's JVM at once, as it would end a rank JVM of its own
             ThreadLauncher.RankBody body = rank -> {
                 try {
                     program.run(rank);
                 } catch (Throwable t) {
-                    failures.add(new Failure(rank, t));
-                    throw t;
+                    failed(rank, t, err);
                 }
             };
             ThreadLauncher.run(ranks, null, body, rank -> {
@@ -90,41 +79,15 @@ public final class HostThreads {
                 return own;
             });
         }
-        watchdog.interrupt();
-        return report(failures, err);
+        return 0;
     }
 
-    /**
-     * Once a rank has failed, the host's other ranks get {@link Launcher#PEER_NOTICE} to end (the
-     * job is aborted, so their blocked calls fail); one that still runs after that does not keep
-     * the host's JVM, and with it the job, from ending.
-     */
-    private static void ended(ConcurrentLinkedQueue<Failure> failures, PrintStream err) {
-        try {
-            while (JobControl.abortReason() == null) {
-                Thread.sleep(50);
-            }
-            Thread.sleep(Launcher.PEER_NOTICE.toMillis());
-        } catch (InterruptedException e) {
-            return; // every rank ended: main reports
-        }
-        System.exit(report(failures, err));
-    }
-
-    /** Names the first rank that threw, with its stack, once; the exit code: 1 then, else 0. */
-    private static synchronized int report(ConcurrentLinkedQueue<Failure> failures, PrintStream err) {
-        Failure f = failures.peek();
-        if (f == null) {
-            return 0;
-        }
-        if (reported) {
-            return Launcher.EXIT_FAILURE;
-        }
-        reported = true;
-        err.println("tutti run: rank " + f.rank() + " failed: " + f.error());
-        f.error().printStackTrace(err);
+    /** Names the first rank that threw, with its stack, and ends the JVM with 1: its other ranks go with it. */
+    private static synchronized void failed(int rank, Throwable error, PrintStream err) {
+        err.println("tutti run: rank " + rank + " failed: " + error);
+        error.printStackTrace(err);
         err.flush();
-        return Launcher.EXIT_FAILURE;
+        System.exit(Launcher.EXIT_FAILURE);
     }
 
     private static int number(Map<String, String> env, String name) {

@@ -66,12 +66,15 @@ class ClusterThreadsIT {
         }
     }
 
-    /** Rank 1 throws on the second host, whose JVM also runs rank 2: the job ends naming rank 1. */
+    /**
+     * Rank 1 throws on the second host, whose JVM also runs rank 2: the job ends naming rank 1 and
+     * its host's ranks (the others do not wait for rank 1, so no failure of theirs comes first).
+     */
     @Test
     void aRankThreadThatThrowsEndsTheJobNamingIt() throws Exception {
         try (Cluster c = Cluster.start(2)) {
             List<String> cmd = runWith(c, List.of("--threads", "--host", c.host(0) + ":1," + c.host(1) + ":2"),
-                    "100s", "io.tutti.systest.Boom");
+                    "100s", "io.tutti.systest.Boom", "alone");
             Cluster.Result r = c.exec(0, Duration.ofSeconds(150), cmd.toArray(String[]::new));
             assertEquals(1, r.exitCode(), r::toString);
             assertTrue(r.stderr().contains("tutti run: rank 1 failed: java.lang.IllegalStateException: boom"),
