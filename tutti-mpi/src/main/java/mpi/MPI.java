@@ -295,6 +295,12 @@ public final class MPI {
     }
 
     private static synchronized void start(String[] args, int level) throws MPIException {
+        if (initialized && Thread.currentThread() != mainThread) {
+            // another rank of this JVM: tutti run --threads, which this API's per-JVM state cannot serve
+            throw new MPIException("MPI is already initialized in this JVM, by thread \"" + mainThread.getName()
+                    + "\": the mpi API keeps one rank's state per JVM, so ranks that are threads of one JVM (tutti run"
+                    + " --threads) cannot use it; run one JVM per rank (leave out --threads), or use io.tutti.Tutti");
+        }
         if (initialized) {
             throw new MPIException("MPI is already initialized.");
         }

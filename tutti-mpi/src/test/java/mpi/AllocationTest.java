@@ -50,9 +50,33 @@ class AllocationTest {
             assertTrue(perRound <= 2 * 48, "bytes allocated per round of two sends and two receives: " + perRound);
             assertEquals(4, in[3]);
             windowOperationsAllocateNothing(threads, tid);
+            aSecondRankInThisJvmIsRefused();
         } finally {
             MPI.Finalize();
         }
+    }
+
+    /**
+     * Another thread's Init, as a second rank of tutti run --threads would call it, is refused with
+     * the reason and what to do: the API's state is the JVM's.
+     */
+    private static void aSecondRankInThisJvmIsRefused() throws MPIException {
+        MPIException[] refused = new MPIException[1];
+        Thread other = Thread.ofPlatform().start(() -> {
+            try {
+                MPI.Init(new String[0]);
+            } catch (MPIException e) {
+                refused[0] = e;
+            }
+        });
+        try {
+            other.join(30_000);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        assertTrue(refused[0] != null && refused[0].getMessage().contains("ranks that are threads of one JVM (tutti run"
+                + " --threads) cannot use it"), String.valueOf(refused[0]));
+        assertEquals(1, MPI.COMM_WORLD.getSize(), "the first rank's MPI is untouched");
     }
 
     /**

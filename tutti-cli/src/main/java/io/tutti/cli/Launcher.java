@@ -10,7 +10,6 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +23,8 @@ import java.util.stream.Collectors;
  * Starts the ranks of a job on this machine and watches them until the job ends: {@code tutti run},
  * and the engine behind {@code tutti bench} and {@code tutti demo}.
  *
- * <p>Ranks are separate JVMs by default, or threads of this JVM with {@link Options#threads()}.
+ * <p>Ranks are separate JVMs by default, or with {@link Options#threads()} threads of this JVM, or,
+ * with hosts, of one JVM per host ({@link HostThreads}), which is started and watched as a rank JVM.
  * The launcher is the job's rendezvous ({@link RendezvousServer}): ranks meet through it, prove
  * they hold the job secret it handed them, and keep their connection open, so a rank that drops it
  * has died and a rank whose launcher died knows. The launcher owns its host's shared-memory
@@ -62,12 +62,12 @@ public final class Launcher {
      * What to run and how.
      *
      * @param ranks      number of ranks, at least 1
-     * @param threads    run the ranks as threads of this JVM instead of as processes
+     * @param threads    run the ranks as threads instead of as processes: of this JVM, or with hosts of one JVM per host
      * @param timeout    stop the job after this long; null for no limit
      * @param tagOutput  prefix every line a rank prints with {@code [rank] }
      * @param classpath  where the program's classes are, as for {@code java -cp} (null means ".", empty
      *                   means none); the launcher adds its own class path, which holds the Tutti jars
-     * @param jvmOptions extra options for every rank JVM (process mode)
+     * @param jvmOptions extra options for every rank JVM (and host JVM of rank threads)
      * @param target     the main class, a jar whose manifest names it, or a {@code .java} source file
      * @param args       the program's arguments
      * @param verbose    report the job id, directory and rank pids on stderr
@@ -230,7 +230,9 @@ public final class Launcher {
                     say("removed the stale job directory " + stale);
                 }
             }
-            return options.threads() ? runThreads(options, target) : runProcesses(options, target);
+            // with hosts, --threads makes one JVM per host that runs the host's ranks as threads
+            return options.threads() && options.placement().hosts().isEmpty() ? runThreads(options, target)
+                    : runProcesses(options, target);
         } catch (UsageException e) {
             say(e.getMessage());
             return e.exitCode;
@@ -255,7 +257,8 @@ public final class Launcher {
     private void sayJob(Options o, JobDirectory job) {
         if (o.verbose()) {
             say("job " + job.id() + ": " + o.ranks() + (o.ranks() == 1 ? " rank" : " ranks")
-                    + (o.threads() ? " as threads" : " as processes") + ", directory " + job.dir());
+                    + (!o.threads() ? " as processes" : o.placement().hosts().isEmpty() ? " as threads"
+                    : " as threads of one JVM per host") + ", directory " + job.dir());
         }
     }
 
@@ -263,7 +266,10 @@ public final class Launcher {
 
     /** The state the shutdown hook shares with the watching thread. */
     private static final class Processes {
+        /** The process of each rank: with one JVM per host ({@code --threads}), the same for a host's ranks. */
         final Process[] ranks;
+        /** How many ranks the process of each rank runs (1 but with one JVM per host). */
+        final int[] together;
         final List<Thread> pumps = new ArrayList<>();
         final RemoteStarts remote = new RemoteStarts();
         /** The shared ssh connections to the job's hosts, closed after the ranks. */
@@ -274,16 +280,37 @@ public final class Launcher {
 
         Processes(int n) {
             ranks = new Process[n];
+            together = new int[n];
+            java.util.Arrays.fill(together, 1);
         }
 
+        /** The processes started so far, each once. */
         synchronized List<Process> started() {
             List<Process> list = new ArrayList<>();
             for (Process p : ranks) {
-                if (p != null) {
+                if (p != null && (list.isEmpty() || list.getLast() != p)) {
                     list.add(p);
                 }
             }
             return list;
+        }
+
+        /** How many ranks still run (their process is alive). */
+        synchronized long ranksAlive() {
+            return java.util.Arrays.stream(ranks).filter(p -> p != null && p.isAlive()).count();
+        }
+
+        /** The ranks of the process of {@code first}, its first rank, in messages: {@code rank 3} or {@code ranks 2-3 (threads of one JVM)}. */
+        String who(int first) {
+            return who(first, null);
+        }
+
+        /** As above, with the pid of their process: {@code rank 3 (pid 7)}, {@code ranks 2-3 (threads of one JVM, pid 7)}. */
+        String who(int first, Process p) {
+            int k = together[first];
+            String pid = p == null ? "" : "pid " + p.pid();
+            return k == 1 ? "rank " + first + (p == null ? "" : " (" + pid + ")")
+                    : "ranks " + first + "-" + (first + k - 1) + " (threads of one JVM" + (p == null ? "" : ", " + pid) + ")";
         }
     }
 
@@ -365,13 +392,16 @@ public final class Launcher {
                     }
                 }
             }
-            List<String> directCommand = RankProcesses.command(o, target, false, aot);
-            List<String> shellCommand = RankProcesses.command(o, target, true, aot);
+            boolean hostThreads = o.threads();
+            List<String> directCommand = RankProcesses.command(o, target, false, aot, hostThreads);
+            List<String> shellCommand = RankProcesses.command(o, target, true, aot, hostThreads);
             // A rank behind a remote shell may be on a host without this one's files: a program
             // compiled here travels to it as a jar after the secret.
             byte[] shipped = null;
-            for (int r = 0; r < n; r++) {
+            // one process per rank, or with --threads one per host for all its ranks
+            for (int r = 0; r < n; r += procs.together[r]) {
                 String host = layout.host(r);
+                int together = hostThreads ? layout.localSize(r) - layout.localRank(r) : 1;
                 // Through a remote shell: the secret on stdin, and its standard error read here too (it
                 // says why a start failed).
                 String shell = place.remoteShell(host);
@@ -379,6 +409,9 @@ public final class Launcher {
                 List<String> command = remoteShell ? shellCommand : directCommand;
                 ProcessBuilder pb = new ProcessBuilder();
                 RankProcesses.environment(pb.environment(), job, r, n, rendezvous, remoteShell);
+                if (hostThreads) {
+                    pb.environment().put(LaunchEnvironment.THREAD_RANKS, Integer.toString(together));
+                }
                 if (remoteShell && fromSource) {
                     if (shipped == null) {
                         shipped = SourceProgram.jar(target.classes());
@@ -417,7 +450,8 @@ public final class Launcher {
                                 + (r > 0 ? "; stopping the " + plural(r, "rank") + " already started" : ""));
                         return EXIT_FAILURE;
                     }
-                    procs.ranks[r] = p;
+                    java.util.Arrays.fill(procs.ranks, r, r + together, p);
+                    java.util.Arrays.fill(procs.together, r, r + together, together);
                 }
                 if (remoteShell) {
                     try {
@@ -446,24 +480,29 @@ public final class Launcher {
                         // the rank (or its remote shell) ended before reading its input: its exit is reported
                     }
                 }
-                byte[] prefix = o.tagOutput() ? TaggedOutput.prefix(r) : new byte[0];
+                // a host's JVM of rank threads tags its lines by thread itself
+                byte[] prefix = o.tagOutput() && !hostThreads ? TaggedOutput.prefix(r) : new byte[0];
                 if (o.tagOutput() || relay) {
                     procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-out-" + r)
                             .start(() -> TaggedOutput.pump(p.getInputStream(), out, prefix)));
                 }
                 if (pipeErr) {
                     java.io.InputStream errors = shell == null ? p.getErrorStream()
-                            : procs.remote.track(r, host, shell, command.getFirst(), p.getErrorStream());
+                            : procs.remote.track(r, together, procs.who(r), host, shell, command.getFirst(),
+                                    p.getErrorStream());
                     procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-err-" + r)
                             .start(() -> TaggedOutput.pump(errors, err, prefix)));
                 }
                 final int rank = r;
                 p.onExit().thenRun(() -> {
-                    kept.ended(rank, p.exitValue() != 0);
+                    for (int k = rank; k < rank + together; k++) {
+                        kept.ended(k, p.exitValue() != 0);
+                    }
                     exited.add(rank);
                 });
                 if (o.verbose()) {
-                    say("rank " + r + " is pid " + p.pid());
+                    say(procs.who(r) + (together == 1 ? " is pid " : " are pid ") + p.pid()
+                            + (host == null ? "" : " on " + host));
                 }
             }
             JobDirectory.writeAtomically(job.dir(), StaleJobs.RANK_PIDS, procs.started().stream()
@@ -582,15 +621,15 @@ public final class Launcher {
                     }
                     continue;
                 }
-                running--;
+                running -= procs.together[r];
                 Process p = procs.ranks[r];
                 int code = p.exitValue();
                 if (keepSurvivors) {
                     if (RankProcesses.killedBySignal(code)) {
                         firstFailure = firstFailure != 0 ? firstFailure : code;
                         if (!quiet(procs)) {
-                            long others = procs.started().stream().filter(Process::isAlive).count();
-                            say("rank " + r + " (pid " + p.pid() + ") " + RankProcesses.describeExit(code)
+                            long others = procs.ranksAlive();
+                            say(procs.who(r, p) + " " + RankProcesses.describeExit(code)
                                     + (others == 0 ? "" : "; the other " + others + " rank" + (others == 1 ? "" : "s")
                                     + " go on (--on-failure continue)"));
                         }
@@ -599,7 +638,7 @@ public final class Launcher {
                         if (code != 0 && survivorsCode == 0) {
                             survivorsCode = code;
                             if (!quiet(procs)) {
-                                say("rank " + r + " (pid " + p.pid() + ") " + RankProcesses.describeExit(code));
+                                say(procs.who(r, p) + " " + RankProcesses.describeExit(code));
                             }
                         }
                     }
@@ -607,7 +646,7 @@ public final class Launcher {
                 }
                 if (code != 0) {
                     if (!quiet(procs)) {
-                        long others = procs.started().stream().filter(Process::isAlive).count();
+                        long others = procs.ranksAlive();
                         // a remote shell's 255 is also a remote rank killed by a signal (ssh's exit-signal)
                         RendezvousServer joinedAt = procs.server;
                         String notStarted = joinedAt != null && joinedAt.joined(r) ? null
@@ -617,7 +656,7 @@ public final class Launcher {
                                 ? remote + " " + RankProcesses.describeExit(code)
                                         + (code == 255 ? " (a remote shell's code for a rank killed by a signal, or"
                                         + " for its lost connection)" : "")
-                                : "rank " + r + " (pid " + p.pid() + ") " + RankProcesses.describeExit(code))
+                                : procs.who(r, p) + " " + RankProcesses.describeExit(code))
                                 + (others == 0 ? "" : others == 1 ? "; stopping the other rank"
                                 : "; stopping the other " + others + " ranks"));
                     }
@@ -673,17 +712,10 @@ public final class Launcher {
 
     // ------------------------------------------------------------------ thread mode
 
-    /** The rank a thread belongs to, inherited by the threads a rank starts, for tagged output. */
-    private static final InheritableThreadLocal<Integer> RANK_OF_THREAD = new InheritableThreadLocal<>();
-
     private int runThreads(Options o, JobTarget target) throws IOException {
         JobDirectory job = JobDirectory.create();
         Thread hook = Thread.ofPlatform().name("tutti-run-cleanup").unstarted(() -> ShmFiles.deleteTree(job.dir()));
         Runtime.getRuntime().addShutdownHook(hook);
-        PrintStream stdout = System.out;
-        PrintStream stderr = System.err;
-        TaggedOutput.ThreadStream taggedOut = null;
-        TaggedOutput.ThreadStream taggedErr = null;
         RendezvousServer server = null;
         MonitorServer monitor = null;
         try {
@@ -693,39 +725,15 @@ public final class Launcher {
             monitor = startMonitor(job);
             JobTarget program = compiled(o, target, job);
             URL[] urls = JobTarget.urls(o.classpath(), program.classes());
-            ClassLoader parent = Launcher.class.getClassLoader();
-            String[] args = o.args().toArray(String[]::new);
-            if (o.tagOutput()) {
-                taggedOut = TaggedOutput.perThread(out, Launcher::threadPrefix);
-                taggedErr = TaggedOutput.perThread(err, Launcher::threadPrefix);
-                System.setOut(taggedOut);
-                System.setErr(taggedErr);
-            } else if (relay) {
-                taggedOut = TaggedOutput.perThread(out, () -> new byte[0]);
-                System.setOut(taggedOut);
+            ThreadLauncher.Outcome outcome;
+            try (RankThreads threads = new RankThreads(out, err, o.tagOutput(), relay)) {
+                ThreadLauncher.RankBody body = threads.body(urls, Launcher.class.getClassLoader(),
+                        java.util.function.UnaryOperator.identity(), program.mainClass(), o.args().toArray(String[]::new));
+                outcome = ThreadLauncher.run(job.id(), job.dir(), o.ranks(), o.timeout(), body, (rank, env) -> {
+                    env.put(LaunchEnvironment.RENDEZVOUS, rendezvous);
+                    env.put(LaunchEnvironment.SECRET, java.util.HexFormat.of().formatHex(job.secret()));
+                });
             }
-            TaggedOutput.ThreadStream tOut = taggedOut;
-            TaggedOutput.ThreadStream tErr = taggedErr;
-            ThreadLauncher.RankBody body = rank -> {
-                RANK_OF_THREAD.set(rank);
-                // A loader per rank gives each rank its own statics, as separate processes would have.
-                try (URLClassLoader loader = new URLClassLoader("tutti-rank-" + rank, urls, parent)) {
-                    Thread.currentThread().setContextClassLoader(loader);
-                    JobTarget.invokeMain(Class.forName(program.mainClass(), true, loader), args);
-                } finally {
-                    if (tOut != null) {
-                        tOut.endLine();
-                    }
-                    if (tErr != null) {
-                        tErr.endLine();
-                    }
-                }
-            };
-            ThreadLauncher.Outcome outcome = ThreadLauncher.run(job.id(), job.dir(), o.ranks(), o.timeout(), body,
-                    (rank, env) -> {
-                        env.put(LaunchEnvironment.RENDEZVOUS, rendezvous);
-                        env.put(LaunchEnvironment.SECRET, java.util.HexFormat.of().formatHex(job.secret()));
-                    });
             // at the deadline the ranks still blocked are aborted and throw: those errors are the
             // timeout's consequence, not failures of their own
             ThreadLauncher.RankResult f = outcome.firstOwnFailure();
@@ -742,10 +750,6 @@ public final class Launcher {
             }
             return 0;
         } finally {
-            if (taggedOut != null) {
-                System.setOut(stdout);
-                System.setErr(stderr);
-            }
             if (monitor != null) {
                 monitor.close();
             }
@@ -759,11 +763,6 @@ public final class Launcher {
                 // shutting down: the hook removes the directory
             }
         }
-    }
-
-    private static byte[] threadPrefix() {
-        Integer rank = RANK_OF_THREAD.get();
-        return rank == null ? new byte[0] : TaggedOutput.prefix(rank);
     }
 
 

@@ -97,6 +97,16 @@ final class RankProcesses {
      * the class path, as the cache requires; the JVM ignores an unusable cache silently.
      */
     static List<String> command(Launcher.Options o, JobTarget target, boolean secretOnStdin, Path aotCache) {
+        return command(o, target, secretOnStdin, aotCache, false);
+    }
+
+    /**
+     * As above; with {@code hostThreads} the command of the JVM that runs one host's ranks as threads
+     * ({@link HostThreads}): the program's classes stay off its class path and are named to it, so
+     * that each rank loads them for itself.
+     */
+    static List<String> command(Launcher.Options o, JobTarget target, boolean secretOnStdin, Path aotCache,
+                                boolean hostThreads) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(Platform.JAVA_HOME, "bin", "java").toString());
         cmd.addAll(StartupCache.jvmFlags());
@@ -119,10 +129,10 @@ final class RankProcesses {
         for (String jar : lead) {
             cp.append(jar).append(File.pathSeparator);
         }
-        if (target.classes() != null) {
-            cp.append(target.classes()).append(File.pathSeparator);
+        String program = (target.classes() != null ? target.classes() + File.pathSeparator : "") + o.classpath();
+        if (!hostThreads) {
+            cp.append(program);
         }
-        cp.append(o.classpath());
         String own = lead.isEmpty() ? Platform.CLASS_PATH : java.util.Arrays.stream(
                 Platform.CLASS_PATH.split(File.pathSeparator)).filter(e -> !lead.contains(e))
                 .collect(java.util.stream.Collectors.joining(File.pathSeparator));
@@ -131,7 +141,13 @@ final class RankProcesses {
         }
         cmd.add("-cp");
         cmd.add(cp.toString());
-        if (secretOnStdin) {
+        if (hostThreads) {
+            cmd.add(HostThreads.class.getName());
+            if (o.tagOutput()) {
+                cmd.add("--tag-output");
+            }
+            cmd.add(program);
+        } else if (secretOnStdin) {
             cmd.add(RankMain.class.getName());
         }
         cmd.add(target.mainClass());

@@ -24,25 +24,30 @@ final class RemoteStarts {
     /** The longest line kept, in bytes; a longer one is cut there. */
     private static final int LINE_LIMIT = 1000;
 
-    private record Started(String host, String shell, String java, Tail tail) {
+    /** {@code who}: the ranks it runs, as messages name them ({@code rank 3}, or a host JVM's ranks). */
+    private record Started(String who, String host, String shell, String java, Tail tail) {
     }
 
     private final Map<Integer, Started> ranks = new ConcurrentHashMap<>();
 
     /**
-     * Remembers that {@code rank} was started on {@code host} through {@code shell} to run the JVM at
+     * Remembers that the {@code count} ranks from {@code first} on ({@code who}: one rank, or a host
+     * JVM's rank threads) were started on {@code host} through {@code shell} to run the JVM at
      * {@code java}; returns its standard error, which the caller reads on (to pass it through).
      */
-    InputStream track(int rank, String host, String shell, String java, InputStream stderr) {
+    InputStream track(int first, int count, String who, String host, String shell, String java, InputStream stderr) {
         Tail tail = new Tail(stderr);
-        ranks.put(rank, new Started(host, shell, java, tail));
+        Started s = new Started(who, host, shell, java, tail);
+        for (int r = first; r < first + count; r++) {
+            ranks.put(r, s);
+        }
         return tail;
     }
 
     /** How a rank started through a remote shell is named in messages ({@code rank 5 on host h2}), or null. */
     String where(int rank) {
         Started s = ranks.get(rank);
-        return s == null ? null : "rank " + rank + " on host " + s.host + " (through '" + s.shell + "')";
+        return s == null ? null : s.who + " on host " + s.host + " (through '" + s.shell + "')";
     }
 
     /** One line on why {@code rank} ended with {@code code} without running, or null when that is not known. */
@@ -53,12 +58,12 @@ final class RemoteStarts {
         }
         if (code == 127) {
             String home = s.java.endsWith("/bin/java") ? s.java.substring(0, s.java.length() - 9) : s.java;
-            return "host " + s.host + " has no JDK 25 at " + home + " (rank " + rank + " could not start there"
+            return "host " + s.host + " has no JDK 25 at " + home + " (" + s.who + " could not start there"
                     + " through '" + s.shell + "'): install one there (the same path), or run tutti from a JDK 25"
                     + " installed at the same path on every host";
         }
         String line = s.tail.lastLine(DRAIN_MILLIS);
-        return "cannot reach host " + s.host + " through '" + s.shell + "' to start rank " + rank + ": "
+        return "cannot reach host " + s.host + " through '" + s.shell + "' to start " + s.who + ": "
                 + (line.isEmpty() ? "it exited with code 255 and printed nothing" : line);
     }
 

@@ -48,7 +48,7 @@ import picocli.CommandLine.Parameters;
                 + " the Tutti jars and the program must be at the same paths there. A host the agent cannot reach"
                 + " (exit 255), or with no java at this JDK's path (exit 127), is named with the rank in one line."
                 + " Inside a Slurm allocation (salloc, sbatch: SLURM_JOB_ID set), and unless --hostfile, --host,"
-                + " --hosts, --launch-agent, --exec-prefix or --threads is given, the hosts are the allocation's"
+                + " --hosts, --launch-agent or --exec-prefix is given, the hosts are the allocation's"
                 + " nodes with their tasks as slots (SLURM_TASKS_PER_NODE), and each rank starts through 'srun"
                 + " --nodes=1 --ntasks=1 --nodelist=HOST --overlap --mpi=none'.",
             "",
@@ -56,9 +56,15 @@ import picocli.CommandLine.Parameters;
                 + " the job could not be set up or a rank thread threw (--threads); otherwise the code of the"
                 + " first rank that failed.",
             "",
-            "With --threads, System.exit in any rank ends the whole JVM, and so every rank: return from main"
-                + " instead, or throw to report a failure. Each rank loads the program's classes through a"
-                + " class loader of its own, so statics are per rank, as with processes.",
+            "With --threads, the ranks are threads: of this JVM, or, with hosts (--hostfile, --host, --hosts, a"
+                + " Slurm allocation), of one JVM per host, started as a rank JVM would be, whose threads meet the"
+                + " job as rank JVMs do (shared memory within the host, the rails to the others). Each rank loads the"
+                + " program's classes through a class loader of its own, so statics are per rank, as with"
+                + " processes; the mpi API keeps its state per JVM and refuses to start in a rank thread. System.exit"
+                + " in a rank ends its whole JVM, and so every rank of it (of the job, or of its host): return from"
+                + " main instead, or throw to report a failure. A rank thread that throws ends its host's ranks;"
+                + " tutti run names it and exits with 1. With hosts, a host JVM that dies or is killed is reported"
+                + " with its ranks, and --on-failure continue lets the other hosts' ranks go on.",
             "",
             "Examples:",
             "  tutti run -n 4 Ring.java",
@@ -67,6 +73,7 @@ import picocli.CommandLine.Parameters;
             "  tutti run -n 4 --monitor 9464 app.jar          # the page at http://127.0.0.1:9464/",
             "  tutti run --hostfile hosts --launch-agent 'ssh -o BatchMode=yes' app.jar",
             "  tutti run -n 8 --host node1:4,node2:4 app.jar",
+            "  tutti run -n 64 --hostfile hosts --threads app.jar   # one JVM per host",
             "  sbatch -N 2 --ntasks-per-node=4 --wrap 'tutti run app.jar'",
             "  tutti run -n 4 --hosts h0,h1 --ppn 2 --exec-prefix 'ip netns exec {host}' \\",
             "      --rails r0,r1 app.jar",
@@ -76,8 +83,9 @@ public final class RunCommand implements Callable<Integer> {
             + " with --hostfile, --host or --hosts --ppn, or in a Slurm allocation: then every slot).")
     Integer ranks;
 
-    @Option(names = "--threads", description = "Run the ranks as threads of this JVM instead of as"
-            + " processes (quick start; for tests and small jobs).")
+    @Option(names = "--threads", description = "Run the ranks as threads instead of one JVM each: of this JVM"
+            + " (quick start; for tests and small jobs), or with hosts of one JVM per host, which starts a JVM and"
+            + " its JIT once per host.")
     boolean threads;
 
     @Option(names = "--timeout", paramLabel = "DURATION", converter = Durations.class,
@@ -93,12 +101,13 @@ public final class RunCommand implements Callable<Integer> {
     String classpath;
 
     @Option(names = "--jvm-opt", paramLabel = "OPT", description = "An option for every rank JVM, e.g."
-            + " --jvm-opt=-Xmx2g (repeat for more; ignored with --threads).")
+            + " --jvm-opt=-Xmx2g (repeat for more; with --threads, for every host JVM, and ignored without hosts).")
     List<String> jvmOptions = new ArrayList<>();
 
     @Option(names = "--on-failure", paramLabel = "POLICY", description = "What a rank's death does to the job:"
             + " 'stop' (default) stops the other ranks; 'continue' reports it and lets them go on, to revoke and"
-            + " shrink their communicators (ranks as processes; see docs/guide/fault-tolerance.md).")
+            + " shrink their communicators (ranks as processes, or with --threads a host JVM's ranks together; see"
+            + " docs/guide/fault-tolerance.md).")
     String onFailure = "stop";
 
     @Option(names = {"-v", "--verbose"}, description = "Print the job id, its directory and the ranks' pids.")
@@ -133,8 +142,8 @@ public final class RunCommand implements Callable<Integer> {
         Placement where;
         SlurmAllocation slurm;
         try {
-            // --threads and hosts or a launcher on the command line keep the ranks off the allocation
-            slurm = threads || placement.choosesHosts() ? null : SlurmAllocation.find(environment);
+            // hosts or a launcher on the command line keep the ranks off the allocation
+            slurm = placement.choosesHosts() ? null : SlurmAllocation.find(environment);
         } catch (IllegalArgumentException e) {
             System.err.println("tutti run: " + e.getMessage());
             return Launcher.EXIT_USAGE;
@@ -146,10 +155,6 @@ public final class RunCommand implements Callable<Integer> {
         }
         try {
             where = placement.placement(ranks, slurm);
-            if (threads && !where.hosts().isEmpty()) {
-                throw new IllegalArgumentException("--hostfile, --host and --hosts start processes: leave out"
-                        + " --threads");
-            }
         } catch (IllegalArgumentException e) {
             System.err.println("tutti run: " + e.getMessage());
             return Launcher.EXIT_USAGE;
@@ -163,6 +168,12 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (!onFailure.equals("stop") && !onFailure.equals("continue")) {
             System.err.println("tutti run: --on-failure takes 'stop' or 'continue', not '" + onFailure + "'");
+            return Launcher.EXIT_USAGE;
+        }
+        if (threads && onFailure.equals("continue") && where.hosts().isEmpty()) {
+            System.err.println("tutti run: --on-failure continue lets the other ranks go on when one dies, but ranks"
+                    + " that are threads of this one JVM die together: leave out --threads, or give hosts"
+                    + " (--host, --hostfile), where a host's ranks die together and the other hosts' go on");
             return Launcher.EXIT_USAGE;
         }
         String bad = SettingsCheck.problem(environment);

@@ -3,7 +3,8 @@
  * starts and watches the ranks of a job ({@link io.tutti.cli.Launcher}, with {@link io.tutti.cli.JobTarget},
  * {@link io.tutti.cli.JobDirectory}, {@link io.tutti.cli.RankProcesses}, {@link io.tutti.cli.Placement}: ranks on
  * hosts by slots from hostfiles and host lists, {@link io.tutti.cli.Hosts}, or from the Slurm allocation it runs
- * in, {@link io.tutti.cli.SlurmAllocation}; why a remote rank did not start, {@link io.tutti.cli.RemoteStarts}).
+ * in, {@link io.tutti.cli.SlurmAllocation}; why a remote rank did not start, {@link io.tutti.cli.RemoteStarts};
+ * ranks as threads, {@link io.tutti.cli.RankThreads}, of one JVM per host, {@link io.tutti.cli.HostThreads}).
  * Options are picocli's; durations have one parser ({@link io.tutti.cli.Durations}), sizes the
  * benchmarks' ({@link io.tutti.bench.Sizes}); progress bars are drawn only on a terminal
  * ({@link io.tutti.cli.ProgressDisplay}).

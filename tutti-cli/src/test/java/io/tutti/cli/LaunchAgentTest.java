@@ -73,10 +73,16 @@ class LaunchAgentTest {
     }
 
     private int launch(int ranks, Placement where) {
+        return launch(ranks, where, false);
+    }
+
+    /** {@link LauncherTest.Program} with {@code args}, its ranks as threads of one JVM per host with {@code threads}. */
+    private int launch(int ranks, Placement where, boolean threads, String... args) {
         Launcher launcher = new Launcher(new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8), "tutti run");
-        return launcher.run(Launcher.Options.of(ranks, LauncherTest.Program.class.getName()).withClasspath("")
-                .withTimeout(Duration.ofSeconds(60)).withTagOutput(true).withPlacement(where));
+        return launcher.run(Launcher.Options.of(ranks, LauncherTest.Program.class.getName(), args).withClasspath("")
+                .withTimeout(Duration.ofSeconds(60)).withTagOutput(true).withPlacement(where).withThreads(threads)
+                .withVerbose(true));
     }
 
     private String errors() {
@@ -122,8 +128,9 @@ class LaunchAgentTest {
         assertEquals(Launcher.EXIT_USAGE, run("run", "-n", "5", "--host", "a:2,b:2", "Main"));
         assertTrue(errors().contains("tutti run: -n 5 is more than the 4 slots of the hosts (a:2, b:2): give -n 4"
                 + " or less, more slots, or --oversubscribe"), errors());
-        assertEquals(Launcher.EXIT_USAGE, run("run", "--host", "a:2", "--threads", "Main"));
-        assertTrue(errors().contains("start processes: leave out --threads"), errors());
+        assertEquals(Launcher.EXIT_USAGE, run("run", "-n", "2", "--threads", "--on-failure", "continue", "Main"));
+        assertTrue(errors().contains("threads of this one JVM die together: leave out --threads, or give hosts"),
+                errors());
         assertEquals(Launcher.EXIT_USAGE, run("run", "Main"));
         assertTrue(errors().contains("tutti run: give the number of ranks with -n N"), errors());
         assertEquals(Launcher.EXIT_USAGE, run("bench", "latency", "-n", "3", "--host", "a:2"));
@@ -143,6 +150,79 @@ class LaunchAgentTest {
             assertTrue(text.contains("[" + r + "] rank " + r + " of 3\n"), text);
         }
         assertEquals(List.of("faraway", "faraway"), Files.readAllLines(log), "ranks 1 and 2 through the agent only");
+    }
+
+    /**
+     * With --threads and hosts, each host's ranks are threads of one JVM there: one start through the
+     * agent for the two ranks of the far host, one JVM here for the other, each line tagged by its rank.
+     */
+    @Test
+    void withThreadsEachHostRunsItsRanksInOneJvm() throws IOException {
+        Path log = dir.resolve("agent.log");
+        Path agent = script("agent", "echo \"$1\" >> '" + log + "'\nshift\nexec /bin/sh -c \"$*\"");
+        Placement far = new Placement(List.of(new Hosts.Host("localhost", 1, 0), new Hosts.Host("faraway", 2, 0)),
+                false, null, agent.toString(), java.util.Map.of());
+        assertEquals(0, launch(3, far, true), errors());
+        String text = out.toString(StandardCharsets.UTF_8);
+        for (int r = 0; r < 3; r++) {
+            assertTrue(text.contains("[" + r + "] rank " + r + " of 3\n"), text);
+        }
+        assertEquals(List.of("faraway"), Files.readAllLines(log), "one JVM for ranks 1 and 2, through the agent");
+        assertTrue(errors().contains("tutti run: rank 0 is pid "), errors());
+        assertTrue(errors().contains("tutti run: ranks 1-2 (threads of one JVM) are pid "), errors());
+        assertFalse(errors().contains("tutti run: rank 0 is pid " + ProcessHandle.current().pid() + " "),
+                "rank 0 is a JVM of its own, not the launcher's");
+    }
+
+    /**
+     * A rank thread that throws ends its host's JVM: that JVM names the rank, the launcher names the
+     * host's ranks and their code, and the job ends with it.
+     */
+    @Test
+    void aRankThreadThatThrowsIsNamedAndEndsTheJob() throws IOException {
+        Path agent = script("agent", "shift\nexec /bin/sh -c \"$*\"");
+        Placement far = new Placement(List.of(new Hosts.Host("localhost", 1, 0), new Hosts.Host("faraway", 2, 0)),
+                false, null, agent.toString(), java.util.Map.of());
+        assertEquals(1, launch(3, far, true, "fail"), errors());
+        String text = errors();
+        assertTrue(text.contains("tutti run: rank 1 failed: java.lang.IllegalStateException: rank 1 was told to fail"),
+                text);
+        assertTrue(text.contains("tutti run: ranks 1-2 (threads of one JVM) on host faraway (through '" + agent
+                + "') exited with code 1"), text);
+    }
+
+    /**
+     * A source program across hosts with --threads: its classes travel to the far host's JVM once,
+     * and each rank thread there defines them anew, so each has statics of its own.
+     */
+    @Test
+    void aSourceProgramsRankThreadsOnAFarHostHaveStaticsOfTheirOwn() throws IOException {
+        Path src = Files.writeString(dir.resolve("Count.java"), """
+                import io.tutti.Tutti;
+
+                public class Count {
+                    static int started;
+
+                    public static void main(String[] args) {
+                        try (Tutti tutti = Tutti.init(args)) {
+                            started++;
+                            tutti.world().barrier();
+                            System.out.println("rank " + tutti.world().rank() + " started " + started);
+                        }
+                    }
+                }
+                """);
+        Path agent = script("agent", "shift\nexec /bin/sh -c \"$*\"");
+        Placement far = new Placement(List.of(new Hosts.Host("localhost", 1, 0), new Hosts.Host("faraway", 2, 0)),
+                false, null, agent.toString(), java.util.Map.of());
+        Launcher launcher = new Launcher(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), "tutti run");
+        assertEquals(0, launcher.run(Launcher.Options.of(3, src.toString()).withClasspath("").withTagOutput(true)
+                .withTimeout(Duration.ofSeconds(60)).withPlacement(far).withThreads(true)), errors());
+        String text = out.toString(StandardCharsets.UTF_8);
+        for (int r = 0; r < 3; r++) {
+            assertTrue(text.contains("[" + r + "] rank " + r + " started 1\n"), text);
+        }
     }
 
     @Test

@@ -179,6 +179,18 @@ class SlurmAllocationTest {
      */
     @Test
     void ranksStartedThroughSrunJoinTheLaunchersRendezvous() throws IOException {
+        assertEquals(List.of("--nodelist=localhost 1 none", "--nodelist=localhost 1 none"), throughSrun(false),
+                "both ranks through srun, the secret not in their environment");
+    }
+
+    /** With --threads, one srun per node starts the JVM that runs that node's ranks as threads. */
+    @Test
+    void withThreadsOneSrunStartsANodesRanks() throws IOException {
+        assertEquals(List.of("--nodelist=localhost 1 none"), throughSrun(true), "one JVM for both ranks");
+    }
+
+    /** Runs two ranks on an allocation of one node through a stand-in srun; the nodes and secrets srun saw. */
+    private List<String> throughSrun(boolean threads) throws IOException {
         Path log = dir.resolve("srun.log");
         script("srun", "for a; do case \"$a\" in --nodelist=*) echo \"$a $TUTTI_SECRET_STDIN ${TUTTI_SECRET:-none}\""
                 + " >> '" + log + "';; esac; done\nwhile :; do case \"$1\" in --*) shift;; *) break;; esac; done\n"
@@ -191,11 +203,10 @@ class SlurmAllocationTest {
         Launcher launcher = new Launcher(new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8), "tutti run");
         int code = launcher.run(Launcher.Options.of(2, LauncherTest.Program.class.getName()).withClasspath("")
-                .withTimeout(Duration.ofSeconds(60)).withTagOutput(true).withPlacement(p));
+                .withTimeout(Duration.ofSeconds(60)).withTagOutput(true).withPlacement(p).withThreads(threads));
         assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8);
         assertTrue(text.contains("[0] rank 0 of 2\n") && text.contains("[1] rank 1 of 2\n"), text);
-        assertEquals(List.of("--nodelist=localhost 1 none", "--nodelist=localhost 1 none"), Files.readAllLines(log),
-                "both ranks through srun, the secret not in their environment");
+        return Files.readAllLines(log);
     }
 }

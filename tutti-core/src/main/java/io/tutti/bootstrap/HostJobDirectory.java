@@ -26,6 +26,13 @@ import java.util.function.LongPredicate;
 public final class HostJobDirectory {
     static final String LAUNCHER_PID = "launcher.pid";
     private static final String LOCK = ".lock";
+    /**
+     * The file lock is the JVM's, not a thread's: ranks that are threads of one JVM (one host's ranks
+     * under {@code tutti run --threads}) take turns here first, or a second lock would fail at once.
+     */
+    private static final Object IN_THIS_JVM = new Object();
+    /** The ranks of this JVM that joined and have not left: one, or a host's rank threads. */
+    private static final java.util.Set<HostJobDirectory> JOINED = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private final Path dir;
     private final Path pidFile;
@@ -46,6 +53,25 @@ public final class HostJobDirectory {
 
     /** Sweeps stale directories beside {@code dir}, then makes or joins it and records {@code rank}. */
     public static HostJobDirectory join(Path dir, int rank) {
+        synchronized (IN_THIS_JVM) {
+            HostJobDirectory joined = joinLocked(dir, rank);
+            JOINED.add(joined);
+            return joined;
+        }
+    }
+
+    /**
+     * Every rank of this JVM leaves, before the JVM halts without its shutdown hooks (its launcher
+     * died): with a host's ranks as threads of it, one rank's leaving alone would find the others'
+     * records alive and keep the directory.
+     */
+    public static void leaveAll() {
+        for (HostJobDirectory d : List.copyOf(JOINED)) {
+            d.leave();
+        }
+    }
+
+    private static HostJobDirectory joinLocked(Path dir, int rank) {
         String boot = bootId();
         sweep(dir.getParent(), dir, boot, HostJobDirectory::alive);
         Path pid = dir.resolve("rank-" + rank + ".pid");
@@ -72,6 +98,13 @@ public final class HostJobDirectory {
 
     /** Removes this rank's record, and the directory when no live rank and no live launcher is left in it. */
     public void leave() {
+        synchronized (IN_THIS_JVM) {
+            JOINED.remove(this);
+            leaveLocked();
+        }
+    }
+
+    private void leaveLocked() {
         try (FileChannel lock = FileChannel.open(dir.resolve(LOCK), StandardOpenOption.WRITE);
              FileLock held = lock.lock()) {
             Files.deleteIfExists(pidFile);

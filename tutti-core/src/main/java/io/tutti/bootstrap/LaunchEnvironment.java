@@ -53,6 +53,12 @@ public final class LaunchEnvironment {
     public static final String HOST = "TUTTI_HOST";
     /** Set by the launcher when ranks run as threads of its JVM. */
     public static final String THREADS = "TUTTI_THREADS";
+    /**
+     * Set by the launcher for the JVM that runs one host's ranks as threads ({@code tutti run --threads}
+     * across hosts): how many consecutive ranks, from {@code TUTTI_RANK} on, it runs. Each thread then
+     * sees the environment a rank JVM of its own would have had.
+     */
+    public static final String THREAD_RANKS = "TUTTI_THREAD_RANKS";
     /** The PMIx client library to load under a PMIx launcher (Open MPI's mpirun), when not {@code libpmix.so.2}. */
     public static final String PMIX_LIBRARY = "TUTTI_PMIX_LIBRARY";
     /** Read by the launcher: options for every rank JVM, split on spaces, before its {@code --jvm-opt}s. */

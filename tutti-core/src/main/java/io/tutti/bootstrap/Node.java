@@ -145,6 +145,7 @@ public final class Node implements Fabric {
         } catch (RuntimeException ignored) {
             // stopping anyway
         }
+        HostJobDirectory.leaveAll(); // the other ranks of this JVM, when they are a host's threads
         System.err.println("tutti: " + message);
         System.err.flush();
         Runtime.getRuntime().halt(1);

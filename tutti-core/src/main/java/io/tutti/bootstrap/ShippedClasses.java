@@ -17,7 +17,7 @@ import java.util.jar.JarInputStream;
  * rank leaves no file behind on its host, and only classes are carried: what {@code tutti run
  * FILE.java} compiles.
  */
-final class ShippedClasses extends ClassLoader {
+public final class ShippedClasses extends ClassLoader {
     static {
         registerAsParallelCapable();
     }
@@ -31,10 +31,23 @@ final class ShippedClasses extends ClassLoader {
 
     /** Reads the jar of {@code length} bytes that follows the secret on standard input. */
     static ClassLoader fromStdin(long length, ClassLoader parent) {
-        return read(new FileInputStream(FileDescriptor.in), length, parent);
+        return perRankFromStdin(length).apply(parent);
+    }
+
+    /**
+     * Reads that jar once for ranks that are threads of one JVM: each call of the result defines the
+     * classes anew under the parent given, so each rank has its own statics, as a rank JVM would.
+     */
+    public static java.util.function.UnaryOperator<ClassLoader> perRankFromStdin(long length) {
+        Map<String, byte[]> classes = classes(new FileInputStream(FileDescriptor.in), length);
+        return parent -> new ShippedClasses(classes, parent);
     }
 
     static ClassLoader read(InputStream in, long length, ClassLoader parent) {
+        return new ShippedClasses(classes(in, length), parent);
+    }
+
+    private static Map<String, byte[]> classes(InputStream in, long length) {
         if (length < 0 || length > Integer.MAX_VALUE - 8) {
             throw new IllegalStateException(LaunchEnvironment.CLASSES_STDIN + " must be a jar's length in bytes, not "
                     + length);
@@ -57,7 +70,7 @@ final class ShippedClasses extends ClassLoader {
         } catch (IOException e) {
             throw new IllegalStateException("cannot read the program's classes from standard input: " + e.getMessage(), e);
         }
-        return new ShippedClasses(Map.copyOf(classes), parent);
+        return Map.copyOf(classes);
     }
 
     @Override

@@ -9,8 +9,9 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Runs the ranks of a job as threads of this JVM, each with its own launch environment, for tests
- * and small jobs ({@code tutti run --threads}). When a rank fails, the job is aborted so that the
+ * Runs ranks of a job as threads of this JVM, each with its own launch environment: all of them for
+ * tests and small jobs ({@code tutti run --threads} on one host), or one host's ranks in that host's
+ * JVM ({@code tutti run --threads} across hosts). When a rank fails, the job is aborted so that the
  * others' blocked calls end with an error rather than wait forever.
  */
 public final class ThreadLauncher {
@@ -83,23 +84,44 @@ public final class ThreadLauncher {
                               java.util.function.BiConsumer<Integer, Map<String, String>> extraEnv) {
         JobControl.reset();
         ShmFiles.createJobDirectory(jobDir);
-        Throwable[] failures = new Throwable[size];
-        long[] failedAt = new long[size];
-        long[] timeoutAbortAt = {Long.MAX_VALUE};
-        Thread[] threads = new Thread[size];
+        int[] ranks = new int[size];
+        java.util.Arrays.setAll(ranks, r -> r);
         try {
-            for (int r = 0; r < size; r++) {
-                final int rank = r;
+            return run(ranks, timeout, body, rank -> {
                 Map<String, String> env = environment(jobId, jobDir, rank, size);
                 extraEnv.accept(rank, env);
-                Map<String, String> frozen = Map.copyOf(env);
-                threads[r] = Thread.ofPlatform().name("tutti-rank-" + rank).unstarted(() ->
+                return env;
+            });
+        } finally {
+            ShmFiles.deleteTree(jobDir);
+        }
+    }
+
+    /**
+     * Runs {@code ranks} (some or all of a job's) as threads, each seeing {@code envOf.apply(rank)}
+     * as its environment, and waits for them, at most {@code timeout} (null: no limit). Whoever
+     * started them owns the job directory: a thread job's launcher, or the ranks themselves when they
+     * are one host's ranks of a job whose launcher is elsewhere ({@code tutti run --threads} across hosts).
+     */
+    public static Outcome run(int[] ranks, Duration timeout, RankBody body,
+                              java.util.function.IntFunction<Map<String, String>> envOf) {
+        int count = ranks.length;
+        Throwable[] failures = new Throwable[count];
+        long[] failedAt = new long[count];
+        long[] timeoutAbortAt = {Long.MAX_VALUE};
+        Thread[] threads = new Thread[count];
+        try {
+            for (int i = 0; i < count; i++) {
+                final int slot = i;
+                final int rank = ranks[i];
+                Map<String, String> frozen = Map.copyOf(envOf.apply(rank));
+                threads[i] = Thread.ofPlatform().name("tutti-rank-" + rank).unstarted(() ->
                         ScopedValue.where(LaunchEnvironment.RANK_ENVIRONMENT, frozen).run(() -> {
                             try {
                                 body.run(rank);
                             } catch (Throwable t) {
-                                failedAt[rank] = System.nanoTime();
-                                failures[rank] = t;
+                                failedAt[slot] = System.nanoTime();
+                                failures[slot] = t;
                                 JobControl.abort("rank " + rank + " failed: " + t);
                             }
                         }));
@@ -119,33 +141,33 @@ public final class ThreadLauncher {
                 }
             }
             List<Integer> running = new ArrayList<>();
-            for (int r = 0; r < size; r++) {
-                if (threads[r].isAlive()) {
-                    running.add(r);
+            for (int i = 0; i < count; i++) {
+                if (threads[i].isAlive()) {
+                    running.add(ranks[i]);
                 }
             }
             if (!running.isEmpty()) {
                 timeoutAbortAt[0] = System.nanoTime();
                 JobControl.abort("the job timed out after " + timeout.toMillis() + " ms");
-                for (int r : running) {
-                    threads[r].interrupt();
+                for (int i = 0; i < count; i++) {
+                    if (threads[i].isAlive()) {
+                        threads[i].interrupt();
+                    }
                 }
-                for (int r : running) {
-                    threads[r].join(2000);
+                for (Thread t : threads) {
+                    t.join(2000);
                 }
             }
             List<RankResult> results = new ArrayList<>();
-            for (int r = 0; r < size; r++) {
-                results.add(new RankResult(r, failures[r], failedAt[r],
-                        failures[r] != null && failedAt[r] - timeoutAbortAt[0] >= 0));
+            for (int i = 0; i < count; i++) {
+                results.add(new RankResult(ranks[i], failures[i], failedAt[i],
+                        failures[i] != null && failedAt[i] - timeoutAbortAt[0] >= 0));
             }
             return new Outcome(results, !running.isEmpty(), running);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             JobControl.abort("the launcher was interrupted");
             throw new IllegalStateException("interrupted while waiting for the ranks", e);
-        } finally {
-            ShmFiles.deleteTree(jobDir);
         }
     }
 }

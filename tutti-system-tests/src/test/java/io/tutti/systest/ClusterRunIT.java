@@ -183,7 +183,7 @@ class ClusterRunIT {
     }
 
     /** A hostfile of every host of {@code c}, two slots each, in the cluster's shared directory. */
-    private static Path hostfile(Cluster c) throws java.io.IOException {
+    static Path hostfile(Cluster c) throws java.io.IOException {
         Path hostfile = c.dir().resolve("hostfile");
         StringBuilder lines = new StringBuilder("# the test cluster\n");
         for (String h : c.hosts()) {
@@ -194,15 +194,23 @@ class ClusterRunIT {
 
     /** {@code tutti run --hostfile} of {@code program} on host 0, over ssh, as a command line for that host. */
     private static List<String> runOver(Cluster c, String timeout, String... program) throws java.io.IOException {
+        return runWith(c, List.of("--hostfile", hostfile(c).toString()), timeout, program);
+    }
+
+    /** {@code tutti run OPTIONS} of {@code program} on host 0, over ssh, as a command line for that host. */
+    static List<String> runWith(Cluster c, List<String> options, String timeout, String... program) {
         List<String> cmd = new ArrayList<>(List.of("env", "TUTTI_JVM_OPTS=-Xmx128m -XX:TieredStopAtLevel=1"));
-        cmd.addAll(Launch.tutti("run", "--hostfile", hostfile(c).toString(), "--launch-agent", "ssh -F " + c.sshConfig(),
-                "--timeout", timeout, "--verbose", "--cp", Launch.testClasses()));
+        List<String> run = new ArrayList<>(List.of("run"));
+        run.addAll(options);
+        run.addAll(List.of("--launch-agent", "ssh -F " + c.sshConfig(), "--timeout", timeout, "--verbose", "--cp",
+                Launch.testClasses()));
+        cmd.addAll(Launch.tutti(run.toArray(String[]::new)));
         cmd.addAll(List.of(program));
         return cmd;
     }
 
     /** Waits for {@code rank-R.ready} of ranks 0 to n - 1 in {@code dir}; false after {@code limit}. */
-    private static boolean ready(Path dir, int n, Duration limit) throws InterruptedException {
+    static boolean ready(Path dir, int n, Duration limit) throws InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();
         for (int r = 0; r < n; r++) {
             while (!Files.exists(dir.resolve("rank-" + r + ".ready"))) {
@@ -304,7 +312,7 @@ class ClusterRunIT {
         }
     }
 
-    private static String read(Path file) {
+    static String read(Path file) {
         try {
             return Files.exists(file) ? Files.readString(file) : "";
         } catch (java.io.IOException e) {
@@ -317,7 +325,7 @@ class ClusterRunIT {
      * its launcher gave up ends on its own (its rendezvous is gone) and removes its directory then:
      * seconds on a quiet machine, more on a loaded one, so each host gets up to 30 s.
      */
-    private static void assertNoJobDirectories(Cluster c, int hosts) throws Exception {
+    static void assertNoJobDirectories(Cluster c, int hosts) throws Exception {
         for (int h = 0; h < hosts; h++) {
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             Cluster.Result left;

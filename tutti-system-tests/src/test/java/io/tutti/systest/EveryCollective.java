@@ -28,7 +28,7 @@ public final class EveryCollective {
         }
     }
 
-    private static void check(Communicator w, int count) {
+    static void check(Communicator w, int count) {
         int rank = w.rank();
         int n = w.size();
         w.barrier();

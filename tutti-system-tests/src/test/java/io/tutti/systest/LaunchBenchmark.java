@@ -17,8 +17,9 @@ import java.util.List;
  * and Tutti's side is {@code srun --mpi=pmi2} of the rank JVMs instead; mpirun still starts its
  * ranks over the same hosts' sshd. A benchmark, not a test: run its main as root on a quiet machine
  * (the commands are in docs/perf/launch.md). Arguments: rounds, then {@code --srun} or not, then
- * {@code --also K=V} for a second Tutti line with that setting (by turns with the first) or not,
- * then rank counts.
+ * {@code --also K=V} for a second Tutti line with that setting (by turns with the first), or
+ * {@code --threads} for a second line of {@code tutti run --threads --hostfile} (one JVM per host,
+ * its ranks as threads), or neither, then rank counts.
  */
 public final class LaunchBenchmark {
     private static final Duration JOB_LIMIT = Duration.ofSeconds(300);
@@ -33,6 +34,10 @@ public final class LaunchBenchmark {
         // --also K=V: a second Tutti line with that setting, by turns with the first
         String also = args.length > at + 1 && args[at].equals("--also") ? args[at + 1] : null;
         at += also == null ? 0 : 2;
+        // --threads: the second line is tutti run --threads, one JVM per host
+        boolean threads = !srun && also == null && args.length > at && args[at].equals("--threads");
+        at += threads ? 1 : 0;
+        String variant = threads ? "--threads" : also;
         int[] counts = Arrays.stream(args, at, args.length).mapToInt(Integer::parseInt).toArray();
         // a SlurmCluster is a Cluster with Slurm's daemons added: closing the cluster stops them too
         SlurmCluster slurm = srun ? SlurmCluster.start(4) : null;
@@ -42,7 +47,7 @@ public final class LaunchBenchmark {
             for (int n : counts) {
                 Path hostfile = hostfile(c, n);
                 List<String> tutti = srun ? slurm.command(0, srun(n).toArray(String[]::new))
-                        : c.command(0, tuttiRun(c, hostfile, n).toArray(String[]::new));
+                        : c.command(0, tuttiRun(c, hostfile, n, false).toArray(String[]::new));
                 List<String> ompi = c.command(0, ClusterBenchmarks.mpirun(c, List.of("-np", Integer.toString(n),
                         "--hostfile", hostfile.toString(), "--oversubscribe"), "self,vader,tcp", binary.toString())
                         .toArray(String[]::new));
@@ -51,10 +56,12 @@ public final class LaunchBenchmark {
                     other = new ArrayList<>(tutti);
                     // after the cluster's nsenter words, where the job's own env starts
                     other.add(other.indexOf("env") + 1, also);
+                } else if (threads) {
+                    other = c.command(0, tuttiRun(c, hostfile, n, true).toArray(String[]::new));
                 }
                 System.out.println("# " + side + ": " + shell(tutti));
                 if (other != null) {
-                    System.out.println("# " + side + " with " + also + ": " + shell(other));
+                    System.out.println("# " + side + " with " + variant + ": " + shell(other));
                 }
                 System.out.println("# mpirun: " + shell(ompi));
                 List<Long> tuttiMs = new ArrayList<>();
@@ -71,7 +78,7 @@ public final class LaunchBenchmark {
                         tuttiMs, median(tuttiMs), ompiMs, median(ompiMs),
                         (double) median(tuttiMs) / median(ompiMs));
                 if (other != null) {
-                    System.out.printf("%d ranks: %s with %s %s ms (median %d), ratio %.2f%n", n, side, also, otherMs,
+                    System.out.printf("%d ranks: %s with %s %s ms (median %d), ratio %.2f%n", n, side, variant, otherMs,
                             median(otherMs), (double) median(otherMs) / median(ompiMs));
                 }
             }
@@ -87,11 +94,15 @@ public final class LaunchBenchmark {
         return Files.writeString(c.dir().resolve("hostfile-" + n), lines);
     }
 
-    /** The launcher as ./tutti starts it; the ranks get tutti run's own JVM options. */
-    private static List<String> tuttiRun(Cluster c, Path hostfile, int n) {
-        return ClusterBenchmarks.tutti("run", "-n", Integer.toString(n), "--hostfile", hostfile.toString(),
+    /** The launcher as ./tutti starts it; the ranks get tutti run's own JVM options; {@code threads}: one JVM per host. */
+    private static List<String> tuttiRun(Cluster c, Path hostfile, int n, boolean threads) {
+        List<String> run = new ArrayList<>(List.of("run", "-n", Integer.toString(n), "--hostfile", hostfile.toString(),
                 "--launch-agent", "ssh -F " + c.sshConfig(), "--timeout", "300s", "--cp", Launch.testClasses(),
-                "io.tutti.systest.FirstBarrier");
+                "io.tutti.systest.FirstBarrier"));
+        if (threads) {
+            run.add(1, "--threads");
+        }
+        return ClusterBenchmarks.tutti(run.toArray(String[]::new));
     }
 
     /** srun of n rank JVMs on the 4 hosts, block by block as the hostfile's slots; each host has only 2 CPUs. */
