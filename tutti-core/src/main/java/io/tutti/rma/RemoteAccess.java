@@ -464,7 +464,10 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
      */
     private void drain(int target) {
         if (batch.pending(target)) {
-            send(target, RmaWire.BATCH, batch.firstGet(target), batch.gets(target), 0, answers.next(target),
+            // a batch of gets only changes nothing at the target: its REPLIES complete it, with no
+            // number to answer (an answer waits for the target's progress pass: docs/perf/rma.md)
+            long number = batch.onlyGets(target) ? 0 : answers.next(target);
+            send(target, RmaWire.BATCH, batch.firstGet(target), batch.gets(target), 0, number,
                     batch.buffer(target), 0, batch.length(target));
             batch.sent(target);
         }

@@ -109,6 +109,11 @@ final class RmaBatch {
         return gets[target] == 0 ? 0 : firstGet[target];
     }
 
+    /** Whether {@code target}'s batch holds gets only (then nothing at the target changes: it needs no answer). */
+    boolean onlyGets(int target) {
+        return gets[target] > 0 && fill[target] == gets[target] * ENTRY_HEADER;
+    }
+
     /** How many gets {@code target}'s batch holds. */
     int gets(int target) {
         return gets[target];

@@ -122,6 +122,27 @@ class RmaBatchTest {
         assertTrue(refused.get(1).contains("an accumulate of 8 bytes at byte offset 8"), refused.get(1));
     }
 
+    /**
+     * A batch of gets only changes nothing at the target, so it goes without a number to answer;
+     * one put or accumulate among its gets, before or after them, makes it a write again.
+     */
+    @Test
+    void onlyABatchOfGetsAloneIsSeenAsChangingNothing() {
+        RmaBatch batch = new RmaBatch(2, 4096);
+        MemorySegment eight = MemorySegment.ofArray(new long[] {7});
+        assertTrue(batch.packsGet(1, 8, 4096));
+        assertFalse(batch.onlyGets(1), "empty");
+        batch.addGet(1, 0, 8, 1);
+        batch.addGet(1, 8, 8, 2);
+        assertTrue(batch.onlyGets(1));
+        batch.add(1, RmaWire.PUT, null, null, 16, eight, 0, 8);
+        assertFalse(batch.onlyGets(1), "a put after the gets");
+        batch.sent(1);
+        batch.add(1, RmaWire.ACC, Datatype.LONG, AccumulateOp.SUM, 0, eight, 0, 8);
+        batch.addGet(1, 0, 8, 3);
+        assertFalse(batch.onlyGets(1), "an accumulate before a get");
+    }
+
     /** A batch whose last entry claims more bytes than it carries stops there, refused, after the whole entries. */
     @Test
     void aBatchCutShortIsRefusedAtTheCut() {
