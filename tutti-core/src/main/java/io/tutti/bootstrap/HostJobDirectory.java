@@ -63,11 +63,15 @@ public final class HostJobDirectory {
     /**
      * Every rank of this JVM leaves, before the JVM halts without its shutdown hooks (its launcher
      * died): with a host's ranks as threads of it, one rank's leaving alone would find the others'
-     * records alive and keep the directory.
+     * records alive and keep the directory. Under the JVM's lock: a leave of another thread still
+     * removing the directory ends before this returns and the JVM halts, which cut it short before
+     * (ClusterThreadsIT, the launcher killed).
      */
     public static void leaveAll() {
-        for (HostJobDirectory d : List.copyOf(JOINED)) {
-            d.leave();
+        synchronized (IN_THIS_JVM) {
+            for (HostJobDirectory d : List.copyOf(JOINED)) {
+                d.leave();
+            }
         }
     }
 

@@ -179,6 +179,8 @@ class ClusterThreadsIT {
             Thread.sleep(200);
         } while (System.nanoTime() < deadline);
         String kept = files;
-        throw new AssertionError("host " + c.host(h) + " keeps " + kept);
+        String inside = c.exec(h, "sh", "-c", "ls -la /dev/shm/tutti-*/ 2>&1; cat /dev/shm/tutti-*/*.pid 2>&1 || true")
+                .stdout();
+        throw new AssertionError("host " + c.host(h) + " keeps " + kept + "holding:\n" + inside);
     }
 }

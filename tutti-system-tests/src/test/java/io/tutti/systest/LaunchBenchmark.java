@@ -19,7 +19,8 @@ import java.util.List;
  * (the commands are in docs/perf/launch.md). Arguments: rounds, then {@code --srun} or not, then
  * {@code --also K=V} for a second Tutti line with that setting (by turns with the first), or
  * {@code --threads} for a second line of {@code tutti run --threads --hostfile} (one JVM per host,
- * its ranks as threads), or neither, then rank counts.
+ * its ranks as threads), or {@code --threads-only} for that line alone (a JVM per rank at 64 ranks
+ * takes minutes on 2 cores), or none of these, then rank counts.
  */
 public final class LaunchBenchmark {
     private static final Duration JOB_LIMIT = Duration.ofSeconds(300);
@@ -37,17 +38,21 @@ public final class LaunchBenchmark {
         // --threads: the second line is tutti run --threads, one JVM per host
         boolean threads = !srun && also == null && args.length > at && args[at].equals("--threads");
         at += threads ? 1 : 0;
+        // --threads-only: tutti run --threads is Tutti's only line
+        boolean threadsOnly = !srun && also == null && !threads && args.length > at
+                && args[at].equals("--threads-only");
+        at += threadsOnly ? 1 : 0;
         String variant = threads ? "--threads" : also;
         int[] counts = Arrays.stream(args, at, args.length).mapToInt(Integer::parseInt).toArray();
         // a SlurmCluster is a Cluster with Slurm's daemons added: closing the cluster stops them too
         SlurmCluster slurm = srun ? SlurmCluster.start(4) : null;
         try (Cluster c = srun ? slurm.cluster() : Cluster.start(4)) {
             Path binary = ClusterBenchmarks.mpicc(c, "first_barrier.c");
-            String side = srun ? "srun" : "tutti run";
+            String side = srun ? "srun" : threadsOnly ? "tutti run --threads" : "tutti run";
             for (int n : counts) {
                 Path hostfile = hostfile(c, n);
                 List<String> tutti = srun ? slurm.command(0, srun(n).toArray(String[]::new))
-                        : c.command(0, tuttiRun(c, hostfile, n, false).toArray(String[]::new));
+                        : c.command(0, tuttiRun(c, hostfile, n, threadsOnly).toArray(String[]::new));
                 List<String> ompi = c.command(0, ClusterBenchmarks.mpirun(c, List.of("-np", Integer.toString(n),
                         "--hostfile", hostfile.toString(), "--oversubscribe"), "self,vader,tcp", binary.toString())
                         .toArray(String[]::new));
