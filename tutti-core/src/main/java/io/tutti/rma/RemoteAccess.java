@@ -519,114 +519,126 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         return new Held(target, mark);
     }
 
-    /** The request of a put whose payload the transport sends from the caller's memory: done once it lets go. */
-    private final class Held implements Request {
-        private final int target;
-        private final long mark;
+    /**
+     * A request done once a wait on one target returns: the part {@link Held} and {@link Fetch}
+     * share. Subclasses say how to wait, how to test once, and whether it is done without progress.
+     */
+    private abstract static class PerTarget implements Request {
+        final int target;
         private boolean done;
 
-        Held(int target, long mark) {
+        PerTarget(int target) {
             this.target = target;
-            this.mark = mark;
         }
 
+        /** Waits until done; throws the operation's error. */
+        abstract void complete();
+
+        /** Drives progress once; true when done (the error thrown then). */
+        abstract boolean poll();
+
+        /** Whether it is done, without progress. */
+        abstract boolean ready();
+
         @Override
-        public Status waitFor() {
+        public final Status waitFor() {
             waitFor(null);
             return new Status();
         }
 
         @Override
-        public void waitFor(Status into) {
+        public final void waitFor(Status into) {
             if (!done) {
-                awaitRelease(target, mark);
+                complete();
                 done = true;
             }
         }
 
         @Override
-        public boolean test() {
+        public final boolean test() {
             if (!done) {
-                waiting.kind = Waiting.RELEASE;
-                waiting.target = target;
-                waiting.mark = mark;
-                waiting.error = null;
-                done = engine.test(waiting);
+                done = poll();
             }
             return done;
         }
 
         @Override
-        public boolean isActive() {
+        public final boolean isActive() {
             return true;
         }
 
         @Override
-        public boolean isDone() {
-            return done || engine.rmaReleased(group[target]) >= mark;
+        public final boolean isDone() {
+            return done || ready();
         }
 
         @Override
-        public Status status() {
+        public final Status status() {
             return new Status();
         }
     }
 
+    /** The request of a put whose payload the transport sends from the caller's memory: done once it lets go. */
+    private final class Held extends PerTarget {
+        private final long mark;
+
+        Held(int target, long mark) {
+            super(target);
+            this.mark = mark;
+        }
+
+        @Override
+        void complete() {
+            awaitRelease(target, mark);
+        }
+
+        @Override
+        boolean poll() {
+            waiting.kind = Waiting.RELEASE;
+            waiting.target = target;
+            waiting.mark = mark;
+            waiting.error = null;
+            return engine.test(waiting);
+        }
+
+        @Override
+        boolean ready() {
+            return engine.rmaReleased(group[target]) >= mark;
+        }
+    }
+
     /** The request of a get (MPI_Rget's): done once its reply is in; a refusal fails its wait or test. */
-    private final class Fetch implements Request {
-        private final int target;
+    private final class Fetch extends PerTarget {
         private final long id;
-        private boolean done;
 
         Fetch(int target, long id) {
-            this.target = target;
+            super(target);
             this.id = id;
         }
 
         @Override
-        public Status waitFor() {
-            waitFor(null);
-            return new Status();
+        void complete() {
+            drain(target);
+            takeReply("rget", target, id);
         }
 
         @Override
-        public void waitFor(Status into) {
-            if (!done) {
-                drain(target);
+        boolean poll() {
+            drain(target);
+            waiting.kind = Waiting.REPLY;
+            waiting.target = target;
+            waiting.reply = id;
+            waiting.error = null;
+            if (engine.test(waiting)) {
                 takeReply("rget", target, id);
-                done = true;
+                return true;
             }
+            return false;
         }
 
         @Override
-        public boolean test() {
-            if (!done) {
-                drain(target);
-                waiting.kind = Waiting.REPLY;
-                waiting.target = target;
-                waiting.reply = id;
-                waiting.error = null;
-                if (engine.test(waiting)) {
-                    takeReply("rget", target, id);
-                    done = true;
-                }
-            }
-            return done;
-        }
-
-        @Override
-        public boolean isActive() {
-            return true;
-        }
-
-        @Override
-        public boolean isDone() {
-            return done || replies[target].done(id);
-        }
-
-        @Override
-        public Status status() {
-            return new Status();
+        boolean ready() {
+            return replies[target].done(id);
         }
     }
 
