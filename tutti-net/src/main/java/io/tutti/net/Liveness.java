@@ -11,7 +11,9 @@ import java.util.List;
  * heartbeat intervals (a process that was stopped, or starved of the CPU), so our own absence
  * never condemns a peer whose frames we could not read or that were lost from a full socket buffer
  * meanwhile. A peer not yet heard at all may still be starting (a JVM on a crowded host answers
- * seconds after it published its rails), so until its first frame the longer start-up bound applies.
+ * seconds after it published its rails), so until its first frame the longer start-up bound applies,
+ * counted from the connection, and at least the timeout from this rank's first call on the peer.
+ * Only peers this rank has called on (or that called on it) are judged and sent heartbeats.
  * The {@link KeepAliveAgent} keeps this rank listening while its owner computes.
  *
  * <p>Driven under the transport's in-poll flag.
@@ -31,6 +33,8 @@ final class Liveness {
     private long lastPollAt;
     /** Since when this rank has been listening without a gap: silence is not counted before it. */
     private long listeningSince;
+    /** When the rails were connected: a peer not yet heard has the start-up bound from then. */
+    private long startedAt;
     /** Who this is, for the rail state events ({@link #identify}). */
     private String job = "";
     private int rank = -1;
@@ -57,6 +61,7 @@ final class Liveness {
     void start(long now) {
         lastPollAt = now;
         listeningSince = now;
+        startedAt = now;
     }
 
     /** A poll starts at {@code now}; after a gap, nobody listened meanwhile. */
@@ -81,16 +86,21 @@ final class Liveness {
      */
     int check(Peer p, long now) {
         int work = 0;
-        long limit = p.heardOnce ? config.timeoutMillis() : config.startTimeoutMillis();
+        // a peer not yet heard has the start-up bound from the connection, and at least the timeout
+        // from when this rank contacted it (peers are contacted when first needed: RailsTransport#contact)
+        long limit = p.heardOnce ? config.timeoutMillis()
+                : Math.max(config.startTimeoutMillis() - (p.lastHeardAny - startedAt) / MS, config.timeoutMillis());
         if (p.failure == null && silence(p.lastHeardAny, now) > limit * MS) {
             failed(p, p.heardOnce ? "rank " + p.rank + " has not been heard on any of its " + p.railCount
                     + " rails for " + silence(p.lastHeardAny, now) / MS + " ms ("
                     + NetConfig.envName(NetConfig.TIMEOUT_MS) + "=" + config.timeoutMillis() + ")"
                     + (p.peerClosed ? "; it closed its end" : "")
-                    : "rank " + p.rank + " has not answered on any of its " + p.railCount + " rails since they were"
-                    + " connected, " + silence(p.lastHeardAny, now) / MS + " ms ago ("
-                    + NetConfig.envName(NetConfig.START_TIMEOUT_MS) + "=" + config.startTimeoutMillis()
-                    + "): it never finished starting");
+                    : "rank " + p.rank + " has not answered on any of its " + p.railCount + " rails since this rank"
+                    + " first called on it, " + silence(p.lastHeardAny, now) / MS + " ms ago, "
+                    + (now - startedAt) / MS + " ms after the rails were connected ("
+                    + NetConfig.envName(NetConfig.START_TIMEOUT_MS) + "=" + config.startTimeoutMillis() + ", "
+                    + NetConfig.envName(NetConfig.TIMEOUT_MS) + "=" + config.timeoutMillis()
+                    + "): it never finished starting, or has died");
         }
         if (p.railCount > 1) {
             long railTimeout = config.railTimeoutMillis() * MS;

@@ -56,6 +56,11 @@ final class Peer {
     long lastHeardAny;
     /** A valid frame has come from the peer: until then it may still be starting ({@link Liveness}). */
     boolean heardOnce;
+    /**
+     * This rank has begun the handshake with the peer: its first send, the peer's first HELLO, or a
+     * wait on it ({@link RailsTransport#contact}). Until then nothing goes to the peer, not even heartbeats.
+     */
+    boolean contacted;
     String failure;
     boolean peerClosed;
 

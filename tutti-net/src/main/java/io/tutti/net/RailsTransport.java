@@ -83,7 +83,7 @@ public final class RailsTransport implements RemoteTransport {
         @Override
         public void opened(int peer, int rail) {
             Peer p = peers[peer];
-            if (p != null && rail < p.railCount) {
+            if (p != null && p.contacted && rail < p.railCount) {
                 handshake.hello(p, rail, now);
             }
         }
@@ -232,12 +232,7 @@ public final class RailsTransport implements RemoteTransport {
         now = System.nanoTime();
         for (Peer p : peers) {
             if (p != null) {
-                p.lastHeardAny = now;
-                Arrays.fill(p.lastHeard, now);
                 p.railCount = p.addr.length;
-                for (int r = 0; r < p.railCount; r++) {
-                    handshake.hello(p, r, now);
-                }
             }
         }
         liveness.start(now);
@@ -313,6 +308,7 @@ public final class RailsTransport implements RemoteTransport {
         if (p == null || !connected || closed || p.failure != null) {
             return false;
         }
+        contact(p, System.nanoTime());
         boolean any = false;
         for (int r = 0; r < p.railCount && !any; r++) {
             any = p.confirmed(r);
@@ -360,6 +356,7 @@ public final class RailsTransport implements RemoteTransport {
                 throw new IllegalArgumentException("record of " + length + " bytes exceeds " + maxRecord);
             }
             now = System.nanoTime();
+            contact(p, now);
             return reliability.send(p, head, headOffset, headLength, tail, tailOffset, tailLength, inPlace, now);
         } finally {
             exit();
@@ -495,6 +492,9 @@ public final class RailsTransport implements RemoteTransport {
 
     /** Hellos, silence, timeouts, NAKs, acknowledgements, heartbeats of {@code p}; {@code agent}: the agent's poll. */
     private int housekeeping(Peer p, boolean agent) {
+        if (!p.contacted) {
+            return 0;
+        }
         handshake.repeat(p, now);
         int work = liveness.check(p, now);
         work += reliability.timeout(p, now);
@@ -585,6 +585,7 @@ public final class RailsTransport implements RemoteTransport {
             }
             news++;
             wire.claimed(p.rank, r, from);
+            contact(p, now);
             handshake.onHello(p, r, from, rx, now);
             return;
         }
@@ -663,6 +664,24 @@ public final class RailsTransport implements RemoteTransport {
         }
     }
 
+    /**
+     * Begins the handshake with {@code p} unless begun: peers are contacted when first needed (a
+     * send, their HELLO, a wait on them), as Open MPI's TCP transport connects, so that a rank keeps
+     * HELLOs, heartbeats and silence checks for the peers it talks to, not for every rank of the job
+     * (docs/perf/launch.md, "Peers contacted when needed"). Under the flag.
+     */
+    private void contact(Peer p, long at) {
+        if (p.contacted) {
+            return;
+        }
+        p.contacted = true;
+        p.lastHeardAny = at;
+        Arrays.fill(p.lastHeard, at);
+        for (int r = 0; r < p.railCount; r++) {
+            handshake.hello(p, r, at);
+        }
+    }
+
     @Override
     public String failure(int peer) {
         enter();
@@ -678,6 +697,10 @@ public final class RailsTransport implements RemoteTransport {
         // records that arrived before it went silent are delivered first
         if (p == null || p.expected < p.contig) {
             return null;
+        }
+        if (connected && !closed) {
+            // someone waits on the peer: its silence counts from now on
+            contact(p, System.nanoTime());
         }
         if (p.failure != null) {
             return p.failure;
@@ -857,6 +880,16 @@ public final class RailsTransport implements RemoteTransport {
      */
     public long acksSent() {
         return counter(() -> stats.acksSent);
+    }
+
+    /** Whether this rank has begun the handshake with {@code peer} (tests: peers are contacted when needed). */
+    boolean contacted(int peer) {
+        enter();
+        try {
+            return peers[peer] != null && peers[peer].contacted;
+        } finally {
+            exit();
+        }
     }
 
     /** Records whose payload the wire received straight into the place the sink gave. */

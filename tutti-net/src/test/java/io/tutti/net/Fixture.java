@@ -198,6 +198,9 @@ final class Fixture implements AutoCloseable {
             b.close();
             throw e;
         }
+        // each tries to reach the other, as a first send does: the peers' handshake starts then
+        a.canSend(1);
+        b.canSend(0);
         long end = System.nanoTime() + 500_000_000L;
         while (System.nanoTime() < end) {
             a.poll((s, m, o, l) -> true);
