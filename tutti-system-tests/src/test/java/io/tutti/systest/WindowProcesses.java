@@ -22,7 +22,8 @@ import java.lang.foreign.ValueLayout;
  * tells rank 0, which checks its window holds 3. Other ranks only meet them.
  * {@code deadflush}: rank 1 dies inside rank 0's passive epoch on it; rank 0's put and flush must
  * fail with PeerFailed, and it prints "caught after N ms". {@code deadget}: the same with gets in
- * flight, whose flush or request must fail.
+ * flight, whose flush or request must fail; {@code deadfetch}: with fetchAndOps, compareAndSwaps and
+ * getAccumulates in flight, whose flush or rgetAccumulate's request must fail.
  * {@code dynamic}: each rank attaches two regions of its own memory to a dynamic window and sends
  * their addresses; puts, gets and a fetchAndOp counter reach them through the kernel, checked;
  * an access past a region and a detach of memory not attached fail naming rank and address; an
@@ -45,6 +46,7 @@ public final class WindowProcesses {
             case "dynamic" -> dynamic(w);
             case "deadflush" -> deadFlush(w);
             case "deadget" -> deadGet(w);
+            case "deadfetch" -> deadFetch(w);
             case "large" -> large(w);
             case "deadholder" -> deadHolder(w, args.length > 1 ? Integer.parseInt(args[1]) : 2,
                     args.length > 2 ? Integer.parseInt(args[2]) : 1);
@@ -271,6 +273,43 @@ public final class WindowProcesses {
                 }
             }
             System.out.println("got from a dead rank");
+            System.exit(1);
+        } catch (TuttiException.PeerFailed e) {
+            System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());
+        }
+    }
+
+    /**
+     * Rank 1 dies inside rank 0's passive epoch on it; rank 0 keeps many fetching operations in
+     * flight to it, and the flush or the rgetAccumulate's request that waits for their replies must
+     * fail with PeerFailed naming rank 1.
+     */
+    private static void deadFetch(Communicator w) {
+        Window win = w.allocateWindow(64, 8);
+        win.lockAll();
+        Ranks.barrier(w);
+        if (w.rank() == 1) {
+            Runtime.getRuntime().halt(7);
+        }
+        long t0 = System.nanoTime();
+        long[][] into = new long[16][1];
+        long[] one = {1};
+        try {
+            for (int i = 0; i < 100_000; i++) {
+                for (int k = 0; k < into.length; k++) {
+                    switch (k % 3) {
+                        case 0 -> win.fetchAndOp(one, into[k], Datatype.LONG, 1, k % 8, AccumulateOp.SUM);
+                        case 1 -> win.compareAndSwap(one, into[k], into[k], Datatype.LONG, 1, k % 8);
+                        default -> win.getAccumulate(one, into[k], 1, Datatype.LONG, 1, k % 8, AccumulateOp.MAX);
+                    }
+                }
+                if (i % 2 == 0) {
+                    win.flush(1);
+                } else {
+                    win.rgetAccumulate(one, into[0], 1, Datatype.LONG, 1, 0, AccumulateOp.SUM).waitFor();
+                }
+            }
+            System.out.println("fetched from a dead rank");
             System.exit(1);
         } catch (TuttiException.PeerFailed e) {
             System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());
