@@ -186,36 +186,17 @@ class RmaBatchTest {
         assertEquals(41, batch.firstGet(0));
         assertEquals(5, batch.gets(0));
         assertEquals(5 * RmaBatch.ENTRY_HEADER + RmaBatch.ENTRY_HEADER + 8, batch.length(0), "gets carry no bytes");
-        MemorySegment reply = Arena.ofAuto().allocate(64);
-        List<String> refused = new ArrayList<>();
-        List<Integer> refusedGets = new ArrayList<>();
-        long[] fill = new long[1];
-        RmaBatch.Refusals walk = new RmaBatch.Refusals() {
-            @Override
-            public void refuse(String cause) {
-                refused.add(cause);
-            }
-
-            @Override
-            public void read(int index, MemorySegment memory, long at, int bytes) {
-                MemorySegment.copy(memory, at, reply, fill[0], bytes);
-                fill[0] += bytes;
-            }
-
-            @Override
-            public void refuseGet(int index, String cause) {
-                refusedGets.add(index);
-                refused.add(cause);
-            }
-        };
+        Walk walk = new Walk(64);
+        List<String> refused = walk.refused;
+        List<Integer> refusedGets = walk.refusedGets;
         assertEquals(2, RmaBatch.apply(batch.buffer(0), 0, batch.length(0), window, 1, 32, walk));
         assertEquals(List.of(2, 4), refusedGets);
         assertTrue(refused.get(0).contains("a get of 8 bytes at byte offset 64")
                 && refused.get(0).contains("outside rank 1's window"), refused.get(0));
         assertTrue(refused.get(1).contains("beyond the 32 bytes one reply carries"), refused.get(1));
-        assertEquals(32, fill[0]);
-        assertEquals(5, reply.get(ValueLayout.JAVA_LONG, 0), "the get before the put");
-        assertEquals(6, reply.get(ValueLayout.JAVA_LONG, 8), "the get after the put");
+        assertEquals(32, walk.fill);
+        assertEquals(5, walk.reply.get(ValueLayout.JAVA_LONG, 0), "the get before the put");
+        assertEquals(6, walk.reply.get(ValueLayout.JAVA_LONG, 8), "the get after the put");
         batch.sent(0);
         assertEquals(0, batch.firstGet(0));
         assertTrue(batch.fitsGet(0, 4096));
@@ -251,32 +232,14 @@ class RmaBatchTest {
         assertEquals(7, batch.firstGet(0));
         assertEquals(7, batch.gets(0));
         assertTrue(RmaBatch.accumulates(batch.buffer(0), 0, batch.length(0)));
-        MemorySegment reply = Arena.ofAuto().allocate(128);
-        List<String> refused = new ArrayList<>();
-        List<Integer> refusedGets = new ArrayList<>();
-        long[] fill = new long[1];
-        RmaBatch.Refusals walk = new RmaBatch.Refusals() {
-            @Override
-            public void refuse(String cause) {
-                refused.add(cause);
-            }
-
-            @Override
-            public void read(int index, MemorySegment memory, long at, int bytes) {
-                MemorySegment.copy(memory, at, reply, fill[0], bytes);
-                fill[0] += bytes;
-            }
-
-            @Override
-            public void refuseGet(int index, String cause) {
-                refusedGets.add(index);
-                refused.add(cause);
-            }
-        };
+        Walk walk = new Walk(128);
+        List<String> refused = walk.refused;
+        List<Integer> refusedGets = walk.refusedGets;
         assertEquals(1, RmaBatch.apply(batch.buffer(0), 0, batch.length(0), window, 1, 4096, walk), refused::toString);
         assertEquals(List.of(5), refusedGets);
         assertTrue(refused.get(0).contains("a getAccumulate of 8 bytes at byte offset 64"), refused.get(0));
-        assertArrayEquals(new long[] {15, 16, 100, 100, 100, 7, 1}, reply.asSlice(0, fill[0]).toArray(ValueLayout.JAVA_LONG),
+        assertArrayEquals(new long[] {15, 16, 100, 100, 100, 7, 1},
+                walk.reply.asSlice(0, walk.fill).toArray(ValueLayout.JAVA_LONG),
                 "the old values, each read where its entry stands");
         assertArrayEquals(new long[] {1, 2}, window.asSlice(0, 16).toArray(ValueLayout.JAVA_LONG));
         // one compare-and-swap alone still takes the accumulate lock
@@ -286,6 +249,35 @@ class RmaBatchTest {
                 0, 16, 1);
         assertTrue(RmaBatch.accumulates(cas.buffer(0), 0, cas.length(0)));
         assertFalse(cas.fitsFetch(0, 0, 4096), "the replies' bytes are bounded as the entries are");
+    }
+
+    /** A target's walk as a test sees it: the reply's bytes read so far, the causes, the refused gets' numbers. */
+    private static final class Walk implements RmaBatch.Refusals {
+        final MemorySegment reply;
+        long fill;
+        final List<String> refused = new ArrayList<>();
+        final List<Integer> refusedGets = new ArrayList<>();
+
+        Walk(int replyBytes) {
+            reply = Arena.ofAuto().allocate(replyBytes);
+        }
+
+        @Override
+        public void refuse(String cause) {
+            refused.add(cause);
+        }
+
+        @Override
+        public void read(int index, MemorySegment memory, long at, int bytes) {
+            MemorySegment.copy(memory, at, reply, fill, bytes);
+            fill += bytes;
+        }
+
+        @Override
+        public void refuseGet(int index, String cause) {
+            refusedGets.add(index);
+            refused.add(cause);
+        }
     }
 
     private static MemorySegment small(Random rnd, int bytes) {

@@ -253,38 +253,33 @@ public final class WindowProcesses {
      * the flush or the request that waits for their replies must fail with PeerFailed naming rank 1.
      */
     private static void deadGet(Communicator w) {
-        Window win = w.allocateWindow(64, 8);
-        win.lockAll();
-        Ranks.barrier(w);
-        if (w.rank() == 1) {
-            Runtime.getRuntime().halt(7);
-        }
-        long t0 = System.nanoTime();
-        long[][] into = new long[16][1];
-        try {
-            for (int i = 0; i < 100_000; i++) {
-                for (long[] v : into) {
-                    win.get(v, 1, Datatype.LONG, 1, i % 8);
-                }
-                if (i % 2 == 0) {
-                    win.flush(1);
-                } else {
-                    win.rget(into[0], 1, Datatype.LONG, 1, 0).waitFor();
-                }
+        repliesOwedByTheDead(w, (win, into, k) -> win.get(into, 1, Datatype.LONG, 1, k % 8),
+                (win, into) -> win.rget(into, 1, Datatype.LONG, 1, 0));
+    }
+
+    /** As {@link #deadGet} with fetchAndOps, compareAndSwaps and getAccumulates, and rgetAccumulate's request. */
+    private static void deadFetch(Communicator w) {
+        long[] one = {1};
+        repliesOwedByTheDead(w, (win, into, k) -> {
+            switch (k % 3) {
+                case 0 -> win.fetchAndOp(one, into, Datatype.LONG, 1, k % 8, AccumulateOp.SUM);
+                case 1 -> win.compareAndSwap(one, into, into, Datatype.LONG, 1, k % 8);
+                default -> win.getAccumulate(one, into, 1, Datatype.LONG, 1, k % 8, AccumulateOp.MAX);
             }
-            System.out.println("got from a dead rank");
-            System.exit(1);
-        } catch (TuttiException.PeerFailed e) {
-            System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());
-        }
+        }, (win, into) -> win.rgetAccumulate(one, into, 1, Datatype.LONG, 1, 0, AccumulateOp.SUM));
+    }
+
+    /** One operation whose reply goes to {@code into}, the {@code k}th of a round. */
+    private interface Issue {
+        void issue(Window win, long[] into, int k);
     }
 
     /**
-     * Rank 1 dies inside rank 0's passive epoch on it; rank 0 keeps many fetching operations in
-     * flight to it, and the flush or the rgetAccumulate's request that waits for their replies must
-     * fail with PeerFailed naming rank 1.
+     * Rank 1 dies inside rank 0's passive epoch on it; rank 0 keeps 16 operations of {@code issue} in
+     * flight to it, then a flush or the wait of {@code request}'s, which must fail with PeerFailed.
      */
-    private static void deadFetch(Communicator w) {
+    private static void repliesOwedByTheDead(Communicator w, Issue issue,
+                                             java.util.function.BiFunction<Window, long[], io.tutti.Request> request) {
         Window win = w.allocateWindow(64, 8);
         win.lockAll();
         Ranks.barrier(w);
@@ -293,23 +288,18 @@ public final class WindowProcesses {
         }
         long t0 = System.nanoTime();
         long[][] into = new long[16][1];
-        long[] one = {1};
         try {
             for (int i = 0; i < 100_000; i++) {
                 for (int k = 0; k < into.length; k++) {
-                    switch (k % 3) {
-                        case 0 -> win.fetchAndOp(one, into[k], Datatype.LONG, 1, k % 8, AccumulateOp.SUM);
-                        case 1 -> win.compareAndSwap(one, into[k], into[k], Datatype.LONG, 1, k % 8);
-                        default -> win.getAccumulate(one, into[k], 1, Datatype.LONG, 1, k % 8, AccumulateOp.MAX);
-                    }
+                    issue.issue(win, into[k], k);
                 }
                 if (i % 2 == 0) {
                     win.flush(1);
                 } else {
-                    win.rgetAccumulate(one, into[0], 1, Datatype.LONG, 1, 0, AccumulateOp.SUM).waitFor();
+                    request.apply(win, into[0]).waitFor();
                 }
             }
-            System.out.println("fetched from a dead rank");
+            System.out.println("answered by a dead rank");
             System.exit(1);
         } catch (TuttiException.PeerFailed e) {
             System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());
