@@ -23,12 +23,10 @@ import java.util.Objects;
  * element, and those from one origin to one target take effect in the order they were issued. The
  * same one-thread-at-a-time rule applies as for the communicator.
  *
- * <p>As in MPI, the data of a {@link #get} and the old values of {@link #getAccumulate},
- * {@link #fetchAndOp} and {@link #compareAndSwap} are defined only once the epoch's synchronisation
- * ({@link #flush}, {@link #flushLocal}, {@link #unlock}, {@link #complete}, {@link #fence}, or their
- * {@code All} forms) or the operation's request returns: from a rank on another host they come
- * after the call, so many travel at once. From a rank sharing memory they are there when the call
- * returns, which a program must not rely on.
+ * <p>As in MPI, a {@link #get}'s data and the old values of {@link #getAccumulate}, {@link #fetchAndOp}
+ * and {@link #compareAndSwap} are defined only once the synchronisation (flush, unlock, complete,
+ * fence) or their request returns: from another host they come after the call, many at once; from a
+ * rank sharing memory they are there at once, which a program must not rely on.
  */
 public abstract class Window implements AutoCloseable {
     /** Fence assertion: no one-sided operation precedes this fence, so it has none to complete. */
@@ -541,7 +539,8 @@ public abstract class Window implements AutoCloseable {
      * buffers are reusable when each call returns already, except those of puts larger than the
      * eager limit across the network, which the transport sends from where they are until this;
      * across the network this also sends what waits in the batch of small operations, waits for
-     * the data of the gets and, for now, for the target's answer, as {@link #flush} does.
+     * the data of the gets and the old values of the fetching operations and, for now, for the
+     * target's answer, as {@link #flush} does.
      */
     public final void flushLocal(int target) {
         requirePassive("flushLocal", target);

@@ -27,7 +27,8 @@ import java.util.function.IntPredicate;
  * the answers ({@link Answers}: one cumulative ACK per origin and progress pass), so a flush sends the
  * batch and waits for the target to have applied everything; gets, fetching accumulates and
  * compare-and-swaps wait for their replies in a table per target ({@link ReplyTable}) until the
- * flush or their request, and a refusal of the target fails the request or flush that waits for it. Above the eager limit a put leaves from the caller's memory ({@link #put}),
+ * flush or their request, and a refusal of the target fails the request or flush that waits for
+ * it. Above the eager limit a put leaves from the caller's memory ({@link #put}),
  * a get's reply from the window's ({@link #serveReplies}), and they land in place ({@link #place}),
  * as a rendezvous's data does. As target it is the window's {@link RmaEndpoint}: records are applied where
  * they arrive (the progress agent, or the owner's own calls), into the same memory and under the
@@ -250,13 +251,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         if (length == 0) {
             return;
         }
-        if (batch.packsGet(target, length, frame(target))) {
-            if (!batch.fitsGet(target, (int) length)) {
-                drain(target);
-            }
-            long id = open(target, dst, dstOffset, length);
-            batch.addGet(target, at, (int) length, id);
-            lastReply[target] = id;
+        if (packReplied(target, RmaWire.GET, length, null, null, at, MemorySegment.NULL, 0, 0, dst, dstOffset)) {
             return;
         }
         drain(target);
@@ -264,6 +259,27 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         send(target, RmaWire.GET, id, 0, at, length, MemorySegment.NULL, 0, 0);
         ownGets[target] = id;
         lastReply[target] = id;
+    }
+
+    /**
+     * Packs an operation answered by {@code bytes} bytes of reply into {@code result} (a get, a
+     * getAccumulate, a compare-and-swap) into {@code target}'s batch when it and its reply fit one,
+     * sending the batch first when full, and opens its request; false when it goes as a record of
+     * its own. Its {@code carried} bytes of {@code src} are copied: the origin is free on return.
+     */
+    private boolean packReplied(int target, short kind, long bytes, Datatype type, AccumulateOp op, long at,
+                                MemorySegment src, long srcOffset, long carried, MemorySegment result,
+                                long resultOffset) {
+        if (!batch.packsReplied(target, carried, bytes, frame(target))) {
+            return false;
+        }
+        if (!batch.fitsReplied(target, (int) carried, (int) bytes)) {
+            drain(target);
+        }
+        long id = open(target, result, resultOffset, bytes);
+        batch.addReplied(target, kind, (int) bytes, type, op, at, src, srcOffset, (int) carried, id);
+        lastReply[target] = id;
+        return true;
     }
 
     /** {@link #getCompletion(int, String)} of a get: its errors name rget. */
@@ -336,6 +352,11 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
     }
 
+    /**
+     * An accumulate, packed into the target's batch when small, else records of a frame each; the
+     * origin is free on return. With a {@code result} (getAccumulate) it returns at once like a get:
+     * the old values land there when the reply comes, by the target's {@link #settle} or its request.
+     */
     void accumulate(MemorySegment origin, long originOffset, MemorySegment result, long resultOffset, long count,
                     Datatype type, int target, long at, AccumulateOp op) {
         long length = count * type.extent();
@@ -361,15 +382,9 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
         lastReply[target] = 0;
         boolean data = op != AccumulateOp.NO_OP;
-        int carried = data ? (int) length : 0;
-        if (batch.packsFetch(target, carried, length, frame)) {
-            if (!batch.fitsFetch(target, carried, (int) length)) {
-                drain(target);
-            }
-            long id = open(target, result, resultOffset, length);
-            batch.addFetch(target, RmaWire.GET_ACC, (int) length, type, op, at, data ? origin : MemorySegment.NULL,
-                    data ? originOffset : 0, carried, id);
-            lastReply[target] = id;
+        long carried = data ? length : 0;
+        if (packReplied(target, RmaWire.GET_ACC, length, type, op, at, data ? origin : MemorySegment.NULL,
+                data ? originOffset : 0, carried, result, resultOffset)) {
             return;
         }
         drain(target);
@@ -395,13 +410,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         int length = type.extent();
         MemorySegment.copy(origin, 0, pair, 0, length);
         MemorySegment.copy(compare, 0, pair, length, length);
-        if (batch.packsFetch(target, 2L * length, length, frame(target))) {
-            if (!batch.fitsFetch(target, 2 * length, length)) {
-                drain(target);
-            }
-            long id = open(target, result, 0, length);
-            batch.addFetch(target, RmaWire.CAS, length, type, AccumulateOp.REPLACE, at, pair, 0, 2 * length, id);
-            lastReply[target] = id;
+        if (packReplied(target, RmaWire.CAS, length, type, AccumulateOp.REPLACE, at, pair, 0, 2 * length, result,
+                0)) {
             return;
         }
         drain(target);

@@ -88,47 +88,28 @@ final class RmaBatch {
         return fill[target] + ENTRY_HEADER + bytes <= capacity[target];
     }
 
-    /** Whether a get of {@code bytes} bytes from {@code target} goes into its batch: its reply fits one too. */
-    boolean packsGet(int target, long bytes, int frame) {
-        return packs(target, 0, frame) && bytes <= capacity[target];
-    }
-
-    /** Whether {@code target}'s batch has room for a get of {@code bytes} bytes, its entry and its reply (after {@link #packsGet}). */
-    boolean fitsGet(int target, int bytes) {
-        return fits(target, 0) && getBytes[target] + bytes <= capacity[target];
-    }
-
     /**
-     * Adds a get of {@code bytes} bytes at {@code at} to {@code target}'s batch (after
-     * {@link #packsGet}, and it {@link #fitsGet}); {@code reply} is its reply number, the one after
-     * the batch's previous get's.
+     * Whether an entry answered with {@code bytes} bytes of reply (a get, a fetching one), carrying
+     * {@code carried} bytes, goes into {@code target}'s batch: the entry and its reply each fit one.
      */
-    void addGet(int target, long at, int bytes, long reply) {
-        addFetch(target, RmaWire.GET, bytes, null, null, at, MemorySegment.NULL, 0, 0, reply);
-    }
-
-    /**
-     * Whether a fetching entry carrying {@code carried} bytes and answered with {@code bytes} goes
-     * into {@code target}'s batch: the entry and its reply each fit one.
-     */
-    boolean packsFetch(int target, long carried, long bytes, int frame) {
+    boolean packsReplied(int target, long carried, long bytes, int frame) {
         return packs(target, carried, frame) && bytes <= capacity[target];
     }
 
-    /** Whether {@code target}'s batch has room for such an entry and its reply (after {@link #packsFetch}). */
-    boolean fitsFetch(int target, int carried, int bytes) {
+    /** Whether {@code target}'s batch has room for such an entry and its reply (after {@link #packsReplied}). */
+    boolean fitsReplied(int target, int carried, int bytes) {
         return fits(target, carried) && getBytes[target] + bytes <= capacity[target];
     }
 
     /**
      * Adds an entry answered by {@code bytes} bytes of reply (a get, a getAccumulate: GET_ACC, a
      * compare-and-swap: CAS) at {@code at}, carrying {@code carried} bytes of {@code src} (origin,
-     * then compare for a CAS), to {@code target}'s batch (after {@link #packsFetch} or
-     * {@link #packsGet}, and it fits); {@code reply} is its reply number, the one after the batch's
-     * previous replied entry's.
+     * then compare for a CAS; a get none), to {@code target}'s batch (after {@link #packsReplied}, and
+     * it {@link #fitsReplied}); {@code reply} is its reply number, the one after the batch's previous
+     * replied entry's.
      */
-    void addFetch(int target, short kind, int bytes, Datatype type, AccumulateOp op, long at, MemorySegment src,
-                  long srcOffset, int carried, long reply) {
+    void addReplied(int target, short kind, int bytes, Datatype type, AccumulateOp op, long at, MemorySegment src,
+                    long srcOffset, int carried, long reply) {
         if (gets[target] == 0) {
             firstGet[target] = reply;
         }
@@ -138,7 +119,7 @@ final class RmaBatch {
         buffers[target].set(WORD, fill[target] - ENTRY_HEADER - carried, RmaWire.entry(kind, bytes, type, op));
     }
 
-    /** The reply number of the first get in {@code target}'s batch, 0 when it holds none. */
+    /** The reply number of the first get or fetching entry in {@code target}'s batch, 0 when it holds none. */
     long firstGet(int target) {
         return gets[target] == 0 ? 0 : firstGet[target];
     }
@@ -151,7 +132,7 @@ final class RmaBatch {
         return gets[target] > 0 && writes[target] == 0;
     }
 
-    /** How many gets {@code target}'s batch holds. */
+    /** How many gets and fetching entries {@code target}'s batch holds. */
     int gets(int target) {
         return gets[target];
     }

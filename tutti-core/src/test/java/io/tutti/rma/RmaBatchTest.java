@@ -131,13 +131,13 @@ class RmaBatchTest {
     void onlyABatchOfRepliedEntriesGoesWithoutANumber() {
         RmaBatch batch = new RmaBatch(2, 4096);
         MemorySegment eight = MemorySegment.ofArray(new long[] {7});
-        assertTrue(batch.packsGet(1, 8, 4096));
+        assertTrue(batch.packsReplied(1, 0, 8, 4096));
         assertFalse(batch.onlyReplied(1), "empty");
-        batch.addGet(1, 0, 8, 1);
-        batch.addGet(1, 8, 8, 2);
+        addGet(batch, 1, 0, 8, 1);
+        addGet(batch, 1, 8, 8, 2);
         assertTrue(batch.onlyReplied(1));
-        batch.addFetch(1, RmaWire.GET_ACC, 8, Datatype.LONG, AccumulateOp.SUM, 0, eight, 0, 8, 3);
-        batch.addFetch(1, RmaWire.CAS, 8, Datatype.LONG, AccumulateOp.REPLACE, 0,
+        batch.addReplied(1, RmaWire.GET_ACC, 8, Datatype.LONG, AccumulateOp.SUM, 0, eight, 0, 8, 3);
+        batch.addReplied(1, RmaWire.CAS, 8, Datatype.LONG, AccumulateOp.REPLACE, 0,
                 MemorySegment.ofArray(new long[] {1, 2}), 0, 16, 4);
         assertTrue(batch.onlyReplied(1), "fetching entries are answered by the replies too");
         assertEquals(4, batch.gets(1));
@@ -145,7 +145,7 @@ class RmaBatchTest {
         assertFalse(batch.onlyReplied(1), "a put after the gets");
         batch.sent(1);
         batch.add(1, RmaWire.ACC, Datatype.LONG, AccumulateOp.SUM, 0, eight, 0, 8);
-        batch.addGet(1, 0, 8, 5);
+        addGet(batch, 1, 0, 8, 5);
         assertFalse(batch.onlyReplied(1), "an accumulate before a get");
     }
 
@@ -176,13 +176,13 @@ class RmaBatchTest {
         RmaBatch batch = new RmaBatch(1, 4096);
         MemorySegment window = Arena.ofAuto().allocate(64);
         window.set(ValueLayout.JAVA_LONG, 0, 5);
-        assertTrue(batch.packsGet(0, 8, 4096));
-        batch.addGet(0, 0, 8, 41);
+        assertTrue(batch.packsReplied(0, 0, 8, 4096));
+        addGet(batch, 0, 0, 8, 41);
         batch.add(0, RmaWire.PUT, null, null, 0, MemorySegment.ofArray(new long[] {6}), 0, 8);
-        batch.addGet(0, 0, 8, 42);
-        batch.addGet(0, 64, 8, 43);
-        batch.addGet(0, 8, 16, 44);
-        batch.addGet(0, 0, 24, 45);
+        addGet(batch, 0, 0, 8, 42);
+        addGet(batch, 0, 64, 8, 43);
+        addGet(batch, 0, 8, 16, 44);
+        addGet(batch, 0, 0, 24, 45);
         assertEquals(41, batch.firstGet(0));
         assertEquals(5, batch.gets(0));
         assertEquals(5 * RmaBatch.ENTRY_HEADER + RmaBatch.ENTRY_HEADER + 8, batch.length(0), "gets carry no bytes");
@@ -199,8 +199,8 @@ class RmaBatchTest {
         assertEquals(6, walk.reply.get(ValueLayout.JAVA_LONG, 8), "the get after the put");
         batch.sent(0);
         assertEquals(0, batch.firstGet(0));
-        assertTrue(batch.fitsGet(0, 4096));
-        assertFalse(batch.packsGet(0, 4097, 4096), "a reply larger than a batch");
+        assertTrue(batch.fitsReplied(0, 0, 4096));
+        assertFalse(batch.packsReplied(0, 0, 4097, 4096), "a reply larger than a batch");
     }
 
     /**
@@ -214,21 +214,21 @@ class RmaBatchTest {
         RmaBatch batch = new RmaBatch(1, 4096);
         MemorySegment window = Arena.ofAuto().allocate(64);
         window.set(ValueLayout.JAVA_LONG, 0, 5);
-        assertTrue(batch.packsFetch(0, 16, 8, 4096));
+        assertTrue(batch.packsReplied(0, 16, 8, 4096));
         batch.add(0, RmaWire.ACC, Datatype.LONG, AccumulateOp.SUM, 0, MemorySegment.ofArray(new long[] {10}), 0, 8);
-        batch.addFetch(0, RmaWire.GET_ACC, 8, Datatype.LONG, AccumulateOp.SUM, 0,
+        batch.addReplied(0, RmaWire.GET_ACC, 8, Datatype.LONG, AccumulateOp.SUM, 0,
                 MemorySegment.ofArray(new long[] {1}), 0, 8, 7);                        // reads 15, leaves 16
-        batch.addFetch(0, RmaWire.CAS, 8, Datatype.LONG, AccumulateOp.REPLACE, 0,
+        batch.addReplied(0, RmaWire.CAS, 8, Datatype.LONG, AccumulateOp.REPLACE, 0,
                 MemorySegment.ofArray(new long[] {100, 16}), 0, 16, 8);                 // reads 16, swaps in 100
-        batch.addFetch(0, RmaWire.CAS, 8, Datatype.LONG, AccumulateOp.REPLACE, 0,
+        batch.addReplied(0, RmaWire.CAS, 8, Datatype.LONG, AccumulateOp.REPLACE, 0,
                 MemorySegment.ofArray(new long[] {200, 16}), 0, 16, 9);                 // reads 100, no swap
-        batch.addFetch(0, RmaWire.GET_ACC, 8, Datatype.LONG, AccumulateOp.NO_OP, 0, MemorySegment.NULL, 0, 0, 10);
+        batch.addReplied(0, RmaWire.GET_ACC, 8, Datatype.LONG, AccumulateOp.NO_OP, 0, MemorySegment.NULL, 0, 0, 10);
         batch.add(0, RmaWire.PUT, null, null, 8, MemorySegment.ofArray(new long[] {7}), 0, 8);
-        batch.addFetch(0, RmaWire.GET_ACC, 16, Datatype.LONG, AccumulateOp.REPLACE, 0,
+        batch.addReplied(0, RmaWire.GET_ACC, 16, Datatype.LONG, AccumulateOp.REPLACE, 0,
                 MemorySegment.ofArray(new long[] {1, 2}), 0, 16, 11);                   // reads 100 and 7
-        batch.addFetch(0, RmaWire.GET_ACC, 8, Datatype.LONG, AccumulateOp.SUM, 64,
+        batch.addReplied(0, RmaWire.GET_ACC, 8, Datatype.LONG, AccumulateOp.SUM, 64,
                 MemorySegment.ofArray(new long[] {1}), 0, 8, 12);                       // outside: refused
-        batch.addGet(0, 0, 8, 13);                                                      // reads 1
+        addGet(batch, 0, 0, 8, 13);                                                      // reads 1
         assertEquals(7, batch.firstGet(0));
         assertEquals(7, batch.gets(0));
         assertTrue(RmaBatch.accumulates(batch.buffer(0), 0, batch.length(0)));
@@ -244,11 +244,16 @@ class RmaBatchTest {
         assertArrayEquals(new long[] {1, 2}, window.asSlice(0, 16).toArray(ValueLayout.JAVA_LONG));
         // one compare-and-swap alone still takes the accumulate lock
         RmaBatch cas = new RmaBatch(1, 4096);
-        assertTrue(cas.packsFetch(0, 16, 8, 4096));
-        cas.addFetch(0, RmaWire.CAS, 8, Datatype.LONG, AccumulateOp.REPLACE, 0, MemorySegment.ofArray(new long[] {1, 2}),
+        assertTrue(cas.packsReplied(0, 16, 8, 4096));
+        cas.addReplied(0, RmaWire.CAS, 8, Datatype.LONG, AccumulateOp.REPLACE, 0, MemorySegment.ofArray(new long[] {1, 2}),
                 0, 16, 1);
         assertTrue(RmaBatch.accumulates(cas.buffer(0), 0, cas.length(0)));
-        assertFalse(cas.fitsFetch(0, 0, 4096), "the replies' bytes are bounded as the entries are");
+        assertFalse(cas.fitsReplied(0, 0, 4096), "the replies' bytes are bounded as the entries are");
+    }
+
+    /** A get of {@code bytes} at {@code at}, reply number {@code reply}, into {@code target}'s batch. */
+    private static void addGet(RmaBatch batch, int target, long at, int bytes, long reply) {
+        batch.addReplied(target, RmaWire.GET, bytes, null, null, at, MemorySegment.NULL, 0, 0, reply);
     }
 
     /** A target's walk as a test sees it: the reply's bytes read so far, the causes, the refused gets' numbers. */
