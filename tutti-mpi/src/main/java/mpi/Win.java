@@ -19,10 +19,12 @@ import java.nio.ShortBuffer;
  * A window for one-sided communication (MPI_Win) over one of Tutti's {@link Window}s: made over a
  * direct buffer of the program's, or allocated by Tutti (private or shared); its operations are
  * put, get, the accumulates and atomics, inside epochs opened by fence, post/start/complete/wait or
- * lock/unlock. Every operation is complete when it returns (Tutti copies in the call) but a get from
- * a rank on another host, whose data may come later, by the next flush or the end of the epoch, as
- * MPI says ({@link #rGet}'s request completes when it is there); the other request-returning forms
- * give complete requests.
+ * lock/unlock. Every operation is complete when it returns (Tutti copies in the call) but a get, and
+ * the old values of getAccumulate, fetchAndOp and compareAndSwap, from a rank on another host, whose
+ * data may come later, by the next flush or the end of the epoch, as MPI says ({@link #rGet}'s and
+ * {@link #rGetAccumulate}'s requests complete when it is there); the other request-returning forms
+ * give complete requests. A result unpacked from Tutti's copy (a boolean buffer, a type with gaps)
+ * is waited for in the call.
  *
  * <p>Buffers are {@code java.nio} buffers, direct or (unlike the bindings, which refuse them) heap:
  * nothing outlives the call but a get's origin across hosts, which must stay reachable until it
@@ -397,7 +399,10 @@ public final class Win implements Freeable {
                 targetType, op, true, "Win.rAccumulate");
     }
 
-    /** {@link #getAccumulate} returning a request (MPI_RGET_ACCUMULATE); in a passive epoch only. */
+    /**
+     * {@link #getAccumulate} returning a request (MPI_RGET_ACCUMULATE) that completes when the old
+     * values are in {@code resultAddr}; in a passive epoch only.
+     */
     public Request rGetAccumulate(Buffer origin, int orgCount, Datatype orgType, Buffer resultAddr, int resultCount,
                                   Datatype resultType, int targetRank, int targetDisp, int targetCount,
                                   Datatype targetType, Op op) throws MPIException {
@@ -435,6 +440,9 @@ public final class Win implements Freeable {
         try {
             w.compareAndSwap(this.origin.forCollective(t), compare.forCollective(t), result.forCollective(t), t,
                     targetRank, targetDisp);
+            if (result.staged()) {
+                w.awaitResults(targetRank); // unpacked when this returns
+            }
         } catch (TuttiException e) {
             throw Errors.of(e, call);
         }
@@ -446,8 +454,8 @@ public final class Win implements Freeable {
     /**
      * Every data operation: checks the arguments with MPI's error classes, resolves the origin (and
      * result) buffers, and issues the target layout as Tutti's contiguous, vector or block-by-block
-     * operations. With {@code request}, a passive epoch to the target is required and a complete
-     * request returned.
+     * operations. With {@code request}, a passive epoch to the target is required and a request
+     * returned, complete but for the data of a get or getAccumulate that comes later.
      */
     private Request transfer(Kind kind, Buffer originBuf, int orgCount, Datatype orgType, Buffer resultBuf,
                              int resCount, Datatype resType, int target, int disp, int tCount, Datatype tType,
@@ -491,7 +499,7 @@ public final class Win implements Freeable {
         io.tutti.Datatype e = tType.base.coll;
         int unit = dispUnits[target];
         // a get into a buffer staged here (booleans, a type with gaps) is unpacked when this returns,
-        // so it must have its data by then: an atomic get, which waits for it (a get may complete later)
+        // so it must have its data by then: an atomic get, waited for below
         boolean staged = kind == Kind.GET && origin.staged();
         io.tutti.Request pending = null;
         try {
@@ -511,7 +519,13 @@ public final class Win implements Freeable {
                         }
                     }
                     case ACC -> w.accumulate(o, n, e, target, d, acc);
-                    case GET_ACC -> w.getAccumulate(o, result.forCollective(e), n, e, target, d, acc);
+                    case GET_ACC -> {
+                        if (request) {
+                            pending = w.rgetAccumulate(o, result.forCollective(e), n, e, target, d, acc);
+                        } else {
+                            w.getAccumulate(o, result.forCollective(e), n, e, target, d, acc);
+                        }
+                    }
                 }
             } else if (kind != Kind.GET_ACC && !staged && t.vector != null && t.first % unit == 0) {
                 long d = (at + t.first) / unit;
@@ -525,9 +539,13 @@ public final class Win implements Freeable {
             } else {
                 blocks(w, kind, noOrigin, staged, t, e, target, at, unit, acc, call);
             }
-            if (request && kind == Kind.GET && pending == null) {
+            if (request && (kind == Kind.GET || kind == Kind.GET_ACC) && pending == null) {
                 // gets of several parts: their data is here once the flush returns
                 w.flushLocal(target);
+            }
+            if (staged || kind == Kind.GET_ACC && result.staged()) {
+                // unpacked when this returns: the data must be here by then
+                w.awaitResults(target);
             }
         } catch (TuttiException x) {
             throw Errors.of(x, call);

@@ -22,6 +22,11 @@ import java.util.Objects;
  * datatype ({@link Datatype#extent()} bytes). Accumulates of one type to one location are atomic per
  * element, and those from one origin to one target take effect in the order they were issued. The
  * same one-thread-at-a-time rule applies as for the communicator.
+ *
+ * <p>As in MPI, a {@link #get}'s data and the old values of {@link #getAccumulate}, {@link #fetchAndOp}
+ * and {@link #compareAndSwap} are defined only once the synchronisation (flush, unlock, complete,
+ * fence) or their request returns: from another host they come after the call, many at once; from a
+ * rank sharing memory they are there at once, which a program must not rely on.
  */
 public abstract class Window implements AutoCloseable {
     /** Fence assertion: no one-sided operation precedes this fence, so it has none to complete. */
@@ -273,6 +278,8 @@ public abstract class Window implements AutoCloseable {
     /**
      * Accumulate that also returns the target's elements as they were before, into {@code result}
      * (MPI_Get_accumulate); with {@link AccumulateOp#NO_OP} an atomic get, {@code origin} unused.
+     * {@code origin} may change once this returns; {@code result} holds the old values at the next
+     * synchronisation (flush, unlock, complete, fence), as a get's data does: read it only after one.
      */
     public final void getAccumulate(Object origin, Object result, int count, Datatype type, int target, long disp,
                                     AccumulateOp op) {
@@ -283,7 +290,10 @@ public abstract class Window implements AutoCloseable {
         accumulateElements(o, 0, r, 0, count, type, target, at, op);
     }
 
-    /** One-element getAccumulate (MPI_Fetch_and_op): {@code result[0]} gets the old value. */
+    /**
+     * One-element getAccumulate (MPI_Fetch_and_op): {@code result[0]} gets the old value, defined at
+     * the next synchronisation (a counter's draw: fetchAndOp, then {@code flush(target)}).
+     */
     public final void fetchAndOp(Object origin, Object result, Datatype type, int target, long disp,
                                  AccumulateOp op) {
         getAccumulate(origin, result, 1, type, target, disp, op);
@@ -291,7 +301,8 @@ public abstract class Window implements AutoCloseable {
 
     /**
      * If {@code target}'s element at {@code disp} equals {@code compare[0]} (bit for bit), replaces it
-     * with {@code origin[0]}; {@code result[0]} gets the old value either way. On non-pair types.
+     * with {@code origin[0]}; {@code result[0]} gets the old value either way, defined at the next
+     * synchronisation as {@link #fetchAndOp}'s. On non-pair types.
      */
     public final void compareAndSwap(Object origin, Object compare, Object result, Datatype type, int target,
                                      long disp) {
@@ -327,7 +338,7 @@ public abstract class Window implements AutoCloseable {
     public final Request rget(Object origin, int count, Datatype type, int target, long disp) {
         requirePassive("rget", target);
         get(origin, count, type, target, disp);
-        Request pending = getCompletion(target);
+        Request pending = getCompletion(target, "rget");
         return pending != null ? pending : DONE;
     }
 
@@ -339,12 +350,16 @@ public abstract class Window implements AutoCloseable {
         return DONE;
     }
 
-    /** getAccumulate returning a request that completes when {@code result} holds the old values; passive epoch only. */
+    /**
+     * getAccumulate returning a request that completes when {@code result} holds the old values
+     * (MPI_Rget_accumulate); passive epoch only. A refusal of the target fails the request's wait.
+     */
     public final Request rgetAccumulate(Object origin, Object result, int count, Datatype type, int target, long disp,
                                         AccumulateOp op) {
         requirePassive("rgetAccumulate", target);
         getAccumulate(origin, result, count, type, target, disp, op);
-        return DONE;
+        Request pending = count == 0 ? null : getCompletion(target, "rgetAccumulate");
+        return pending != null ? pending : DONE;
     }
 
     // ------------------------------------------------------------ active target: fence
@@ -524,7 +539,8 @@ public abstract class Window implements AutoCloseable {
      * buffers are reusable when each call returns already, except those of puts larger than the
      * eager limit across the network, which the transport sends from where they are until this;
      * across the network this also sends what waits in the batch of small operations, waits for
-     * the data of the gets and, for now, for the target's answer, as {@link #flush} does.
+     * the data of the gets and the old values of the fetching operations and, for now, for the
+     * target's answer, as {@link #flush} does.
      */
     public final void flushLocal(int target) {
         requirePassive("flushLocal", target);
@@ -544,6 +560,19 @@ public abstract class Window implements AutoCloseable {
     /** {@link #flushLocal} to every target this rank has locked. */
     public final void flushLocalAll() {
         flushAll();
+    }
+
+    /**
+     * Waits until the data of this rank's gets and the old values of its fetching operations to
+     * {@code target} are in their buffers, in any epoch (not in MPI); their other effects complete at
+     * the synchronisation as ever. For a caller that must read a result before the epoch ends, as
+     * the MPI bindings do to unpack one into a layout with gaps. From a rank sharing memory they are
+     * there already. Fails as a flush would if the target refused one.
+     */
+    public final void awaitResults(int target) {
+        checkOpen();
+        checkTarget(target);
+        awaitResultsImpl(target);
     }
 
     /** Orders this rank's loads and stores to window memory with the peers' (MPI_Win_sync). */
@@ -583,11 +612,16 @@ public abstract class Window implements AutoCloseable {
     }
 
     /**
-     * What completes the last get from {@code target}, when its data may come after the call
-     * returns; null when it came in the call. This default: null.
+     * What completes the last get or fetching operation to {@code target}, when its data may come
+     * after the call returns, its errors naming {@code what}; null when it came in the call. This
+     * default: null.
      */
-    protected Request getCompletion(int target) {
+    protected Request getCompletion(int target, String what) {
         return null;
+    }
+
+    /** {@link #awaitResults}: this default has every result in when its call returns. */
+    protected void awaitResultsImpl(int target) {
     }
 
     /** Displacement unit of {@code target}'s window. */

@@ -31,10 +31,15 @@ final class Accumulation {
         }
     }
 
-    /** {@code result} gets the {@code length} bytes at {@code at}, which become {@code origin}'s if they equal {@code compare}'s. */
+    /**
+     * {@code result} (if not null) gets the {@code length} bytes at {@code at}, which become
+     * {@code origin}'s if they equal {@code compare}'s.
+     */
     static void compareAndSwap(MemorySegment d, long at, MemorySegment origin, long originOffset, MemorySegment compare,
                                long compareOffset, MemorySegment result, long resultOffset, int length) {
-        MemorySegment.copy(d, at, result, resultOffset, length);
+        if (result != null) {
+            MemorySegment.copy(d, at, result, resultOffset, length);
+        }
         if (MemorySegment.mismatch(d, at, at + length, compare, compareOffset, compareOffset + length) < 0) {
             MemorySegment.copy(origin, originOffset, d, at, length);
         }

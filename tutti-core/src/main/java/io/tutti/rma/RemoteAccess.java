@@ -25,10 +25,10 @@ import java.util.function.IntPredicate;
  * small puts, accumulates and gets per target into batches ({@link RmaBatch}), sent when full and
  * before anything that must follow them, sends the rest as RMA records ({@link RmaWire}) and counts
  * the answers ({@link Answers}: one cumulative ACK per origin and progress pass), so a flush sends the
- * batch and waits for the target to have applied everything; gets wait for their replies in a table
- * per target ({@link ReplyTable}) until the flush or their request, a fetching accumulate or
- * compare-and-swap in the call, and a refusal of the target fails the call, request or flush that
- * waits for it. Above the eager limit a put leaves from the caller's memory ({@link #put}),
+ * batch and waits for the target to have applied everything; gets, fetching accumulates and
+ * compare-and-swaps wait for their replies in a table per target ({@link ReplyTable}) until the
+ * flush or their request, and a refusal of the target fails the request or flush that waits for
+ * it. Above the eager limit a put leaves from the caller's memory ({@link #put}),
  * a get's reply from the window's ({@link #serveReplies}), and they land in place ({@link #place}),
  * as a rendezvous's data does. As target it is the window's {@link RmaEndpoint}: records are applied where
  * they arrive (the progress agent, or the owner's own calls), into the same memory and under the
@@ -75,8 +75,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final int replySlots;
     /** Origin: per target, the last get sent as a record of its own since the last write waited for it (0: none). */
     private final long[] ownGets;
-    /** Origin: per target, the reply id of the last get issued to it (0: none), for {@link #getCompletion}. */
-    private final long[] lastGet;
+    /** Origin: per target, the reply id of the last get or fetching operation issued to it (0: none), for {@link #getCompletion}. */
+    private final long[] lastReply;
     /**
      * Target: per origin, the large get's reply being sent from the window's memory, by {@link #poll}
      * outside the arrival path: its reply id (0: none), where in the window it starts, its bytes and
@@ -165,7 +165,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         this.replies = new ReplyTable[n];
         this.replySlots = replySlots;
         this.ownGets = new long[n];
-        this.lastGet = new long[n];
+        this.lastReply = new long[n];
         this.memoryView = memory.isNative() && memory.byteSize() <= Integer.MAX_VALUE ? memory.asByteBuffer() : null;
         this.refusals = new AtomicReferenceArray<>(n);
         this.moreRefusals = new AtomicIntegerArray(n);
@@ -247,33 +247,54 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
      * With every slot of the target's reply table taken it first waits for the oldest reply.
      */
     void get(MemorySegment dst, long dstOffset, int target, long at, long length) {
-        lastGet[target] = 0;
+        lastReply[target] = 0;
         if (length == 0) {
             return;
         }
-        if (batch.packsGet(target, length, frame(target))) {
-            if (!batch.fitsGet(target, (int) length)) {
-                drain(target);
-            }
-            long id = open(target, dst, dstOffset, length);
-            batch.addGet(target, at, (int) length, id);
-            lastGet[target] = id;
+        if (packReplied(target, RmaWire.GET, length, null, null, at, MemorySegment.NULL, 0, 0, dst, dstOffset)) {
             return;
         }
         drain(target);
         long id = open(target, dst, dstOffset, length);
         send(target, RmaWire.GET, id, 0, at, length, MemorySegment.NULL, 0, 0);
         ownGets[target] = id;
-        lastGet[target] = id;
+        lastReply[target] = id;
     }
 
     /**
-     * A request that completes when the last get to {@code target} has its data (MPI_Rget's), or
-     * null when it has none (it was empty).
+     * Packs an operation answered by {@code bytes} bytes of reply into {@code result} (a get, a
+     * getAccumulate, a compare-and-swap) into {@code target}'s batch when it and its reply fit one,
+     * sending the batch first when full, and opens its request; false when it goes as a record of
+     * its own. Its {@code carried} bytes of {@code src} are copied: the origin is free on return.
      */
+    private boolean packReplied(int target, short kind, long bytes, Datatype type, AccumulateOp op, long at,
+                                MemorySegment src, long srcOffset, long carried, MemorySegment result,
+                                long resultOffset) {
+        if (!batch.packsReplied(target, carried, bytes, frame(target))) {
+            return false;
+        }
+        if (!batch.fitsReplied(target, (int) carried, (int) bytes)) {
+            drain(target);
+        }
+        long id = open(target, result, resultOffset, bytes);
+        batch.addReplied(target, kind, (int) bytes, type, op, at, src, srcOffset, (int) carried, id);
+        lastReply[target] = id;
+        return true;
+    }
+
+    /** {@link #getCompletion(int, String)} of a get: its errors name rget. */
     Request getCompletion(int target) {
-        long id = lastGet[target];
-        return id == 0 ? null : new Fetch(target, id);
+        return getCompletion(target, "rget");
+    }
+
+    /**
+     * A request that completes when the last get or fetching operation to {@code target} has its
+     * data (MPI_Rget's, MPI_Rget_accumulate's), or null when it has none (it was empty); its errors
+     * name {@code what}.
+     */
+    Request getCompletion(int target, String what) {
+        long id = lastReply[target];
+        return id == 0 ? null : new Fetch(target, id, what);
     }
 
     /** Target {@code target}'s reply table, allocated at its first request. */
@@ -331,6 +352,11 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
     }
 
+    /**
+     * An accumulate, packed into the target's batch when small, else records of a frame each; the
+     * origin is free on return. With a {@code result} (getAccumulate) it returns at once like a get:
+     * the old values land there when the reply comes, by the target's {@link #settle} or its request.
+     */
     void accumulate(MemorySegment origin, long originOffset, MemorySegment result, long resultOffset, long count,
                     Datatype type, int target, long at, AccumulateOp op) {
         long length = count * type.extent();
@@ -354,29 +380,45 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             }
             return;
         }
+        lastReply[target] = 0;
+        boolean data = op != AccumulateOp.NO_OP;
+        long carried = data ? length : 0;
+        if (packReplied(target, RmaWire.GET_ACC, length, type, op, at, data ? origin : MemorySegment.NULL,
+                data ? originOffset : 0, carried, result, resultOffset)) {
+            return;
+        }
         drain(target);
         long id = open(target, result, resultOffset, length);
         for (long done = 0; done < length; ) {
             int k = (int) Math.min(chunk, length - done);
-            boolean data = op != AccumulateOp.NO_OP;
             send(target, RmaWire.GET_ACC, id, RmaWire.accumulate(k, type, op), at + done, done,
                     data ? origin : MemorySegment.NULL, data ? originOffset + done : 0, data ? k : 0);
             done += k;
         }
-        takeReply("getAccumulate", target, id);
+        lastReply[target] = id;
     }
 
+    /**
+     * A compare-and-swap: packed into the target's batch (origin and compare, 16 bytes of entry
+     * header) or a record of its own; like a get it returns at once and its old value lands in
+     * {@code result} when the reply comes, by the target's {@link #settle} or its request.
+     */
     void compareAndSwap(MemorySegment origin, MemorySegment compare, MemorySegment result, Datatype type, int target,
                         long at) {
         beforeWrite(target);
-        drain(target);
+        lastReply[target] = 0;
         int length = type.extent();
         MemorySegment.copy(origin, 0, pair, 0, length);
         MemorySegment.copy(compare, 0, pair, length, length);
+        if (packReplied(target, RmaWire.CAS, length, type, AccumulateOp.REPLACE, at, pair, 0, 2 * length, result,
+                0)) {
+            return;
+        }
+        drain(target);
         long id = open(target, result, 0, length);
         send(target, RmaWire.CAS, id, RmaWire.accumulate(length, type, AccumulateOp.REPLACE), at, 0, pair, 0,
                 2 * length);
-        takeReply("compareAndSwap", target, id);
+        lastReply[target] = id;
     }
 
     /**
@@ -464,9 +506,10 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
      */
     private void drain(int target) {
         if (batch.pending(target)) {
-            // a batch of gets only changes nothing at the target: its REPLIES complete it, with no
-            // number to answer (an answer waits for the target's progress pass: docs/perf/rma.md)
-            long number = batch.onlyGets(target) ? 0 : answers.next(target);
+            // a batch of gets and fetching operations only is complete once its REPLIES come, sent
+            // after every entry applied: no number to answer (an answer waits for the target's
+            // progress pass: docs/perf/rma.md)
+            long number = batch.onlyReplied(target) ? 0 : answers.next(target);
             send(target, RmaWire.BATCH, batch.firstGet(target), batch.gets(target), 0, number,
                     batch.buffer(target), 0, batch.length(target));
             batch.sent(target);
@@ -483,6 +526,16 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         if (!answers.complete(target)) {
             await(Waiting.ACKS, target);
         }
+        takeReplies(target);
+        long mark = held[target];
+        if (mark > 0) {
+            awaitRelease(target, mark);
+            held[target] = 0;
+        }
+    }
+
+    /** Waits until every get and fetching operation to {@code target} has its reply, and takes them (refusals kept). */
+    private void takeReplies(int target) {
         ReplyTable t = replies[target];
         if (t != null) {
             awaitReplies(target);
@@ -491,11 +544,17 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             }
             ownGets[target] = 0;
         }
-        long mark = held[target];
-        if (mark > 0) {
-            awaitRelease(target, mark);
-            held[target] = 0;
-        }
+    }
+
+    /**
+     * Returns once the gets and fetching operations issued to {@code target} have their data in
+     * their buffers (the batch sent first); fails if the target refused one of them, or another
+     * operation whose refusal came first. Puts and accumulates may still be on their way.
+     */
+    void awaitResults(int target) {
+        drain(target);
+        takeReplies(target);
+        failIfRefused("awaitResults", target);
     }
 
     /** Waits until the transport has released the payloads sent in place to {@code target} up to {@code mark}. */
@@ -607,19 +666,24 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         }
     }
 
-    /** The request of a get (MPI_Rget's): done once its reply is in; a refusal fails its wait or test. */
+    /**
+     * The request of a get or a fetching operation (MPI_Rget's, MPI_Rget_accumulate's): done once
+     * its reply is in; a refusal fails its wait or test, naming {@code what}.
+     */
     private final class Fetch extends PerTarget {
         private final long id;
+        private final String what;
 
-        Fetch(int target, long id) {
+        Fetch(int target, long id, String what) {
             super(target);
             this.id = id;
+            this.what = what;
         }
 
         @Override
         void complete() {
             drain(target);
-            takeReply("rget", target, id);
+            takeReply(what, target, id);
         }
 
         @Override
@@ -630,7 +694,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
             waiting.reply = id;
             waiting.error = null;
             if (engine.test(waiting)) {
-                takeReply("rget", target, id);
+                takeReply(what, target, id);
                 return true;
             }
             return false;

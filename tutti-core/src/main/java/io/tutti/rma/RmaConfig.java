@@ -8,8 +8,9 @@ import io.tutti.TuttiException;
  * ({@code tutti.rma.batch}, or {@code TUTTI_RMA_BATCH} in the environment, and {@code tutti.rma.replies})
  * and their defaults here. docs/guide/configuration.md lists them.
  *
- * @param batchBytes the most payload bytes of one batch of small puts and accumulates to a rank
- *                   reached over the network ({@link RmaBatch}); bounded further by what one
+ * @param batchBytes the most payload bytes of one batch of small puts, accumulates, gets and
+ *                   fetching operations to a rank reached over the network ({@link RmaBatch}),
+ *                   and of the data its reply carries; bounded further by what one
  *                   record to that rank carries (the transport's frame); 0 sends each as a record
  *                   of its own
  * @param replies    how many gets (and fetching operations) to one rank reached over the network may

@@ -17,8 +17,8 @@ import io.tutti.TuttiException;
  *  ACC        -                bytes|type|op        target byte offset     number           origin data
  *  GET_ACC    reply id         bytes|type|op        target byte offset     offset in result origin data (none for NO_OP)
  *  CAS        reply id         type                 target byte offset     -                origin, compare
- *  BATCH      first get's id   gets in it           -                      number           entries (RmaBatch)
- *  REPLIES    first get's id   -                    -                      gets             their data, in order
+ *  BATCH      first reply id   replied entries      -                      number or 0      entries (RmaBatch)
+ *  REPLIES    first reply id   -                    -                      replied entries  their data, in order
  *  ACK        -                -                    -                      applied up to    -
  *  REFUSED    reply id or 0    -                    1: a batch's get     number or 0      the cause (UTF-8 text)
  *  LOCK       -                1 exclusive/0 shared -                      -                -
@@ -31,8 +31,9 @@ import io.tutti.TuttiException;
  * record before ({@link Answers}), so an origin's flush waits for its last number; one record never
  * exceeds a frame, so a large put is several records, each applied where it lands and naming where
  * the put ends (the byte offset past it), so that the target may take the frames after the first
- * straight into its window. Small puts, accumulates and gets travel packed, several to a BATCH
- * record ({@link RmaBatch}), whose gets are answered together by one REPLIES record. Reply ids
+ * straight into its window. Small puts, accumulates, gets and fetching operations travel packed,
+ * several to a BATCH record ({@link RmaBatch}), whose gets and fetching entries are answered together
+ * by one REPLIES record (a batch of those only needs no number: 0). Reply ids
  * count 1, 2, ... per origin and target ({@link ReplyTable}). A record the target cannot apply (outside its window, a type or operation it
  * does not name) is answered by REFUSED with the cause, before the answer that covers its number,
  * so no origin waits for it in vain; a batch's refused get is left out of the REPLIES that follow.
@@ -65,7 +66,7 @@ final class RmaWire {
         return ((long) bytes << 32) | ((long) type.ordinal() << 8) | op.ordinal();
     }
 
-    /** The word of a batch entry ({@link RmaBatch}): its kind (PUT or ACC) beside an accumulate's fields. */
+    /** The word of a batch entry ({@link RmaBatch}): its kind beside its bytes and an accumulate's fields. */
     static long entry(short kind, int bytes, Datatype type, AccumulateOp op) {
         return ((long) bytes << 32) | ((long) kind << 16) | (type == null ? 0 : (long) type.ordinal() << 8)
                 | (op == null ? 0 : op.ordinal());

@@ -307,8 +307,15 @@ public final class ShmWindow extends Window {
     }
 
     @Override
-    protected Request getCompletion(int target) {
-        return net != null && net.remote(target) ? net.getCompletion(target) : null;
+    protected Request getCompletion(int target, String what) {
+        return net != null && net.remote(target) ? net.getCompletion(target, what) : null;
+    }
+
+    @Override
+    protected void awaitResultsImpl(int target) {
+        if (net != null && net.remote(target)) {
+            net.awaitResults(target);
+        }
     }
 
     @Override

@@ -74,6 +74,8 @@ class LargeRemoteOperationsTest {
                             win.put(src, bytes, Datatype.BYTE, 1, 3);
                             win.unlock(1);
                             w.send(new int[] {round}, 0, 1, 1, 5);
+                            // the next put overwrites these bytes: not before the target checked them
+                            w.recv(new int[1], 0, 1, 1, 6);
                         } else {
                             w.recv(new int[1], 0, 1, 0, 5);
                             MemorySegment m = win.segment();
@@ -85,6 +87,7 @@ class LargeRemoteOperationsTest {
                             // sizes grow: no earlier put reached the byte after this one
                             assertEquals(0, m.get(ValueLayout.JAVA_BYTE, 3 + bytes), "the byte after the put");
                             assertEquals(0, m.get(ValueLayout.JAVA_BYTE, 2), "the byte before the put");
+                            w.send(new int[] {round}, 0, 1, 0, 6);
                         }
                     }
                     w.barrier();

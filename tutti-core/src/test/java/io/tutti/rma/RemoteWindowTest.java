@@ -71,6 +71,7 @@ class RemoteWindowTest {
                     win.lockAll();
                     for (int i = 0; i < each; i++) {
                         win.fetchAndOp(one, old, Datatype.LONG, 0, 0, AccumulateOp.SUM);
+                        win.flush(0); // the old value is defined once the flush returns
                         synchronized (seen) {
                             assertFalse(seen[(int) old[0]], "old value " + old[0] + " returned twice");
                             seen[(int) old[0]] = true;
@@ -145,8 +146,10 @@ class RemoteWindowTest {
                         win.accumulate(new long[] {5}, 1, Datatype.LONG, 1, 1, AccumulateOp.SUM);
                         long[] old = new long[1];
                         win.fetchAndOp(new long[] {1}, old, Datatype.LONG, 1, 1, AccumulateOp.SUM);
+                        win.flush(1);
                         assertEquals(12, old[0]);
                         win.compareAndSwap(new long[] {99}, new long[] {13}, old, Datatype.LONG, 1, 1);
+                        win.flush(1);
                         assertEquals(13, old[0]);
                         win.unlock(1);
                         originDone.countDown();
@@ -392,6 +395,7 @@ class RemoteWindowTest {
                             assertArrayEquals(new long[] {i, -i}, back, "get after put " + i);
                             win.accumulate(new long[] {10}, 1, Datatype.LONG, 1, 2, AccumulateOp.SUM);
                             win.fetchAndOp(new long[] {1}, old, Datatype.LONG, 1, 2, AccumulateOp.SUM);
+                            win.flush(1);
                             assertEquals(11L * i - 1, old[0], "fetchAndOp after accumulate " + i);
                         }
                         win.unlock(1);
@@ -482,6 +486,129 @@ class RemoteWindowTest {
     }
 
     /**
+     * Many fetching operations in one passive epoch with no flush between, each checked after one
+     * flush against what it must see: a fetchAndOp right after an accumulate to the same element
+     * sees it and every one before; chained compare-and-swaps each win and the ones between lose;
+     * getAccumulates of three elements (every third an rgetAccumulate, its request waited for first)
+     * and of 20 KB (above the batch: records of their own) read what the ones before them left; an
+     * atomic get (NO_OP) reads the counter; fetchAndOps to the other target interleave, their results
+     * in a confined arena's memory. Batched or not, reply tables of 2 slots (full most of the time) to 64.
+     */
+    @ParameterizedTest(name = "batch={0} replies={1}")
+    @org.junit.jupiter.params.provider.CsvSource({"8192,2", "8192,64", "0,2", "64,4"})
+    void manyFetchingOperationsInOneEpochSeeEverythingBeforeThem(String batch, String replies) {
+        int rounds = 300;
+        int big = 2560; // longs: 20 KB
+        gets(3, batch, replies, rank -> {
+            try (Tutti t = Tutti.init(new String[0]); Arena arena = Arena.ofConfined()) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(8L * (8 + big), 8)) {
+                    if (rank == 0) {
+                        long[] fetched = new long[rounds];
+                        long[] won = new long[rounds];
+                        long[] lost = new long[rounds];
+                        long[] peeked = new long[rounds];
+                        long[][] triple = new long[rounds][3];
+                        long[][] large = new long[rounds / 100][];
+                        io.tutti.Request[] requests = new io.tutti.Request[rounds];
+                        MemorySegment other = arena.allocate(8L * rounds, 8);
+                        long[] ones = new long[big];
+                        java.util.Arrays.fill(ones, 1);
+                        win.lockAll();
+                        for (int i = 0; i < rounds; i++) {
+                            win.accumulate(new long[] {10}, 1, Datatype.LONG, 1, 0, AccumulateOp.SUM);
+                            win.fetchAndOp(new long[] {1}, slot(fetched, i), Datatype.LONG, 1, 0, AccumulateOp.SUM);
+                            win.compareAndSwap(new long[] {i + 1}, new long[] {i}, slot(won, i), Datatype.LONG, 1, 1);
+                            win.compareAndSwap(new long[] {-5}, new long[] {-1}, slot(lost, i), Datatype.LONG, 1, 1);
+                            long[] next = {i + 1, i + 1, i + 1};
+                            if (i % 3 == 0) {
+                                requests[i] = win.rgetAccumulate(next, triple[i], 3, Datatype.LONG, 1, 2,
+                                        AccumulateOp.REPLACE);
+                            } else {
+                                win.getAccumulate(next, triple[i], 3, Datatype.LONG, 1, 2, AccumulateOp.REPLACE);
+                            }
+                            win.getAccumulate(null, slot(peeked, i), 1, Datatype.LONG, 1, 0, AccumulateOp.NO_OP);
+                            win.fetchAndOp(new long[] {1}, other.asSlice(8L * i, 8), Datatype.LONG, 2, 0,
+                                    AccumulateOp.SUM);
+                            if (i % 100 == 0) {
+                                large[i / 100] = new long[big];
+                                win.getAccumulate(ones, large[i / 100], big, Datatype.LONG, 1, 8, AccumulateOp.SUM);
+                            }
+                        }
+                        for (int i = 0; i < rounds; i += 3) {
+                            requests[i].waitFor();
+                            assertArrayEquals(new long[] {i, i, i}, triple[i], "rgetAccumulate " + i + " once its"
+                                    + " request completed");
+                        }
+                        win.flush(1);
+                        win.flush(2);
+                        for (int i = 0; i < rounds; i++) {
+                            assertEquals(11L * i + 10, fetched[i], "fetchAndOp " + i + " after the accumulate before it");
+                            assertEquals(i, won[i], "compareAndSwap " + i + " that wins");
+                            assertEquals(i + 1, lost[i], "compareAndSwap " + i + " that loses");
+                            assertArrayEquals(new long[] {i, i, i}, triple[i], "getAccumulate " + i);
+                            assertEquals(11L * i + 11, peeked[i], "atomic get " + i);
+                            assertEquals(i, other.getAtIndex(ValueLayout.JAVA_LONG, i), "fetchAndOp " + i + " to rank 2");
+                        }
+                        for (int k = 0; k < large.length; k++) {
+                            for (int j = 0; j < big; j += 97) {
+                                assertEquals(k, large[k][j], "large getAccumulate " + k + ", element " + j);
+                            }
+                        }
+                        win.unlockAll();
+                    }
+                    w.barrier();
+                }
+            }
+        });
+    }
+
+    /** Element {@code i} of {@code a}, as a one-element result buffer. */
+    private static MemorySegment slot(long[] a, int i) {
+        return MemorySegment.ofArray(a).asSlice(8L * i, 8);
+    }
+
+    /**
+     * rgetAccumulate's request completes when its reply is in, not when the call returns: packed in
+     * a batch it has not even left then; waiting for it or testing it sends the batch. Either way its
+     * result then holds the old values.
+     */
+    @Test
+    void rgetAccumulatesRequestCompletesWithItsReply() {
+        batched(2, "8192", rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                try (Window win = w.allocateWindow(64, 8)) {
+                    if (rank == 0) {
+                        win.lock(LockType.SHARED, 1);
+                        win.put(new long[] {3, 4}, 2, Datatype.LONG, 1, 0);
+                        long[] old = new long[2];
+                        io.tutti.Request r = win.rgetAccumulate(new long[] {1, 1}, old, 2, Datatype.LONG, 1, 0,
+                                AccumulateOp.SUM);
+                        assertFalse(r.isDone(), "complete before its batch left");
+                        r.waitFor();
+                        assertTrue(r.isDone());
+                        assertArrayEquals(new long[] {3, 4}, old);
+                        long[] again = new long[2];
+                        io.tutti.Request q = win.rgetAccumulate(new long[] {1, 1}, again, 2, Datatype.LONG, 1, 0,
+                                AccumulateOp.SUM);
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                        while (!q.test()) {
+                            assertTrue(System.nanoTime() < deadline, "rgetAccumulate's request never tested complete");
+                            Thread.onSpinWait();
+                        }
+                        assertArrayEquals(new long[] {4, 5}, again);
+                        assertTrue(win.rgetAccumulate(new long[0], new long[0], 0, Datatype.LONG, 1, 0,
+                                AccumulateOp.SUM).isDone(), "no elements: complete at once");
+                        win.unlock(1);
+                    }
+                    w.barrier();
+                }
+            }
+        });
+    }
+
+    /**
      * Two origins on the other host (batched) and one on the target's host (its shared memory)
      * accumulate into one location: atomic per element, none lost, the batches under the lock.
      */
@@ -516,7 +643,8 @@ class RemoteWindowTest {
     /**
      * A put the target cannot apply, in the middle of a batch (sent past the origin's checks), is
      * answered with its cause: the flush fails naming the target and the offset, the puts around it
-     * apply, and the next flush is clean; a refused get fails in the call instead of waiting.
+     * apply, and the next flush is clean; a refused get or fetching operation fails the flush that
+     * completes it, or the wait of its request, and the others around it get their data.
      */
     @Test
     void aRefusedOperationFailsTheFlushWithItsCause() {
@@ -556,6 +684,28 @@ class RemoteWindowTest {
                                 () -> net.getCompletion(1).waitFor());
                         assertTrue(e.getMessage().contains("rget on rank 0 to rank 1 failed")
                                 && e.getMessage().contains("a get of 16384 bytes at byte offset 8"), e.getMessage());
+                        // a refused fetchAndOp, packed between two others, fails the flush; the others
+                        // get their old values
+                        long[] first = new long[1];
+                        long[] last = new long[1];
+                        win.fetchAndOp(new long[] {1}, first, Datatype.LONG, 1, 0, AccumulateOp.SUM);
+                        net.accumulate(v, 0, MemorySegment.ofArray(new long[1]), 0, 1, Datatype.LONG, 1, 64,
+                                AccumulateOp.SUM);
+                        win.compareAndSwap(new long[] {9}, new long[] {2}, last, Datatype.LONG, 1, 0);
+                        e = assertThrows(TuttiException.InvalidArgument.class, () -> win.flush(1));
+                        assertTrue(e.getMessage().contains("flush on rank 0 to rank 1 failed")
+                                && e.getMessage().contains("a getAccumulate of 8 bytes at byte offset 64"),
+                                e.getMessage());
+                        assertEquals(1, first[0], "the fetchAndOp before the refused one");
+                        assertEquals(2, last[0], "the compareAndSwap after the refused one");
+                        // a refused rgetAccumulate fails its request's wait
+                        net.accumulate(v, 0, MemorySegment.ofArray(new long[1]), 0, 1, Datatype.LONG, 1, 64,
+                                AccumulateOp.SUM);
+                        e = assertThrows(TuttiException.InvalidArgument.class,
+                                () -> net.getCompletion(1, "rgetAccumulate").waitFor());
+                        assertTrue(e.getMessage().contains("rgetAccumulate on rank 0 to rank 1 failed")
+                                && e.getMessage().contains("a getAccumulate of 8 bytes at byte offset 64"),
+                                e.getMessage());
                         net.accumulate(v, 0, null, 0, 1, Datatype.LONG, 1, -8, AccumulateOp.SUM);
                         e = assertThrows(TuttiException.InvalidArgument.class, () -> win.unlock(1));
                         assertTrue(e.getMessage().contains("unlock on rank 0 to rank 1 failed")
@@ -588,6 +738,15 @@ class RemoteWindowTest {
                             () -> win.put(new long[2], 2, Datatype.LONG, other, 8L * (other + 1) - 1));
                     assertTrue(e.getMessage().contains("to rank " + other) && e.getMessage().contains("window of "
                             + 64 * (other + 1) + " bytes"), e.getMessage());
+                    // fetching operations too are refused in the call, before anything is sent
+                    long past = 8L * (other + 1);
+                    e = assertThrows(TuttiException.InvalidArgument.class, () -> win.fetchAndOp(new long[1],
+                            new long[1], Datatype.LONG, other, past, AccumulateOp.SUM));
+                    assertTrue(e.getMessage().contains("getAccumulate from rank " + rank + " to rank " + other)
+                            && e.getMessage().contains("byte offset " + 8 * past), e.getMessage());
+                    e = assertThrows(TuttiException.InvalidArgument.class, () -> win.compareAndSwap(new long[1],
+                            new long[1], new long[1], Datatype.LONG, other, past));
+                    assertTrue(e.getMessage().contains("compareAndSwap from rank " + rank), e.getMessage());
                     win.fence(Window.MODE_NOSUCCEED);
                 }
             }

@@ -1,5 +1,6 @@
 package io.tutti.rma;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -123,24 +124,29 @@ class RmaBatchTest {
     }
 
     /**
-     * A batch of gets only changes nothing at the target, so it goes without a number to answer;
-     * one put or accumulate among its gets, before or after them, makes it a write again.
+     * A batch of gets and fetching operations only is complete once its replies come, so it goes
+     * without a number to answer; one put or accumulate among them, before or after, needs one.
      */
     @Test
-    void onlyABatchOfGetsAloneIsSeenAsChangingNothing() {
+    void onlyABatchOfRepliedEntriesGoesWithoutANumber() {
         RmaBatch batch = new RmaBatch(2, 4096);
         MemorySegment eight = MemorySegment.ofArray(new long[] {7});
-        assertTrue(batch.packsGet(1, 8, 4096));
-        assertFalse(batch.onlyGets(1), "empty");
-        batch.addGet(1, 0, 8, 1);
-        batch.addGet(1, 8, 8, 2);
-        assertTrue(batch.onlyGets(1));
+        assertTrue(batch.packsReplied(1, 0, 8, 4096));
+        assertFalse(batch.onlyReplied(1), "empty");
+        addGet(batch, 1, 0, 8, 1);
+        addGet(batch, 1, 8, 8, 2);
+        assertTrue(batch.onlyReplied(1));
+        batch.addReplied(1, RmaWire.GET_ACC, 8, Datatype.LONG, AccumulateOp.SUM, 0, eight, 0, 8, 3);
+        batch.addReplied(1, RmaWire.CAS, 8, Datatype.LONG, AccumulateOp.REPLACE, 0,
+                MemorySegment.ofArray(new long[] {1, 2}), 0, 16, 4);
+        assertTrue(batch.onlyReplied(1), "fetching entries are answered by the replies too");
+        assertEquals(4, batch.gets(1));
         batch.add(1, RmaWire.PUT, null, null, 16, eight, 0, 8);
-        assertFalse(batch.onlyGets(1), "a put after the gets");
+        assertFalse(batch.onlyReplied(1), "a put after the gets");
         batch.sent(1);
         batch.add(1, RmaWire.ACC, Datatype.LONG, AccumulateOp.SUM, 0, eight, 0, 8);
-        batch.addGet(1, 0, 8, 3);
-        assertFalse(batch.onlyGets(1), "an accumulate before a get");
+        addGet(batch, 1, 0, 8, 5);
+        assertFalse(batch.onlyReplied(1), "an accumulate before a get");
     }
 
     /** A batch whose last entry claims more bytes than it carries stops there, refused, after the whole entries. */
@@ -170,50 +176,113 @@ class RmaBatchTest {
         RmaBatch batch = new RmaBatch(1, 4096);
         MemorySegment window = Arena.ofAuto().allocate(64);
         window.set(ValueLayout.JAVA_LONG, 0, 5);
-        assertTrue(batch.packsGet(0, 8, 4096));
-        batch.addGet(0, 0, 8, 41);
+        assertTrue(batch.packsReplied(0, 0, 8, 4096));
+        addGet(batch, 0, 0, 8, 41);
         batch.add(0, RmaWire.PUT, null, null, 0, MemorySegment.ofArray(new long[] {6}), 0, 8);
-        batch.addGet(0, 0, 8, 42);
-        batch.addGet(0, 64, 8, 43);
-        batch.addGet(0, 8, 16, 44);
-        batch.addGet(0, 0, 24, 45);
+        addGet(batch, 0, 0, 8, 42);
+        addGet(batch, 0, 64, 8, 43);
+        addGet(batch, 0, 8, 16, 44);
+        addGet(batch, 0, 0, 24, 45);
         assertEquals(41, batch.firstGet(0));
         assertEquals(5, batch.gets(0));
         assertEquals(5 * RmaBatch.ENTRY_HEADER + RmaBatch.ENTRY_HEADER + 8, batch.length(0), "gets carry no bytes");
-        MemorySegment reply = Arena.ofAuto().allocate(64);
-        List<String> refused = new ArrayList<>();
-        List<Integer> refusedGets = new ArrayList<>();
-        long[] fill = new long[1];
-        RmaBatch.Refusals walk = new RmaBatch.Refusals() {
-            @Override
-            public void refuse(String cause) {
-                refused.add(cause);
-            }
-
-            @Override
-            public void read(int index, MemorySegment memory, long at, int bytes) {
-                MemorySegment.copy(memory, at, reply, fill[0], bytes);
-                fill[0] += bytes;
-            }
-
-            @Override
-            public void refuseGet(int index, String cause) {
-                refusedGets.add(index);
-                refused.add(cause);
-            }
-        };
+        Walk walk = new Walk(64);
+        List<String> refused = walk.refused;
+        List<Integer> refusedGets = walk.refusedGets;
         assertEquals(2, RmaBatch.apply(batch.buffer(0), 0, batch.length(0), window, 1, 32, walk));
         assertEquals(List.of(2, 4), refusedGets);
         assertTrue(refused.get(0).contains("a get of 8 bytes at byte offset 64")
                 && refused.get(0).contains("outside rank 1's window"), refused.get(0));
         assertTrue(refused.get(1).contains("beyond the 32 bytes one reply carries"), refused.get(1));
-        assertEquals(32, fill[0]);
-        assertEquals(5, reply.get(ValueLayout.JAVA_LONG, 0), "the get before the put");
-        assertEquals(6, reply.get(ValueLayout.JAVA_LONG, 8), "the get after the put");
+        assertEquals(32, walk.fill);
+        assertEquals(5, walk.reply.get(ValueLayout.JAVA_LONG, 0), "the get before the put");
+        assertEquals(6, walk.reply.get(ValueLayout.JAVA_LONG, 8), "the get after the put");
         batch.sent(0);
         assertEquals(0, batch.firstGet(0));
-        assertTrue(batch.fitsGet(0, 4096));
-        assertFalse(batch.packsGet(0, 4097, 4096), "a reply larger than a batch");
+        assertTrue(batch.fitsReplied(0, 0, 4096));
+        assertFalse(batch.packsReplied(0, 0, 4097, 4096), "a reply larger than a batch");
+    }
+
+    /**
+     * Fetching entries read their old values where they stand, then change them, under the walk's
+     * order: a fetchAndOp after an accumulate to the same element sees it, a compare-and-swap after
+     * it compares with what it left; a getAccumulate with NO_OP carries no data; one outside the
+     * window is refused by its number among the replied entries and the others still answer.
+     */
+    @Test
+    void fetchingEntriesReadTheirOldValuesInOrder() {
+        RmaBatch batch = new RmaBatch(1, 4096);
+        MemorySegment window = Arena.ofAuto().allocate(64);
+        window.set(ValueLayout.JAVA_LONG, 0, 5);
+        assertTrue(batch.packsReplied(0, 16, 8, 4096));
+        batch.add(0, RmaWire.ACC, Datatype.LONG, AccumulateOp.SUM, 0, MemorySegment.ofArray(new long[] {10}), 0, 8);
+        batch.addReplied(0, RmaWire.GET_ACC, 8, Datatype.LONG, AccumulateOp.SUM, 0,
+                MemorySegment.ofArray(new long[] {1}), 0, 8, 7);                        // reads 15, leaves 16
+        batch.addReplied(0, RmaWire.CAS, 8, Datatype.LONG, AccumulateOp.REPLACE, 0,
+                MemorySegment.ofArray(new long[] {100, 16}), 0, 16, 8);                 // reads 16, swaps in 100
+        batch.addReplied(0, RmaWire.CAS, 8, Datatype.LONG, AccumulateOp.REPLACE, 0,
+                MemorySegment.ofArray(new long[] {200, 16}), 0, 16, 9);                 // reads 100, no swap
+        batch.addReplied(0, RmaWire.GET_ACC, 8, Datatype.LONG, AccumulateOp.NO_OP, 0, MemorySegment.NULL, 0, 0, 10);
+        batch.add(0, RmaWire.PUT, null, null, 8, MemorySegment.ofArray(new long[] {7}), 0, 8);
+        batch.addReplied(0, RmaWire.GET_ACC, 16, Datatype.LONG, AccumulateOp.REPLACE, 0,
+                MemorySegment.ofArray(new long[] {1, 2}), 0, 16, 11);                   // reads 100 and 7
+        batch.addReplied(0, RmaWire.GET_ACC, 8, Datatype.LONG, AccumulateOp.SUM, 64,
+                MemorySegment.ofArray(new long[] {1}), 0, 8, 12);                       // outside: refused
+        addGet(batch, 0, 0, 8, 13);                                                      // reads 1
+        assertEquals(7, batch.firstGet(0));
+        assertEquals(7, batch.gets(0));
+        assertTrue(RmaBatch.accumulates(batch.buffer(0), 0, batch.length(0)));
+        Walk walk = new Walk(128);
+        List<String> refused = walk.refused;
+        List<Integer> refusedGets = walk.refusedGets;
+        assertEquals(1, RmaBatch.apply(batch.buffer(0), 0, batch.length(0), window, 1, 4096, walk), refused::toString);
+        assertEquals(List.of(5), refusedGets);
+        assertTrue(refused.get(0).contains("a getAccumulate of 8 bytes at byte offset 64"), refused.get(0));
+        assertArrayEquals(new long[] {15, 16, 100, 100, 100, 7, 1},
+                walk.reply.asSlice(0, walk.fill).toArray(ValueLayout.JAVA_LONG),
+                "the old values, each read where its entry stands");
+        assertArrayEquals(new long[] {1, 2}, window.asSlice(0, 16).toArray(ValueLayout.JAVA_LONG));
+        // one compare-and-swap alone still takes the accumulate lock
+        RmaBatch cas = new RmaBatch(1, 4096);
+        assertTrue(cas.packsReplied(0, 16, 8, 4096));
+        cas.addReplied(0, RmaWire.CAS, 8, Datatype.LONG, AccumulateOp.REPLACE, 0, MemorySegment.ofArray(new long[] {1, 2}),
+                0, 16, 1);
+        assertTrue(RmaBatch.accumulates(cas.buffer(0), 0, cas.length(0)));
+        assertFalse(cas.fitsReplied(0, 0, 4096), "the replies' bytes are bounded as the entries are");
+    }
+
+    /** A get of {@code bytes} at {@code at}, reply number {@code reply}, into {@code target}'s batch. */
+    private static void addGet(RmaBatch batch, int target, long at, int bytes, long reply) {
+        batch.addReplied(target, RmaWire.GET, bytes, null, null, at, MemorySegment.NULL, 0, 0, reply);
+    }
+
+    /** A target's walk as a test sees it: the reply's bytes read so far, the causes, the refused gets' numbers. */
+    private static final class Walk implements RmaBatch.Refusals {
+        final MemorySegment reply;
+        long fill;
+        final List<String> refused = new ArrayList<>();
+        final List<Integer> refusedGets = new ArrayList<>();
+
+        Walk(int replyBytes) {
+            reply = Arena.ofAuto().allocate(replyBytes);
+        }
+
+        @Override
+        public void refuse(String cause) {
+            refused.add(cause);
+        }
+
+        @Override
+        public void read(int index, MemorySegment memory, long at, int bytes) {
+            MemorySegment.copy(memory, at, reply, fill, bytes);
+            fill += bytes;
+        }
+
+        @Override
+        public void refuseGet(int index, String cause) {
+            refusedGets.add(index);
+            refused.add(cause);
+        }
     }
 
     private static MemorySegment small(Random rnd, int bytes) {

@@ -30,21 +30,24 @@ import net.jqwik.api.constraints.IntRange;
  * either written by the puts of one origin (each element once), or the target of accumulates with
  * one operation (any origins, any order: the operations are commutative on longs), or only read;
  * beyond MPI, an origin also reads back what it put in the epoch ({@code GET_OWN}: Tutti keeps one
- * origin's operations to one target in order, so such a get reads the put before it). After each
- * epoch every rank compares its window with the model, and each get with the values the model held
- * when it was issued (across hosts a get completes only at the end of its epoch).
+ * origin's operations to one target in order, so such a get reads the put before it), and
+ * fetches and swaps there ({@code FETCH_OWN}, {@code CAS_OWN}: their old values are then defined).
+ * After each epoch every rank compares its window with the model, and each get, fetch and swap
+ * with the values the model held when it was issued (across hosts they complete only at the end of
+ * its epoch).
  */
 class WindowPropertyTest {
     static final int ELEMENTS = 48;
     static final AccumulateOp[] OPS = {AccumulateOp.SUM, AccumulateOp.BXOR, AccumulateOp.BOR, AccumulateOp.BAND,
         AccumulateOp.MAX, AccumulateOp.MIN, AccumulateOp.PROD};
 
-    enum Kind { PUT, STRIDED_PUT, GET, ACC, FETCH, GET_OWN }
+    enum Kind { PUT, STRIDED_PUT, GET, ACC, FETCH, GET_OWN, FETCH_OWN, CAS_OWN }
 
     enum Epoch { FENCE, PSCW, LOCK, LOCK_ALL }
 
+    /** {@code compare}: a CAS_OWN's; {@code old}: what a FETCH_OWN or CAS_OWN must return. */
     record Op(int origin, int target, Kind kind, int element, int count, long[] values, AccumulateOp op,
-              LockType lock) {
+              LockType lock, long[] compare, long[] old) {
     }
 
     record Plan(Epoch epoch, List<Op> ops, long[][] before, long[][] after) {
@@ -94,7 +97,7 @@ class WindowPropertyTest {
             case PUT, STRIDED_PUT -> o;
             case GET -> n + 1;
             case ACC, FETCH -> n;
-            case GET_OWN -> -1;
+            case GET_OWN, FETCH_OWN, CAS_OWN -> -1;
         };
         int start = rnd.nextInt(ELEMENTS);
         int e = start;
@@ -105,13 +108,15 @@ class WindowPropertyTest {
             }
         }
         int stride = kind == Kind.STRIDED_PUT ? 2 : 1;
-        int max = kind == Kind.FETCH ? 1 : 1 + rnd.nextInt(4);
+        int max = kind == Kind.FETCH || kind == Kind.FETCH_OWN || kind == Kind.CAS_OWN ? 1 : 1 + rnd.nextInt(4);
         int count = 0;
         while (count < max && e + count * stride < ELEMENTS && has(role, putBy, t, e + count * stride, want, o)
                 && (want != n || zoneOp[t][e + count * stride] == zoneOp[t][e])) {
             count++;
         }
         long[] values = new long[count];
+        long[] compare = new long[count];
+        long[] old = new long[count];
         for (int i = 0; i < count; i++) {
             values[i] = rnd.nextInt(1000) - 300;
             int at = e + i * stride;
@@ -123,9 +128,20 @@ class WindowPropertyTest {
                 }
                 case ACC, FETCH -> model[t][at] = combine(zoneOp[t][e], model[t][at], values[i]);
                 case GET, GET_OWN -> values[i] = model[t][at]; // what the get must read
+                case FETCH_OWN -> {
+                    old[i] = model[t][at];
+                    model[t][at] = combine(zoneOp[t][e], model[t][at], values[i]);
+                }
+                case CAS_OWN -> {
+                    old[i] = model[t][at];
+                    compare[i] = rnd.nextBoolean() ? old[i] : old[i] + 1; // a swap that wins or one that loses
+                    if (compare[i] == old[i]) {
+                        model[t][at] = values[i];
+                    }
+                }
             }
         }
-        return new Op(o, t, kind, e, count, values, zoneOp[t][e], lock);
+        return new Op(o, t, kind, e, count, values, zoneOp[t][e], lock, compare, old);
     }
 
     /** Whether element {@code e} of {@code t} has role {@code want}; -1: origin {@code o} put it in this epoch. */
@@ -265,6 +281,8 @@ class WindowPropertyTest {
                 case GET, GET_OWN -> win.get(got, op.count(), Datatype.LONG, op.target(), disp);
                 case ACC -> win.accumulate(op.values(), op.count(), Datatype.LONG, op.target(), disp, op.op());
                 case FETCH -> win.fetchAndOp(op.values(), got, Datatype.LONG, op.target(), disp, op.op());
+                case FETCH_OWN -> win.fetchAndOp(op.values(), got, Datatype.LONG, op.target(), disp, op.op());
+                case CAS_OWN -> win.compareAndSwap(op.values(), op.compare(), got, Datatype.LONG, op.target(), disp);
             }
             gets.add(got);
             if (lockEach) {
@@ -292,10 +310,11 @@ class WindowPropertyTest {
                 "epoch " + k + " (" + plan.epoch() + "): rank " + me + "'s window");
         for (int i = 0; i < mine.size(); i++) {
             Op op = mine.get(i);
-            if (op.kind() == Kind.GET || op.kind() == Kind.GET_OWN) {
+            boolean fetched = op.kind() == Kind.FETCH_OWN || op.kind() == Kind.CAS_OWN;
+            if (op.kind() == Kind.GET || op.kind() == Kind.GET_OWN || fetched) {
                 for (int j = 0; j < op.count(); j++) {
-                    assertEquals(op.values()[j], gets.get(i)[j], "epoch " + k + ": " + op.kind() + " of element "
-                            + (op.element() + j) + " of rank " + op.target());
+                    assertEquals(fetched ? op.old()[j] : op.values()[j], gets.get(i)[j], "epoch " + k + ": "
+                            + op.kind() + " of element " + (op.element() + j) + " of rank " + op.target());
                 }
             }
         }

@@ -9,7 +9,8 @@ import io.tutti.Window;
 
 /**
  * A work queue without a master: one counter in rank 0's window, which every rank increments with
- * {@link Window#fetchAndOp} to draw the next task number, until all tasks are drawn. The counter is
+ * {@link Window#fetchAndOp} and reads after {@link Window#flush} to draw the next task number, until
+ * all tasks are drawn. The counter is
  * atomic, so each task is done by exactly one rank however the ranks interleave; rank 0 checks that
  * with an allreduce of what each rank did.
  *
@@ -30,6 +31,8 @@ public final class DistributedCounter {
                 counter.lockAll();
                 while (true) {
                     counter.fetchAndOp(one, ticket, Datatype.LONG, 0, 0, AccumulateOp.SUM);
+                    // the old value is defined once the flush returns (from another host it comes later)
+                    counter.flush(0);
                     if (ticket[0] >= tasks) {
                         break;
                     }

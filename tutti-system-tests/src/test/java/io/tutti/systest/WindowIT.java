@@ -109,16 +109,32 @@ class WindowIT {
         assertTrue(out.contains("caught after") && out.contains("rank 1"), out);
     }
 
-    /** The same with many gets in flight to the target when it dies ({@code deadget}): their flush or request fails. */
-    @Test
-    void aTargetKilledWithGetsInFlightFailsTheirFlushOverTheNetwork() throws Exception {
-        List<Process> ranks = start("deadget", 2, true);
+    /**
+     * The same with many gets ({@code deadget}) or fetching operations ({@code deadfetch}) in flight
+     * to the target when it dies: their flush or request fails.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"deadget", "deadfetch"})
+    void aTargetKilledWithRepliesOwedFailsTheirFlushOverTheNetwork(String what) throws Exception {
+        List<Process> ranks = start(what, 2, true);
         assertTrue(ranks.get(1).waitFor(60, TimeUnit.SECONDS), "rank 1 did not end");
         assertEquals(7, ranks.get(1).exitValue());
         assertTrue(ranks.get(0).waitFor(60, TimeUnit.SECONDS), "rank 0 still waits for the dead target's replies");
         String out = output(0);
         assertEquals(0, ranks.get(0).exitValue(), out);
         assertTrue(out.contains("caught after") && out.contains("rank 1"), out);
+    }
+
+    /**
+     * The counter sample over the rails: its fetchAndOps' old values come after the call, and it
+     * reads each after a flush; every task is drawn once (the sample checks it and fails if not).
+     */
+    @Test
+    void theCounterSampleDrawsEveryTaskOnceOverTheNetwork() throws Exception {
+        Launch.Result r = Launch.run(work, java.time.Duration.ofSeconds(110), "run", "-n", "3", "--transport", "net",
+                "--timeout", "100s", "io.tutti.samples.DistributedCounter", "3000");
+        Launch.assertExit(0, r);
+        assertTrue(r.stdout().contains("3000 tasks done in all, each once: yes"), r::toString);
     }
 
     /**

@@ -22,7 +22,8 @@ import java.lang.foreign.ValueLayout;
  * tells rank 0, which checks its window holds 3. Other ranks only meet them.
  * {@code deadflush}: rank 1 dies inside rank 0's passive epoch on it; rank 0's put and flush must
  * fail with PeerFailed, and it prints "caught after N ms". {@code deadget}: the same with gets in
- * flight, whose flush or request must fail.
+ * flight, whose flush or request must fail; {@code deadfetch}: with fetchAndOps, compareAndSwaps and
+ * getAccumulates in flight, whose flush or rgetAccumulate's request must fail.
  * {@code dynamic}: each rank attaches two regions of its own memory to a dynamic window and sends
  * their addresses; puts, gets and a fetchAndOp counter reach them through the kernel, checked;
  * an access past a region and a detach of memory not attached fail naming rank and address; an
@@ -45,6 +46,7 @@ public final class WindowProcesses {
             case "dynamic" -> dynamic(w);
             case "deadflush" -> deadFlush(w);
             case "deadget" -> deadGet(w);
+            case "deadfetch" -> deadFetch(w);
             case "large" -> large(w);
             case "deadholder" -> deadHolder(w, args.length > 1 ? Integer.parseInt(args[1]) : 2,
                     args.length > 2 ? Integer.parseInt(args[2]) : 1);
@@ -251,6 +253,33 @@ public final class WindowProcesses {
      * the flush or the request that waits for their replies must fail with PeerFailed naming rank 1.
      */
     private static void deadGet(Communicator w) {
+        repliesOwedByTheDead(w, (win, into, k) -> win.get(into, 1, Datatype.LONG, 1, k % 8),
+                (win, into) -> win.rget(into, 1, Datatype.LONG, 1, 0));
+    }
+
+    /** As {@link #deadGet} with fetchAndOps, compareAndSwaps and getAccumulates, and rgetAccumulate's request. */
+    private static void deadFetch(Communicator w) {
+        long[] one = {1};
+        repliesOwedByTheDead(w, (win, into, k) -> {
+            switch (k % 3) {
+                case 0 -> win.fetchAndOp(one, into, Datatype.LONG, 1, k % 8, AccumulateOp.SUM);
+                case 1 -> win.compareAndSwap(one, into, into, Datatype.LONG, 1, k % 8);
+                default -> win.getAccumulate(one, into, 1, Datatype.LONG, 1, k % 8, AccumulateOp.MAX);
+            }
+        }, (win, into) -> win.rgetAccumulate(one, into, 1, Datatype.LONG, 1, 0, AccumulateOp.SUM));
+    }
+
+    /** One operation whose reply goes to {@code into}, the {@code k}th of a round. */
+    private interface Issue {
+        void issue(Window win, long[] into, int k);
+    }
+
+    /**
+     * Rank 1 dies inside rank 0's passive epoch on it; rank 0 keeps 16 operations of {@code issue} in
+     * flight to it, then a flush or the wait of {@code request}'s, which must fail with PeerFailed.
+     */
+    private static void repliesOwedByTheDead(Communicator w, Issue issue,
+                                             java.util.function.BiFunction<Window, long[], io.tutti.Request> request) {
         Window win = w.allocateWindow(64, 8);
         win.lockAll();
         Ranks.barrier(w);
@@ -261,16 +290,16 @@ public final class WindowProcesses {
         long[][] into = new long[16][1];
         try {
             for (int i = 0; i < 100_000; i++) {
-                for (long[] v : into) {
-                    win.get(v, 1, Datatype.LONG, 1, i % 8);
+                for (int k = 0; k < into.length; k++) {
+                    issue.issue(win, into[k], k);
                 }
                 if (i % 2 == 0) {
                     win.flush(1);
                 } else {
-                    win.rget(into[0], 1, Datatype.LONG, 1, 0).waitFor();
+                    request.apply(win, into[0]).waitFor();
                 }
             }
-            System.out.println("got from a dead rank");
+            System.out.println("answered by a dead rank");
             System.exit(1);
         } catch (TuttiException.PeerFailed e) {
             System.out.printf("caught after %d ms: %s%n", (System.nanoTime() - t0) / 1_000_000, e.getMessage());

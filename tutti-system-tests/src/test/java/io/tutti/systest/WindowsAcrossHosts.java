@@ -5,10 +5,12 @@ import io.tutti.Communicator;
 import io.tutti.Datatype;
 import io.tutti.Tutti;
 import io.tutti.Window;
+import java.lang.foreign.MemorySegment;
 
 /**
  * One-sided communication between hosts: a distributed counter (every rank draws tickets with
- * fetchAndOp from rank 0, each ticket drawn once) and a 1-D halo exchange (each rank puts its edge
+ * fetchAndOp from rank 0, each ticket drawn once: half read after a flush each, half in flight at
+ * once and read after one flush) and a 1-D halo exchange (each rank puts its edge
  * cells into its neighbours' halo windows between fences), compared bit for bit with the same
  * stencil computed by one rank alone; and gets in flight (every rank puts into its own slots of
  * its peers' windows and gets each back right after, with no flush between, and gets a large part
@@ -39,10 +41,20 @@ public final class WindowsAcrossHosts {
             long[] ticket = new long[1];
             long[] mine = new long[TICKETS];
             win.lockAll();
-            for (int i = 0; i < TICKETS; i++) {
+            // half drawn one at a time, each read after its flush; half in flight at once, into
+            // their own slots, all read after one flush
+            for (int i = 0; i < TICKETS / 2; i++) {
                 win.fetchAndOp(one, ticket, Datatype.LONG, 0, 0, AccumulateOp.SUM);
+                win.flush(0);
                 mine[i] = ticket[0];
-                check(i == 0 || mine[i] > mine[i - 1], "tickets of one rank grow");
+            }
+            for (int i = TICKETS / 2; i < TICKETS; i++) {
+                win.fetchAndOp(one, MemorySegment.ofArray(mine).asSlice(8L * i, 8), Datatype.LONG, 0, 0,
+                        AccumulateOp.SUM);
+            }
+            win.flush(0);
+            for (int i = 1; i < TICKETS; i++) {
+                check(mine[i] > mine[i - 1], "tickets of one rank grow");
             }
             win.unlockAll();
             long[] all = new long[TICKETS * n];

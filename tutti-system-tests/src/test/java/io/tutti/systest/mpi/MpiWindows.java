@@ -177,8 +177,8 @@ public final class MpiWindows {
         LongBuffer old = MPI.newLongBuffer(1);
         w.lockAll(0);
         w.fetchAndOp(inc, old, MPI.LONG, 0, 0, MPI.SUM);
-        that(old.get(0) >= size && old.get(0) < 2L * size, "fetchAndOp's old value " + old.get(0));
         w.flushAll();
+        that(old.get(0) >= size && old.get(0) < 2L * size, "fetchAndOp's old value " + old.get(0));
         w.unlockAll();
         c.barrier();
         LongBuffer expected = MPI.newLongBuffer(1);

@@ -15,7 +15,9 @@ import mpi.Win;
  * Gets of the bindings from ranks on other hosts, whose data may come after the call: rGet's
  * request completes with it, many gets complete at one flush, a get into an origin type with gaps
  * (unpacked from Tutti's copy) and an rGet of a vector target layout have their data when the call
- * or the request says so. Every rank reads its right neighbour's window. Run with
+ * or the request says so; so do the old values of many fetchAndOps at one flush, of an
+ * rGetAccumulate with its request, and of a getAccumulate into a result type with gaps. Every rank
+ * reads its right neighbour's window. Run with
  * {@code --transport net}; prints "rank R of N: windows across hosts ok".
  */
 public final class MpiWindowsAcrossHosts {
@@ -74,6 +76,34 @@ public final class MpiWindowsAcrossHosts {
         for (int i = 0; i < 4; i++) {
             equal(100L * right + 48 + 3 * i, strided.get(i), "rGet of a vector layout, element " + i);
         }
+
+        // fetching operations, whose old values may come after the call too: many fetchAndOps in
+        // flight, read after one flush; rGetAccumulate's request; a getAccumulate into a result type
+        // with gaps (unpacked from Tutti's copy, which the call waits for)
+        LongBuffer one = MPI.newLongBuffer(3);
+        for (int i = 0; i < 3; i++) {
+            one.put(i, 1);
+        }
+        LongBuffer tickets = MPI.newLongBuffer(16);
+        for (int i = 0; i < 16; i++) {
+            w.fetchAndOp(one, MPI.slice(tickets, i), MPI.LONG, right, 58, MPI.SUM);
+        }
+        LongBuffer swapped = MPI.newLongBuffer(1);
+        Request g = w.rGetAccumulate(one, 1, MPI.LONG, swapped, 1, MPI.LONG, right, 59, 1, MPI.LONG, MPI.REPLACE);
+        g.waitFor();
+        equal(100L * right + 59, swapped.get(0), "rGetAccumulate's old value once its request completed");
+        LongBuffer olds = MPI.newLongBuffer(5);
+        for (int i = 0; i < 5; i++) {
+            olds.put(i, -1);
+        }
+        w.getAccumulate(one, 3, MPI.LONG, olds, 1, gaps, right, 60, 3, MPI.LONG, MPI.SUM);
+        w.flush(right);
+        for (int i = 0; i < 16; i++) {
+            equal(100L * right + 58 + i, tickets.get(i), "fetchAndOp " + i + " after the flush");
+        }
+        equal(100L * right + 60, olds.get(0), "a getAccumulate into a result type with gaps, element 0");
+        equal(-1L, olds.get(1), "the gap");
+        equal(100L * right + 62, olds.get(4), "a getAccumulate into a result type with gaps, element 2");
         w.unlockAll();
         c.barrier();
         gaps.free();
