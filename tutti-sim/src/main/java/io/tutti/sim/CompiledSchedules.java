@@ -4,6 +4,7 @@ import io.tutti.coll.Selector;
 import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
+import io.tutti.coll.schedule.ScheduleSteps;
 import io.tutti.coll.schedule.Topology;
 import java.util.Arrays;
 import java.util.function.DoubleConsumer;
@@ -18,7 +19,8 @@ import java.util.function.IntFunction;
  * rank): recursive doubling and butterflies, which pair ranks by a bit, differ in every rank's
  * offsets but share their masks (the node leaders' barrier at 2^20 ranks had 524 288 shapes,
  * docs/perf/sim.md). The steps still come from the real builders: every rank's schedule is built
- * once and folded in, nothing is re-derived.
+ * once, into one reused builder, and folded in from the builder's arrays; nothing is re-derived and
+ * nothing is made per rank.
  *
  * <p>Only what timing depends on is kept: kind, peer, tag, length and dependencies. Buffers and
  * offsets are not (the simulator moves no data).
@@ -143,9 +145,11 @@ public final class CompiledSchedules {
     /** As {@link #build(Selector, CollectiveCall, int, Topology, String)}, telling {@code progress} the fraction built. */
     public static CompiledSchedules build(Selector algorithms, CollectiveCall call, int size, Topology topo,
                                           String algorithm, DoubleConsumer progress) {
-        // one builder for every rank: its arrays grow once, not a million times
+        // one builder for every rank, read where the steps are: its arrays grow once, and no Schedule is
+        // made per rank (a million of them were most of the building's garbage)
+        Selector.RankSchedules ranks = algorithms.ranks(call, size, topo, algorithm);
         ScheduleBuilder reuse = new ScheduleBuilder(algorithm, 0, size);
-        return compile(size, r -> algorithms.build(call, r, size, topo, algorithm, reuse), progress);
+        return compile(size, r -> ranks.fill(r, reuse), progress);
     }
 
     /** Folds in given schedules (rank r's at index r). */
@@ -154,10 +158,12 @@ public final class CompiledSchedules {
     }
 
     /**
-     * Folds in the schedules {@code source} gives for ranks 0 … size−1, one at a time;
-     * {@code progress} (may be null) hears the fraction done now and then.
+     * Folds in the schedules {@code source} gives for ranks 0 … size−1, one at a time (each is read
+     * before the next is asked for, so a builder may be reused); {@code progress} (may be null) hears
+     * the fraction done now and then.
      */
-    public static CompiledSchedules compile(int size, IntFunction<Schedule> source, DoubleConsumer progress) {
+    public static CompiledSchedules compile(int size, IntFunction<? extends ScheduleSteps> source,
+                                            DoubleConsumer progress) {
         if (size < 1) {
             throw new IllegalArgumentException("at least one rank, got " + size);
         }
@@ -172,7 +178,7 @@ public final class CompiledSchedules {
         long total = 0;
         boolean lastXor = false;
         for (int r = 0; r < size; r++) {
-            Schedule s = source.apply(r);
+            ScheduleSteps s = source.apply(r);
             if (s.rank() != r || s.size() != size) {
                 throw new IllegalArgumentException("schedule " + r + " is for rank " + s.rank() + " of " + s.size());
             }
@@ -227,16 +233,23 @@ public final class CompiledSchedules {
      * One rank's schedule as the simulator compares it, in a buffer that the next rank reuses (a
      * million ranks make no garbage here): [steps, then per step: kind|tag|relPeer, length, number
      * of dependencies, number of successors, the successors]. Successors rather than dependencies,
-     * because the schedule gives them without a copy; they are the dependency lists inverted, in
-     * step order, which is all the simulation reads. {@code xor}: peers as masks.
+     * because they are all the simulation reads: the dependency lists inverted, in step order (as
+     * {@link Schedule} inverts them), so that two schedules that differ only in the order of a step's
+     * dependencies are one shape. {@code xor}: peers as masks.
      */
     private static final class Encoding {
         long[] buf = new long[64];
         int len;
         int hash;
+        /** Successors of step i in succ[succStart[i] .. succStart[i + 1]), inverted per rank in place. */
+        int[] succStart = new int[65];
+        int[] succ = new int[64];
 
-        Encoding encode(Schedule s, int r, int size, boolean xor) {
+        Encoding encode(ScheduleSteps s, int r, int size, boolean xor) {
             int n = s.steps();
+            invert(s, n);
+            int[] succStart = this.succStart;
+            int[] succ = this.succ;
             long[] out = buf;
             int w = 0;
             out[w++] = n;
@@ -257,17 +270,17 @@ public final class CompiledSchedules {
                     rel = xor ? s.peer(i) ^ r : Math.floorMod((long) s.peer(i) - r, (long) size);
                     t = s.tag(i);
                 }
-                int from = s.successorsFrom(i);
-                int to = s.successorsFrom(i + 1);
+                int from = succStart[i];
+                int to = succStart[i + 1];
                 if (w + 4 + to - from > out.length) {
                     out = buf = Arrays.copyOf(out, Math.max(out.length * 2, w + 4 + to - from + 4 * (n - i)));
                 }
                 out[w++] = ((long) k << 56) | (t << 32) | rel;
                 out[w++] = s.length(i);
-                out[w++] = s.dependencyCount(i);
+                out[w++] = s.dependenciesFrom(i + 1) - s.dependenciesFrom(i);
                 out[w++] = to - from;
                 for (int q = from; q < to; q++) {
-                    out[w++] = s.successor(q);
+                    out[w++] = succ[q];
                 }
             }
             len = w;
@@ -278,6 +291,36 @@ public final class CompiledSchedules {
             }
             hash = h;
             return this;
+        }
+
+        /** Successor lists of {@code s}'s {@code n} steps: counted, summed, then filled in step order. */
+        private void invert(ScheduleSteps s, int n) {
+            int deps = s.dependenciesFrom(n);
+            if (succStart.length < n + 1) {
+                succStart = new int[Math.max(2 * succStart.length, n + 1)];
+            }
+            if (succ.length < deps) {
+                succ = new int[Math.max(2 * succ.length, deps)];
+            }
+            int[] start = succStart;
+            Arrays.fill(start, 0, n + 1, 0);
+            for (int k = 0; k < deps; k++) {
+                start[s.dependency(k) + 1]++;
+            }
+            for (int i = 0; i < n; i++) {
+                start[i + 1] += start[i];
+            }
+            // fill each list from its start, moving the start on; afterwards start[d] is where d + 1's
+            // list begins, so a shift by one restores the starts (no second array per rank)
+            for (int i = 0; i < n; i++) {
+                for (int k = s.dependenciesFrom(i), e = s.dependenciesFrom(i + 1); k < e; k++) {
+                    succ[start[s.dependency(k)]++] = i;
+                }
+            }
+            for (int i = n; i > 0; i--) {
+                start[i] = start[i - 1];
+            }
+            start[0] = 0;
         }
 
         boolean sameAs(long[] pool, int from) {
