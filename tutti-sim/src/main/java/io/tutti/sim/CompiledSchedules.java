@@ -169,6 +169,10 @@ public final class CompiledSchedules {
         }
         int[] shapeOf = new int[size];
         Encoding enc = new Encoding();
+        // the rank before's offsets, when its shape came from them: most ranks repeat it, and then
+        // their shape is its shape without hashing or looking up (a table would answer the same)
+        Encoding before = new Encoding();
+        boolean beforeByOffsets = false;
         Encoding maskedEnc = new Encoding();
         EncodingTable ids = new EncodingTable();
         // masks of ranks whose offsets made a new shape: -1 when seen once, a shape id once seen twice
@@ -194,8 +198,13 @@ public final class CompiledSchedules {
                 int seen = masks.get(masked);
                 id = seen >= 0 ? seen : id;
             }
+            boolean byOffsets = false;
             if (id == EncodingTable.ABSENT) {
-                id = ids.get(enc.encode(s, r, size, false));
+                Encoding swap = before;
+                before = enc;
+                enc = swap.encode(s, r, size, false);
+                id = beforeByOffsets && enc.sameAs(before) ? shapeOf[r - 1] : ids.get(enc);
+                byOffsets = id != EncodingTable.ABSENT;
             }
             if (id == EncodingTable.ABSENT) {
                 if (masked == null) {
@@ -214,9 +223,11 @@ public final class CompiledSchedules {
                     ids.put(enc, id);
                     masks.put(masked, -1);
                     shapes.add(enc, false);
+                    byOffsets = true;
                 }
             }
             shapeOf[r] = id;
+            beforeByOffsets = byOffsets;
             lastXor = shapes.xor[id];
             total += s.steps();
             if (total >= Integer.MAX_VALUE) {
@@ -240,7 +251,8 @@ public final class CompiledSchedules {
     private static final class Encoding {
         long[] buf = new long[64];
         int len;
-        int hash;
+        private int hash;
+        private boolean hashed;
         /** Successors of step i in succ[succStart[i] .. succStart[i + 1]), inverted per rank in place. */
         int[] succStart = new int[65];
         int[] succ = new int[64];
@@ -285,6 +297,17 @@ public final class CompiledSchedules {
                 }
             }
             len = w;
+            hashed = false;
+            return this;
+        }
+
+        /** The encoding's hash, computed when a table first asks for it. */
+        int hash() {
+            if (hashed) {
+                return hash;
+            }
+            long[] out = buf;
+            int w = len;
             // four independent chains: one chain of 31·h + x waited for each multiply (a barrier's 240 words)
             int h0 = 1;
             int h1 = 0;
@@ -301,7 +324,8 @@ public final class CompiledSchedules {
                 h0 = 31 * h0 + fold(out[q]);
             }
             hash = ((h0 * 31 + h1) * 31 + h2) * 31 + h3;
-            return this;
+            hashed = true;
+            return hash;
         }
 
         private static int fold(long x) {
@@ -341,6 +365,10 @@ public final class CompiledSchedules {
         boolean sameAs(long[] pool, int from) {
             return Arrays.equals(buf, 0, len, pool, from, from + len);
         }
+
+        boolean sameAs(Encoding e) {
+            return len == e.len && Arrays.equals(buf, 0, len, e.buf, 0, len);
+        }
     }
 
     /** Encodings → int, open addressing over copies of the encodings in one pool: no object per key. */
@@ -357,12 +385,12 @@ public final class CompiledSchedules {
         int used;
 
         int get(Encoding e) {
-            for (int i = e.hash & mask; ; i = (i + 1) & mask) {
+            for (int i = e.hash() & mask; ; i = (i + 1) & mask) {
                 int k = slot[i] - 1;
                 if (k < 0) {
                     return ABSENT;
                 }
-                if (hash[k] == e.hash && length[k] == e.len && e.sameAs(pool, from[k])) {
+                if (hash[k] == e.hash() && length[k] == e.len && e.sameAs(pool, from[k])) {
                     return value[k];
                 }
             }
@@ -370,12 +398,12 @@ public final class CompiledSchedules {
 
         /** Sets the value of {@code e}, adding it if absent. */
         void put(Encoding e, int v) {
-            for (int i = e.hash & mask; ; i = (i + 1) & mask) {
+            for (int i = e.hash() & mask; ; i = (i + 1) & mask) {
                 int k = slot[i] - 1;
                 if (k < 0) {
                     break;
                 }
-                if (hash[k] == e.hash && length[k] == e.len && e.sameAs(pool, from[k])) {
+                if (hash[k] == e.hash() && length[k] == e.len && e.sameAs(pool, from[k])) {
                     value[k] = v;
                     return;
                 }
@@ -392,7 +420,7 @@ public final class CompiledSchedules {
             }
             System.arraycopy(e.buf, 0, pool, used, e.len);
             int k = entries++;
-            hash[k] = e.hash;
+            hash[k] = e.hash();
             from[k] = used;
             length[k] = e.len;
             value[k] = v;

@@ -79,6 +79,28 @@ class CompiledSchedulesTest {
     }
 
     /**
+     * Ranks of one send each, chosen so that rank 2 makes a mask shape (its masks are rank 1's),
+     * rank 3 takes it, and rank 4 repeats rank 2's offsets but not its masks: a rank may reuse the
+     * rank before's shape on equal offsets only when that shape came from offsets.
+     */
+    @Test
+    void aRankAfterAMaskShapeIsLookedUpAgain() {
+        int[] peers = {1, 3, 0, 1, 2, 6, 7, 0};
+        Schedule[] schedules = new Schedule[peers.length];
+        for (int r = 0; r < peers.length; r++) {
+            io.tutti.coll.schedule.ScheduleBuilder b = new io.tutti.coll.schedule.ScheduleBuilder("sends", r,
+                    peers.length);
+            b.send(peers[r], 0, Schedule.RECV_BUFFER, 0, 8);
+            schedules[r] = b.build();
+        }
+        CompiledSchedules cs = CompiledSchedules.of(schedules);
+        for (int r = 0; r < peers.length; r++) {
+            assertEquals(peers[r], cs.peer(r, 0), "rank " + r + " (shape " + cs.shapeOf[r] + ")");
+        }
+        assertTrue(cs.xor[cs.shapeOf[2]] && cs.shapeOf[3] == cs.shapeOf[2], "ranks 2 and 3 share a mask shape");
+    }
+
+    /**
      * Bytes this thread allocates folding {@code ranks} ranks (the least of three, after a warm-up):
      * a {@code Schedule} per rank made 0.7 KB a rank for the broadcast and 3.5 KB for the barrier.
      */
