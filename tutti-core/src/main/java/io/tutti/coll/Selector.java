@@ -270,15 +270,62 @@ public final class Selector {
      */
     public Schedule build(CollectiveCall c, int rank, int size, Topology topo, String algorithm,
                           ScheduleBuilder reuse) {
-        ScheduleAlgorithm a = algorithm(c.kind(), algorithm);
-        try {
-            ScheduleAlgorithm.Params p = params.withTopology(topo);
-            return reuse == null ? a.build(c, rank, size, p) : a.build(c, rank, size, p, reuse);
-        } catch (IllegalArgumentException e) {
-            throw new TuttiException.InvalidArgument(c.kind().settingName() + " with algorithm " + algorithm
-                    + " is not possible here: " + e.getMessage() + " (choose another with " + variable(c.kind())
-                    + " or Communicator.setAlgorithm)");
+        if (reuse == null) {
+            ScheduleAlgorithm a = algorithm(c.kind(), algorithm);
+            try {
+                return a.build(c, rank, size, params.withTopology(topo));
+            } catch (IllegalArgumentException e) {
+                throw impossible(c, algorithm, e);
+            }
         }
+        return ranks(c, size, topo, algorithm).fill(rank, reuse).build();
+    }
+
+    /**
+     * The schedules of every rank of one call, to be filled one rank after another into one builder
+     * and read from it ({@link RankSchedules#fill}): the simulator's million ranks, with nothing made
+     * per rank. The algorithm, its parameters and the schedule's name are looked up once here.
+     */
+    public RankSchedules ranks(CollectiveCall c, int size, Topology topo, String algorithm) {
+        ScheduleAlgorithm a = algorithm(c.kind(), algorithm);
+        Params p = params.withTopology(topo);
+        return new RankSchedules(a, c, size, p, a.scheduleName(c, p), algorithm);
+    }
+
+    /** One call's schedules for every rank of a communicator of {@code size}: see {@link #ranks}. */
+    public static final class RankSchedules {
+        private final ScheduleAlgorithm algorithm;
+        private final CollectiveCall call;
+        private final int size;
+        private final Params params;
+        private final String name;
+        private final String chosen;
+
+        private RankSchedules(ScheduleAlgorithm algorithm, CollectiveCall call, int size, Params params, String name,
+                              String chosen) {
+            this.algorithm = algorithm;
+            this.call = call;
+            this.size = size;
+            this.params = params;
+            this.name = name;
+            this.chosen = chosen;
+        }
+
+        /** Rank {@code rank}'s steps in {@code into} (reset first); returns {@code into}. */
+        public ScheduleBuilder fill(int rank, ScheduleBuilder into) {
+            try {
+                return algorithm.fill(call, rank, size, params, name, into);
+            } catch (IllegalArgumentException e) {
+                throw impossible(call, chosen, e);
+            }
+        }
+    }
+
+    private static TuttiException.InvalidArgument impossible(CollectiveCall c, String algorithm,
+                                                             IllegalArgumentException e) {
+        return new TuttiException.InvalidArgument(c.kind().settingName() + " with algorithm " + algorithm
+                + " is not possible here: " + e.getMessage() + " (choose another with " + variable(c.kind())
+                + " or Communicator.setAlgorithm)");
     }
 
     /** {@code kind}'s algorithm named {@code name}. */

@@ -8,6 +8,7 @@ import io.tutti.coll.schedule.CollectiveCall.Kind;
 import io.tutti.coll.schedule.Group;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
+import io.tutti.coll.schedule.ScheduleSteps;
 import io.tutti.coll.schedule.Topology;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -162,7 +163,8 @@ class ScheduleAlgorithmTest {
      * One builder reset for every rank (as the simulator builds a million schedules) gives each rank
      * the schedule a fresh builder gives: same steps, peers, tags, regions, dependencies and scratch.
      * The ranks go largest schedule first and again in order, so that a reset must forget more steps
-     * than the next schedule has.
+     * than the next schedule has. Read in place ({@link Selector#ranks}, as the simulator folds them),
+     * the builder shows the same steps as the schedule it would build.
      */
     @Test
     void aBuilderReusedForEveryRankBuildsTheSchedulesOfFreshOnes() {
@@ -186,6 +188,7 @@ class ScheduleAlgorithmTest {
                     continue;
                 }
                 ScheduleBuilder reuse = new ScheduleBuilder("reused", 0, size);
+                ScheduleBuilder inPlace = new ScheduleBuilder("read in place", 0, size);
                 for (int k = 0; k < 2 * size; k++) {
                     int r = k < size ? size - 1 - k : k - size;
                     Schedule fresh;
@@ -202,10 +205,30 @@ class ScheduleAlgorithmTest {
                         assertEquals(fresh.dependencyCount(i), again.dependencyCount(i), what + " step " + i);
                         assertEquals(fresh.successorsFrom(i + 1), again.successorsFrom(i + 1), what + " step " + i);
                     }
+                    assertSameSteps(fresh, selector.ranks(c, size, topo, name).fill(r, inPlace), what + " in place");
                     compared++;
                 }
             }
         }
         assertTrue(compared > 100, "compared " + compared + " schedules");
+    }
+
+    /** The same steps as {@link ScheduleSteps} shows them: kinds, peers, tags, lengths and dependency lists. */
+    static void assertSameSteps(ScheduleSteps expected, ScheduleSteps actual, String what) {
+        assertEquals(expected.name() + " " + expected.rank() + "/" + expected.size() + " " + expected.steps(),
+                actual.name() + " " + actual.rank() + "/" + actual.size() + " " + actual.steps(), what);
+        for (int i = 0; i < expected.steps(); i++) {
+            String step = what + " step " + i;
+            assertEquals(expected.kind(i), actual.kind(i), step);
+            if (expected.kind(i) == Schedule.SEND || expected.kind(i) == Schedule.RECV) {
+                assertEquals(expected.peer(i), actual.peer(i), step);
+                assertEquals(expected.tag(i), actual.tag(i), step);
+            }
+            assertEquals(expected.length(i), actual.length(i), step);
+            assertEquals(expected.dependenciesFrom(i + 1), actual.dependenciesFrom(i + 1), step);
+            for (int k = expected.dependenciesFrom(i); k < expected.dependenciesFrom(i + 1); k++) {
+                assertEquals(expected.dependency(k), actual.dependency(k), step + " dependency " + k);
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@ import io.tutti.coll.Selector;
 import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.Schedule;
 import io.tutti.coll.schedule.ScheduleBuilder;
+import io.tutti.coll.schedule.ScheduleSteps;
 import io.tutti.coll.schedule.Topology;
 import java.util.Arrays;
 import java.util.function.DoubleConsumer;
@@ -18,7 +19,8 @@ import java.util.function.IntFunction;
  * rank): recursive doubling and butterflies, which pair ranks by a bit, differ in every rank's
  * offsets but share their masks (the node leaders' barrier at 2^20 ranks had 524 288 shapes,
  * docs/perf/sim.md). The steps still come from the real builders: every rank's schedule is built
- * once and folded in, nothing is re-derived.
+ * once, into one reused builder, and folded in from the builder's arrays; nothing is re-derived and
+ * nothing is made per rank.
  *
  * <p>Only what timing depends on is kept: kind, peer, tag, length and dependencies. Buffers and
  * offsets are not (the simulator moves no data).
@@ -143,9 +145,11 @@ public final class CompiledSchedules {
     /** As {@link #build(Selector, CollectiveCall, int, Topology, String)}, telling {@code progress} the fraction built. */
     public static CompiledSchedules build(Selector algorithms, CollectiveCall call, int size, Topology topo,
                                           String algorithm, DoubleConsumer progress) {
-        // one builder for every rank: its arrays grow once, not a million times
+        // one builder for every rank, read where the steps are: its arrays grow once, and no Schedule is
+        // made per rank (a million of them were most of the building's garbage)
+        Selector.RankSchedules ranks = algorithms.ranks(call, size, topo, algorithm);
         ScheduleBuilder reuse = new ScheduleBuilder(algorithm, 0, size);
-        return compile(size, r -> algorithms.build(call, r, size, topo, algorithm, reuse), progress);
+        return compile(size, r -> ranks.fill(r, reuse), progress);
     }
 
     /** Folds in given schedules (rank r's at index r). */
@@ -154,15 +158,21 @@ public final class CompiledSchedules {
     }
 
     /**
-     * Folds in the schedules {@code source} gives for ranks 0 … size−1, one at a time;
-     * {@code progress} (may be null) hears the fraction done now and then.
+     * Folds in the schedules {@code source} gives for ranks 0 … size−1, one at a time (each is read
+     * before the next is asked for, so a builder may be reused); {@code progress} (may be null) hears
+     * the fraction done now and then.
      */
-    public static CompiledSchedules compile(int size, IntFunction<Schedule> source, DoubleConsumer progress) {
+    public static CompiledSchedules compile(int size, IntFunction<? extends ScheduleSteps> source,
+                                            DoubleConsumer progress) {
         if (size < 1) {
             throw new IllegalArgumentException("at least one rank, got " + size);
         }
         int[] shapeOf = new int[size];
         Encoding enc = new Encoding();
+        // the rank before's offsets, when its shape came from them: most ranks repeat it, and then
+        // their shape is its shape without hashing or looking up (a table would answer the same)
+        Encoding before = new Encoding();
+        boolean beforeByOffsets = false;
         Encoding maskedEnc = new Encoding();
         EncodingTable ids = new EncodingTable();
         // masks of ranks whose offsets made a new shape: -1 when seen once, a shape id once seen twice
@@ -172,7 +182,7 @@ public final class CompiledSchedules {
         long total = 0;
         boolean lastXor = false;
         for (int r = 0; r < size; r++) {
-            Schedule s = source.apply(r);
+            ScheduleSteps s = source.apply(r);
             if (s.rank() != r || s.size() != size) {
                 throw new IllegalArgumentException("schedule " + r + " is for rank " + s.rank() + " of " + s.size());
             }
@@ -188,8 +198,13 @@ public final class CompiledSchedules {
                 int seen = masks.get(masked);
                 id = seen >= 0 ? seen : id;
             }
+            boolean byOffsets = false;
             if (id == EncodingTable.ABSENT) {
-                id = ids.get(enc.encode(s, r, size, false));
+                Encoding swap = before;
+                before = enc;
+                enc = swap.encode(s, r, size, false);
+                id = beforeByOffsets && enc.sameAs(before) ? shapeOf[r - 1] : ids.get(enc);
+                byOffsets = id != EncodingTable.ABSENT;
             }
             if (id == EncodingTable.ABSENT) {
                 if (masked == null) {
@@ -208,9 +223,11 @@ public final class CompiledSchedules {
                     ids.put(enc, id);
                     masks.put(masked, -1);
                     shapes.add(enc, false);
+                    byOffsets = true;
                 }
             }
             shapeOf[r] = id;
+            beforeByOffsets = byOffsets;
             lastXor = shapes.xor[id];
             total += s.steps();
             if (total >= Integer.MAX_VALUE) {
@@ -227,16 +244,24 @@ public final class CompiledSchedules {
      * One rank's schedule as the simulator compares it, in a buffer that the next rank reuses (a
      * million ranks make no garbage here): [steps, then per step: kind|tag|relPeer, length, number
      * of dependencies, number of successors, the successors]. Successors rather than dependencies,
-     * because the schedule gives them without a copy; they are the dependency lists inverted, in
-     * step order, which is all the simulation reads. {@code xor}: peers as masks.
+     * because they are all the simulation reads: the dependency lists inverted, in step order (as
+     * {@link Schedule} inverts them), so that two schedules that differ only in the order of a step's
+     * dependencies are one shape. {@code xor}: peers as masks.
      */
     private static final class Encoding {
         long[] buf = new long[64];
         int len;
-        int hash;
+        private int hash;
+        private boolean hashed;
+        /** Successors of step i in succ[succStart[i] .. succStart[i + 1]), inverted per rank in place. */
+        int[] succStart = new int[65];
+        int[] succ = new int[64];
 
-        Encoding encode(Schedule s, int r, int size, boolean xor) {
+        Encoding encode(ScheduleSteps s, int r, int size, boolean xor) {
             int n = s.steps();
+            invert(s, n);
+            int[] succStart = this.succStart;
+            int[] succ = this.succ;
             long[] out = buf;
             int w = 0;
             out[w++] = n;
@@ -254,34 +279,95 @@ public final class CompiledSchedules {
                 long rel = 0;
                 long t = 0;
                 if (k == Schedule.SEND || k == Schedule.RECV) {
-                    rel = xor ? s.peer(i) ^ r : Math.floorMod((long) s.peer(i) - r, (long) size);
+                    // (peer − r) mod P with both in [0, P): one add where a division cost forty cycles a step
+                    rel = xor ? s.peer(i) ^ r : s.peer(i) - r + (s.peer(i) < r ? size : 0);
                     t = s.tag(i);
                 }
-                int from = s.successorsFrom(i);
-                int to = s.successorsFrom(i + 1);
+                int from = succStart[i];
+                int to = succStart[i + 1];
                 if (w + 4 + to - from > out.length) {
                     out = buf = Arrays.copyOf(out, Math.max(out.length * 2, w + 4 + to - from + 4 * (n - i)));
                 }
                 out[w++] = ((long) k << 56) | (t << 32) | rel;
                 out[w++] = s.length(i);
-                out[w++] = s.dependencyCount(i);
+                out[w++] = s.dependenciesFrom(i + 1) - s.dependenciesFrom(i);
                 out[w++] = to - from;
                 for (int q = from; q < to; q++) {
-                    out[w++] = s.successor(q);
+                    out[w++] = succ[q];
                 }
             }
             len = w;
-            int h = 1;
-            for (int q = 0; q < w; q++) {
-                long x = out[q];
-                h = 31 * h + (int) (x ^ (x >>> 32));
-            }
-            hash = h;
+            hashed = false;
             return this;
+        }
+
+        /** The encoding's hash, computed when a table first asks for it. */
+        int hash() {
+            if (hashed) {
+                return hash;
+            }
+            long[] out = buf;
+            int w = len;
+            // four independent chains: one chain of 31·h + x waited for each multiply (a barrier's 240 words)
+            int h0 = 1;
+            int h1 = 0;
+            int h2 = 0;
+            int h3 = 0;
+            int q = 0;
+            for (; q + 4 <= w; q += 4) {
+                h0 = 31 * h0 + fold(out[q]);
+                h1 = 31 * h1 + fold(out[q + 1]);
+                h2 = 31 * h2 + fold(out[q + 2]);
+                h3 = 31 * h3 + fold(out[q + 3]);
+            }
+            for (; q < w; q++) {
+                h0 = 31 * h0 + fold(out[q]);
+            }
+            hash = ((h0 * 31 + h1) * 31 + h2) * 31 + h3;
+            hashed = true;
+            return hash;
+        }
+
+        private static int fold(long x) {
+            return (int) (x ^ (x >>> 32));
+        }
+
+        /** Successor lists of {@code s}'s {@code n} steps: counted, summed, then filled in step order. */
+        private void invert(ScheduleSteps s, int n) {
+            int deps = s.dependenciesFrom(n);
+            if (succStart.length < n + 1) {
+                succStart = new int[Math.max(2 * succStart.length, n + 1)];
+            }
+            if (succ.length < deps) {
+                succ = new int[Math.max(2 * succ.length, deps)];
+            }
+            int[] start = succStart;
+            Arrays.fill(start, 0, n + 1, 0);
+            for (int k = 0; k < deps; k++) {
+                start[s.dependency(k) + 1]++;
+            }
+            for (int i = 0; i < n; i++) {
+                start[i + 1] += start[i];
+            }
+            // fill each list from its start, moving the start on; afterwards start[d] is where d + 1's
+            // list begins, so a shift by one restores the starts (no second array per rank)
+            for (int i = 0; i < n; i++) {
+                for (int k = s.dependenciesFrom(i), e = s.dependenciesFrom(i + 1); k < e; k++) {
+                    succ[start[s.dependency(k)]++] = i;
+                }
+            }
+            for (int i = n; i > 0; i--) {
+                start[i] = start[i - 1];
+            }
+            start[0] = 0;
         }
 
         boolean sameAs(long[] pool, int from) {
             return Arrays.equals(buf, 0, len, pool, from, from + len);
+        }
+
+        boolean sameAs(Encoding e) {
+            return len == e.len && Arrays.equals(buf, 0, len, e.buf, 0, len);
         }
     }
 
@@ -299,12 +385,12 @@ public final class CompiledSchedules {
         int used;
 
         int get(Encoding e) {
-            for (int i = e.hash & mask; ; i = (i + 1) & mask) {
+            for (int i = e.hash() & mask; ; i = (i + 1) & mask) {
                 int k = slot[i] - 1;
                 if (k < 0) {
                     return ABSENT;
                 }
-                if (hash[k] == e.hash && length[k] == e.len && e.sameAs(pool, from[k])) {
+                if (hash[k] == e.hash() && length[k] == e.len && e.sameAs(pool, from[k])) {
                     return value[k];
                 }
             }
@@ -312,12 +398,12 @@ public final class CompiledSchedules {
 
         /** Sets the value of {@code e}, adding it if absent. */
         void put(Encoding e, int v) {
-            for (int i = e.hash & mask; ; i = (i + 1) & mask) {
+            for (int i = e.hash() & mask; ; i = (i + 1) & mask) {
                 int k = slot[i] - 1;
                 if (k < 0) {
                     break;
                 }
-                if (hash[k] == e.hash && length[k] == e.len && e.sameAs(pool, from[k])) {
+                if (hash[k] == e.hash() && length[k] == e.len && e.sameAs(pool, from[k])) {
                     value[k] = v;
                     return;
                 }
@@ -334,7 +420,7 @@ public final class CompiledSchedules {
             }
             System.arraycopy(e.buf, 0, pool, used, e.len);
             int k = entries++;
-            hash[k] = e.hash;
+            hash[k] = e.hash();
             from[k] = used;
             length[k] = e.len;
             value[k] = v;

@@ -123,16 +123,36 @@ public final class Blocks {
         }
     }
 
-    /** Steps whose completion, together, finishes an algorithm; {@link #join} merges them into one. */
+    /**
+     * Steps whose completion, together, finishes an algorithm; {@link #join} merges them into one.
+     * A run of consecutive steps (a tree's receive and its sends) is kept as its first and count, so
+     * that the common case makes no array (the simulator builds a million ranks' schedules).
+     */
     public static final class Steps {
-        private int[] s = new int[8];
+        private int first;
         private int n;
+        /** All steps, once one did not follow the run; null while they are a run. */
+        private int[] s;
 
         void add(int step) {
             if (step == ScheduleBuilder.NONE) {
                 return;
             }
-            if (n == s.length) {
+            if (s == null && (n == 0 || step == first + n)) {
+                first = n == 0 ? step : first;
+                n++;
+                return;
+            }
+            append(step);
+        }
+
+        private void append(int step) {
+            if (s == null) {
+                s = new int[Math.max(8, 2 * n)];
+                for (int i = 0; i < n; i++) {
+                    s[i] = first + i;
+                }
+            } else if (n == s.length) {
                 s = Arrays.copyOf(s, 2 * n);
             }
             s[n++] = step;
@@ -140,11 +160,13 @@ public final class Blocks {
 
         /** One step that completes when all added have; {@code none} when nothing was added. */
         int join(ScheduleBuilder b, int none) {
-            return switch (n) {
-                case 0 -> none;
-                case 1 -> s[0];
-                default -> b.join(Arrays.copyOf(s, n));
-            };
+            if (n == 0) {
+                return none;
+            }
+            if (s == null) {
+                return n == 1 ? first : b.joinRun(first, n);
+            }
+            return b.join(Arrays.copyOf(s, n));
         }
     }
 }

@@ -52,9 +52,18 @@ public interface ScheduleAlgorithm {
 
     /** As {@link #build(CollectiveCall, int, int, Params)} in {@code reuse}'s arrays (reset first). */
     default Schedule build(CollectiveCall call, int rank, int size, Params params, ScheduleBuilder reuse) {
-        ScheduleBuilder b = reuse.reset(scheduleName(call, params), rank, size);
-        emit(b, Group.all(rank, size), call, params, 0, ScheduleBuilder.NONE);
-        return b.build();
+        return fill(call, rank, size, params, scheduleName(call, params), reuse).build();
+    }
+
+    /**
+     * Rank {@code rank}'s steps in {@code into}, reset first and named {@code name} (the caller's
+     * {@link #scheduleName}): what {@link #build} trims into a {@code Schedule}, left in the builder
+     * for a caller that reads every rank's steps in turn; returns {@code into}.
+     */
+    default ScheduleBuilder fill(CollectiveCall call, int rank, int size, Params params, String name,
+                                 ScheduleBuilder into) {
+        emit(into.reset(name, rank, size), Group.all(rank, size), call, params, 0, ScheduleBuilder.NONE);
+        return into;
     }
 
     /** As {@link #build(CollectiveCall, int, int, Params)} with {@link Params#DEFAULT}. */

@@ -19,7 +19,7 @@ import java.util.Arrays;
  * executor makes the wire tag unique per collective call, so matching never depends on the order
  * in which independent steps happen to be posted.
  */
-public final class Schedule {
+public final class Schedule implements ScheduleSteps {
     public static final byte SEND = 1;
     public static final byte RECV = 2;
     /** dst = src ∘ dst (src is the left operand), or dst = dst ∘ src; see {@link #srcIsLeft}. */
@@ -122,6 +122,16 @@ public final class Schedule {
         return depStart[step + 1] - depStart[step];
     }
 
+    @Override
+    public int dependenciesFrom(int step) {
+        return depStart[step];
+    }
+
+    @Override
+    public int dependency(int k) {
+        return deps[k];
+    }
+
     /**
      * Where the successors of {@code step} start among {@link #successor}'s indices; those of step
      * {@code i} run from {@code successorsFrom(i)} to {@code successorsFrom(i + 1)}.
@@ -136,33 +146,40 @@ public final class Schedule {
     }
 
     /** Which algorithm built it, for reports. */
+    @Override
     public String name() {
         return name;
     }
 
+    @Override
     public int rank() {
         return rank;
     }
 
+    @Override
     public int size() {
         return size;
     }
 
     /** Number of steps. */
+    @Override
     public int steps() {
         return steps;
     }
 
+    @Override
     public byte kind(int step) {
         return kind[step];
     }
 
     /** SEND/RECV: the peer's rank in the communicator. */
+    @Override
     public int peer(int step) {
         return peer[step];
     }
 
     /** SEND/RECV: the tag that pairs a send with its receive. */
+    @Override
     public int tag(int step) {
         return tag[step];
     }
@@ -177,6 +194,7 @@ public final class Schedule {
     }
 
     /** Bytes. */
+    @Override
     public long length(int step) {
         return length[step];
     }

@@ -7,9 +7,11 @@ import java.util.Arrays;
  * which later steps name as a dependency. Algorithms are small classes that drive a builder.
  *
  * <p>{@link #reset} starts another schedule in the same arrays: a caller that builds every rank's
- * schedule in turn (the simulator, a million of them) then grows the arrays once, not per rank.
+ * schedule in turn (the simulator, a million of them) then grows the arrays once, not per rank,
+ * and reads the steps where they are ({@link ScheduleSteps}) instead of trimming them into a
+ * {@code Schedule} with {@link #build}.
  */
-public final class ScheduleBuilder {
+public final class ScheduleBuilder implements ScheduleSteps {
     /** "No step": may be passed as a dependency and is ignored, so that first steps need no special case. */
     public static final int NONE = -1;
 
@@ -49,10 +51,17 @@ public final class ScheduleBuilder {
         return this;
     }
 
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
     public int rank() {
         return rank;
     }
 
+    @Override
     public int size() {
         return size;
     }
@@ -73,6 +82,37 @@ public final class ScheduleBuilder {
     public int recv(int from, int tag, byte buf, long off, long len, int... after) {
         checkPeer(from);
         return add(Schedule.RECV, from, tag, buf, off, len, (byte) 0, 0, false, after);
+    }
+
+    // The forms with one or two dependencies below are the varargs ones without an array per call:
+    // the simulator builds a million ranks' schedules, and most steps wait for one step.
+
+    /** {@link #send(int, int, byte, long, long, int...)} after one step. */
+    public int send(int to, int tag, byte buf, long off, long len, int after) {
+        checkPeer(to);
+        return add(Schedule.SEND, to, tag, buf, off, len, (byte) 0, 0, false, after, NONE);
+    }
+
+    /** {@link #recv(int, int, byte, long, long, int...)} after one step. */
+    public int recv(int from, int tag, byte buf, long off, long len, int after) {
+        checkPeer(from);
+        return add(Schedule.RECV, from, tag, buf, off, len, (byte) 0, 0, false, after, NONE);
+    }
+
+    /** {@link #reduce(byte, long, byte, long, long, boolean, int...)} after one step. */
+    public int reduce(byte dst, long dstOff, byte src, long srcOff, long len, boolean srcIsLeft, int after) {
+        return add(Schedule.REDUCE, -1, 0, dst, dstOff, len, src, srcOff, srcIsLeft, after, NONE);
+    }
+
+    /** {@link #reduce(byte, long, byte, long, long, boolean, int...)} after two steps. */
+    public int reduce(byte dst, long dstOff, byte src, long srcOff, long len, boolean srcIsLeft, int after,
+                      int after2) {
+        return add(Schedule.REDUCE, -1, 0, dst, dstOff, len, src, srcOff, srcIsLeft, after, after2);
+    }
+
+    /** {@link #copy(byte, long, byte, long, long, int...)} after one step. */
+    public int copy(byte dst, long dstOff, byte src, long srcOff, long len, int after) {
+        return add(Schedule.COPY, -1, 0, dst, dstOff, len, src, srcOff, false, after, NONE);
     }
 
     /**
@@ -128,9 +168,72 @@ public final class ScheduleBuilder {
         return add(Schedule.COPY, -1, 0, Schedule.TEMP_BUFFER, 0, 0, Schedule.TEMP_BUFFER, 0, false, after);
     }
 
+    /** {@link #join(int...)} of two steps. */
+    public int join(int after, int after2) {
+        return add(Schedule.COPY, -1, 0, Schedule.TEMP_BUFFER, 0, 0, Schedule.TEMP_BUFFER, 0, false, after, after2);
+    }
+
+    /** {@link #join(int...)} of the {@code count} consecutive steps from {@code first}, in that order. */
+    public int joinRun(int first, int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException(name + ": a join of " + count + " steps");
+        }
+        int i = open(Schedule.COPY, -1, 0, Schedule.TEMP_BUFFER, 0, 0, Schedule.TEMP_BUFFER, 0, false);
+        for (int d = first; d < first + count; d++) {
+            depend(i, d);
+        }
+        return close(i);
+    }
+
     /** Steps added so far. */
+    @Override
     public int steps() {
         return steps;
+    }
+
+    @Override
+    public byte kind(int step) {
+        return kind[check(step)];
+    }
+
+    @Override
+    public int peer(int step) {
+        return peer[check(step)];
+    }
+
+    @Override
+    public int tag(int step) {
+        return tag[check(step)];
+    }
+
+    @Override
+    public long length(int step) {
+        return length[check(step)];
+    }
+
+    @Override
+    public int dependenciesFrom(int step) {
+        // depStart[steps] is the end of the last step's list
+        if (step < 0 || step > steps) {
+            throw new IndexOutOfBoundsException("step " + step + " of " + steps);
+        }
+        return depStart[step];
+    }
+
+    @Override
+    public int dependency(int k) {
+        if (k < 0 || k >= depCount) {
+            throw new IndexOutOfBoundsException("dependency " + k + " of " + depCount);
+        }
+        return deps[k];
+    }
+
+    /** The arrays hold earlier schedules' steps beyond {@link #steps}: reading one is a caller's bug. */
+    private int check(int step) {
+        if (step < 0 || step >= steps) {
+            throw new IndexOutOfBoundsException("step " + step + " of " + steps);
+        }
+        return step;
     }
 
     private void checkPeer(int p) {
@@ -141,6 +244,23 @@ public final class ScheduleBuilder {
 
     private int add(byte k, int p, int t, byte buf, long off, long len, byte sbuf, long soff, boolean left,
                     int[] after) {
+        int i = open(k, p, t, buf, off, len, sbuf, soff, left);
+        for (int d : after) {
+            depend(i, d);
+        }
+        return close(i);
+    }
+
+    private int add(byte k, int p, int t, byte buf, long off, long len, byte sbuf, long soff, boolean left,
+                    int after, int after2) {
+        int i = open(k, p, t, buf, off, len, sbuf, soff, left);
+        depend(i, after);
+        depend(i, after2);
+        return close(i);
+    }
+
+    /** Writes step {@link #steps}'s fields (growing the arrays); its dependencies follow, then {@link #close}. */
+    private int open(byte k, int p, int t, byte buf, long off, long len, byte sbuf, long soff, boolean left) {
         if (t < 0 || t >= Schedule.MAX_TAG) {
             throw new IllegalArgumentException(name + ": step tag " + t + " outside 0.." + (Schedule.MAX_TAG - 1));
         }
@@ -160,19 +280,7 @@ public final class ScheduleBuilder {
             srcIsLeft = Arrays.copyOf(srcIsLeft, n);
             depStart = Arrays.copyOf(depStart, n + 1);
         }
-        for (int d : after) {
-            if (d == NONE) {
-                continue;
-            }
-            if (d < 0 || d >= steps) {
-                throw new IllegalArgumentException(name + ": step " + steps + " depends on unknown step " + d);
-            }
-            if (depCount == deps.length) {
-                deps = Arrays.copyOf(deps, depCount * 2);
-            }
-            deps[depCount++] = d;
-        }
-        int i = steps++;
+        int i = steps;
         kind[i] = k;
         peer[i] = p;
         tag[i] = t;
@@ -182,6 +290,26 @@ public final class ScheduleBuilder {
         srcBuffer[i] = sbuf;
         srcOffset[i] = soff;
         srcIsLeft[i] = left;
+        return i;
+    }
+
+    /** Step {@code i} (being added) waits for {@code d}; {@link #NONE} is ignored. */
+    private void depend(int i, int d) {
+        if (d == NONE) {
+            return;
+        }
+        if (d < 0 || d >= i) {
+            throw new IllegalArgumentException(name + ": step " + i + " depends on unknown step " + d);
+        }
+        if (depCount == deps.length) {
+            deps = Arrays.copyOf(deps, depCount * 2);
+        }
+        deps[depCount++] = d;
+    }
+
+    /** Step {@code i}'s dependencies are in: it counts from now on. */
+    private int close(int i) {
+        steps = i + 1;
         depStart[i + 1] = depCount;
         return i;
     }
