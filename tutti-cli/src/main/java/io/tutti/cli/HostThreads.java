@@ -72,12 +72,19 @@ public final class HostThreads {
                     failed(rank, t, err);
                 }
             };
-            ThreadLauncher.run(ranks, null, body, rank -> {
+            ThreadLauncher.Outcome outcome = ThreadLauncher.run(ranks, null, body, rank -> {
                 Map<String, String> own = new HashMap<>(common);
                 own.put(LaunchEnvironment.RANK, Integer.toString(rank));
                 own.put(LaunchEnvironment.LOCAL_RANK, Integer.toString(localFirst + rank - first));
                 return own;
             });
+            // a rank that ended the job with a status (Tutti.abort) ends its host's JVM with it
+            ThreadLauncher.RankResult f = outcome.firstFailure();
+            if (f != null && f.failure() instanceof ThreadLauncher.Exited exited) {
+                err.println("tutti run: rank " + f.rank() + " " + RankProcesses.describeExit(exited.status()));
+                err.flush();
+                return exited.status();
+            }
         }
         return 0;
     }
