@@ -136,16 +136,18 @@ public final class ThreadLauncher {
                 final int slot = i;
                 final int rank = ranks[i];
                 Map<String, String> frozen = Map.copyOf(envOf.apply(rank));
-                threads[i] = Thread.ofPlatform().name("tutti-rank-" + rank).unstarted(() ->
-                        ScopedValue.where(LaunchEnvironment.RANK_ENVIRONMENT, frozen).run(() -> {
-                            try {
-                                body.run(rank);
-                            } catch (Throwable t) {
-                                failedAt[slot] = System.nanoTime();
-                                failures[slot] = t;
-                                JobControl.abort("rank " + rank + " failed: " + t);
-                            }
-                        }));
+                threads[i] = Thread.ofPlatform().name("tutti-rank-" + rank).unstarted(() -> {
+                    LaunchEnvironment.enterRankThread(frozen);
+                    ScopedValue.where(LaunchEnvironment.RANK_ENVIRONMENT, frozen).run(() -> {
+                        try {
+                            body.run(rank);
+                        } catch (Throwable t) {
+                            failedAt[slot] = System.nanoTime();
+                            failures[slot] = t;
+                            JobControl.abort("rank " + rank + " failed: " + t);
+                        }
+                    });
+                });
             }
             for (Thread t : threads) {
                 t.start();

@@ -41,7 +41,7 @@ public final class Rank extends Tutti {
     private final Selector selector;
     private final Communicator world;
     /** Whether this rank is a thread of a JVM that runs several ({@link ThreadLauncher}); fixed at init. */
-    private final boolean rankThread = LaunchEnvironment.RANK_ENVIRONMENT.isBound();
+    private final boolean rankThread = LaunchEnvironment.inRankThread();
     private int nextContext = 2;
 
     Rank(JobInfo job, Config settings) {

@@ -91,6 +91,48 @@ class MpiApiIT {
     }
 
     /**
+     * Ranks as threads of one JVM ({@code --threads}): each rank loads package mpi through a class
+     * loader of its own, so each has its own MPI state, and the programs pass unchanged.
+     */
+    @ParameterizedTest(name = "{0} {2} as 4 threads")
+    @CsvSource({
+        "MpiThreadRanks, thread ranks ok, ''", "MpiThreadRanks, thread ranks ok, from-a-thread",
+        "MpiSendRecv, send/recv ok, ''", "MpiCollectives, collectives ok, ''",
+        "MpiCommunicators, communicators ok, ''", "MpiWindows, windows ok, ''",
+    })
+    void programPassesAsThreads(String program, String passed, String argument) throws Exception {
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "--threads", "-n", "4",
+                "--timeout", "120s", "--cp", Launch.testClasses(), "io.tutti.systest.mpi." + program, argument);
+        assertExit(0, r);
+        assertEquals(4, r.stdout().lines().filter(l -> l.endsWith(": " + passed)).count(), r::toString);
+        r.assertNoJobDirectory();
+    }
+
+    /**
+     * ERRORS_ARE_FATAL and abort in a rank thread: the rank's line, then the launcher's naming it,
+     * and the job ends with its code; the JVM's other ranks do not go on.
+     */
+    @ParameterizedTest(name = "{0} as threads")
+    @CsvSource({
+        "error, 6, 'mpi: rank 3 (MPI.COMM_WORLD): send: invalid destination rank 4'",
+        "abort, 3, 'mpi: MPI_ABORT was called on rank 3 in communicator MPI.COMM_WORLD with error code 3'",
+    })
+    void fatalErrorsInARankThreadEndTheJobNamingIt(String how, int code, String line) throws Exception {
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "--threads", "-n", "4", "--timeout", "120s",
+                "--cp", Launch.testClasses(), "io.tutti.systest.mpi.MpiFatal", how);
+        assertExit(code, r);
+        List<String> said = r.stderr().lines().toList();
+        int rankLine = said.indexOf(said.stream().filter(l -> l.startsWith(line)).findFirst().orElse(""));
+        assertTrue(rankLine >= 0, r::toString);
+        assertTrue(said.indexOf("tutti run: rank 3 exited with code " + code
+                + "; stopping the other ranks (threads of this JVM)") > rankLine, r::toString);
+        assertFalse(r.stdout().contains("not ended"), r::toString);
+        // at once, not at the job's timeout (120 s)
+        assertTrue(r.elapsed().compareTo(Duration.ofSeconds(90)) < 0, r::toString);
+        r.assertNoJobDirectory();
+    }
+
+    /**
      * The default error handler, MPI.ERRORS_ARE_FATAL, and abort: the job ends with the error's class
      * (or abort's code) and one line naming the rank and the call.
      */
