@@ -12,7 +12,8 @@ import java.util.UUID;
  * Runs ranks of a job as threads of this JVM, each with its own launch environment: all of them for
  * tests and small jobs ({@code tutti run --threads} on one host), or one host's ranks in that host's
  * JVM ({@code tutti run --threads} across hosts). When a rank fails, the job is aborted so that the
- * others' blocked calls end with an error rather than wait forever.
+ * others' blocked calls end with an error rather than wait forever; when one ends the job with an
+ * exit status ({@link JobControl#exit}), the wait ends at once with that rank's {@link Exited}.
  */
 public final class ThreadLauncher {
     /** The code one rank runs. */
