@@ -25,8 +25,9 @@ import java.util.Properties;
  *
  * <p>A program joins the job with {@code MPI.Init(args)} (which starts Tutti, {@link Tutti#init}) and
  * leaves it with {@code MPI.Finalize()}; every other call fails with an {@link MPIException} before
- * the one and after the other. The state is the process's, as in the bindings: one rank per JVM
- * (so not under {@code tutti run --threads}, where the ranks are threads of one JVM).
+ * the one and after the other. The state is static, as in the bindings: one rank's per copy of
+ * these classes, so one per JVM, or, under {@code tutti run --threads} (ranks as threads of one
+ * JVM), one per rank thread, whose class loader defines the package anew for that rank.
  */
 public final class MPI {
     private MPI() {
@@ -294,20 +295,30 @@ public final class MPI {
         return provided;
     }
 
-    private static synchronized void start(String[] args, int level) throws MPIException {
-        if (initialized && Thread.currentThread() != mainThread) {
-            // another rank of this JVM: tutti run --threads, which this API's per-JVM state cannot serve
-            throw new MPIException("MPI is already initialized in this JVM, by thread \"" + mainThread.getName()
-                    + "\": the mpi API keeps one rank's state per JVM, so ranks that are threads of one JVM (tutti run"
-                    + " --threads) cannot use it; run one JVM per rank (leave out --threads), or use io.tutti.Tutti");
+    private static void start(String[] args, int level) throws MPIException {
+        Thread me = Thread.currentThread();
+        synchronized (MPI.class) {
+            if (mainThread != null && mainThread != me) {
+                // Another thread of the rank, or another rank that shares these classes: ranks that are
+                // threads started other than by tutti run --threads, whose rank loaders each have their
+                // own. Refused at once: that rank's Init waits for this one to join the job.
+                throw new MPIException("MPI.Init has been called already, by thread \"" + mainThread.getName() + "\": a"
+                        + " rank calls MPI.Init once. If this thread is another rank, its mpi classes are the same as"
+                        + " that thread's (this API keeps one rank's state per copy of its classes): start ranks that"
+                        + " are threads with tutti run --threads, which gives each rank its own copy, or run one JVM"
+                        + " per rank");
+            }
+            if (mainThread != null) {
+                throw new MPIException("MPI is already initialized.");
+            }
+            mainThread = me;
         }
-        if (initialized) {
-            throw new MPIException("MPI is already initialized.");
-        }
+        // outside the lock: Tutti.init waits for every rank to join
         Tutti t;
         try {
             t = Tutti.init(args);
         } catch (TuttiException e) {
+            unclaim();
             throw Errors.of(e, "MPI.Init");
         }
         try {
@@ -317,12 +328,19 @@ public final class MPI {
             INFO_ENV.environment(hostName(), world.size());
         } catch (TuttiException e) {
             t.close();
+            unclaim();
             throw Errors.of(e, "MPI.Init");
         }
-        tutti = t;
-        provided = level;
-        mainThread = Thread.currentThread();
-        initialized = true;
+        synchronized (MPI.class) {
+            tutti = t;
+            provided = level;
+            initialized = true;
+        }
+    }
+
+    /** An Init that failed leaves MPI uninitialized, for another try. */
+    private static synchronized void unclaim() {
+        mainThread = null;
     }
 
     /** The thread level {@link #InitThread} provided ({@link #THREAD_SINGLE} after {@link #Init}). */
@@ -424,11 +442,19 @@ public final class MPI {
         return e;
     }
 
-    /** Ends the job: prints {@code message} on standard error and exits with {@code status}; the launcher stops the rest. */
+    /**
+     * Ends the job: prints {@code message} on standard error and ends this rank with {@code status}
+     * ({@link Tutti#abort}: its JVM exits, or, a rank that is a thread, its launcher ends the job and
+     * names it); the launcher stops the rest.
+     */
     static void end(int status, String message) {
         System.out.flush();
         System.err.println("mpi: " + message);
         System.err.flush();
+        Tutti t = tutti;
+        if (t != null) {
+            t.abort(status);
+        }
         System.exit(status);
     }
 

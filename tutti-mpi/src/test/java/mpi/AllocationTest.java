@@ -57,8 +57,8 @@ class AllocationTest {
     }
 
     /**
-     * Another thread's Init, as a second rank of tutti run --threads would call it, is refused with
-     * the reason and what to do: the API's state is the JVM's.
+     * Another thread's Init, as a second rank sharing these classes would call it (ranks as threads
+     * started other than by tutti run --threads), is refused with the reason and what to do.
      */
     private static void aSecondRankInThisJvmIsRefused() throws MPIException {
         MPIException[] refused = new MPIException[1];
@@ -74,8 +74,8 @@ class AllocationTest {
         } catch (InterruptedException e) {
             throw new AssertionError(e);
         }
-        assertTrue(refused[0] != null && refused[0].getMessage().contains("ranks that are threads of one JVM (tutti run"
-                + " --threads) cannot use it"), String.valueOf(refused[0]));
+        assertTrue(refused[0] != null && refused[0].getMessage().contains("start ranks that are threads with tutti run"
+                + " --threads, which gives each rank its own copy"), String.valueOf(refused[0]));
         assertEquals(1, MPI.COMM_WORLD.getSize(), "the first rank's MPI is untouched");
     }
 

@@ -60,6 +60,14 @@ public abstract class Tutti implements AutoCloseable {
     /** Whether {@link #close()} has run. */
     public abstract boolean isClosed();
 
+    /**
+     * Ends this rank with exit status {@code status}, and with it the job (MPI_ABORT): the launcher
+     * names the rank and stops the others, as when a rank's JVM exits with that status. A rank JVM
+     * exits; a rank that is a thread ({@code tutti run --threads}) stops where it is and its launcher
+     * ends the job, so that its exit does not take the JVM's other ranks down unreported. Never returns.
+     */
+    public abstract void abort(int status);
+
     /** What {@link #init} starts a rank with: the runtime, found with {@link ServiceLoader}. */
     public interface Provider {
         /** Joins the job with {@code program}'s settings over those of the environment and system properties. */

@@ -19,7 +19,8 @@ import java.util.function.UnaryOperator;
  *
  * <p>Its exit code is the job's word for its ranks: 0 when all returned; 1 as soon as one threw
  * (named on standard error; the host's other ranks end with the JVM, as a rank JVM ends with its
- * uncaught exception); a rank's own {@code System.exit} code, which ends every rank of the host. Arguments:
+ * uncaught exception); a rank's own {@code System.exit} code, which ends every rank of the host, or
+ * the status a rank gave {@code Tutti.abort} (named on standard error). Arguments:
  * {@code [--tag-output] CLASSPATH MAIN_CLASS [ARGS...]}, the class path the program's own.
  */
 public final class HostThreads {
@@ -72,12 +73,19 @@ public final class HostThreads {
                     failed(rank, t, err);
                 }
             };
-            ThreadLauncher.run(ranks, null, body, rank -> {
+            ThreadLauncher.Outcome outcome = ThreadLauncher.run(ranks, null, body, rank -> {
                 Map<String, String> own = new HashMap<>(common);
                 own.put(LaunchEnvironment.RANK, Integer.toString(rank));
                 own.put(LaunchEnvironment.LOCAL_RANK, Integer.toString(localFirst + rank - first));
                 return own;
             });
+            // a rank that ended the job with a status (Tutti.abort) ends its host's JVM with it
+            ThreadLauncher.RankResult f = outcome.firstFailure();
+            if (f != null && f.failure() instanceof ThreadLauncher.Exited exited) {
+                err.println("tutti run: rank " + f.rank() + " " + RankProcesses.describeExit(exited.status()));
+                err.flush();
+                return exited.status();
+            }
         }
         return 0;
     }

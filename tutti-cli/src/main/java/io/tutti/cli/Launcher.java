@@ -737,6 +737,12 @@ public final class Launcher {
             // at the deadline the ranks still blocked are aborted and throw: those errors are the
             // timeout's consequence, not failures of their own
             ThreadLauncher.RankResult f = outcome.firstOwnFailure();
+            if (f != null && f.failure() instanceof ThreadLauncher.Exited exited) {
+                // as for a rank process that exits: named, and the job ends with its code
+                say("rank " + f.rank() + " " + RankProcesses.describeExit(exited.status())
+                        + (exited.status() == 0 ? "" : "; stopping the other ranks (threads of this JVM)"));
+                return exited.status();
+            }
             if (f != null) {
                 say("rank " + f.rank() + " failed: " + f.failure());
                 f.failure().printStackTrace(err);

@@ -8,7 +8,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * What ranks that are threads of one JVM need beyond {@link ThreadLauncher}: each runs the program
- * through a class loader of its own (its own statics, as a rank JVM would have), and with
+ * through a class loader of its own (its own statics, as a rank JVM would have), over its own copy
+ * of the mpi API ({@link RankApiLoader}: the API's state is static, one rank's per process), and with
  * {@code --tag-output} every line a rank's threads print is tagged with its rank. One piece of code
  * for both JVMs that run ranks as threads: {@code tutti run --threads} on one host ({@link Launcher})
  * and the JVM that runs one host's ranks across hosts ({@link HostThreads}).
@@ -47,14 +48,16 @@ final class RankThreads implements AutoCloseable {
 
     /**
      * The code of one rank: {@code mainClass} with {@code args}, loaded through a loader of its own
-     * over {@code urls}, whose parent {@code parentOf} makes for each rank from {@code parent} (the
-     * identity, or a loader of classes shipped on standard input, defined anew for every rank).
+     * over {@code urls}, whose parent {@code parentOf} makes for each rank from the rank's own copy of
+     * the mpi API ({@link RankApiLoader} over {@code parent}): the identity, or a loader of classes
+     * shipped on standard input, defined anew for every rank.
      */
     ThreadLauncher.RankBody body(URL[] urls, ClassLoader parent, UnaryOperator<ClassLoader> parentOf,
                                  String mainClass, String[] args) {
         return rank -> {
             RANK_OF_THREAD.set(rank);
-            try (URLClassLoader loader = new URLClassLoader("tutti-rank-" + rank, urls, parentOf.apply(parent))) {
+            ClassLoader api = new RankApiLoader("tutti-rank-" + rank + "-api", parent, mainClass);
+            try (URLClassLoader loader = new URLClassLoader("tutti-rank-" + rank, urls, parentOf.apply(api))) {
                 Thread.currentThread().setContextClassLoader(loader);
                 JobTarget.invokeMain(Class.forName(mainClass, true, loader), args);
             } finally {

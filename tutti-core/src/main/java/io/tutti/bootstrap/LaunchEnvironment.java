@@ -67,6 +67,12 @@ public final class LaunchEnvironment {
     /** Per-rank environment for ranks that run as threads; unbound in ordinary processes. */
     public static final ScopedValue<Map<String, String>> RANK_ENVIRONMENT = ScopedValue.newInstance();
 
+    /**
+     * The environment of the {@link ThreadLauncher} rank thread a thread is, or was started from
+     * (inherited, where a scoped value is not), so a thread the rank starts joins as that rank; null elsewhere.
+     */
+    private static final InheritableThreadLocal<Map<String, String>> OF_RANK_THREAD = new InheritableThreadLocal<>();
+
     private LaunchEnvironment() {
     }
 
@@ -80,6 +86,20 @@ public final class LaunchEnvironment {
 
     /** The environment of the calling rank. */
     public static Map<String, String> current() {
-        return RANK_ENVIRONMENT.isBound() ? RANK_ENVIRONMENT.get() : System.getenv();
+        if (RANK_ENVIRONMENT.isBound()) {
+            return RANK_ENVIRONMENT.get();
+        }
+        Map<String, String> inherited = OF_RANK_THREAD.get();
+        return inherited != null ? inherited : System.getenv();
+    }
+
+    /** Makes the calling thread a rank thread with {@code env}, for the threads it starts too ({@link ThreadLauncher}). */
+    static void enterRankThread(Map<String, String> env) {
+        OF_RANK_THREAD.set(env);
+    }
+
+    /** Whether the calling thread is a {@link ThreadLauncher} rank thread, or was started by one. */
+    public static boolean inRankThread() {
+        return OF_RANK_THREAD.get() != null;
     }
 }

@@ -39,6 +39,8 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     private final String address;
     private final int rank;
     private final Duration timeout;
+    /** How often a wait for the launcher's answer looks whether this JVM's job was aborted ({@link JobControl}). */
+    private static final long ABORT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private volatile String networkAddress;
     private final Map<Integer, CompletableFuture<String>> pending = new ConcurrentHashMap<>();
     private final Consumer<String> onLost;
@@ -338,7 +340,25 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
             }
         }
         try {
-            return answer.get(waitNanos, TimeUnit.NANOSECONDS);
+            // in slices: ranks that are threads of this JVM stop waiting once their job is aborted (a
+            // rank thread failed before it joined), as a rank process's launcher would stop it
+            long deadline = System.nanoTime() + waitNanos;
+            while (true) {
+                long left = deadline - System.nanoTime();
+                try {
+                    return answer.get(Math.min(left, ABORT_POLL_NANOS), TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    String aborted = JobControl.abortReason();
+                    if (aborted != null) {
+                        pending.remove(id);
+                        throw new IllegalStateException("rendezvous " + what + " failed: the job is being stopped: "
+                                + aborted, e);
+                    }
+                    if (left <= ABORT_POLL_NANOS) {
+                        throw e;
+                    }
+                }
+            }
         } catch (TimeoutException e) {
             pending.remove(id);
             throw new TimeoutException("no answer to rendezvous " + what + " within " + timeout.toMillis()

@@ -12,7 +12,8 @@ import java.util.UUID;
  * Runs ranks of a job as threads of this JVM, each with its own launch environment: all of them for
  * tests and small jobs ({@code tutti run --threads} on one host), or one host's ranks in that host's
  * JVM ({@code tutti run --threads} across hosts). When a rank fails, the job is aborted so that the
- * others' blocked calls end with an error rather than wait forever.
+ * others' blocked calls end with an error rather than wait forever; when one ends the job with an
+ * exit status ({@link JobControl#exit}), the wait ends at once with that rank's {@link Exited}.
  */
 public final class ThreadLauncher {
     /** The code one rank runs. */
@@ -48,6 +49,27 @@ public final class ThreadLauncher {
         public RankResult firstOwnFailure() {
             RankResult f = firstFailure();
             return f == null || f.afterTimeout() ? null : f;
+        }
+    }
+
+    /** How often a launcher waiting for its rank threads looks whether one ended the job ({@link JobControl#exit}). */
+    private static final Duration EXIT_POLL = Duration.ofMillis(50);
+
+    /**
+     * The failure of a rank thread that ended the job with an exit status ({@code Tutti.abort}, so
+     * {@link JobControl#exit}): the thread is parked, and the job's exit code is {@code status}.
+     */
+    public static final class Exited extends Exception {
+        private final int status;
+
+        Exited(int rank, int status) {
+            super("rank " + rank + " ended the job with exit status " + status, null, false, false);
+            this.status = status;
+        }
+
+        /** The exit status the rank gave. */
+        public int status() {
+            return status;
         }
     }
 
@@ -115,36 +137,47 @@ public final class ThreadLauncher {
                 final int slot = i;
                 final int rank = ranks[i];
                 Map<String, String> frozen = Map.copyOf(envOf.apply(rank));
-                threads[i] = Thread.ofPlatform().name("tutti-rank-" + rank).unstarted(() ->
-                        ScopedValue.where(LaunchEnvironment.RANK_ENVIRONMENT, frozen).run(() -> {
-                            try {
-                                body.run(rank);
-                            } catch (Throwable t) {
-                                failedAt[slot] = System.nanoTime();
-                                failures[slot] = t;
-                                JobControl.abort("rank " + rank + " failed: " + t);
-                            }
-                        }));
+                threads[i] = Thread.ofPlatform().name("tutti-rank-" + rank).unstarted(() -> {
+                    LaunchEnvironment.enterRankThread(frozen);
+                    ScopedValue.where(LaunchEnvironment.RANK_ENVIRONMENT, frozen).run(() -> {
+                        try {
+                            body.run(rank);
+                        } catch (Throwable t) {
+                            failedAt[slot] = System.nanoTime();
+                            failures[slot] = t;
+                            JobControl.abort("rank " + rank + " failed: " + t);
+                        }
+                    });
+                });
             }
             for (Thread t : threads) {
                 t.start();
             }
             long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
             for (Thread t : threads) {
-                if (timeout == null) {
-                    t.join();
-                    continue;
-                }
-                long left = deadline - System.nanoTime();
-                if (left > 0) {
-                    t.join(Duration.ofNanos(left));
+                // in slices: a rank thread that ended the job (JobControl.exit) parks for good
+                while (t.isAlive() && JobControl.exited() == null) {
+                    long slice = EXIT_POLL.toNanos();
+                    if (timeout != null) {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0) {
+                            break;
+                        }
+                        slice = Math.min(slice, left);
+                    }
+                    t.join(Duration.ofNanos(slice));
                 }
             }
+            JobControl.Exit exit = JobControl.exited();
             List<Integer> running = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 if (threads[i].isAlive()) {
                     running.add(ranks[i]);
                 }
+            }
+            if (exit != null) {
+                // the job ends with the exit status, as when a rank JVM exits: no waiting for the rest
+                running.clear();
             }
             if (!running.isEmpty()) {
                 timeoutAbortAt[0] = System.nanoTime();
@@ -158,8 +191,13 @@ public final class ThreadLauncher {
                     t.join(2000);
                 }
             }
+            exit = JobControl.exited();
             List<RankResult> results = new ArrayList<>();
             for (int i = 0; i < count; i++) {
+                if (exit != null && exit.rank() == ranks[i] && failures[i] == null) {
+                    failures[i] = new Exited(exit.rank(), exit.status());
+                    failedAt[i] = exit.atNanos();
+                }
                 results.add(new RankResult(ranks[i], failures[i], failedAt[i],
                         failures[i] != null && failedAt[i] - timeoutAbortAt[0] >= 0));
             }

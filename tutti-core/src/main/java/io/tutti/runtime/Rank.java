@@ -5,8 +5,11 @@ import io.tutti.Config;
 import io.tutti.Metrics;
 import io.tutti.Tutti;
 import io.tutti.TuttiException;
+import io.tutti.bootstrap.JobControl;
 import io.tutti.bootstrap.JobInfo;
+import io.tutti.bootstrap.LaunchEnvironment;
 import io.tutti.bootstrap.Node;
+import io.tutti.bootstrap.ThreadLauncher;
 import io.tutti.coll.CollConfig;
 import io.tutti.coll.Selector;
 import io.tutti.coll.inc.InNetworkGroup;
@@ -37,6 +40,8 @@ public final class Rank extends Tutti {
     private final RmaConfig rma;
     private final Selector selector;
     private final Communicator world;
+    /** Whether this rank is a thread of a JVM that runs several ({@link ThreadLauncher}); fixed at init. */
+    private final boolean rankThread = LaunchEnvironment.inRankThread();
     private int nextContext = 2;
 
     Rank(JobInfo job, Config settings) {
@@ -110,6 +115,17 @@ public final class Rank extends Tutti {
     @Override
     public boolean isClosed() {
         return engine.isClosed();
+    }
+
+    @Override
+    public void abort(int status) {
+        System.out.flush();
+        System.err.flush();
+        if (rankThread) {
+            // System.exit would end the JVM's other ranks with it, before their launcher could say why
+            JobControl.exit(job.rank(), status);
+        }
+        System.exit(status);
     }
 
     /** The collectives' settings. */

@@ -38,6 +38,12 @@ class RendezvousTest {
     @TempDir
     Path tmp;
 
+    @org.junit.jupiter.api.BeforeEach
+    void noAbortedJob() {
+        // an earlier thread job of this JVM may have left its abort, which ends rendezvous waits
+        JobControl.reset();
+    }
+
     private RendezvousServer server(int size) throws IOException {
         return new RendezvousServer("job1", SECRET, size, tmp.resolve("r.sock"), new InetSocketAddress("127.0.0.1", 0));
     }
@@ -102,6 +108,33 @@ class RendezvousTest {
             assertTrue(e.getMessage().contains("did every rank start"), e.getMessage());
             a.put("later", "x");
             assertEquals("x", a.get(0, "later"));
+        }
+    }
+
+    /** Rank threads of one JVM: a wait for a rank that failed before it joined ends once the job is aborted. */
+    @Test
+    void aWaitEndsWhenThisJvmsJobIsAborted() throws Exception {
+        JobControl.reset();
+        try (RendezvousServer s = server(2);
+             RendezvousClient a = client(tcp(s), 0, SECRET, new CopyOnWriteArrayList<>())) {
+            CompletableFuture<Void> fence = CompletableFuture.runAsync(() -> {
+                try {
+                    a.fence();
+                } catch (TimeoutException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            Thread.sleep(300);
+            assertFalse(fence.isDone(), "the fence waits for rank 1");
+            long start = System.nanoTime();
+            JobControl.abort("rank 1 failed: boom");
+            var e = assertThrows(java.util.concurrent.ExecutionException.class, () -> fence.get(10, TimeUnit.SECONDS));
+            // well before the 20 s the rendezvous waits
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10));
+            assertTrue(e.getCause().getMessage().contains("the job is being stopped: rank 1 failed: boom"),
+                    e.getCause().getMessage());
+        } finally {
+            JobControl.reset();
         }
     }
 

@@ -4,6 +4,7 @@ import static io.tutti.systest.ClusterRunIT.assertNoJobDirectories;
 import static io.tutti.systest.ClusterRunIT.read;
 import static io.tutti.systest.ClusterRunIT.runWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -81,6 +82,33 @@ class ClusterThreadsIT {
                     r::toString);
             assertTrue(r.stderr().contains("tutti run: ranks 1-2 (threads of one JVM) on host " + c.host(1)
                     + " (through 'ssh -F " + c.sshConfig() + "') exited with code 1"), r::toString);
+            assertNothingLeft(c, 2);
+        }
+    }
+
+    /**
+     * A program of the mpi API, unchanged, as threads of one JVM per host: each rank has its own MPI
+     * state. Then abort on the second host's last rank ends that host's JVM with its code, the rank
+     * named there and its host's ranks by the launcher.
+     */
+    @Test
+    void mpiProgramsRunAsThreadsAcrossHosts() throws Exception {
+        try (Cluster c = Cluster.start(2)) {
+            List<String> hosts = List.of("--threads", "--host", c.host(0) + ":2," + c.host(1) + ":2");
+            Cluster.Result r = c.exec(0, Duration.ofSeconds(150), runWith(c, hosts, "100s",
+                    "io.tutti.systest.mpi.MpiThreadRanks").toArray(String[]::new));
+            assertEquals(0, r.exitCode(), r::toString);
+            assertEquals(4, r.stdout().lines().filter(l -> l.endsWith(" of 4: thread ranks ok")).count(), r::toString);
+            assertNothingLeft(c, 2);
+
+            Cluster.Result abort = c.exec(0, Duration.ofSeconds(150), runWith(c, hosts, "100s",
+                    "io.tutti.systest.mpi.MpiFatal", "abort").toArray(String[]::new));
+            assertEquals(3, abort.exitCode(), abort::toString);
+            assertTrue(abort.stderr().contains("mpi: MPI_ABORT was called on rank 3 in communicator MPI.COMM_WORLD"
+                    + " with error code 3"), abort::toString);
+            assertTrue(abort.stderr().contains("tutti run: rank 3 exited with code 3"), abort::toString);
+            assertTrue(abort.stderr().contains("ranks 2-3 (threads of one JVM) on host " + c.host(1)), abort::toString);
+            assertFalse(abort.stdout().contains("not ended"), abort::toString);
             assertNothingLeft(c, 2);
         }
     }

@@ -91,20 +91,54 @@ class MpiApiIT {
     }
 
     /**
-     * The default error handler, MPI.ERRORS_ARE_FATAL, and abort: the job ends with the error's class
-     * (or abort's code) and one line naming the rank and the call.
+     * Ranks as threads of one JVM ({@code --threads}): each rank loads package mpi through a class
+     * loader of its own, so each has its own MPI state, and the programs pass unchanged.
      */
-    @ParameterizedTest(name = "{0}")
+    @ParameterizedTest(name = "{0} {2} as 4 threads")
     @CsvSource({
-        "error, 6, 'mpi: rank 1 (MPI.COMM_WORLD): send: invalid destination rank 2'",
-        "abort, 3, 'mpi: MPI_ABORT was called on rank 1 in communicator MPI.COMM_WORLD with error code 3'",
+        "MpiThreadRanks, thread ranks ok, ''", "MpiThreadRanks, thread ranks ok, from-a-thread",
+        "MpiSendRecv, send/recv ok, ''", "MpiCollectives, collectives ok, ''",
+        "MpiCommunicators, communicators ok, ''", "MpiWindows, windows ok, ''",
     })
-    void fatalErrorsEndTheJob(String how, int code, String line) throws Exception {
-        Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", "2", "--timeout", "120s",
-                "--cp", Launch.testClasses(), "io.tutti.systest.mpi.MpiFatal", how);
+    void programPassesAsThreads(String program, String passed, String argument) throws Exception {
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "--threads", "-n", "4",
+                "--timeout", "120s", "--cp", Launch.testClasses(), "io.tutti.systest.mpi." + program, argument);
+        assertExit(0, r);
+        assertEquals(4, r.stdout().lines().filter(l -> l.endsWith(": " + passed)).count(), r::toString);
+        r.assertNoJobDirectory();
+    }
+
+    /**
+     * The default error handler, MPI.ERRORS_ARE_FATAL, and abort: the job ends with the error's class
+     * (or abort's code) and one line naming the rank and the call, at once (not at the job's
+     * timeout). With ranks as threads of one JVM (4 of them), the launcher's line naming the rank
+     * follows; the JVM's other ranks do not go on.
+     */
+    @ParameterizedTest(name = "{0} with {1}")
+    @CsvSource({
+        "error, processes, 6, 'mpi: rank 1 (MPI.COMM_WORLD): send: invalid destination rank 2'",
+        "abort, processes, 3, 'mpi: MPI_ABORT was called on rank 1 in communicator MPI.COMM_WORLD with error code 3'",
+        "error, threads, 6, 'mpi: rank 3 (MPI.COMM_WORLD): send: invalid destination rank 4'",
+        "abort, threads, 3, 'mpi: MPI_ABORT was called on rank 3 in communicator MPI.COMM_WORLD with error code 3'",
+    })
+    void fatalErrorsEndTheJob(String how, String as, int code, String line) throws Exception {
+        boolean threads = as.equals("threads");
+        List<String> run = new java.util.ArrayList<>(List.of("run", "--verbose", "-n", threads ? "4" : "2"));
+        if (threads) {
+            run.add("--threads");
+        }
+        run.addAll(List.of("--timeout", "120s", "--cp", Launch.testClasses(), "io.tutti.systest.mpi.MpiFatal", how));
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(140), run.toArray(String[]::new));
         assertExit(code, r);
-        assertTrue(r.stderr().lines().anyMatch(l -> l.startsWith(line)), r::toString);
+        List<String> said = r.stderr().lines().toList();
+        int rankLine = said.indexOf(said.stream().filter(l -> l.startsWith(line)).findFirst().orElse(""));
+        assertTrue(rankLine >= 0, r::toString);
+        if (threads) {
+            assertTrue(said.indexOf("tutti run: rank 3 exited with code " + code
+                    + "; stopping the other ranks (threads of this JVM)") > rankLine, r::toString);
+        }
         assertFalse(r.stdout().contains("not ended"), r::toString);
+        assertTrue(r.elapsed().compareTo(Duration.ofSeconds(90)) < 0, r::toString);
         r.assertNoJobDirectory();
     }
 }

@@ -68,17 +68,21 @@ class MpiToolsIT {
     void theJacobiSampleCompilesAndRunsThroughTheTools() throws Exception {
         Out javac = tool(BIN.resolve("tutti-mpijavac"), "-d", "classes", JACOBI.toString());
         assertEquals(0, javac.code(), javac::toString);
-        String[] sums = new String[2];
-        int[] ranks = {1, 4};
-        for (int i = 0; i < 2; i++) {
-            Out run = tool(BIN.resolve("tutti-mpirun"), "-np", Integer.toString(ranks[i]), "--timeout", "120",
-                    "--map-by", "core", "java", "-cp", "classes", "io.tutti.samples.mpi.Jacobi", "48", "100");
+        String[] sums = new String[3];
+        // 1 and 4 ranks as processes, and 4 as threads of one JVM
+        String[][] how = {{"-np", "1"}, {"-np", "4"}, {"--threads", "-np", "4"}};
+        for (int i = 0; i < how.length; i++) {
+            List<String> args = new ArrayList<>(List.of(how[i]));
+            args.addAll(List.of("--timeout", "120", "--map-by", "core", "java", "-cp", "classes",
+                    "io.tutti.samples.mpi.Jacobi", "48", "100"));
+            Out run = tool(BIN.resolve("tutti-mpirun"), args.toArray(String[]::new));
             assertEquals(0, run.code(), run::toString);
             Matcher m = SUM.matcher(run.stdout());
             assertTrue(m.find(), run::toString);
             sums[i] = m.group(1) + " " + m.group(2);
         }
         assertEquals(sums[0], sums[1], "the same answer on 1 and 4 ranks");
+        assertEquals(sums[1], sums[2], "the same answer on 4 ranks as threads");
     }
 
     @Test
