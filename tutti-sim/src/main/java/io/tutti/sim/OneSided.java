@@ -19,7 +19,11 @@ import java.util.List;
  *   <li>The target applies a record when it has taken it in (the arrival rule's O covers the copy into
  *       the window; an accumulate adds s·reduce_per_byte), then answers with one cumulative
  *       acknowledgement of 0 bytes, unless it is still busy with a later record: one answer per pass.</li>
- *   <li>A get sends the pending batch, then a request of 0 bytes; the target answers with s bytes.</li>
+ *   <li>A get of s ≤ min(batch limit, frame) bytes is an entry of 16 bytes in the batch, which goes out
+ *       first when the entry or the batch's replies (their s together) would not fit. The target answers
+ *       a batch's gets with one record of their bytes once it has taken the batch in; a batch of gets
+ *       only is not acknowledged (rule 4). A larger get sends the pending batch, then a request of 0
+ *       bytes; the target answers with s bytes.</li>
  *   <li>A flush sends the pending batch and completes when every record is acknowledged and every
  *       get answered; the next round starts then.</li>
  * </ol>
@@ -60,6 +64,8 @@ public final class OneSided {
     private static final int ACK = 1;
     private static final int REQUEST = 2;
     private static final int REPLY = 3;
+    /** A batch of gets only: answered by its reply, not acknowledged (rule 5). */
+    private static final int GETS = 4;
 
     private OneSided() {
     }
@@ -83,7 +89,10 @@ public final class OneSided {
         private final long[] cpu = new long[2];
         private final long[] nicSend = new long[2];
         private final long[] nicRecv = new long[2];
-        /** Per record sent: its kind, bytes, destination, and for an acknowledgement the data records it covers. */
+        /**
+         * Per record sent: its kind, bytes, destination, what it covers (an acknowledgement: the data
+         * records; a reply: the gets), and for a batch the gets in it and their bytes.
+         */
         private final List<long[]> records = new ArrayList<>();
         private final boolean charges;
         private final int issue;
@@ -93,6 +102,8 @@ public final class OneSided {
         private int round;
         private int op;
         private long batchFill;
+        private int batchGets;
+        private long batchGetBytes;
         private long dataSent;
         private long dataApplied;
         private long dataAcked;
@@ -137,10 +148,18 @@ public final class OneSided {
                 return;
             }
             op++;
-            if (pat.kind() == Kind.GET) {
+            long limit = Math.min(pat.batch(), pat.frame());
+            if (pat.kind() == Kind.GET && pat.batch() > 0 && ENTRY_BYTES <= limit && s <= limit) {
+                if (batchFill + ENTRY_BYTES > limit || batchGetBytes + s > limit) {
+                    sendBatch();
+                }
+                batchFill += ENTRY_BYTES;
+                batchGets++;
+                batchGetBytes += s;
+            } else if (pat.kind() == Kind.GET) {
                 sendBatch();
                 getsOut++;
-                send(0, 1, REQUEST, 0, 0);
+                send(0, 1, REQUEST, 0, 0, 0, 0);
             } else if (pat.batch() > 0 && ENTRY_BYTES + s <= Math.min(pat.batch(), pat.frame())) {
                 if (batchFill + ENTRY_BYTES + s > Math.min(pat.batch(), pat.frame())) {
                     sendBatch();
@@ -149,30 +168,35 @@ public final class OneSided {
                 batchFill += ENTRY_BYTES + s;
             } else {
                 sendBatch();
-                send(0, 1, DATA, s, 0);
+                send(0, 1, DATA, s, 0, 0, 0);
             }
             loop.schedule(issue, cpu[0], 0);
         }
 
         private void sendBatch() {
             if (batchFill > 0) {
-                send(0, 1, DATA, batchFill, 0);
+                boolean onlyGets = batchFill == (long) batchGets * ENTRY_BYTES;
+                getsOut += batchGets;
+                send(0, 1, onlyGets ? GETS : DATA, batchFill, 0, batchGets, batchGetBytes);
                 batchFill = 0;
+                batchGets = 0;
+                batchGetBytes = 0;
             }
         }
 
         /**
          * HostModel's SEND rule from rank {@code from}; the record's arrival is an event. {@code covers}:
-         * for an acknowledgement, the data records it answers.
+         * for an acknowledgement the data records it answers, for a reply its gets; {@code gets} and
+         * {@code getBytes}: a batch's gets and the bytes they read.
          */
-        private void send(int from, int to, int kind, long bytes, long covers) {
+        private void send(int from, int to, int kind, long bytes, long covers, int gets, long getBytes) {
             long ts = Math.max(cpu[from], nicSend[from]);
             cpu[from] = ts + p.os() + times(bytes, p.O());
             nicSend[from] = ts + p.g() + (charges ? times(bytes, p.G()) : 0);
             if (kind == DATA) {
                 dataSent++;
             }
-            records.add(new long[] {kind, bytes, to, covers});
+            records.add(new long[] {kind, bytes, to, covers, gets, getBytes});
             net.carry(ts + p.os(), from, to, bytes, arrive, records.size() - 1);
         }
 
@@ -191,18 +215,27 @@ public final class OneSided {
                         cpu[at] += Math.round(bytes * p.reducePerByte());
                     }
                     dataApplied++;
+                    reply(r);
                     loop.schedule(answer, cpu[at], 0);
                 }
-                case REQUEST -> send(1, 0, REPLY, pat.bytes(), 0);
+                case GETS -> reply(r);
+                case REQUEST -> send(1, 0, REPLY, pat.bytes(), 1, 0, 0);
                 case ACK -> {
                     acknowledged = Math.max(acknowledged, r[3]);
                     flushDone();
                 }
                 case REPLY -> {
-                    getsOut--;
+                    getsOut -= (int) r[3];
                     flushDone();
                 }
                 default -> throw new SimulationException("unknown record kind " + kind);
+            }
+        }
+
+        /** The target's one record of a batch's get data, if it had gets (rule 5). */
+        private void reply(long[] batch) {
+            if (batch[4] > 0) {
+                send(1, 0, REPLY, batch[5], batch[4], 0, 0);
             }
         }
 
@@ -212,7 +245,7 @@ public final class OneSided {
                 return;
             }
             dataAcked = dataApplied;
-            send(1, 0, ACK, 0, dataAcked);
+            send(1, 0, ACK, 0, dataAcked, 0, 0);
         }
 
         private void flushDone() {

@@ -19,8 +19,8 @@ public final class TuttiRmaExperiment implements PaperExperiment {
     private static final int ROUNDS = 20;
     private static final int WINDOW = 64;
     private static final long MIB = 1 << 20;
-    private static final double BAND = 2.7;
-    private static final int WITHIN = 3;
+    private static final double BAND = 0.76;
+    private static final int WITHIN = 1;
 
     /** A measured figure: the benchmark, its size, the value (µs per operation, or MB/s for the bandwidths). */
     private record Measured(String bench, OneSided.Kind kind, long bytes, double value) {
@@ -30,16 +30,16 @@ public final class TuttiRmaExperiment implements PaperExperiment {
     }
 
     // docs/perf/rma.md, "The simulator's one-sided model": medians of three runs of bench/compare-rma.sh 3 --net,
-    // 2026-11-27 08:00-08:04 UTC, right after the LogGP run of tutti-rails.cal
+    // 2026-11-27 13:53-13:58 UTC, right after the LogGP run of tutti-rails.cal (gets packed in the batch)
     private static final List<Measured> MEASURED = List.of(
-            new Measured("put", OneSided.Kind.PUT, 8, 12.76),
-            new Measured("put", OneSided.Kind.PUT, MIB, 377.14),
-            new Measured("get", OneSided.Kind.GET, 8, 13.69),
-            new Measured("get", OneSided.Kind.GET, MIB, 489.29),
-            new Measured("putbw", OneSided.Kind.PUT, 8, 41.3),
-            new Measured("putbw", OneSided.Kind.PUT, MIB, 1830.1),
-            new Measured("getbw", OneSided.Kind.GET, 8, 0.9),
-            new Measured("getbw", OneSided.Kind.GET, MIB, 1745.6));
+            new Measured("put", OneSided.Kind.PUT, 8, 12.31),
+            new Measured("put", OneSided.Kind.PUT, MIB, 371.10),
+            new Measured("get", OneSided.Kind.GET, 8, 14.62),
+            new Measured("get", OneSided.Kind.GET, MIB, 772.32),
+            new Measured("putbw", OneSided.Kind.PUT, 8, 36.3),
+            new Measured("putbw", OneSided.Kind.PUT, MIB, 1294.8),
+            new Measured("getbw", OneSided.Kind.GET, 8, 27.8),
+            new Measured("getbw", OneSided.Kind.GET, MIB, 1393.6));
 
     private TuttiRmaExperiment() {
     }

@@ -59,8 +59,38 @@ class OneSidedTest {
     }
 
     @Test
-    void aGetIsARequestAndAReplyOfItsBytes() {
-        assertEquals(OS + L + OR + OS + L + OR + 7, round(OneSided.Pattern.of(OneSided.Kind.GET, 8, 1)));
+    void aSmallGetIsABatchEntryAndItsReplyHoldsItsBytes() {
+        // the batch (one 16-byte entry) out, taken in with (16 - 1) G, the reply of 8 bytes back
+        assertEquals(OS + L + OR + 15 + OS + L + OR + 7, round(OneSided.Pattern.of(OneSided.Kind.GET, 8, 1)));
+    }
+
+    @Test
+    void aWindowOfSmallGetsIsOneBatchAndOneReply() {
+        // 64 entries of 16 bytes out, one reply of 64 x 8 bytes back, and no acknowledgement
+        assertEquals(OS + L + OR + (64 * 16 - 1) + OS + L + OR + (64 * 8 - 1),
+                round(OneSided.Pattern.of(OneSided.Kind.GET, 8, 64)));
+    }
+
+    @Test
+    void aBatchLeavesBeforeAGetWhoseReplyWouldNotFit() {
+        // two gets of 4 KiB fill a batch's 8192 bytes of replies, so the third starts a second batch: the
+        // first (32 bytes) leaves at 0, the second (16 bytes) at the flush, 100. The target takes the first
+        // in until 1100 + 50 + 31 = 1181 and answers 8192 bytes (its NIC busy until 1181 + 10 + 8191 =
+        // 9382), takes the second in until 1346, answers 4096 bytes when its NIC is free: sent at 9482,
+        // there at 10482. The origin takes the first reply in from 2281 until 2281 + 50 + 8191 = 10522,
+        // the second until 10522 + 50 + 4095 = 14667.
+        assertEquals(14667, round(OneSided.Pattern.of(OneSided.Kind.GET, 4096, 3)));
+    }
+
+    @Test
+    void aLargeGetIsARequestAndAReplyOfItsBytes() {
+        long s = 1 << 20;
+        assertEquals(OS + L + OR + OS + L + OR + (s - 1), round(OneSided.Pattern.of(OneSided.Kind.GET, s, 1)));
+    }
+
+    @Test
+    void withoutPackingEachGetIsARequestAndAReply() {
+        assertEquals(OS + L + OR + OS + L + OR + 7, round(new OneSided.Pattern(OneSided.Kind.GET, 8, 1, 0, 64 * 1024)));
     }
 
     @Test
