@@ -654,8 +654,9 @@ public abstract class Communicator extends TypedCalls {
     /**
      * Creates a dynamic window (MPI_Win_create_dynamic): no memory at first; each rank then
      * {@link Window#attach}es regions of its own memory and tells its peers their addresses, which
-     * they use as displacements (unit 1 byte). All ranks of the communicator must run on one host, for
-     * now. Collective; see {@link Window#attach}.
+     * they use as displacements (unit 1 byte). Across hosts each target checks the addresses against
+     * its regions as records arrive, and a refusal fails the origin's flush. Collective; see
+     * {@link Window#attach}.
      */
     public final Window createDynamicWindow() {
         return openWindow(WindowKind.DYNAMIC, null, 0, 1);

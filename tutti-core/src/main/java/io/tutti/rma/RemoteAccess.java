@@ -54,6 +54,8 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     private final WindowArea own;
     /** This rank's window memory, reachable from any thread (the progress agent's too). */
     private final MemorySegment memory;
+    /** Where in {@link #memory} records may land: the window's bytes, or a dynamic window's regions. */
+    private final Extent extent;
     /** Records numbered per target as origin, applied and answered per origin as target. */
     private final Answers answers;
     /** Origin: the small operations per target not sent yet. */
@@ -136,6 +138,14 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     @SuppressWarnings("unchecked")
     RemoteAccess(Engine engine, int context, int tag, int[] group, int me, boolean[] remote, WindowArea own,
                  MemorySegment memory, int batchBytes, int replySlots) {
+        this(engine, context, tag, group, me, remote, own, memory, Extent.of(memory.byteSize()), batchBytes,
+                replySlots);
+    }
+
+    /** As above, records checked against {@code extent} of {@code memory} (a dynamic window: all memory, its regions). */
+    RemoteAccess(Engine engine, int context, int tag, int[] group, int me, boolean[] remote, WindowArea own,
+                 MemorySegment memory, Extent extent, int batchBytes, int replySlots) {
+        this.extent = extent;
         this.engine = engine;
         this.context = context;
         this.tag = tag;
@@ -1005,7 +1015,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
         boolean numbered = op == RmaWire.PUT || op == RmaWire.ACC || op == RmaWire.BATCH;
         refuser.record(origin, numbered ? 0 : handle, numbered ? total : 0);
         String cause = op == RmaWire.BATCH ? null
-                : RmaWire.refusal(op, peerHandle, address, total, length, memory.byteSize(), me);
+                : RmaWire.refusal(op, peerHandle, address, total, length, extent, me);
         if (cause != null) {
             refuser.refuse(cause);
             if (op == RmaWire.PUT) {
@@ -1025,7 +1035,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
                 int gets = (int) Math.max(0, Math.min(peerHandle, Integer.MAX_VALUE));
                 refuser.batch(handle, gets, engine.maxRmaPayload(dest));
                 try {
-                    RmaBatch.apply(data, dataOffset, length, memory, me, refuser.replyBytes(), refuser);
+                    RmaBatch.apply(data, dataOffset, length, memory, extent, me, refuser.replyBytes(), refuser);
                 } finally {
                     if (lock) {
                         own.unlockAccumulate();
@@ -1127,7 +1137,7 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
      * at {@code next}, up to {@code end}, when the put goes on (a frame names its put's end); else none.
      */
     private void expectPut(int origin, long next, long end) {
-        boolean goesOn = end > next && next > 0 && end <= memory.byteSize();
+        boolean goesOn = end > next && next > 0 && extent.holds(next, end - next);
         putNext[origin] = goesOn ? next : -1;
         putEnd[origin] = goesOn ? end : 0;
     }

@@ -255,8 +255,13 @@ final class RmaBatch {
 
     static int apply(MemorySegment data, long offset, int length, MemorySegment memory, int rank, int replyBytes,
                      Refusals refusals) {
+        return apply(data, offset, length, memory, Extent.of(memory.byteSize()), rank, replyBytes, refusals);
+    }
+
+    /** As above, the entries checked against {@code extent} of {@code memory} (a dynamic window's: its regions). */
+    static int apply(MemorySegment data, long offset, int length, MemorySegment memory, Extent extent, int rank,
+                     int replyBytes, Refusals refusals) {
         long end = offset + length;
-        long windowBytes = memory.byteSize();
         int refused = 0;
         int gets = 0;
         long read = 0;
@@ -272,7 +277,7 @@ final class RmaBatch {
             long from = p + ENTRY_HEADER;
             long carried = carried(word);
             String cause = kind == RmaWire.PUT || kind == RmaWire.ACC || replied(kind)
-                    ? RmaWire.refusal(kind, word, at, bytes, (int) carried, windowBytes, rank)
+                    ? RmaWire.refusal(kind, word, at, bytes, (int) carried, extent, rank)
                     : "an entry of kind " + kind + ", which batches do not carry";
             if (cause == null && replied(kind) && read + bytes > replyBytes) {
                 cause = RmaWire.name(kind) + " of " + bytes + " bytes at byte offset " + at + ", beyond the " + replyBytes

@@ -96,19 +96,20 @@ final class RmaWire {
 
     /**
      * Why the target cannot apply a data record (or batch entry) of {@code op} with these header
-     * fields and {@code length} payload bytes to its window of {@code windowBytes}, or null when it
+     * fields and {@code length} payload bytes to its window's {@code extent}, or null when it
      * can: the cause, worded for the origin's error ({@code rank} is the target's rank in the window).
      */
-    static String refusal(int op, long peerHandle, long address, long total, int length, long windowBytes, int rank) {
+    static String refusal(int op, long peerHandle, long address, long total, int length, Extent extent, int rank) {
         long bytes = switch (op) {
             case GET -> total;
             case ACC, GET_ACC -> bytes(peerHandle);
             case CAS -> length / 2;
             default -> length;
         };
-        String what = name(op) + " of " + bytes + " bytes at byte offset " + address;
-        if (address < 0 || bytes < 0 || address > windowBytes - bytes) {
-            return what + ", which lies outside rank " + rank + "'s window of " + windowBytes + " bytes";
+        String what = name(op) + " of " + bytes + " bytes at " + (extent instanceof Extent.Attached ? "address 0x"
+                + Long.toHexString(address) : "byte offset " + address);
+        if (bytes < 0 || !extent.holds(address, bytes)) {
+            return what + ", which lies outside " + extent.describe(rank);
         }
         if (op == ACC || op == GET_ACC || op == CAS) {
             Datatype type = type(peerHandle);

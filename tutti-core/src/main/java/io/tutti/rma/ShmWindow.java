@@ -135,8 +135,8 @@ public final class ShmWindow extends Window {
      * regions it attaches ({@link RegionTable}), and displacements are addresses in them.
      */
     public static ShmWindow openDynamic(Engine engine, int context, int sequence, int[] group, int rank,
-                                        Runnable barrier) {
-        return open(engine, context, sequence, group, rank, null, 0, 1, KIND_DYNAMIC, barrier, null, null);
+                                        Runnable barrier, long[] sizes, RmaConfig config) {
+        return open(engine, context, sequence, group, rank, null, 0, 1, KIND_DYNAMIC, barrier, sizes, config);
     }
 
     private static ShmWindow open(Engine engine, int context, int sequence, int[] group, int rank, MemorySegment memory,
@@ -171,11 +171,14 @@ public final class ShmWindow extends Window {
                 }
                 // served where records arrive, whether or not this rank's application calls Tutti
                 engine.startProgressAgent();
-                MemorySegment reachable = memory != null
+                // a dynamic window's records land at the addresses of the regions this rank attaches
+                MemorySegment reachable = dynamic ? EVERYTHING : memory != null
                         ? MemorySegment.ofAddress(memory.address()).reinterpret(windowBytes)
                         : mine.asSlice(WindowAreaDescriptor.dataOffset(n), windowBytes);
+                Extent extent = dynamic ? Extent.attached(new RegionTable(mine.asSlice(WindowAreaDescriptor.dataOffset(n),
+                        WindowAreaDescriptor.REGION_TABLE_BYTES))) : Extent.of(reachable.byteSize());
                 net = new RemoteAccess(engine, context, sequence, group, rank, remote, new WindowArea(mine), reachable,
-                        config.batchBytes(), config.replies());
+                        extent, config.batchBytes(), config.replies());
                 net.open();
             }
             barrier.run();
@@ -435,7 +438,8 @@ public final class ShmWindow extends Window {
 
     @Override
     protected void checkAttached(String what, int target, long address, long length) {
-        if (length > 0 && regions[target].find(address, length) < 0) {
+        // a target across the network checks its own regions: a refusal fails the flush (Extent)
+        if (length > 0 && regions[target] != null && regions[target].find(address, length) < 0) {
             throw new TuttiException.InvalidArgument(what + " from rank " + me + " to rank " + target + " at address 0x"
                     + Long.toHexString(address) + " (" + length + " bytes) lies outside every region rank " + target
                     + " has attached to the dynamic window" + attached(target) + "; attach the memory on rank "

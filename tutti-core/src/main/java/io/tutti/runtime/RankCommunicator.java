@@ -132,19 +132,15 @@ final class RankCommunicator extends Communicator {
             anyRemote |= !engine.sharesMemoryWith(group[r]);
         }
         // every rank of a communicator that spans hosts has a peer on another: all decide alike
-        if (kind == WindowKind.DYNAMIC) {
-            if (anyRemote) {
-                throw new TuttiException("dynamic windows whose ranks are not all on one host are not supported"
-                        + " yet: rank " + rank + " reaches some over the network; use allocateWindow or createWindow,"
-                        + " or a communicator of one host's ranks");
-            }
-            return ShmWindow.openDynamic(engine, context, windows++, group, rank, this::barrier);
-        }
         long[] sizes = null;
         if (anyRemote) {
             // peers across the network learn each other's window bytes and units here, not from the areas
             sizes = new long[2 * group.length];
             allgather(new long[] {bytes, dispUnit}, sizes, 2, Datatype.LONG);
+        }
+        if (kind == WindowKind.DYNAMIC) {
+            return ShmWindow.openDynamic(engine, context, windows++, group, rank, this::barrier, sizes,
+                    tutti.rmaConfig());
         }
         return ShmWindow.open(engine, context, windows++, group, rank, memory, bytes, dispUnit,
                 kind == WindowKind.SHARED, this::barrier, sizes, tutti.rmaConfig());
