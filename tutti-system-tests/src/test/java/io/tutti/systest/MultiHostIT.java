@@ -67,7 +67,7 @@ class MultiHostIT {
                     "ip netns exec {host}", "--rails", "r0,r1", "--timeout", "100s", "--cp", Launch.testClasses(),
                     "io.tutti.systest.WindowsAcrossHosts");
             assertExit(0, r);
-            assertEquals(4, r.stdout().lines().filter(l -> l.endsWith("of 4: counter ok, halo ok, gets ok")).count(),
+            assertEquals(4, r.stdout().lines().filter(l -> l.endsWith("of 4: counter ok, halo ok, gets ok, dynamic ok")).count(),
                     r::toString);
             r.assertNoJobDirectory();
         }

@@ -5,6 +5,7 @@ import io.tutti.Communicator;
 import io.tutti.Datatype;
 import io.tutti.Tutti;
 import io.tutti.Window;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -14,7 +15,9 @@ import java.lang.foreign.MemorySegment;
  * cells into its neighbours' halo windows between fences), compared bit for bit with the same
  * stencil computed by one rank alone; and gets in flight (every rank puts into its own slots of
  * its peers' windows and gets each back right after, with no flush between, and gets a large part
- * of every window, all completed by one flush). Prints "rank R of N: counter ok, halo ok, gets ok".
+ * of every window, all completed by one flush); and a dynamic window (each rank attaches a region
+ * and puts a block larger than a batch into the next rank's between fences, then gets it back).
+ * Prints "rank R of N: counter ok, halo ok, gets ok, dynamic ok".
  */
 public final class WindowsAcrossHosts {
     private static final int TICKETS = 200;
@@ -30,7 +33,8 @@ public final class WindowsAcrossHosts {
             counter(w);
             halo(w);
             gets(w);
-            System.out.println("rank " + w.rank() + " of " + w.size() + ": counter ok, halo ok, gets ok");
+            dynamic(w);
+            System.out.println("rank " + w.rank() + " of " + w.size() + ": counter ok, halo ok, gets ok, dynamic ok");
         }
     }
 
@@ -151,6 +155,40 @@ public final class WindowsAcrossHosts {
             win.unlockAll();
             // nobody frees the window while a peer still reads it
             w.barrier();
+        }
+    }
+
+    private static void dynamic(Communicator w) {
+        int n = w.size();
+        int me = w.rank();
+        int longs = 4096; // 32 KiB: more than a batch, so frames of a large put land in the region
+        try (Arena arena = Arena.ofShared(); Window win = w.createDynamicWindow()) {
+            MemorySegment region = arena.allocate(8L * longs, 8);
+            win.attach(region);
+            long[] addresses = new long[n];
+            w.allgather(new long[] {region.address()}, addresses, 1, Datatype.LONG);
+            int next = (me + 1) % n;
+            int prev = (me + n - 1) % n;
+            long[] block = new long[longs];
+            for (int i = 0; i < longs; i++) {
+                block[i] = me * 1_000_000L + i;
+            }
+            win.fence();
+            win.put(block, longs, Datatype.LONG, next, addresses[next]);
+            win.fence();
+            for (int i = 0; i < longs; i++) {
+                check(region.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, i) == prev * 1_000_000L + i,
+                        "element " + i + " of the dynamic region, put by rank " + prev);
+            }
+            long[] back = new long[longs];
+            win.lockAll();
+            win.get(back, longs, Datatype.LONG, next, addresses[next]);
+            win.flushAll();
+            win.unlockAll();
+            check(java.util.Arrays.equals(back, block), "the block got back from rank " + next);
+            // nobody detaches while a peer still reads
+            w.barrier();
+            win.detach(region);
         }
     }
 
