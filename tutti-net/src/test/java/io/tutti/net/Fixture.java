@@ -46,6 +46,15 @@ final class Fixture implements AutoCloseable {
 
     final RailsTransport[] t;
 
+    /** Settings of the wire ({@code udp} or {@code tcp}) with the silence and start-up timeouts given. */
+    static Map<String, String> timeouts(String wire, int timeoutMs, int startTimeoutMs) {
+        Map<String, String> m = new HashMap<>();
+        m.put("TUTTI_NET", wire);
+        m.put("TUTTI_NET_TIMEOUT_MS", Integer.toString(timeoutMs));
+        m.put("TUTTI_NET_START_TIMEOUT_MS", Integer.toString(startTimeoutMs));
+        return m;
+    }
+
     Fixture(int n, Map<String, String> settings) throws TimeoutException {
         this(n, settings, JOB, SECRET);
     }

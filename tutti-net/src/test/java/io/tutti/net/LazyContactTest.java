@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,11 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(120)
 class LazyContactTest {
     private static Map<String, String> settings(String wire, int timeoutMs, int startTimeoutMs) {
-        Map<String, String> m = new HashMap<>();
-        m.put("TUTTI_NET", wire);
-        m.put("TUTTI_NET_TIMEOUT_MS", Integer.toString(timeoutMs));
-        m.put("TUTTI_NET_START_TIMEOUT_MS", Integer.toString(startTimeoutMs));
-        return m;
+        return Fixture.timeouts(wire, timeoutMs, startTimeoutMs);
     }
 
     @ParameterizedTest

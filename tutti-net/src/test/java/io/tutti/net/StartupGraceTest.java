@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,11 +22,7 @@ class StartupGraceTest {
     private static final int TIMEOUT_MS = 300;
 
     private static Map<String, String> settings(String wire, int startTimeoutMs) {
-        Map<String, String> m = new HashMap<>();
-        m.put("TUTTI_NET", wire);
-        m.put("TUTTI_NET_TIMEOUT_MS", Integer.toString(TIMEOUT_MS));
-        m.put("TUTTI_NET_START_TIMEOUT_MS", Integer.toString(startTimeoutMs));
-        return m;
+        return Fixture.timeouts(wire, TIMEOUT_MS, startTimeoutMs);
     }
 
     @ParameterizedTest
