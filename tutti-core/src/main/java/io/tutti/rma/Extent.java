@@ -14,6 +14,9 @@ abstract sealed class Extent {
     /** The extent in an origin's error: "rank 3's window of 4096 bytes". */
     abstract String describe(int rank);
 
+    /** Where {@code address} is, in an origin's error: "byte offset 64" or "address 0x7f...". */
+    abstract String where(long address);
+
     /** A window of {@code bytes} bytes, addressed from 0. */
     static Extent of(long bytes) {
         return new Bytes(bytes);
@@ -24,7 +27,7 @@ abstract sealed class Extent {
         return new Attached(table);
     }
 
-    static final class Bytes extends Extent {
+    private static final class Bytes extends Extent {
         private final long bytes;
 
         Bytes(long bytes) {
@@ -40,9 +43,14 @@ abstract sealed class Extent {
         String describe(int rank) {
             return "rank " + rank + "'s window of " + bytes + " bytes";
         }
+
+        @Override
+        String where(long address) {
+            return "byte offset " + address;
+        }
     }
 
-    static final class Attached extends Extent {
+    private static final class Attached extends Extent {
         private final RegionTable table;
 
         Attached(RegionTable table) {
@@ -52,6 +60,11 @@ abstract sealed class Extent {
         @Override
         boolean holds(long address, long n) {
             return n >= 0 && (n == 0 || table.find(address, n) >= 0);
+        }
+
+        @Override
+        String where(long address) {
+            return "address 0x" + Long.toHexString(address);
         }
 
         @Override

@@ -132,17 +132,11 @@ final class RemoteAccess implements RmaEndpoint, Engine.Task {
     }
 
     /**
+     * @param extent where in {@code memory} records may land (a dynamic window: all memory, its regions)
      * @param batchBytes the most payload bytes of a batch of small operations ({@code tutti.rma.batch}; 0: none)
      * @param replySlots how many replies to one target may be awaited at once ({@code tutti.rma.replies})
      */
     @SuppressWarnings("unchecked")
-    RemoteAccess(Engine engine, int context, int tag, int[] group, int me, boolean[] remote, WindowArea own,
-                 MemorySegment memory, int batchBytes, int replySlots) {
-        this(engine, context, tag, group, me, remote, own, memory, Extent.of(memory.byteSize()), batchBytes,
-                replySlots);
-    }
-
-    /** As above, records checked against {@code extent} of {@code memory} (a dynamic window: all memory, its regions). */
     RemoteAccess(Engine engine, int context, int tag, int[] group, int me, boolean[] remote, WindowArea own,
                  MemorySegment memory, Extent extent, int batchBytes, int replySlots) {
         this.extent = extent;

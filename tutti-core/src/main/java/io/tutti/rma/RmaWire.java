@@ -106,8 +106,7 @@ final class RmaWire {
             case CAS -> length / 2;
             default -> length;
         };
-        String what = name(op) + " of " + bytes + " bytes at " + (extent instanceof Extent.Attached ? "address 0x"
-                + Long.toHexString(address) : "byte offset " + address);
+        String what = name(op) + " of " + bytes + " bytes at " + extent.where(address);
         if (bytes < 0 || !extent.holds(address, bytes)) {
             return what + ", which lies outside " + extent.describe(rank);
         }
