@@ -48,6 +48,10 @@ final class Progress {
     private Operation awaitedOp;
     /** Whether this wait's call is in the counters: recorded once it stops spinning, removed as it ends. */
     private boolean blockedShown;
+    /** Passes that found work, counted so that a busy wait looks at the clock only now and then ({@link #busy}). */
+    private int busyPasses;
+    /** When a busy wait first looked at the clock (0: not yet in this wait). */
+    private long busySince;
     private boolean closed;
 
     Progress(Links links, Inbox inbox, Outbox outbox, Rendezvous rendezvous, NetworkPath network, RmaPackets rma,
@@ -209,10 +213,15 @@ final class Progress {
         int round = 0;
         Operation outer = awaitedOp;
         awaitedOp = op;
+        busySince = 0;
         try {
             while (!op.done) {
                 if (passAndTasks() > 0) {
                     round = 0;
+                    if (busy(op.peer) && revocations.revoked(op.context) && !op.done) {
+                        failRevoked(op);
+                        break;
+                    }
                     continue;
                 }
                 if (revocations.revoked(op.context)) {
@@ -239,12 +248,14 @@ final class Progress {
     void await(Engine.Task task) {
         Engine.Task outer = awaited;
         awaited = task;
+        busySince = 0;
         try {
             checkOpen();
             int round = 0;
             while (!task.poll()) {
                 if (passAndTasks() > 0) {
                     round = 0;
+                    busy(Engine.ANY);
                     continue;
                 }
                 if (skipSpins && !task.spinPays()) {
@@ -325,6 +336,33 @@ final class Progress {
                 lock.lock();
             }
         }
+    }
+
+    /**
+     * For a wait whose pass found work: every 1,024 such passes, what an idle wait does past its
+     * spin phase, once that is due (the blocked call shown once the wait has been busy that long,
+     * the liveness check). A wait whose passes always find work (a NAK to a dead peer, repeated)
+     * would otherwise never notice the death (the chaos test's hang, docs/guide/fault-tolerance.md).
+     * Returns whether it looked.
+     */
+    private boolean busy(int peer) {
+        if ((++busyPasses & 1023) != 0) {
+            return false;
+        }
+        long now = System.nanoTime();
+        if (busySince == 0) {
+            busySince = now;
+        }
+        if (now - lastLivenessNanos <= livenessNanos) {
+            return true;
+        }
+        if (!blockedShown && now - busySince > livenessNanos) {
+            showBlocked(peer, now);
+        }
+        lastLivenessNanos = now;
+        links.counters.tick(now);
+        checkLiveness(peer);
+        return true;
     }
 
     /** Records in the counters which call this rank is blocked in, and for whom: a wait past its spinning. */

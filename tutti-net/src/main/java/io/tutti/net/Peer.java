@@ -141,6 +141,11 @@ final class Peer {
     long gapFrom = -1;
     long gapSince;
     long nakAt;
+    /**
+     * How long before the same gap is asked for again: a round trip, doubled with each repeat up
+     * to the largest RTO, so a sender that died mid-repair is not asked a thousand times a second.
+     */
+    long nakEvery;
 
     Peer(int rank, int slots, int maxRecord, long nonce) {
         this.rank = rank;

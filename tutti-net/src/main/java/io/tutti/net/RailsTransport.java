@@ -492,7 +492,8 @@ public final class RailsTransport implements RemoteTransport {
 
     /** Hellos, silence, timeouts, NAKs, acknowledgements, heartbeats of {@code p}; {@code agent}: the agent's poll. */
     private int housekeeping(Peer p, boolean agent) {
-        if (!p.contacted) {
+        if (!p.contacted || p.failure != null) {
+            // a failed peer is neither repaired, acknowledged nor kept alive: that would be work forever
             return 0;
         }
         handshake.repeat(p, now);

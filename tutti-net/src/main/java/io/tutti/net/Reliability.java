@@ -361,7 +361,10 @@ final class Reliability {
      * carried the missing one has lost it), else when the gap has lasted {@link #reorderTime}
      * while this rank read its rails (datagrams on different rails overtake each other by the
      * difference of their queues; a rail that carries nothing now never delivers a later one).
-     * Again after a round trip for the same gap (the NAK or the retransmission may be lost too).
+     * Again after a round trip for the same gap (the NAK or the retransmission may be lost too),
+     * twice as long after each repeat up to the largest RTO: each NAK is work for the waiting
+     * rank, and a constant repeat to a dead sender kept its wait spinning, never checking
+     * liveness (the chaos test's hang, docs/guide/fault-tolerance.md).
      */
     void gapCheck(Peer p, long now) {
         if (p.highest < p.contig || repairsLoss) {
@@ -379,7 +382,9 @@ final class Reliability {
                 }
             }
         }
-        if (from != p.lastNakFrom || now - p.nakAt > Math.max(p.srtt, rtoFloor / 4)) {
+        boolean again = from == p.lastNakFrom;
+        if (!again || now - p.nakAt > p.nakEvery) {
+            p.nakEvery = again ? Math.min(2 * p.nakEvery, maxRto) : Math.max(p.srtt, rtoFloor / 4);
             long to = from + 1;
             while (to < p.highest && p.recvSeq[(int) to & mask] != to) {
                 to++;
@@ -463,7 +468,9 @@ final class Reliability {
      * Never on a wire that repairs loss itself. Returns the work done.
      */
     int timeout(Peer p, long now) {
-        if (repairsLoss || p.acked >= p.nextSeq || p.peerClosed || now - p.sentAt[(int) p.acked & mask] <= p.rto) {
+        if (repairsLoss || p.acked >= p.nextSeq || p.peerClosed || p.failure != null
+                || now - p.sentAt[(int) p.acked & mask] <= p.rto) {
+            // a failed peer's in-place records are not sent again (transmit): their times never advance
             return 0;
         }
         // the oldest only: the receiver's NAKs name the gaps after it once it arrives

@@ -1,5 +1,6 @@
 package io.tutti.net;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * When a gap in a peer's stream is taken for a loss (a NAK): at once when every rail has passed it,
  * after the reordering time otherwise, counted only while this rank reads its rails, so a pause of
  * the reader itself (descheduled on a busy machine) does not ask again for datagrams that wait
- * unread on its other rail.
+ * unread on its other rail. A gap its sender never fills (it died mid-repair) is asked for ever
+ * less often.
  */
 class GapCheckTest {
     private static final long MS = 1_000_000L;
@@ -67,5 +69,39 @@ class GapCheckTest {
             r.gapCheck(p, at);
         }
         assertTrue(p.nakWanted, "read again for 60 ms after the pause: now a loss");
+    }
+
+    @Test
+    void aGapNeverFilledIsAskedForAgainEverLessOftenUpToTheLargestRto() {
+        Reliability r = reliability();
+        long t = 1_000 * MS;
+        r.looked(t);
+        Peer p = gapAt(r, t);
+        p.railHighest[1] = 1;   // both rails passed the gap: a loss at once
+        int naks = 0;
+        long lastAt = 0;
+        long lastInterval = 0;
+        // 3 s of polls every 0.1 ms, each NAK sent as acknowledge() sends it; the sender never answers
+        for (long at = t; at <= t + 3_000 * MS; at += MS / 10) {
+            r.looked(at);
+            r.gapCheck(p, at);
+            if (p.nakWanted) {
+                p.nakWanted = false;
+                p.lastNakFrom = p.nakFrom;
+                p.nakAt = at;
+                if (naks > 0) {
+                    long interval = at - lastAt;
+                    assertTrue(interval >= lastInterval, "NAK " + naks + " came " + interval + " ns after the one before, "
+                            + "sooner than the " + lastInterval + " ns before that");
+                    lastInterval = interval;
+                }
+                lastAt = at;
+                naks++;
+            }
+        }
+        // 25 ms doubling to the 1 s largest RTO of these limits: 25, 50, 100, 200, 400, 800, 1000 ms
+        assertTrue(naks >= 5 && naks <= 9, naks + " NAKs in 3 s");
+        assertTrue(lastInterval >= 1_000 * MS && lastInterval <= 1_001 * MS, "the last interval: " + lastInterval);
+        assertEquals(0, p.nakFrom);
     }
 }
