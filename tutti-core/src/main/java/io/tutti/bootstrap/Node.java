@@ -268,6 +268,13 @@ public final class Node implements Fabric {
     }
 
     @Override
+    public void started() {
+        if (kvs instanceof RendezvousClient c) {
+            c.started();
+        }
+    }
+
+    @Override
     public MemorySegment map(String name, Arena mapping) {
         return ShmFiles.mapExisting(job.jobDir().resolve(name), mapping);
     }

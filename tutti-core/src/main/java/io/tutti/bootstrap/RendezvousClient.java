@@ -49,6 +49,8 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     private int nextId = 1;
     private int fenceEpoch;
     private volatile long heard = System.nanoTime();
+    /** Whether this rank has finished starting: until then the launcher's silence counts after the start bound. */
+    private volatile boolean started;
     private volatile boolean ending;
     private boolean saidGoodbye;
     /** The file copied to the launcher with every ping, and its name; null when none (guarded by this). */
@@ -224,7 +226,23 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
         }
     }
 
-    /** Pings the launcher every second, and takes it for dead after {@link #SILENCE} without a word. */
+    /**
+     * Tells the launcher that this rank has finished starting ({@link RendezvousServer#START_MILLIS}),
+     * and from now on takes the launcher for dead after {@link #SILENCE} without a word.
+     */
+    public synchronized void started() {
+        started = true;
+        try {
+            RendezvousWire.write(ch, RendezvousWire.STARTED, 0);
+        } catch (IOException e) {
+            // the reader sees the broken connection
+        }
+    }
+
+    /**
+     * Pings the launcher every second, and takes it for dead after {@link #SILENCE} without a word
+     * ({@link RendezvousServer#START_MILLIS} while this rank starts).
+     */
     private void watchSilence() {
         while (!ending && ch.isOpen()) {
             try {
@@ -243,7 +261,8 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
                     // the reader sees the broken connection
                 }
             }
-            if (System.nanoTime() - heard > SILENCE.toNanos() && !ending) {
+            long bound = started ? SILENCE.toNanos() : TimeUnit.MILLISECONDS.toNanos(RendezvousServer.START_MILLIS);
+            if (System.nanoTime() - heard > bound && !ending) {
                 closeQuietly();
                 return;
             }

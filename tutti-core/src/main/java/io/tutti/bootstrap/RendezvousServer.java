@@ -25,9 +25,10 @@ import java.util.function.IntConsumer;
  * key-value exchange and fences of its ranks, over a Unix domain socket for ranks that share the
  * launcher's file system and over TCP for the others. Each rank keeps its connection open for the
  * whole job and pings every second, so a connection that closes without a goodbye, or stays silent
- * for {@link #SILENCE_MILLIS}, is that rank's death, reported once to {@link #onRankLost} and at once
- * to every other rank ({@link #announceFailed}), which is how ranks on other hosts learn of it within
- * milliseconds instead of after their transports' silence timeout. Clients without the job secret are
+ * for {@link #SILENCE_MILLIS} ({@link #START_MILLIS} until every rank has started), is that rank's
+ * death, reported once to {@link #onRankLost} and at once to every other rank
+ * ({@link #announceFailed}), which is how ranks on other hosts learn of it within milliseconds
+ * instead of after their transports' silence timeout. Clients without the job secret are
  * refused and counted ({@link #rejected()}). One platform thread per connection: a job has as many
  * connections as ranks.
  */
@@ -37,6 +38,12 @@ public final class RendezvousServer implements AutoCloseable {
     static final long PING_MILLIS = 1_000;
     /** How long a rank may be silent (it pings every second) before its host is taken for gone. */
     static final long SILENCE_MILLIS = 10_000;
+    /**
+     * Both bounds above until every rank has said it started: 64 JVMs starting on 2 cores starve a
+     * rank's threads past 10 s, and the rank then took its closed connection for the launcher's
+     * death (docs/perf/launch.md, "64 ranks"). As long as the rails' start timeout.
+     */
+    static final long START_MILLIS = 60_000;
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -44,6 +51,9 @@ public final class RendezvousServer implements AutoCloseable {
     private final byte[] secret;
     private final int size;
     private final long silenceMillis;
+    private final long startMillis;
+    /** The ranks that said they finished starting: once all have, the silence bound is the short one. */
+    private final java.util.Set<Integer> started = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final List<ServerSocketChannel> listeners = new ArrayList<>();
     private final List<String> addresses = new ArrayList<>();
     private final List<Path> socketFiles = new ArrayList<>();
@@ -72,12 +82,13 @@ public final class RendezvousServer implements AutoCloseable {
      */
     public RendezvousServer(String jobId, byte[] secret, int size, Path unixPath, InetSocketAddress tcp)
             throws IOException {
-        this(jobId, secret, size, unixPath, tcp, SILENCE_MILLIS);
+        this(jobId, secret, size, unixPath, tcp, SILENCE_MILLIS, START_MILLIS);
     }
 
-    RendezvousServer(String jobId, byte[] secret, int size, Path unixPath, InetSocketAddress tcp, long silenceMillis)
-            throws IOException {
+    RendezvousServer(String jobId, byte[] secret, int size, Path unixPath, InetSocketAddress tcp, long silenceMillis,
+                     long startMillis) throws IOException {
         this.jobId = jobId;
+        this.startMillis = Math.max(startMillis, silenceMillis);
         this.secret = secret.clone();
         this.size = size;
         this.silenceMillis = silenceMillis;
@@ -232,8 +243,9 @@ public final class RendezvousServer implements AutoCloseable {
                 all = new ArrayList<>(ranks.values());
             }
             long now = System.nanoTime();
+            long bound = (started.size() >= size ? silenceMillis : startMillis) * 1_000_000L;
             for (Connection c : all) {
-                if (now - c.heard > silenceMillis * 1_000_000L) {
+                if (now - c.heard > bound) {
                     c.close(); // its thread reports the rank lost
                 } else {
                     c.send(RendezvousWire.PING, 0);
@@ -310,6 +322,10 @@ public final class RendezvousServer implements AutoCloseable {
                         }
                         continue;
                     }
+                    if (f.type() == RendezvousWire.STARTED) {
+                        started.add(rank);
+                        continue;
+                    }
                     if (f.type() == RendezvousWire.RAIL_ANSWER) {
                         long word = f.fields().size() == 1 ? parseWord(f.text(0)) : 0;
                         if (word != 0) {
@@ -335,9 +351,10 @@ public final class RendezvousServer implements AutoCloseable {
         private boolean handshake() throws IOException {
             byte[] nonce = new byte[RendezvousWire.NONCE_BYTES];
             RANDOM.nextBytes(nonce);
+            long bound = started.size() >= size ? Math.min(HANDSHAKE_MILLIS, silenceMillis) : startMillis;
             Thread guard = Thread.ofVirtual().start(() -> {
                 try {
-                    Thread.sleep(Math.min(HANDSHAKE_MILLIS, silenceMillis));
+                    Thread.sleep(bound);
                     if (!authenticated) {
                         close();
                     }

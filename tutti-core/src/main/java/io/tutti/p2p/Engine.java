@@ -170,6 +170,7 @@ public final class Engine implements AutoCloseable {
             this.agent = new ProgressAgent(progress, "tutti-progress-" + rank);
             agent.start();
         }
+        fabric.started();
     }
 
     /**

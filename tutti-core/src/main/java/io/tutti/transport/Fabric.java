@@ -57,6 +57,13 @@ public interface Fabric {
     /** Returns once every rank has called it as often as this one. */
     void fence() throws TimeoutException;
 
+    /**
+     * Tells the job's launcher that this rank has finished starting: until every rank has, the
+     * launcher gives a silent rank the start-up bound (a busy machine starves starting JVMs).
+     */
+    default void started() {
+    }
+
     /** After {@link #join()}: the pid of rank {@code r}'s process. */
     int pid(int r);
 

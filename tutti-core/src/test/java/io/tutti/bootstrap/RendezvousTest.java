@@ -282,17 +282,12 @@ class RendezvousTest {
     @Test
     void aRankThatFallsSilentIsTakenForLostButOneThatPingsIsNot() throws Exception {
         try (RendezvousServer s = new RendezvousServer("job1", SECRET, 2, null, new InetSocketAddress("127.0.0.1", 0),
-                3000)) {
+                3000, 3000)) {
             LinkedBlockingQueue<Integer> lostRanks = new LinkedBlockingQueue<>();
             s.onRankLost(lostRanks::add);
             try (RendezvousClient pinging = client(tcp(s), 0, SECRET, new ArrayList<>());
                  SocketChannel raw = SocketChannel.open(new InetSocketAddress("127.0.0.1", s.tcpPort()))) {
-                RendezvousWire.Frame hello = RendezvousWire.read(raw);
-                byte[] nonce = new byte[32];
-                byte[] r = "1".getBytes(StandardCharsets.UTF_8);
-                byte[] job = "job1".getBytes(StandardCharsets.UTF_8);
-                RendezvousWire.write(raw, RendezvousWire.AUTH, 0, job, r, nonce, RendezvousWire.mac(SECRET,
-                        "rank".getBytes(StandardCharsets.UTF_8), job, r, hello.fields().get(1), nonce));
+                authenticate(raw, 1);
                 // rank 1 now says nothing more, as a host that lost its network
                 assertEquals(1, lostRanks.poll(20, TimeUnit.SECONDS));
                 Thread.sleep(4000);
@@ -300,6 +295,37 @@ class RendezvousTest {
                 pinging.put("alive", "yes");
             }
         }
+    }
+
+    @Test
+    void aRankSilentWhileTheJobStartsHasTheStartBoundAndOnceAllStartedTheShortOne() throws Exception {
+        try (RendezvousServer s = new RendezvousServer("job1", SECRET, 2, null, new InetSocketAddress("127.0.0.1", 0),
+                2000, 9000)) {
+            LinkedBlockingQueue<Integer> lostRanks = new LinkedBlockingQueue<>();
+            s.onRankLost(lostRanks::add);
+            try (RendezvousClient pinging = client(tcp(s), 0, SECRET, new ArrayList<>());
+                 SocketChannel raw = SocketChannel.open(new InetSocketAddress("127.0.0.1", s.tcpPort()))) {
+                authenticate(raw, 1);
+                pinging.started();
+                // rank 1 says nothing while it starts, as a JVM starved by many others starting
+                assertNull(lostRanks.poll(5, TimeUnit.SECONDS), "a starting rank was taken for lost");
+                RendezvousWire.write(raw, RendezvousWire.STARTED, 0);
+                // every rank has started: its silence now counts after the short bound
+                assertEquals(1, lostRanks.poll(20, TimeUnit.SECONDS));
+                pinging.put("alive", "yes");
+            }
+        }
+    }
+
+    /** Authenticates {@code raw} as rank {@code r} of job1 by hand, as a rank that then says only what the test writes. */
+    private static void authenticate(SocketChannel raw, int r) throws IOException {
+        RendezvousWire.Frame hello = RendezvousWire.read(raw);
+        byte[] nonce = new byte[32];
+        byte[] rank = Integer.toString(r).getBytes(StandardCharsets.UTF_8);
+        byte[] job = "job1".getBytes(StandardCharsets.UTF_8);
+        RendezvousWire.write(raw, RendezvousWire.AUTH, 0, job, rank, nonce, RendezvousWire.mac(SECRET,
+                "rank".getBytes(StandardCharsets.UTF_8), job, rank, hello.fields().get(1), nonce));
+        assertEquals(RendezvousWire.WELCOME, RendezvousWire.read(raw).type());
     }
 
     @Test
