@@ -552,6 +552,7 @@ public final class Launcher {
         RendezvousServer server = new RendezvousServer(job.id(), job.secret(), n, job.dir().resolve("rendezvous.sock"),
                 hosts == null ? null : new InetSocketAddress(0));
         server.onRejected(why -> say("refused a rendezvous connection: " + why));
+        server.onDropped(this::say);
         return server;
     }
 

@@ -49,8 +49,8 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     private int nextId = 1;
     private int fenceEpoch;
     private volatile long heard = System.nanoTime();
-    /** Whether this rank has finished starting: until then the launcher's silence counts after the start bound. */
-    private volatile boolean started;
+    /** Whether every rank has finished starting, as the launcher says: until then its silence counts after the start bound. */
+    private volatile boolean jobStarted;
     private volatile boolean ending;
     private boolean saidGoodbye;
     /** The file copied to the launcher with every ping, and its name; null when none (guarded by this). */
@@ -192,6 +192,7 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
                 heard = System.nanoTime();
                 switch (f.type()) {
                     case RendezvousWire.PING -> { }
+                    case RendezvousWire.STARTED -> jobStarted = true;
                     case RendezvousWire.END -> {
                         ending = true;
                         failAll("the launcher ended the job");
@@ -227,11 +228,10 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     }
 
     /**
-     * Tells the launcher that this rank has finished starting ({@link RendezvousServer#START_MILLIS}),
-     * and from now on takes the launcher for dead after {@link #SILENCE} without a word.
+     * Tells the launcher that this rank has finished starting ({@link RendezvousServer#START_MILLIS});
+     * once it says every rank has, it is taken for dead after {@link #SILENCE} without a word.
      */
     public synchronized void started() {
-        started = true;
         try {
             RendezvousWire.write(ch, RendezvousWire.STARTED, 0);
         } catch (IOException e) {
@@ -239,11 +239,18 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
         }
     }
 
+    /** Whether the launcher has said that every rank has started. */
+    @Override
+    public boolean jobStarted() {
+        return jobStarted;
+    }
+
     /**
      * Pings the launcher every second, and takes it for dead after {@link #SILENCE} without a word
      * ({@link RendezvousServer#START_MILLIS} while this rank starts).
      */
     private void watchSilence() {
+        SilenceWatch watch = new SilenceWatch(TimeUnit.SECONDS.toNanos(1), System.nanoTime());
         while (!ending && ch.isOpen()) {
             try {
                 Thread.sleep(1000);
@@ -261,8 +268,8 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
                     // the reader sees the broken connection
                 }
             }
-            long bound = started ? SILENCE.toNanos() : TimeUnit.MILLISECONDS.toNanos(RendezvousServer.START_MILLIS);
-            if (System.nanoTime() - heard > bound && !ending) {
+            long bound = jobStarted ? SILENCE.toNanos() : TimeUnit.MILLISECONDS.toNanos(RendezvousServer.START_MILLIS);
+            if (watch.silence(heard, System.nanoTime()) > bound && !ending) {
                 closeQuietly();
                 return;
             }

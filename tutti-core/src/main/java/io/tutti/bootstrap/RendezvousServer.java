@@ -69,6 +69,7 @@ public final class RendezvousServer implements AutoCloseable {
     private final List<Connection> connections = new ArrayList<>();
     private volatile IntConsumer onRankLost = r -> { };
     private volatile Consumer<String> onRejected = m -> { };
+    private volatile Consumer<String> onDropped = m -> { };
     private volatile CopyListener onCopy = (r, name, bytes) -> { };
     private volatile RailAnswerListener onRailAnswer = (r, word) -> { };
     private volatile boolean closed;
@@ -206,6 +207,15 @@ public final class RendezvousServer implements AutoCloseable {
         this.onRejected = listener;
     }
 
+    /**
+     * Calls {@code listener} with why a rank's authenticated connection was ended from this side (its
+     * silence, or a message this server failed on), so that the launcher can say it: the rank only
+     * sees its connection reset.
+     */
+    public void onDropped(Consumer<String> listener) {
+        this.onDropped = listener;
+    }
+
     /** How many connections were refused: a wrong credential, another job, a bad first message. */
     public int rejected() {
         return rejected.get();
@@ -232,6 +242,7 @@ public final class RendezvousServer implements AutoCloseable {
     }
 
     private void ping() {
+        SilenceWatch watch = new SilenceWatch(PING_MILLIS * 1_000_000L, System.nanoTime());
         while (!closed) {
             try {
                 Thread.sleep(PING_MILLIS);
@@ -245,7 +256,10 @@ public final class RendezvousServer implements AutoCloseable {
             long now = System.nanoTime();
             long bound = (started.size() >= size ? silenceMillis : startMillis) * 1_000_000L;
             for (Connection c : all) {
-                if (now - c.heard > bound) {
+                long silence = watch.silence(c.heard, now);
+                if (silence > bound) {
+                    onDropped.accept("rank " + c.rank + " said nothing for " + silence / 1_000_000_000L
+                            + " s (it pings every second): its connection" + c.from + " is closed");
                     c.close(); // its thread reports the rank lost
                 } else {
                     c.send(RendezvousWire.PING, 0);
@@ -323,7 +337,14 @@ public final class RendezvousServer implements AutoCloseable {
                         continue;
                     }
                     if (f.type() == RendezvousWire.STARTED) {
-                        started.add(rank);
+                        if (started.add(rank) && started.size() == size) {
+                            // every rank has started: each now takes the launcher's silence after the short bound
+                            List<Connection> all;
+                            synchronized (RendezvousServer.this) {
+                                all = new ArrayList<>(ranks.values());
+                            }
+                            all.forEach(c -> c.send(RendezvousWire.STARTED, 0));
+                        }
                         continue;
                     }
                     if (f.type() == RendezvousWire.RAIL_ANSWER) {
@@ -341,6 +362,8 @@ public final class RendezvousServer implements AutoCloseable {
                 if (!authenticated && !closed) {
                     rejected.incrementAndGet();
                     onRejected.accept("a connection sent a malformed first message: " + e.getMessage());
+                } else if (!closed && !goodbye && ch.isOpen()) {
+                    onDropped.accept("rank " + rank + "'s connection" + from + " failed: " + e);
                 }
             } finally {
                 close();

@@ -28,11 +28,11 @@ import javax.crypto.spec.SecretKeySpec;
  * answers WELCOME(HMAC("launcher", job, rank, both nonces)), or DENIED(reason) and closes. Then
  * the rank sends PUT(key, value), GET(key) (answered with VALUE once the key exists) and
  * FENCE(epoch) (answered with DONE once every rank reached that epoch); both sides PING every
- * second; a rank that has finished starting says STARTED; a rank done with the job says BYE (and
- * keeps the connection until its process ends), the server ends with END. A connection that closes
- * without either, or is silent for 10 s, is a death: the rank's (for the launcher) or the
- * launcher's (for the rank); until every rank has said STARTED (for the launcher) or this rank has
- * (for the rank), silence counts only after 60 s, and a connection has as long to authenticate.
+ * second; a rank that has finished starting says STARTED, and the server says STARTED to every
+ * rank once all have; a rank done with the job says BYE (and keeps the connection until its
+ * process ends), the server ends with END. A connection that closes without either, or is silent
+ * for 10 s, is a death: the rank's (for the launcher) or the launcher's (for the rank); until every
+ * rank has started, silence counts only after 60 s, and a connection has as long to authenticate.
  * The server tells every other rank of a rank's death at once with FAILED(rank, reason), and a rank
  * that joins later of the deaths before it, so no rank waits for a silence timeout to learn of one.
  * A rank on another host than the launcher sends COPY(name, bytes) of its counters file in place of
@@ -62,7 +62,7 @@ final class RendezvousWire {
     static final byte COPY = 15;
     static final byte RAIL = 16;
     static final byte RAIL_ANSWER = 17;
-    /** Rank to launcher: this rank has finished starting ({@code Tutti.init} is done). */
+    /** Rank to launcher: this rank has finished starting ({@code Tutti.init} is done); back to all: every rank has. */
     static final byte STARTED = 18;
 
     private RendezvousWire() {

@@ -16,4 +16,12 @@ public interface KeyValueStore {
 
     /** Returns once every rank has called fence as many times as this one. */
     void fence() throws TimeoutException;
+
+    /**
+     * Whether every rank of the job has finished starting, as far as this store can tell: the
+     * launcher's rendezvous says so once all have; a store that cannot tell says true.
+     */
+    default boolean jobStarted() {
+        return true;
+    }
 }

@@ -309,9 +309,16 @@ class RendezvousTest {
                 pinging.started();
                 // rank 1 says nothing while it starts, as a JVM starved by many others starting
                 assertNull(lostRanks.poll(5, TimeUnit.SECONDS), "a starting rank was taken for lost");
+                assertFalse(pinging.jobStarted(), "rank 1 has not started yet");
                 RendezvousWire.write(raw, RendezvousWire.STARTED, 0);
-                // every rank has started: its silence now counts after the short bound
+                // every rank has started: the launcher says so to each, and silence counts after the short bound
+                RendezvousWire.Frame f;
+                do {
+                    f = RendezvousWire.read(raw);
+                } while (f.type() == RendezvousWire.PING);
+                assertEquals(RendezvousWire.STARTED, f.type());
                 assertEquals(1, lostRanks.poll(20, TimeUnit.SECONDS));
+                assertTrue(pinging.jobStarted(), "rank 0 was not told that every rank has started");
                 pinging.put("alive", "yes");
             }
         }

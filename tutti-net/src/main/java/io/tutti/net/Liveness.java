@@ -1,6 +1,7 @@
 package io.tutti.net;
 
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * The health of the rails and of the peers: idle rails carry heartbeats; a rail silent while
@@ -13,6 +14,9 @@ import java.util.List;
  * meanwhile. A peer not yet heard at all may still be starting (a JVM on a crowded host answers
  * seconds after it published its rails), so until its first frame the longer start-up bound applies,
  * counted from the connection, and at least the timeout from this rank's first call on the peer.
+ * Under a launcher that reports deaths and says when every rank has started ({@code tutti run}),
+ * such a peer is not judged before then, and the bound counts from then: 64 JVMs starting on two
+ * cores left a live peer unanswered for over 60 s (docs/perf/launch.md).
  * Only peers this rank has called on (or that called on it) are judged and sent heartbeats.
  * The {@link KeepAliveAgent} keeps this rank listening while its owner computes.
  *
@@ -33,15 +37,20 @@ final class Liveness {
     private long lastPollAt;
     /** Since when this rank has been listening without a gap: silence is not counted before it. */
     private long listeningSince;
-    /** When the rails were connected: a peer not yet heard has the start-up bound from then. */
+    /** When the rails were connected, or the job started: a peer not yet heard has the start-up bound from then. */
     private long startedAt;
+    /** Whether every rank has started, as the launcher says; null where no launcher says (always started). */
+    private final BooleanSupplier jobStarted;
+    private boolean started;
     /** Who this is, for the rail state events ({@link #identify}). */
     private String job = "";
     private int rank = -1;
 
     Liveness(NetConfig config, FrameSender sender, Reliability reliability, Striping striping, RailStats stats,
-             List<String> railNames) {
+             List<String> railNames, BooleanSupplier jobStarted) {
         this.config = config;
+        this.jobStarted = jobStarted;
+        this.started = jobStarted == null;
         this.sender = sender;
         this.reliability = reliability;
         this.striping = striping;
@@ -86,6 +95,10 @@ final class Liveness {
      */
     int check(Peer p, long now) {
         int work = 0;
+        if (!p.heardOnce && !started(now)) {
+            // not judged while the job starts: the launcher reports a death meanwhile
+            return work;
+        }
         // a peer not yet heard has the start-up bound from the connection, and at least the timeout
         // from when this rank contacted it (peers are contacted when first needed: RailsTransport#contact)
         long limit = p.heardOnce ? config.timeoutMillis()
@@ -129,6 +142,15 @@ final class Liveness {
             }
         }
         return work;
+    }
+
+    /** Whether every rank has started; the first time it is seen, the start-up bound counts from {@code now}. */
+    private boolean started(long now) {
+        if (!started && jobStarted.getAsBoolean()) {
+            started = true;
+            startedAt = Math.max(startedAt, now);
+        }
+        return started;
     }
 
     /** Sends a heartbeat (an ACK) on each confirmed rail to {@code p} that sent nothing for a heartbeat interval. */

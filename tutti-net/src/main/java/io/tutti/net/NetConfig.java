@@ -113,7 +113,8 @@ public record NetConfig(String net, List<String> rails, int mtu, int maxRecord, 
     /**
      * 60 s, the bound the start-up rendezvous gives every rank to arrive: a peer publishes its rails
      * and answers only later, and 32 JVMs starting on 2 cores left one silent for over 1.5 s
-     * (docs/perf/launch.md); a peer that dies meanwhile is reported by its launcher.
+     * (docs/perf/launch.md); a peer that dies meanwhile is reported by its launcher. Under
+     * {@code tutti run} it counts from when every rank has started ({@link Liveness}).
      */
     public static final int START_TIMEOUT_MS_DEFAULT = 60_000;
     public static final String RAIL_TIMEOUT_MS = "tutti.net.rail.timeout.ms";

@@ -204,7 +204,8 @@ public final class RailsTransport implements RemoteTransport {
         this.sender = new FrameSender(wire, faults, stats, jobId, rank, limits.heldLimit(), n, jobKey, macData);
         this.handshake = new Handshake(mac, jobId, rank, sender, wire, stats);
         this.reliability = new Reliability(sender, striping, stats, wire.repairsLoss(), limits);
-        this.liveness = new Liveness(config, sender, reliability, striping, stats, railNames);
+        this.liveness = new Liveness(config, sender, reliability, striping, stats, railNames,
+                c.deathsReported() ? c.kvs()::jobStarted : null);
         String dir = c.jobDir() == null ? "" : c.jobDir().getFileName().toString();
         this.service = new RailService(railNames, sender, reliability);
         String job = dir.startsWith("tutti-") ? dir.substring("tutti-".length()) : dir;

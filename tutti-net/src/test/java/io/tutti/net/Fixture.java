@@ -20,6 +20,8 @@ final class Fixture implements AutoCloseable {
     /** A start-up store in memory shared by the ranks of one JVM: {@link #of} is one rank's view. */
     static final class MemoryStore {
         private final Map<String, String> map = new ConcurrentHashMap<>();
+        /** Whether every rank has started, as a launcher would say; read only where deaths are reported. */
+        volatile boolean jobStarted = true;
 
         KeyValueStore of(int rank) {
             return new KeyValueStore() {
@@ -40,11 +42,18 @@ final class Fixture implements AutoCloseable {
                 @Override
                 public void fence() {
                 }
+
+                @Override
+                public boolean jobStarted() {
+                    return jobStarted;
+                }
             };
         }
     }
 
     final RailsTransport[] t;
+    /** The start-up store the ranks share. */
+    final MemoryStore store = new MemoryStore();
 
     /** Settings of the wire ({@code udp} or {@code tcp}) with the silence and start-up timeouts given. */
     static Map<String, String> timeouts(String wire, int timeoutMs, int startTimeoutMs) {
@@ -83,13 +92,27 @@ final class Fixture implements AutoCloseable {
      * now: the others are still starting until {@link #connect(int)}.
      */
     static Fixture starting(int n, int connected, Map<String, String> settings) throws TimeoutException {
-        return new Fixture(hosts(n), settings, JOB, SECRET, connected);
+        return new Fixture(hosts(n), settings, JOB, SECRET, connected, false, true);
+    }
+
+    /**
+     * {@code n} connected ranks whose launcher reports deaths and has not yet said that every rank
+     * has started ({@link MemoryStore#jobStarted}, set by the test), as under {@code tutti run}.
+     */
+    static Fixture launched(int n, Map<String, String> settings) throws TimeoutException {
+        return new Fixture(hosts(n), settings, JOB, SECRET, n, true, false);
     }
 
     private Fixture(String[] hosts, Map<String, String> settings, int job, byte[] secret, int connected)
             throws TimeoutException {
+        this(hosts, settings, job, secret, connected, false, true);
+    }
+
+    private Fixture(String[] hosts, Map<String, String> settings, int job, byte[] secret, int connected,
+                    boolean deathsReported, boolean jobStarted) throws TimeoutException {
         int n = hosts.length;
-        MemoryStore kvs = new MemoryStore();
+        MemoryStore kvs = store;
+        kvs.jobStarted = jobStarted;
         boolean[] remote = new boolean[n];
         Arrays.fill(remote, true);
         t = new RailsTransport[n];
@@ -97,7 +120,7 @@ final class Fixture implements AutoCloseable {
             boolean[] mine = remote.clone();
             mine[r] = false;
             t[r] = new RailsTransport(new RemoteTransportProvider.Context(r, n, mine, job, secret, hosts[r], kvs.of(r),
-                    new HashMap<>(settings), jobDir(settings)));
+                    new HashMap<>(settings), jobDir(settings), null, deathsReported));
         }
         for (int r = 0; r < connected; r++) {
             t[r].connect();

@@ -75,4 +75,30 @@ class StartupGraceTest {
             assertTrue(tookMs >= startMs - 50, "reported after " + tookMs + " ms, before the start-up bound");
         }
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"udp", "tcp"})
+    void underALauncherAPeerNeverHeardIsJudgedOnlyOnceEveryRankHasStartedAndAfterTheStartBound(String wire)
+            throws Exception {
+        int startMs = 300;
+        try (Fixture f = Fixture.launched(2, settings(wire, startMs))) {
+            // rank 1 dies before it answers anyone (its launcher would report it); rank 0 calls on it
+            // and waits far past the start-up bound while the launcher has not said the job started
+            f.t[1].abort();
+            long end = System.nanoTime() + 4L * startMs * 1_000_000L;
+            while (System.nanoTime() < end) {
+                f.t[0].canSend(1);
+                f.t[0].poll((s, m, o, l) -> true);
+                assertNull(f.t[0].failure(1), "rank 1 was judged while the job was still starting");
+                Thread.sleep(1);
+            }
+            f.store.jobStarted = true;
+            long saidAt = System.nanoTime();
+            String why = f.awaitFailure(0, 1, 60_000);
+            long tookMs = (System.nanoTime() - saidAt) / 1_000_000;
+            assertNotNull(why, "a peer that never answered was never judged after the job started");
+            assertTrue(why.contains("has not answered"), why);
+            assertTrue(tookMs >= startMs - 50, "judged " + tookMs + " ms after the job started, within the start bound");
+        }
+    }
 }

@@ -1,0 +1,26 @@
+package io.tutti.bootstrap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/** Silence counts only while the watcher was awake: its own late tick starts the count again. */
+class SilenceWatchTest {
+    private static final long S = 1_000_000_000L;
+
+    @Test
+    void silenceCountsWhileTheWatcherTicksOnTimeAndAgainFromATickThatCameLate() {
+        SilenceWatch w = new SilenceWatch(S, 0);
+        long heard = 0;
+        for (long t = 1; t <= 5; t++) {
+            assertEquals(t * S, w.silence(heard, t * S), "on-time ticks: silence since the last frame");
+        }
+        // the watcher's JVM was away 15 s: what the peer sent meanwhile may wait unread
+        assertEquals(0, w.silence(heard, 20 * S));
+        assertEquals(S, w.silence(heard, 21 * S));
+        // a frame heard after the gap counts from itself
+        assertEquals(S / 2, w.silence(21 * S + S / 2, 22 * S));
+        // a tick one and a half periods late is no gap
+        assertEquals(2 * S, w.silence(21 * S + S / 2, 23 * S + S / 2));
+    }
+}
