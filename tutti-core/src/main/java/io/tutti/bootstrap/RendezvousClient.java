@@ -435,6 +435,8 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
                 return;
             }
             saidGoodbye = true;
+            // pings only from now: the copied file may be unmapped once this rank has said goodbye
+            copied = null;
             try {
                 RendezvousWire.write(ch, RendezvousWire.BYE, 0);
             } catch (IOException ignored) {
