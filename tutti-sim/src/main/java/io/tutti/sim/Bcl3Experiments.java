@@ -1,6 +1,8 @@
 package io.tutti.sim;
 
 import io.tutti.coll.schedule.CollectiveCall.Kind;
+import io.tutti.coll.schedule.Schedule;
+import io.tutti.coll.schedule.ScheduleBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,13 +79,21 @@ public final class Bcl3Experiments {
      */
     private static SimParams layerOf(SimParams p, int t) {
         return t == 0 ? p : layer(p, EMPTY[t][1] * 1e3 - oneWay(p, HEADERS[t], false),
-                EMPTY[t][0] * 1e3 - oneWay(p, HEADERS[t], true));
+                EMPTY[t][0] * 1e3 - oneWay(p, HEADERS[t], true), HEADERS[t]);
     }
 
-    /** One message of s bytes between ranks 0 and 1, on one node or on two hosts of one switch (ns). */
+    /**
+     * One message of s bytes from rank 0 to rank 1, on one node or on two hosts of one switch (ns),
+     * as host mode runs it: with the layer's rendezvous when {@code p} has one (host mode rule 9).
+     */
     private static long oneWay(SimParams p, long s, boolean intra) {
+        ScheduleBuilder send = new ScheduleBuilder("point-to-point", 0, 2);
+        send.send(1, 0, Schedule.SEND_BUFFER, 0, s);
+        ScheduleBuilder recv = new ScheduleBuilder("point-to-point", 1, 2);
+        recv.recv(0, 0, Schedule.RECV_BUFFER, 0, s);
+        CompiledSchedules cs = CompiledSchedules.of(new Schedule[] {send.build(), recv.build()});
         PacketNetwork net = new PacketNetwork(Fabric.parse("crossbar", 2), p, intra ? 2 : 1);
-        return Traffic.run(net, p, List.of(new Traffic.Flow(0, 1, 1, s)))[0];
+        return Simulation.run(new HostModel(cs, p, null), net, null).completionNs();
     }
 
     public static final PaperExperiment LATENCY = new Base() {
@@ -145,8 +155,9 @@ public final class Bcl3Experiments {
      * The thesis does not say how it measured them; the cell is s over one message's one-way time
      * (ping-pong, as its latency), which its own 128 KiB figure bears out (146.412 MB/s is table
      * 5.3's 1/G). MPI's messages of 1 KiB and more wait for a handshake (§5.2.2: rendezvous, the
-     * jump of table 5.7; PVM's table 5.9 jumps at the same size, "like MPI"), modelled as a request
-     * and an answer of the layer's empty message before the data. Nothing is fitted on these tables.
+     * jump of table 5.7; PVM's table 5.9 jumps at the same size, "like MPI"): a request and an answer
+     * of the layer's empty message before the data, host mode's rule 9 as the collectives run it
+     * (the layer is {@link #layer}). Nothing is fitted on these tables.
      * Left out: MPI's and PVM's intra-node columns, whose copy path no table gives (they level off at
      * 214–229 MB/s from 32 to 128 KiB, jump at 256 KiB and reach only 328–338 MB/s, against BCL-3's
      * 391), a protocol the thesis does not describe. Misses the model cannot close without a fit:
@@ -205,11 +216,8 @@ public final class Bcl3Experiments {
                     // MPI's and PVM's intra-node columns are left out: their copy path is in no table
                     for (int side = t == 0 ? 0 : 1; side < 2; side++) {
                         boolean intra = side == 0;
+                        // MPI's and PVM's 1 KiB and more wait for the layer's handshake (host mode rule 9)
                         long ns = oneWay(q, s + HEADERS[t], intra);
-                        if (t > 0 && s >= RENDEZVOUS_BYTES) {
-                            // the handshake: the sender's request and the receiver's answer, empty messages
-                            ns += 2 * oneWay(q, HEADERS[t], intra);
-                        }
                         out.add(new PaperCell(name(), TABLES[t], size(s), intra ? "intra-node" : "inter-node", "MB/s",
                                 row[1 + side], mbs(s, ns), false));
                     }
@@ -284,15 +292,24 @@ public final class Bcl3Experiments {
         }
     };
 
-    /** The MPI layer over BCL-3: its extra cost per message from tables 5.4 and 5.6, on the send side. */
+    /**
+     * The MPI layer over BCL-3: its extra cost per message from tables 5.4 and 5.6, on the send side
+     * (its header in it: its empty message is 0 B on the wire).
+     */
     static SimParams mpi(SimParams p) {
-        return layer(p, (23.70 - 18.34) * 1e3, (6.33 - 2.726) * 1e3);
+        return layer(p, (23.70 - 18.34) * 1e3, (6.33 - 2.726) * 1e3, 0);
     }
 
-    /** A message layer over BCL-3 that adds {@code inter} and {@code intra} ns to every send. */
-    private static SimParams layer(SimParams p, double inter, double intra) {
+    /**
+     * A message layer over BCL-3 (MPI, PVM) that adds {@code inter} and {@code intra} ns to every send
+     * and sends messages of {@link #RENDEZVOUS_BYTES} and more by rendezvous, its request and answer
+     * being its empty message, {@code empty} bytes on the wire (host mode rule 9; Traffic's flows do
+     * not run the handshake).
+     */
+    private static SimParams layer(SimParams p, double inter, double intra, long empty) {
         return p.with(Map.of("o_s", Long.toString(Math.max(0, p.os() + Math.round(inter))), "shm_o_s",
-                Long.toString(Math.max(0, p.shmSendOverhead() + Math.round(intra)))));
+                Long.toString(Math.max(0, p.shmSendOverhead() + Math.round(intra))), "rendezvous_bytes",
+                Long.toString(RENDEZVOUS_BYTES), "rendezvous_control", Long.toString(empty)));
     }
 
     /**
@@ -386,10 +403,12 @@ public final class Bcl3Experiments {
      * on 2–64 nodes, one and four processes per node. The thesis gives neither the message size nor
      * (but for the broadcast's and reduce's binary trees) the algorithms: 64 KiB per rank (per block)
      * is assumed, with the binomial tree for broadcast and reduce, MPICH's linear scatter and gather,
-     * and the pairwise all-to-all. Table 5.15's shift is not a collective and is left out. Broadcast
-     * and reduce are reproduced (within 15 %); scatter, gather and all-to-all come out up to 184 %
-     * fast, because MPI's rendezvous above 1 KiB (§5.2.2, table 5.7: 117 MB/s at 64 KiB against
-     * BCL-3's 144) is not modelled, so the band is today's reach, 190 %.
+     * and the pairwise all-to-all. Table 5.15's shift is not a collective and is left out. MPI's
+     * messages of 1 KiB and more wait for its rendezvous handshake (§5.2.2; {@link #layer}, host
+     * mode rule 9). Broadcast and reduce are reproduced (within 10 %); scatter, gather and
+     * all-to-all still come out up to 176 % fast (gather at four processes per node, all-to-all):
+     * the handshake overlaps with the other messages in flight and explains little of it, so the
+     * band is today's reach, 180 %.
      */
     public static final PaperExperiment COLLECTIVES = new Base() {
         private static final int[] NODES = {2, 4, 8, 16, 32, 64};
@@ -416,15 +435,15 @@ public final class Bcl3Experiments {
             return "[BCL-3] tables 5.11-5.14, 5.16: MPI collective bandwidth";
         }
 
-        /** Today's reach, not a target met: only the reduce is reproduced (docs/sim/README.md). */
+        /** Today's reach, not a target met: only broadcast and reduce are reproduced (docs/sim/README.md). */
         @Override
         public double band() {
-            return 1.9;
+            return 1.8;
         }
 
         @Override
         public int withinTargetAtLeast() {
-            return 25;
+            return 31;
         }
 
         @Override

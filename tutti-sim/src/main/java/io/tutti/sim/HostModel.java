@@ -33,6 +33,12 @@ import java.util.Arrays;
  *       are each d·(P − 1) larger, P the communicator's size: the per-message start-up and receive
  *       delays that [NIC-reduce] §1 says grow with the system's scale (a progress engine that looks
  *       at every peer's channel for each message; docs/sim/README.md, host mode rule 8).</li>
+ *   <li><b>Rendezvous</b>: with {@code rendezvous_bytes} = R above 0, a SEND of s ≥ R bytes first
+ *       sends a request of {@code rendezvous_control} bytes (as a SEND, the step not yet complete);
+ *       the receiver takes it in (as an arrival) and matches it as a message, and once it is
+ *       matched to a posted RECV answers with a message of the same size; when the sender has
+ *       taken the answer in, the data goes as an eager SEND, which completes the step, and its
+ *       arrival completes that RECV ([BCL-3] §5.2.2: MPI above 1 KiB; host mode rule 9).</li>
  *   <li>CPU and NICs are granted first come, first served in request-time order (ties in event
  *       order), so a run is deterministic (for a given {@code noise_seed}). {@code (s−1)} is taken
  *       as 0 for empty messages; each product is rounded to whole nanoseconds.</li>
@@ -59,6 +65,12 @@ public final class HostModel implements RankModel {
     private static final long DONE = 0;
     private static final long ARRIVE = 1;
     private static final long RECEIVED = 2;
+    // the events of a rendezvous handshake (cost item Rendezvous), to their own handler (the payload
+    // has room for four types): its request and its answer, each arriving and then taken in
+    private static final long REQUEST_ARRIVE = 0;
+    private static final long REQUEST_RECEIVED = 1;
+    private static final long ANSWER_ARRIVE = 2;
+    private static final long ANSWER_RECEIVED = 3;
     private static final int TYPE_SHIFT = 58;
     private static final int RANK_SHIFT = 32;
     private static final long RANK_MASK = (1L << 26) - 1;
@@ -69,10 +81,21 @@ public final class HostModel implements RankModel {
     private EventLoop engine;
     private Network network;
     private int handler;
+    private int handshakes;
     private boolean chargeG;
     /** o_s and o_r of a message between nodes: LogGP's plus {@code o_per_rank} per other rank (cost item 8). */
     private long osNic;
     private long orNic;
+    /** Messages of at least this many bytes wait for a handshake; {@link Long#MAX_VALUE}: none. */
+    private long rendezvous;
+    /**
+     * Index in {@link #st} of rank 0's list of answered requests (rank r's at {@code answered + r}):
+     * nodes of (sender, its SEND step, the RECV step the data completes), so that the data's arrival
+     * completes the receive its request was matched to.
+     */
+    private int answered;
+    /** The bytes of a handshake's request and answer. */
+    private long control;
 
     // Per-rank state: one record of 8 longs (64 bytes, a cache line) per rank at st[rec(r)], so that
     // touching a rank costs one cache miss: the CPU, NIC_SEND, NIC_RECV and FINISH clocks (the NIC
@@ -137,6 +160,7 @@ public final class HostModel implements RankModel {
         this.engine = e;
         this.network = n;
         this.handler = e.register(this::handle);
+        this.handshakes = e.register(this::handshake);
         this.chargeG = n.hostChargesBandwidth();
         int size = s.size;
         long scale = Math.round(p.oPerRank() * (size - 1));
@@ -145,7 +169,11 @@ public final class HostModel implements RankModel {
         if (n.nics(size) > size) {
             throw new IllegalArgumentException("more NICs than ranks");
         }
-        st = new long[RECORD_0 + RECORD * size];
+        rendezvous = p.rendezvousBytes() > 0 ? p.rendezvousBytes() : Long.MAX_VALUE;
+        control = p.rendezvousControl();
+        answered = RECORD_0 + RECORD * size;
+        st = new long[answered + (rendezvous < Long.MAX_VALUE ? size : 0)];
+        Arrays.fill(st, answered, st.length, EMPTY);
         long counters = 0;
         for (int r = 0; r < size; r++) {
             int k = s.counters[s.shapeOf[r]];
@@ -233,34 +261,23 @@ public final class HostModel implements RankModel {
         long len = s.length[j];
         long[] c = st;
         if (k == Schedule.SEND) {
-            int dst = s.peerAt(r, j);
-            // a message to a rank of the same node goes through shared memory, not the node's NIC
-            int nicId = network.nicOf(r);
-            boolean viaNic = nicId != network.nicOf(dst);
-            int nic = rec(nicId) + NIC_SEND;
-            long ts = Math.max(t, viaNic ? Math.max(c[at + CPU], c[nic]) : c[at + CPU]);
-            long os = p.noisy(viaNic ? osNic : p.shmSendOverhead(), r, i, SimParams.NOISE_SEND);
-            long cpuEnd = ts + os + SimParams.perByte(p.O(), len - 1);
-            c[at + CPU] = cpuEnd;
-            if (viaNic) {
-                c[nic] = ts + p.g() + (chargeG ? SimParams.perByte(p.G(), len - 1) : 0);
+            if (len >= rendezvous) {
+                // the data waits for the receiver's answer (cost item Rendezvous)
+                send(r, s.peerAt(r, j), control, t, r, i, SimParams.NOISE_REQUEST, handshakes,
+                        payload(REQUEST_ARRIVE, r, i));
+                return;
             }
-            messages++;
-            bytes += len;
-            network.carry(ts + os, r, dst, len, handler, payload(ARRIVE, r, i));
-            if (s.succStart[j] == s.succStart[j + 1]) {
-                // nothing waits for this send: record its completion now instead of an event (a
-                // third of a dissemination barrier's events)
-                finishAt(r, i, cpuEnd);
-            } else {
-                engine.schedule(handler, cpuEnd, payload(DONE, r, i));
-            }
+            sendData(r, i, t);
         } else if (k == Schedule.RECV) {
             int src = s.peerAt(r, j);
             int tg = s.tag[j];
             int sendStep = take(at + UNEXPECTED, src, tg);
             if (sendStep >= 0) {
-                match(src, sendStep, r, i, t);
+                if (s.length(src, sendStep) >= rendezvous) {
+                    answer(src, sendStep, r, i, t);
+                } else {
+                    match(src, sendStep, r, i, t);
+                }
                 return;
             }
             post(r, i, src, tg);
@@ -275,27 +292,75 @@ public final class HostModel implements RankModel {
         }
     }
 
+    /** Rank r's SEND step i hands its data to the network at t or when its CPU and NIC are free. */
+    private void sendData(int r, int i, long t) {
+        int j = s.shapeStart[s.shapeOf[r]] + i;
+        long len = s.length[j];
+        long cpuEnd = send(r, s.peerAt(r, j), len, t, r, i, SimParams.NOISE_SEND, handler, payload(ARRIVE, r, i));
+        messages++;
+        bytes += len;
+        if (s.succStart[j] == s.succStart[j + 1]) {
+            // nothing waits for this send: record its completion now instead of an event (a
+            // third of a dissemination barrier's events)
+            finishAt(r, i, cpuEnd);
+        } else {
+            engine.schedule(handler, cpuEnd, payload(DONE, r, i));
+        }
+    }
+
+    /**
+     * Sends {@code len} bytes from rank {@code from} to {@code to}, ready at t (cost item SEND; the
+     * noise keyed by {@code key, keyStep, side}); the arrival is the event {@code (sink, arrival)}.
+     * Returns when the sending CPU is done.
+     */
+    private long send(int from, int to, long len, long t, int key, int keyStep, long side, int sink, long arrival) {
+        long[] c = st;
+        int at = rec(from);
+        // a message to a rank of the same node goes through shared memory, not the node's NIC
+        int nicId = network.nicOf(from);
+        boolean viaNic = nicId != network.nicOf(to);
+        int nic = rec(nicId) + NIC_SEND;
+        long ts = Math.max(t, viaNic ? Math.max(c[at + CPU], c[nic]) : c[at + CPU]);
+        long os = p.noisy(viaNic ? osNic : p.shmSendOverhead(), key, keyStep, side);
+        long cpuEnd = ts + os + SimParams.perByte(p.O(), len - 1);
+        c[at + CPU] = cpuEnd;
+        if (viaNic) {
+            c[nic] = ts + p.g() + (chargeG ? SimParams.perByte(p.G(), len - 1) : 0);
+        }
+        network.carry(ts + os, from, to, len, sink, arrival);
+        return cpuEnd;
+    }
+
     /** Rank src's message (its SEND step sendStep) reaches the receiving NIC at t. */
     private void arrive(int src, int sendStep, long t) {
         int j = s.shapeStart[s.shapeOf[src]] + sendStep;
-        int dst = s.peerAt(src, j);
-        long len = s.length[j];
+        takeIn(src, s.peerAt(src, j), s.length[j], t, src, sendStep, SimParams.NOISE_RECV, handler,
+                payload(RECEIVED, src, sendStep));
+    }
+
+    /**
+     * Rank {@code to}'s CPU takes in {@code len} bytes from rank {@code from} that reached it at t
+     * (cost item Arrival; the noise keyed by {@code key, keyStep, side}), then the event {@code (sink,
+     * received)}.
+     */
+    private void takeIn(int from, int to, long len, long t, int key, int keyStep, long side, int sink,
+                        long received) {
         long[] c = st;
-        int at = rec(dst);
-        int nicId = network.nicOf(dst);
+        int at = rec(to);
+        int nicId = network.nicOf(to);
         int nic = rec(nicId) + NIC_RECV;
         long cpu = SimParams.perByte(p.O(), len - 1);
         long end;
-        if (nicId == network.nicOf(src)) {
+        if (nicId == network.nicOf(from)) {
             // shared memory: the CPU takes it in, the NIC is not involved
             long tr = Math.max(t, c[at + CPU]);
-            end = tr + p.noisy(p.shmRecvOverhead(), src, sendStep, SimParams.NOISE_RECV) + cpu;
+            end = tr + p.noisy(p.shmRecvOverhead(), key, keyStep, side) + cpu;
             c[at + CPU] = end;
-            engine.schedule(handler, end, payload(RECEIVED, src, sendStep));
+            engine.schedule(sink, end, received);
             return;
         }
         long tr = Math.max(t, Math.max(c[at + CPU], c[nic]));
-        long or = p.noisy(orNic, src, sendStep, SimParams.NOISE_RECV);
+        long or = p.noisy(orNic, key, keyStep, side);
         if (chargeG) {
             long wire = SimParams.perByte(p.G(), len - 1);
             end = tr + or + Math.max(cpu, wire);
@@ -305,13 +370,59 @@ public final class HostModel implements RankModel {
             c[nic] = tr + p.g();
         }
         c[at + CPU] = end;
-        engine.schedule(handler, end, payload(RECEIVED, src, sendStep));
+        engine.schedule(sink, end, received);
+    }
+
+    /** A step, at t, of the handshake of a rank's SEND step (cost item Rendezvous). */
+    private void handshake(long t, long d) {
+        int type = (int) (d >>> TYPE_SHIFT);
+        int src = (int) ((d >>> RANK_SHIFT) & RANK_MASK);
+        int sendStep = (int) d;
+        int j = s.shapeStart[s.shapeOf[src]] + sendStep;
+        int dst = s.peerAt(src, j);
+        if (type == REQUEST_ARRIVE) {
+            takeIn(src, dst, control, t, src, sendStep, SimParams.NOISE_REQUEST ^ SimParams.NOISE_RECV, handshakes,
+                    payload(REQUEST_RECEIVED, src, sendStep));
+        } else if (type == REQUEST_RECEIVED) {
+            int tg = s.tag[j];
+            int recvStep = takePosted(dst, src, tg);
+            if (recvStep >= 0) {
+                answer(src, sendStep, dst, recvStep, t);
+            } else {
+                append(rec(dst) + UNEXPECTED, src, tg, sendStep);
+            }
+        } else if (type == ANSWER_ARRIVE) {
+            takeIn(dst, src, control, t, src, sendStep, SimParams.NOISE_ANSWER ^ SimParams.NOISE_RECV, handshakes,
+                    payload(ANSWER_RECEIVED, src, sendStep));
+        } else {
+            sendData(src, sendStep, t);
+        }
+        drain(t);
+    }
+
+    /** Rank dst's RECV step recvStep is matched at t to rank src's request: dst answers. */
+    private void answer(int src, int sendStep, int dst, int recvStep, long t) {
+        check(src, sendStep, dst, recvStep, t);
+        append(answered + dst, src, sendStep, recvStep);
+        send(dst, src, control, t, src, sendStep, SimParams.NOISE_ANSWER, handshakes,
+                payload(ANSWER_ARRIVE, src, sendStep));
     }
 
     /** Rank src's message has been taken in by its destination's CPU at t: match it. */
     private void received(int src, int sendStep, long t) {
         int j = s.shapeStart[s.shapeOf[src]] + sendStep;
         int dst = s.peerAt(src, j);
+        if (s.length[j] >= rendezvous) {
+            // its receive was matched to the request: the data completes it
+            int recvStep = take(answered + dst, src, sendStep);
+            if (recvStep < 0) {
+                throw new SimulationException("rank " + src + " step " + sendStep + " sent its data to rank " + dst
+                        + " before an answer");
+            }
+            matched++;
+            push(dst, recvStep);
+            return;
+        }
         int tg = s.tag[j];
         int at = rec(dst);
         int recvStep = takePosted(dst, src, tg);
@@ -323,17 +434,22 @@ public final class HostModel implements RankModel {
     }
 
     private void match(int src, int sendStep, int dst, int recvStep, long t) {
+        check(src, sendStep, dst, recvStep, t);
+        matched++;
+        push(dst, recvStep);
+    }
+
+    /** Rank src's SEND step sendStep is paired with rank dst's RECV step recvStep at t: the lengths must agree. */
+    private void check(int src, int sendStep, int dst, int recvStep, long t) {
         long sl = s.length(src, sendStep);
         long rl = s.length(dst, recvStep);
         if (sl != rl) {
             throw new SimulationException("rank " + src + " step " + sendStep + " sends " + sl + " B with tag "
                     + s.tag(src, sendStep) + " but rank " + dst + " step " + recvStep + " receives " + rl + " B");
         }
-        matched++;
         if (trace != null) {
             trace.matched(src, sendStep, dst, recvStep, t);
         }
-        push(dst, recvStep);
     }
 
     /** Step i of rank r completed at t: release its successors. */

@@ -68,6 +68,10 @@ import java.util.Map;
  * @param oPerRank        host mode: what each o_s and o_r of a message between nodes grows by per other
  *                        rank of the communicator (ns; the per-message start-up and receive delays that
  *                        grow with the system's scale, [NIC-reduce] §1; 0: LogGP's constant overheads)
+ * @param rendezvousBytes host mode: messages of at least this many bytes wait for a handshake before
+ *                        their data goes (a message layer's rendezvous, [BCL-3] §5.2.2; 0: none, all eager)
+ * @param rendezvousControl host mode: bytes of the handshake's request and answer on the wire (the layer's
+ *                        empty message: its header)
  */
 public record SimParams(long L, long os, long or, long g, double G, double O, double reducePerByte,
                         double copyPerByte, long linkLatency, double linkNsPerByte, long switchDelay, int mtu,
@@ -76,7 +80,8 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                         int incPayload, int incHeader, int sockets, int rails, int stripeMin, long busyBytes,
                         long packetGap, int pioMax, long pioNsPerWord, long dmaReadStart, double dmaReadNsPerByte,
                         long dmaWriteStart, double dmaWriteNsPerByte, long shmOs, long shmOr, long shmCross, double incLoss,
-                        long incRto, long incSeed, double hostNoise, long noiseSeed, double oPerRank) {
+                        long incRto, long incSeed, double hostNoise, long noiseSeed, double oPerRank,
+                        long rendezvousBytes, long rendezvousControl) {
 
     /** A parameter's name (in calibration files), default and meaning. */
     public record Property(String name, String defaultValue, String meaning) {
@@ -131,7 +136,11 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                     "host and NIC modes: share of every host CPU time that is exponential noise (0 to 1)"),
             new Property("noise_seed", "1", "host and NIC modes: seed of the noise"),
             new Property("o_per_rank", "0",
-                    "host mode: ns each o_s and o_r between nodes grows by per other rank of the communicator"));
+                    "host mode: ns each o_s and o_r between nodes grows by per other rank of the communicator"),
+            // off by default: LogGP's messages are eager; a message layer with a rendezvous sets it
+            new Property("rendezvous_bytes", "0",
+                    "host mode: messages of at least this many bytes first wait for a handshake (B); 0: none"),
+            new Property("rendezvous_control", "0", "host mode: bytes of the handshake's request and answer (B)"));
 
     public SimParams {
         if (L < 0 || os < 0 || or < 0 || g < 0 || !(G >= 0) || !(O >= 0) || !(reducePerByte >= 0)
@@ -142,7 +151,7 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                 || busyBytes < 0 || packetGap < 0 || pioMax < 0 || pioNsPerWord < 0 || dmaReadStart < 0
                 || !(dmaReadNsPerByte >= 0) || dmaWriteStart < 0 || !(dmaWriteNsPerByte >= 0) || shmOs < -1
                 || shmOr < -1 || shmCross < 0 || !(incLoss >= 0 && incLoss < 1) || incRto < 1 || !(hostNoise >= 0 && hostNoise <= 1)
-                || !(oPerRank >= 0)) {
+                || !(oPerRank >= 0) || rendezvousBytes < 0 || rendezvousControl < 0) {
             throw new IllegalArgumentException("simulation parameters must be non-negative (mtu, switch_slots,"
                     + " sockets, rails and inc_rto at least 1, rails at most 16, inc_payload at least 8, shm_o_s and"
                     + " shm_o_r -1 for 'as o_s, o_r', inc_loss below 1, host_noise at most 1)");
@@ -218,6 +227,8 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
         m.put("host_noise", Double.toString(hostNoise));
         m.put("noise_seed", Long.toString(noiseSeed));
         m.put("o_per_rank", Double.toString(oPerRank));
+        m.put("rendezvous_bytes", Long.toString(rendezvousBytes));
+        m.put("rendezvous_control", Long.toString(rendezvousControl));
         return m;
     }
 
@@ -235,7 +246,8 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
                     ns(m, "dma_read_start"), num(m, "dma_read_ns_per_byte"), ns(m, "dma_write_start"),
                     num(m, "dma_write_ns_per_byte"), ns(m, "shm_o_s"), ns(m, "shm_o_r"), ns(m, "shm_cross"),
                     num(m, "inc_loss"), ns(m, "inc_rto"), ns(m, "inc_seed"),
-                    num(m, "host_noise"), ns(m, "noise_seed"), num(m, "o_per_rank"));
+                    num(m, "host_noise"), ns(m, "noise_seed"), num(m, "o_per_rank"),
+                    ns(m, "rendezvous_bytes"), ns(m, "rendezvous_control"));
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("a count or size is too large: mtu " + m.get("mtu") + ", switch_slots "
                     + m.get("switch_slots") + ", inc_payload " + m.get("inc_payload") + ", inc_header "
@@ -337,6 +349,9 @@ public record SimParams(long L, long os, long or, long g, double G, double O, do
     static final long NOISE_COMPUTE = 0xa54ff53a5f1d36f1L;
     static final long NOISE_POST = 0xbb67ae8584caa73bL;
     static final long NOISE_COMPLETE = 0x3c6ef372fe94f82bL;
+    /** The sides of a rendezvous handshake's request and answer (their receive side: XOR {@link #NOISE_RECV}). */
+    static final long NOISE_REQUEST = 0xa54ff53a5f1d36f3L;
+    static final long NOISE_ANSWER = 0x510e527fade682d1L;
 
     /**
      * A host CPU time {@code o} as one operation pays it: o itself, or with {@code host_noise} = c the

@@ -92,10 +92,22 @@ class HostModelTest {
         return Sims.schedules(kind, alg, ranks, 24, 8);
     }
 
+    /**
+     * Both ways of sending: every message eager, and (rule 9) those of 16 B and more by rendezvous,
+     * so that a run has both kinds between the same ranks.
+     */
+    private static final List<SimParams> PROTOCOLS = List.of(SimParams.defaults(),
+            SimParams.defaults().with(Map.of("rendezvous_bytes", "16", "rendezvous_control", "8")));
+
     /** Every SEND is matched exactly once by a RECV of the same length, and every step runs once. */
     @Test
     void everySendReceivedExactlyOnce() {
-        SimParams p = SimParams.defaults();
+        for (SimParams p : PROTOCOLS) {
+            everySendReceivedExactlyOnce(p);
+        }
+    }
+
+    private static void everySendReceivedExactlyOnce(SimParams p) {
         for (Object[] c : cases()) {
             Kind kind = (Kind) c[0];
             String alg = (String) c[1];
@@ -135,14 +147,20 @@ class HostModelTest {
      */
     @Test
     void stepOrderAgreesWithHostSemantics() {
+        for (SimParams p : PROTOCOLS) {
+            stepOrderAgreesWithHostSemantics(p);
+        }
+    }
+
+    private static void stepOrderAgreesWithHostSemantics(SimParams p) {
         for (Object[] c : cases()) {
             Kind kind = (Kind) c[0];
             String alg = (String) c[1];
             int ranks = (int) c[2];
             CompiledSchedules cs = build(kind, alg, ranks);
             Recorder rec = new Recorder(cs);
-            Sims.runLogGP(cs, SimParams.defaults(), rec);
-            String what = kind + "/" + alg + " P=" + ranks;
+            Sims.runLogGP(cs, p, rec);
+            String what = kind + "/" + alg + " P=" + ranks + (p.rendezvousBytes() > 0 ? " rendezvous" : "");
             // dependencies, from the Schedule objects themselves
             CollectiveCallSchedules original = new CollectiveCallSchedules(kind, alg, ranks);
             int[][] startIndex = new int[ranks][];
@@ -229,7 +247,50 @@ class HostModelTest {
         return Simulation.run(new HostModel(cs, p, null), n, null);
     }
 
-    /** A receive nobody sends to is reported as a deadlock, not a hang or a silent result. */
+    /** One message of s bytes from rank 0 to rank 1 under LogGP; rank 1 first copies {@code busy} bytes. */
+    private static long pointToPoint(SimParams p, long s, long busy) {
+        ScheduleBuilder b0 = new ScheduleBuilder("test", 0, 2);
+        b0.send(1, 0, Schedule.SEND_BUFFER, 0, s);
+        ScheduleBuilder b1 = new ScheduleBuilder("test", 1, 2);
+        int after = busy > 0 ? b1.copy(Schedule.RECV_BUFFER, 0, Schedule.SEND_BUFFER, 0, busy) : -1;
+        b1.recv(0, 0, Schedule.RECV_BUFFER, 0, s, after);
+        return Sims.runLogGP(CompiledSchedules.of(new Schedule[] {b0.build(), b1.build()}), p, null).completionNs();
+    }
+
+    /**
+     * Rule 9: a message of R bytes or more costs its request, its answer (each a message of the
+     * control size) and then itself; one of R − 1 bytes is eager.
+     */
+    @Test
+    void rendezvousPaysARequestAndAnAnswerBeforeTheData() {
+        SimParams eager = Sims.loggp(1000, 300, 200, 50, 2.0, 0.5);
+        SimParams rdv = eager.with(Map.of("rendezvous_bytes", "1024", "rendezvous_control", "16"));
+        assertEquals(pointToPoint(eager, 4096, 0) + 2 * pointToPoint(eager, 16, 0), pointToPoint(rdv, 4096, 0));
+        assertEquals(pointToPoint(eager, 1024, 0) + 2 * pointToPoint(eager, 16, 0), pointToPoint(rdv, 1024, 0));
+        assertEquals(pointToPoint(eager, 1023, 0), pointToPoint(rdv, 1023, 0));
+        assertThrows(IllegalArgumentException.class, () -> eager.with(Map.of("rendezvous_bytes", "-1")));
+    }
+
+    /**
+     * Rule 9: the answer waits for the receive to be posted. An eager message that arrives while
+     * the receiver is busy waits in the unexpected queue and is matched when the receive starts; a
+     * rendezvous one is only then answered, so its data still has to come.
+     */
+    @Test
+    void rendezvousDataWaitsForTheReceiveToBePosted() {
+        SimParams eager = Sims.loggp(1000, 300, 200, 50, 2.0, 0.5).with(Map.of("copy_per_byte", "10"));
+        SimParams rdv = eager.with(Map.of("rendezvous_bytes", "1024", "rendezvous_control", "16"));
+        long busy = 100_000;
+        long copy = busy * 10;
+        assertTrue(pointToPoint(eager, 4096, 0) < copy, "the copy outlasts the message");
+        // after the copy the CPU takes the waiting message in: o_r + (s − 1)·G
+        assertEquals(copy + 200 + 2 * 4095, pointToPoint(eager, 4096, busy));
+        // the CPU takes the waiting request in, matches it to the receive posted at the copy's end
+        // and only then answers; the data follows the answer
+        assertEquals(copy + 200 + 2 * 15 + pointToPoint(eager, 16, 0) + pointToPoint(eager, 4096, 0),
+                pointToPoint(rdv, 4096, busy));
+    }
+
     /** Rule 8: o_per_rank = d adds d·(P − 1) to every o_s and o_r between nodes; a binomial bcast's 4 rounds on 16 ranks pay both. */
     @Test
     void overheadsGrowWithTheCommunicatorUnderOPerRank() {
@@ -241,6 +302,7 @@ class HostModelTest {
         assertThrows(IllegalArgumentException.class, () -> p.with(Map.of("o_per_rank", "-1")));
     }
 
+    /** A receive nobody sends to is reported as a deadlock, not a hang or a silent result. */
     @Test
     void deadlockIsReported() {
         ScheduleBuilder b0 = new ScheduleBuilder("test", 0, 2);
