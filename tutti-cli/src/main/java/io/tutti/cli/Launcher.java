@@ -154,6 +154,10 @@ public final class Launcher {
     private Integer monitorPort;
     /** Whether the other ranks keep running when one dies ({@code --on-failure continue}). */
     private boolean keepSurvivors;
+    /** Whether a timed-out job's ranks print their stacks first ({@code --get-stack-traces}). */
+    private boolean stackTraces;
+    /** How long a timed-out job's ranks have to print their stacks: a starved JVM answers late. */
+    private static final Duration STACKS_WAIT = Duration.ofSeconds(10);
 
     /** How long a rank whose rendezvous connection dropped gets to be seen exiting before it counts as lost. */
     static final Duration LOST_GRACE = Duration.ofSeconds(2);
@@ -218,6 +222,16 @@ public final class Launcher {
      */
     public Launcher keepSurvivors(boolean on) {
         this.keepSurvivors = on;
+        return this;
+    }
+
+    /**
+     * With {@code on}, a job past its time limit first has every rank still running print its
+     * threads' stacks (through the rendezvous, so ranks on other hosts too), as Open MPI's
+     * {@code mpirun --get-stack-traces} does; ranks as processes only.
+     */
+    public Launcher stackTraces(boolean on) {
+        this.stackTraces = on;
         return this;
     }
 
@@ -609,6 +623,11 @@ public final class Launcher {
                         say("the job timed out after " + Durations.format(o.timeout()) + "; ranks still running: "
                                 + still.stream().map(String::valueOf).collect(Collectors.joining(", "))
                                 + stuckView(jobDir));
+                        if (stackTraces && procs.server != null) {
+                            int printed = procs.server.requestStacks(STACKS_WAIT);
+                            say(printed + " of the " + still.size() + " ranks still running printed their threads'"
+                                    + " stacks (--get-stack-traces)");
+                        }
                     }
                     return EXIT_TIMEOUT;
                 }

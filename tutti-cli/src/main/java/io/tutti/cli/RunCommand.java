@@ -92,6 +92,10 @@ public final class RunCommand implements Callable<Integer> {
             description = "Stop the job and exit with 124 after this long: 30s, 2m, 500ms, 1h, or seconds.")
     Duration timeout;
 
+    @Option(names = "--get-stack-traces", description = "At the --timeout, have every rank still running print"
+            + " its threads' stacks on its standard error before the job is stopped (ranks as processes).")
+    boolean stackTraces;
+
     @Option(names = "--tag-output", description = "Prefix every line a rank prints with '[rank] '.")
     boolean tagOutput;
 
@@ -185,6 +189,6 @@ public final class RunCommand implements Callable<Integer> {
         Launcher.Options options = new Launcher.Options(ranks != null ? ranks : where.slots(), threads, timeout, tagOutput, classpath, jvmOptions,
                 target, args, verbose, where);
         return new Launcher().rendezvousAddress(rendezvousAddress).monitor(monitor)
-                .keepSurvivors(onFailure.equals("continue")).run(options);
+                .keepSurvivors(onFailure.equals("continue")).stackTraces(stackTraces).run(options);
     }
 }

@@ -193,6 +193,7 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
                 switch (f.type()) {
                     case RendezvousWire.PING -> { }
                     case RendezvousWire.STARTED -> jobStarted = true;
+                    case RendezvousWire.STACKS -> printStacks();
                     case RendezvousWire.END -> {
                         ending = true;
                         failAll("the launcher ended the job");
@@ -236,6 +237,31 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
             RendezvousWire.write(ch, RendezvousWire.STARTED, 0);
         } catch (IOException e) {
             // the reader sees the broken connection
+        }
+    }
+
+    /**
+     * Prints every thread's stack of this JVM on standard error in one write, as the launcher asked
+     * (a job past its timeout: where each thread is), then tells the launcher it has.
+     */
+    private void printStacks() {
+        StringBuilder b = new StringBuilder("tutti: rank " + rank + "'s threads, as the launcher asked:\n");
+        for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+            Thread t = e.getKey();
+            b.append("  \"").append(t.getName()).append("\" ").append(t.getState())
+                    .append(t.isDaemon() ? " daemon" : "").append('\n');
+            for (StackTraceElement frame : e.getValue()) {
+                b.append("      at ").append(frame).append('\n');
+            }
+        }
+        System.err.print(b);
+        System.err.flush();
+        synchronized (this) {
+            try {
+                RendezvousWire.write(ch, RendezvousWire.STACKS, 0);
+            } catch (IOException e) {
+                // the reader sees the broken connection
+            }
         }
     }
 

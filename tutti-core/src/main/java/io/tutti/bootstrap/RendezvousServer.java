@@ -70,6 +70,8 @@ public final class RendezvousServer implements AutoCloseable {
     private volatile IntConsumer onRankLost = r -> { };
     private volatile Consumer<String> onRejected = m -> { };
     private volatile Consumer<String> onDropped = m -> { };
+    /** Counts the ranks' answers to the last {@link #requestStacks}. */
+    private volatile java.util.concurrent.CountDownLatch stacksPrinted = new java.util.concurrent.CountDownLatch(0);
     private volatile CopyListener onCopy = (r, name, bytes) -> { };
     private volatile RailAnswerListener onRailAnswer = (r, word) -> { };
     private volatile boolean closed;
@@ -181,6 +183,22 @@ public final class RendezvousServer implements AutoCloseable {
      * Sends rail command {@code word} ({@code RailCounters}' command encoding) to rank {@code rank},
      * whose answer comes to {@link #onRailAnswer}; false when the rank is not connected.
      */
+    /**
+     * Asks every connected rank to print its threads' stacks on its standard error, and waits until
+     * each has said it did or {@code wait} has passed; returns how many did.
+     */
+    public int requestStacks(java.time.Duration wait) throws InterruptedException {
+        List<Connection> all;
+        synchronized (this) {
+            all = new ArrayList<>(ranks.values());
+        }
+        java.util.concurrent.CountDownLatch printed = new java.util.concurrent.CountDownLatch(all.size());
+        stacksPrinted = printed;
+        all.forEach(c -> c.send(RendezvousWire.STACKS, 0));
+        printed.await(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        return all.size() - (int) printed.getCount();
+    }
+
     public boolean railCommand(int rank, long word) {
         Connection c;
         synchronized (this) {
@@ -345,6 +363,10 @@ public final class RendezvousServer implements AutoCloseable {
                             }
                             all.forEach(c -> c.send(RendezvousWire.STARTED, 0));
                         }
+                        continue;
+                    }
+                    if (f.type() == RendezvousWire.STACKS) {
+                        stacksPrinted.countDown();
                         continue;
                     }
                     if (f.type() == RendezvousWire.RAIL_ANSWER) {

@@ -38,7 +38,8 @@ import javax.crypto.spec.SecretKeySpec;
  * A rank on another host than the launcher sends COPY(name, bytes) of its counters file in place of
  * its pings, which the launcher keeps as a copy in its own job directory. A rail command posted in
  * that copy travels to the rank as RAIL(command word), and the rank's answer comes back as
- * RAIL_ANSWER(answer word), both in {@link io.tutti.transport.RailCounters}' encoding.
+ * RAIL_ANSWER(answer word), both in {@link io.tutti.transport.RailCounters}' encoding. STACKS asks a
+ * rank to print its threads' stacks on its standard error, and the rank answers STACKS once it has.
  */
 final class RendezvousWire {
     static final String MAGIC = "tutti-rendezvous-1";
@@ -64,6 +65,8 @@ final class RendezvousWire {
     static final byte RAIL_ANSWER = 17;
     /** Rank to launcher: this rank has finished starting ({@code Tutti.init} is done); back to all: every rank has. */
     static final byte STARTED = 18;
+    /** Launcher to rank: print your threads' stacks on standard error; rank to launcher: printed. */
+    static final byte STACKS = 19;
 
     private RendezvousWire() {
     }

@@ -54,7 +54,8 @@ class ChaosIT {
                     "TUTTI_NET_REORDER", "0.02", "TUTTI_NET_STATS", "1"), "run", "--verbose", "-n",
                     Integer.toString(RANKS), "--hosts", String.join(",", net.hosts()), "--ppn", "1", "--exec-prefix",
                     "ip netns exec {host}", "--transport", "net", "--rails", "r0,r1", "--on-failure", "continue",
-                    "--timeout", (seconds + 300) + "s", "--cp", Launch.testClasses(), "io.tutti.systest.Chaos",
+                    "--timeout", (seconds + 300) + "s", "--get-stack-traces", "--cp", Launch.testClasses(),
+                    "io.tutti.systest.Chaos",
                     Integer.toString(seconds), work.toString(), Long.toString(seed), "1");
             try {
                 Launch.awaitFile(job, work.resolve("started"), Duration.ofSeconds(120));

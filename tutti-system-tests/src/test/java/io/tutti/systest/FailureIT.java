@@ -62,6 +62,23 @@ class FailureIT {
     }
 
     @Test
+    void aHungJobsRanksPrintTheirStacksBeforeItIsStopped() throws Exception {
+        // long enough for two JVMs to start on a loaded machine: the stacks come only from ranks that joined
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(90), "run", "--verbose", "-n", "2", "--timeout", "30s",
+                "--get-stack-traces", "--cp", Launch.testClasses(), "io.tutti.systest.Blocker", work.toString(), "-1");
+        assertExit(124, r);
+        assertTrue(r.stderr().contains("tutti run: 2 of the 2 ranks still running printed their threads' stacks"),
+                r::toString);
+        for (int rank = 0; rank < 2; rank++) {
+            String own = "tutti: rank " + rank + "'s threads, as the launcher asked:";
+            int at = r.stderr().indexOf(own);
+            assertTrue(at >= 0, r::toString);
+            assertTrue(r.stderr().indexOf("io.tutti.systest.Blocker.main(Blocker.java", at) > at, r::toString);
+        }
+        r.assertNoJobDirectory();
+    }
+
+    @Test
     void aHungThreadJobTimesOut() throws Exception {
         Launch.Result r = Launch.run(work, Duration.ofSeconds(40), "run", "--verbose", "-n", "2", "--threads",
                 "--timeout", "2s", "--cp", Launch.testClasses(), "io.tutti.systest.Blocker", work.toString(), "-1");
