@@ -523,6 +523,10 @@ public final class Launcher {
                     .map(p -> Long.toString(p.pid())).collect(Collectors.joining(" ")) + "\n");
             return watch(o, procs, exited, job.dir());
         } finally {
+            if (server != null) {
+                // the connections of the ranks stopped now break by our doing: nothing to report
+                server.onDropped(null);
+            }
             RankProcesses.stop(procs.started());
             procs.masters.close();
             if (monitor != null) {
@@ -624,9 +628,9 @@ public final class Launcher {
                                 + still.stream().map(String::valueOf).collect(Collectors.joining(", "))
                                 + stuckView(jobDir));
                         if (stackTraces && procs.server != null) {
-                            int printed = procs.server.requestStacks(STACKS_WAIT);
-                            say(printed + " of the " + still.size() + " ranks still running printed their threads'"
-                                    + " stacks (--get-stack-traces)");
+                            int[] printed = procs.server.requestStacks(STACKS_WAIT);
+                            say(printed[0] + " of the " + printed[1] + " ranks asked printed their threads' stacks"
+                                    + " (--get-stack-traces)");
                         }
                     }
                     return EXIT_TIMEOUT;

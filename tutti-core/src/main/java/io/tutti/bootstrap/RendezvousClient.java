@@ -39,6 +39,9 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     private final String address;
     private final int rank;
     private final Duration timeout;
+    /** When this JVM last printed its threads for a launcher, so ranks that are its threads print them once. */
+    private static final java.util.concurrent.atomic.AtomicLong LAST_STACKS = new java.util.concurrent.atomic.AtomicLong();
+    private static final long STACKS_AGAIN_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** How often a wait for the launcher's answer looks whether this JVM's job was aborted ({@link JobControl}). */
     private static final long ABORT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private volatile String networkAddress;
@@ -241,10 +244,19 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     }
 
     /**
-     * Prints every thread's stack of this JVM on standard error in one write, as the launcher asked
-     * (a job past its timeout: where each thread is), then tells the launcher it has.
+     * Prints every thread's stack of this JVM on standard error in one print, as the launcher asked
+     * (a job past its timeout: where each thread is), then tells the launcher it has. The lines of
+     * ranks on one output may interleave ({@code --tag-output} tells them apart); ranks that are
+     * threads of one JVM print its threads once, and the others say so.
      */
     private void printStacks() {
+        long now = System.nanoTime();
+        long last = LAST_STACKS.get();
+        if (last != 0 && now - last < STACKS_AGAIN_NANOS || !LAST_STACKS.compareAndSet(last, now)) {
+            System.err.println("tutti: rank " + rank + "'s threads are those of its JVM, printed just now");
+            answerStacks();
+            return;
+        }
         StringBuilder b = new StringBuilder("tutti: rank " + rank + "'s threads, as the launcher asked:\n");
         for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
             Thread t = e.getKey();
@@ -256,6 +268,10 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
         }
         System.err.print(b);
         System.err.flush();
+        answerStacks();
+    }
+
+    private void answerStacks() {
         synchronized (this) {
             try {
                 RendezvousWire.write(ch, RendezvousWire.STACKS, 0);

@@ -39,9 +39,9 @@ public final class RendezvousServer implements AutoCloseable {
     /** How long a rank may be silent (it pings every second) before its host is taken for gone. */
     static final long SILENCE_MILLIS = 10_000;
     /**
-     * Both bounds above until every rank has said it started: 64 JVMs starting on 2 cores starve a
-     * rank's threads past 10 s, and the rank then took its closed connection for the launcher's
-     * death (docs/perf/launch.md, "64 ranks"). As long as the rails' start timeout.
+     * Both bounds above until every rank has said it started or has died: 64 JVMs starting on 2
+     * cores starve a rank's threads past 10 s, and the rank then took its closed connection for the
+     * launcher's death (docs/perf/launch.md, "64 ranks"). As long as the rails' start timeout.
      */
     static final long START_MILLIS = 60_000;
 
@@ -54,6 +54,8 @@ public final class RendezvousServer implements AutoCloseable {
     private final long startMillis;
     /** The ranks that said they finished starting: once all have, the silence bound is the short one. */
     private final java.util.Set<Integer> started = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Whether every rank has started or failed: the bounds are the short ones from then on. */
+    private volatile boolean allStarted;
     private final List<ServerSocketChannel> listeners = new ArrayList<>();
     private final List<String> addresses = new ArrayList<>();
     private final List<Path> socketFiles = new ArrayList<>();
@@ -180,24 +182,30 @@ public final class RendezvousServer implements AutoCloseable {
     }
 
     /**
+     * Asks every rank whose connection is still open, and that has not said goodbye, to print its
+     * threads' stacks on its standard error, and waits until each has said it did or {@code wait}
+     * has passed; returns {how many did, how many were asked}.
+     */
+    public int[] requestStacks(java.time.Duration wait) throws InterruptedException {
+        List<Connection> asked = new ArrayList<>();
+        synchronized (this) {
+            for (Connection c : connections) {
+                if (c.authenticated && !c.goodbye) {
+                    asked.add(c);
+                }
+            }
+        }
+        java.util.concurrent.CountDownLatch printed = new java.util.concurrent.CountDownLatch(asked.size());
+        stacksPrinted = printed;
+        asked.forEach(c -> c.send(RendezvousWire.STACKS, 0));
+        printed.await(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        return new int[] {asked.size() - (int) printed.getCount(), asked.size()};
+    }
+
+    /**
      * Sends rail command {@code word} ({@code RailCounters}' command encoding) to rank {@code rank},
      * whose answer comes to {@link #onRailAnswer}; false when the rank is not connected.
      */
-    /**
-     * Asks every connected rank to print its threads' stacks on its standard error, and waits until
-     * each has said it did or {@code wait} has passed; returns how many did.
-     */
-    public int requestStacks(java.time.Duration wait) throws InterruptedException {
-        List<Connection> all;
-        synchronized (this) {
-            all = new ArrayList<>(ranks.values());
-        }
-        java.util.concurrent.CountDownLatch printed = new java.util.concurrent.CountDownLatch(all.size());
-        stacksPrinted = printed;
-        all.forEach(c -> c.send(RendezvousWire.STACKS, 0));
-        printed.await(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        return all.size() - (int) printed.getCount();
-    }
 
     public boolean railCommand(int rank, long word) {
         Connection c;
@@ -226,12 +234,12 @@ public final class RendezvousServer implements AutoCloseable {
     }
 
     /**
-     * Calls {@code listener} with why a rank's authenticated connection was ended from this side (its
-     * silence, or a message this server failed on), so that the launcher can say it: the rank only
-     * sees its connection reset.
+     * Calls {@code listener} with why a rank's authenticated connection ended other than by the
+     * rank's goodbye and end of stream (this side closed it on its silence, or it broke), so that the
+     * launcher can say it: the rank itself only sees its connection reset. Null: say nothing more.
      */
     public void onDropped(Consumer<String> listener) {
-        this.onDropped = listener;
+        this.onDropped = listener == null ? m -> { } : listener;
     }
 
     /** How many connections were refused: a wrong credential, another job, a bad first message. */
@@ -272,7 +280,7 @@ public final class RendezvousServer implements AutoCloseable {
                 all = new ArrayList<>(ranks.values());
             }
             long now = System.nanoTime();
-            long bound = (started.size() >= size ? silenceMillis : startMillis) * 1_000_000L;
+            long bound = (allStarted ? silenceMillis : startMillis) * 1_000_000L;
             for (Connection c : all) {
                 long silence = watch.silence(c.heard, now);
                 if (silence > bound) {
@@ -355,14 +363,8 @@ public final class RendezvousServer implements AutoCloseable {
                         continue;
                     }
                     if (f.type() == RendezvousWire.STARTED) {
-                        if (started.add(rank) && started.size() == size) {
-                            // every rank has started: each now takes the launcher's silence after the short bound
-                            List<Connection> all;
-                            synchronized (RendezvousServer.this) {
-                                all = new ArrayList<>(ranks.values());
-                            }
-                            all.forEach(c -> c.send(RendezvousWire.STARTED, 0));
-                        }
+                        started.add(rank);
+                        checkAllStarted();
                         continue;
                     }
                     if (f.type() == RendezvousWire.STACKS) {
@@ -385,7 +387,7 @@ public final class RendezvousServer implements AutoCloseable {
                     rejected.incrementAndGet();
                     onRejected.accept("a connection sent a malformed first message: " + e.getMessage());
                 } else if (!closed && !goodbye && ch.isOpen()) {
-                    onDropped.accept("rank " + rank + "'s connection" + from + " failed: " + e);
+                    onDropped.accept("rank " + rank + "'s connection" + from + " broke: " + e);
                 }
             } finally {
                 close();
@@ -396,7 +398,7 @@ public final class RendezvousServer implements AutoCloseable {
         private boolean handshake() throws IOException {
             byte[] nonce = new byte[RendezvousWire.NONCE_BYTES];
             RANDOM.nextBytes(nonce);
-            long bound = started.size() >= size ? Math.min(HANDSHAKE_MILLIS, silenceMillis) : startMillis;
+            long bound = allStarted ? Math.min(HANDSHAKE_MILLIS, silenceMillis) : startMillis;
             Thread guard = Thread.ofVirtual().start(() -> {
                 try {
                     Thread.sleep(bound);
@@ -452,6 +454,9 @@ public final class RendezvousServer implements AutoCloseable {
                     heard = System.nanoTime();
                     authenticated = true;
                     failures.forEach((dead, why) -> sendFailed(this, dead, why));
+                    if (allStarted) {
+                        send(RendezvousWire.STARTED, 0);
+                    }
                 }
                 return true;
             } finally {
@@ -539,6 +544,28 @@ public final class RendezvousServer implements AutoCloseable {
                 sendFailed(c, rank, why);
             }
         }
+        checkAllStarted();
+    }
+
+    /**
+     * Once every rank has started or failed (a rank that dies while starting never says STARTED),
+     * tells every rank so, once: each then takes the launcher's silence after the short bound.
+     */
+    private void checkAllStarted() {
+        List<Connection> all;
+        synchronized (this) {
+            if (allStarted) {
+                return;
+            }
+            for (int r = 0; r < size; r++) {
+                if (!started.contains(r) && !failures.containsKey(r)) {
+                    return;
+                }
+            }
+            allStarted = true;
+            all = new ArrayList<>(ranks.values());
+        }
+        all.forEach(c -> c.send(RendezvousWire.STARTED, 0));
     }
 
     private static void sendFailed(Connection c, int rank, String why) {

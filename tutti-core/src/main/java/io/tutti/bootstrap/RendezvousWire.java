@@ -29,7 +29,7 @@ import javax.crypto.spec.SecretKeySpec;
  * the rank sends PUT(key, value), GET(key) (answered with VALUE once the key exists) and
  * FENCE(epoch) (answered with DONE once every rank reached that epoch); both sides PING every
  * second; a rank that has finished starting says STARTED, and the server says STARTED to every
- * rank once all have; a rank done with the job says BYE (and keeps the connection until its
+ * rank once all have started or died; a rank done with the job says BYE (and keeps the connection until its
  * process ends), the server ends with END. A connection that closes without either, or is silent
  * for 10 s, is a death: the rank's (for the launcher) or the launcher's (for the rank); until every
  * rank has started, silence counts only after 60 s, and a connection has as long to authenticate.
@@ -42,7 +42,8 @@ import javax.crypto.spec.SecretKeySpec;
  * rank to print its threads' stacks on its standard error, and the rank answers STACKS once it has.
  */
 final class RendezvousWire {
-    static final String MAGIC = "tutti-rendezvous-1";
+    /** The protocol's name and version: 2 added STARTED and STACKS, which a version 1 rank takes for an error. */
+    static final String MAGIC = "tutti-rendezvous-2";
     static final int MAX_FRAME = 1 << 20;
     static final int NONCE_BYTES = 32;
 

@@ -298,12 +298,22 @@ final class Progress {
             return;
         }
         if (passAndTasks() == 0 && !op.done) {
-            long now = System.nanoTime();
-            if (now - lastLivenessNanos > livenessNanos) {
-                lastLivenessNanos = now;
-                checkLiveness(op.peer);
-            }
+            livenessCheck(System.nanoTime(), op.peer);
         }
+    }
+
+    /**
+     * Once per liveness interval: the counters' clock and the liveness check (which throws for a
+     * failed peer). Returns whether it was due.
+     */
+    private boolean livenessCheck(long now, int peer) {
+        if (now - lastLivenessNanos <= livenessNanos) {
+            return false;
+        }
+        lastLivenessNanos = now;
+        links.counters.tick(now);
+        checkLiveness(peer);
+        return true;
     }
 
     /**
@@ -319,13 +329,10 @@ final class Progress {
         if (!blockedShown) {
             showBlocked(peer, now);
         }
-        if (now - lastLivenessNanos > livenessNanos) {
-            lastLivenessNanos = now;
-            links.counters.tick(now);
-            checkLiveness(peer);
-            if (awaited != null) {
-                awaited.diagnose();
-            }
+        if (livenessCheck(now, peer) && awaited != null) {
+            // an idle wait only: a busy one is moving (diagnosing there too, mpi.AllocationTest saw a
+            // byte a round in one run of three)
+            awaited.diagnose();
         }
         // with a progress agent, let it in while this thread gives up the core
         int holds = lock == null ? 0 : lock.getHoldCount();
@@ -353,15 +360,10 @@ final class Progress {
         if (busySince == 0) {
             busySince = now;
         }
-        if (now - lastLivenessNanos <= livenessNanos) {
-            return;
-        }
-        if (!blockedShown && now - busySince > livenessNanos) {
+        if (!blockedShown && now - busySince > livenessNanos && now - lastLivenessNanos > livenessNanos) {
             showBlocked(peer, now);
         }
-        lastLivenessNanos = now;
-        links.counters.tick(now);
-        checkLiveness(peer);
+        livenessCheck(now, peer);
     }
 
     /** {@link #busy(int)} for a wait on {@code op}, which a revocation fails; whether it has. */

@@ -324,6 +324,23 @@ class RendezvousTest {
         }
     }
 
+    @Test
+    void aRankThatDiesWhileStartingEndsTheStartUpBoundsAsIfItHadStarted() throws Exception {
+        try (RendezvousServer s = server(2);
+             RendezvousClient c = client(tcp(s), 0, SECRET, new ArrayList<>())) {
+            c.started();
+            try (SocketChannel raw = SocketChannel.open(new InetSocketAddress("127.0.0.1", s.tcpPort()))) {
+                authenticate(raw, 1);
+            }
+            // rank 1 is gone without a goodbye before it said STARTED: rank 0 must not keep the long bound
+            long end = System.nanoTime() + WAIT.toNanos();
+            while (!c.jobStarted() && System.nanoTime() < end) {
+                Thread.sleep(20);
+            }
+            assertTrue(c.jobStarted(), "a rank that died while starting kept the job starting for good");
+        }
+    }
+
     /** Authenticates {@code raw} as rank {@code r} of job1 by hand, as a rank that then says only what the test writes. */
     private static void authenticate(SocketChannel raw, int r) throws IOException {
         RendezvousWire.Frame hello = RendezvousWire.read(raw);

@@ -75,6 +75,8 @@ final class Liveness {
 
     /** A poll starts at {@code now}; after a gap, nobody listened meanwhile. */
     void listen(long now) {
+        // the start-up bound counts from when the launcher said every rank started, not from a later check
+        started(now);
         if (now - lastPollAt > listenGap) {
             // what the peers sent may be gone, their silence is not known
             listeningSince = now;
@@ -110,7 +112,8 @@ final class Liveness {
                     + (p.peerClosed ? "; it closed its end" : "")
                     : "rank " + p.rank + " has not answered on any of its " + p.railCount + " rails since this rank"
                     + " first called on it, " + silence(p.lastHeardAny, now) / MS + " ms ago, "
-                    + (now - startedAt) / MS + " ms after the rails were connected ("
+                    + (now - startedAt) / MS + " ms after " + (jobStarted == null ? "the rails were connected"
+                    : "every rank had started") + " ("
                     + NetConfig.envName(NetConfig.START_TIMEOUT_MS) + "=" + config.startTimeoutMillis() + ", "
                     + NetConfig.envName(NetConfig.TIMEOUT_MS) + "=" + config.timeoutMillis()
                     + "): it never finished starting, or has died");

@@ -468,9 +468,9 @@ final class Reliability {
      * Never on a wire that repairs loss itself. Returns the work done.
      */
     int timeout(Peer p, long now) {
-        if (repairsLoss || p.acked >= p.nextSeq || p.peerClosed || p.failure != null
-                || now - p.sentAt[(int) p.acked & mask] <= p.rto) {
-            // a failed peer's in-place records are not sent again (transmit): their times never advance
+        // a failed peer gets none (RailsTransport#housekeeping): its in-place records are not sent
+        // again (transmit), so their times would never advance
+        if (repairsLoss || p.acked >= p.nextSeq || p.peerClosed || now - p.sentAt[(int) p.acked & mask] <= p.rto) {
             return 0;
         }
         // the oldest only: the receiver's NAKs name the gaps after it once it arrives
