@@ -3,6 +3,7 @@ package io.tutti.bootstrap;
 import static io.tutti.bootstrap.RendezvousWire.utf8;
 
 import io.tutti.transport.KeyValueStore;
+import io.tutti.transport.SilenceWatch;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
@@ -235,9 +236,14 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
      * Tells the launcher that this rank has finished starting ({@link RendezvousServer#START_MILLIS});
      * once it says every rank has, it is taken for dead after {@link #SILENCE} without a word.
      */
-    public synchronized void started() {
+    public void started() {
+        tell(RendezvousWire.STARTED);
+    }
+
+    /** Sends the launcher a message of {@code type} without fields; a broken connection is the reader's to see. */
+    private synchronized void tell(byte type) {
         try {
-            RendezvousWire.write(ch, RendezvousWire.STARTED, 0);
+            RendezvousWire.write(ch, type, 0);
         } catch (IOException e) {
             // the reader sees the broken connection
         }
@@ -254,7 +260,7 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
         long last = LAST_STACKS.get();
         if (last != 0 && now - last < STACKS_AGAIN_NANOS || !LAST_STACKS.compareAndSet(last, now)) {
             System.err.println("tutti: rank " + rank + "'s threads are those of its JVM, printed just now");
-            answerStacks();
+            tell(RendezvousWire.STACKS);
             return;
         }
         StringBuilder b = new StringBuilder("tutti: rank " + rank + "'s threads, as the launcher asked:\n");
@@ -268,17 +274,7 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
         }
         System.err.print(b);
         System.err.flush();
-        answerStacks();
-    }
-
-    private void answerStacks() {
-        synchronized (this) {
-            try {
-                RendezvousWire.write(ch, RendezvousWire.STACKS, 0);
-            } catch (IOException e) {
-                // the reader sees the broken connection
-            }
-        }
+        tell(RendezvousWire.STACKS);
     }
 
     /** Whether the launcher has said that every rank has started. */
@@ -311,7 +307,9 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
                 }
             }
             long bound = jobStarted ? SILENCE.toNanos() : TimeUnit.MILLISECONDS.toNanos(RendezvousServer.START_MILLIS);
-            if (watch.silence(heard, System.nanoTime()) > bound && !ending) {
+            long now = System.nanoTime();
+            watch.tick(now);
+            if (watch.silence(heard, now) > bound && !ending) {
                 closeQuietly();
                 return;
             }

@@ -2,6 +2,7 @@ package io.tutti.bootstrap;
 
 import static io.tutti.bootstrap.RendezvousWire.utf8;
 
+import io.tutti.transport.SilenceWatch;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -281,6 +282,7 @@ public final class RendezvousServer implements AutoCloseable {
             }
             long now = System.nanoTime();
             long bound = (allStarted ? silenceMillis : startMillis) * 1_000_000L;
+            watch.tick(now);
             for (Connection c : all) {
                 long silence = watch.silence(c.heard, now);
                 if (silence > bound) {

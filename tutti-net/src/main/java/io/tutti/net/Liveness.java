@@ -1,5 +1,6 @@
 package io.tutti.net;
 
+import io.tutti.transport.SilenceWatch;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -31,12 +32,10 @@ final class Liveness {
     private final Striping striping;
     private final RailStats stats;
     private final List<String> railNames;
-    /** A pause between polls longer than this was an absence: silence is counted again from its end. */
-    private final long listenGap;
-    /** The start of the latest poll by either thread. */
-    private long lastPollAt;
-    /** Since when this rank has been listening without a gap: silence is not counted before it. */
-    private long listeningSince;
+    /** How often this rank polls at the least (the agent's cadence is a quarter heartbeat), in ns. */
+    private final long pollPeriod;
+    /** Silence counted only while this rank listened: a pause between polls of over two periods was an absence. */
+    private SilenceWatch listening;
     /** When the rails were connected, or the job started: a peer not yet heard has the start-up bound from then. */
     private long startedAt;
     /** Whether every rank has started, as the launcher says; null where no launcher says (always started). */
@@ -56,8 +55,10 @@ final class Liveness {
         this.striping = striping;
         this.stats = stats;
         this.railNames = List.copyOf(railNames);
-        // above the agent's cadence (takeover plus one period of a quarter heartbeat), with room for jitter
-        this.listenGap = 2 * (Math.max(1, config.heartbeatMillis()) * MS);
+        // twice this is above the agent's cadence (takeover plus one period of a quarter heartbeat),
+        // with room for jitter
+        this.pollPeriod = Math.max(1, config.heartbeatMillis()) * MS;
+        this.listening = new SilenceWatch(pollPeriod, System.nanoTime());
     }
 
     /** Names this rank and its job in the rail state events. */
@@ -68,8 +69,7 @@ final class Liveness {
 
     /** The rails are connected: this rank listens from {@code now}. */
     void start(long now) {
-        lastPollAt = now;
-        listeningSince = now;
+        listening = new SilenceWatch(pollPeriod, now);
         startedAt = now;
     }
 
@@ -77,16 +77,12 @@ final class Liveness {
     void listen(long now) {
         // the start-up bound counts from when the launcher said every rank started, not from a later check
         started(now);
-        if (now - lastPollAt > listenGap) {
-            // what the peers sent may be gone, their silence is not known
-            listeningSince = now;
-        }
-        lastPollAt = now;
+        listening.tick(now);
     }
 
     /** How long a peer has been silent while this rank listened, since {@code heardAt}. */
     private long silence(long heardAt, long now) {
-        return now - Math.max(heardAt, listeningSince);
+        return listening.silence(heardAt, now);
     }
 
     /**
