@@ -106,27 +106,33 @@ final class RmaWire {
             case CAS -> length / 2;
             default -> length;
         };
-        String what = name(op) + " of " + bytes + " bytes at " + extent.where(address);
+        // the words only once there is a refusal: every applied record and batch entry comes here
+        String why = why(op, peerHandle, length, bytes, address, extent, rank);
+        return why == null ? null : name(op) + " of " + bytes + " bytes at " + extent.where(address) + why;
+    }
+
+    /** {@link #refusal}'s cause after the operation's description, or null when there is none. */
+    private static String why(int op, long peerHandle, int length, long bytes, long address, Extent extent, int rank) {
         if (bytes < 0 || !extent.holds(address, bytes)) {
-            return what + ", which lies outside " + extent.describe(rank);
+            return ", which lies outside " + extent.describe(rank);
         }
         if (op == ACC || op == GET_ACC || op == CAS) {
             Datatype type = type(peerHandle);
             AccumulateOp aop = op(peerHandle);
             if (type == null || aop == null) {
-                return what + ", which names no known datatype or operation (0x" + Long.toHexString(peerHandle) + ")";
+                return ", which names no known datatype or operation (0x" + Long.toHexString(peerHandle) + ")";
             }
             if (bytes % type.extent() != 0) {
-                return what + ", which are not whole elements of " + type;
+                return ", which are not whole elements of " + type;
             }
             boolean data = op == CAS || aop != AccumulateOp.NO_OP || op == ACC;
             if (data && length != (op == CAS ? 2 * bytes : bytes)) {
-                return what + ", which carries " + length + " bytes of data";
+                return ", which carries " + length + " bytes of data";
             }
             try {
                 aop.check(type);
             } catch (TuttiException e) {
-                return what + ": " + e.getMessage();
+                return ": " + e.getMessage();
             }
         }
         return null;

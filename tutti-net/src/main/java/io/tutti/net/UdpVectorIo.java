@@ -40,6 +40,9 @@ final class UdpVectorIo implements AutoCloseable {
     private static final int MSG_TRUNC = 0x20;
     private static final int MSG_DONTWAIT = 0x40;
     private static final short AF_INET = 2;
+    /** Network byte order, made once: {@code withOrder} builds a new layout per call (an allocation per datagram). */
+    private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort SHORT_BE = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private static final MethodHandle RECVMSG;
     private static final MethodHandle SENDMSG;
@@ -89,7 +92,7 @@ final class UdpVectorIo implements AutoCloseable {
     MemorySegment socketAddress(byte[] address, int port) {
         MemorySegment a = arena.allocate(16, 8);
         a.set(ValueLayout.JAVA_SHORT, 0, AF_INET);
-        a.set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 2, (short) port);
+        a.set(SHORT_BE, 2, (short) port);
         MemorySegment.copy(address, 0, a, ValueLayout.JAVA_BYTE, 4, 4);
         return a;
     }
@@ -129,13 +132,13 @@ final class UdpVectorIo implements AutoCloseable {
     /** The IPv4 source address of the last datagram peeked at or taken, as an int (big-endian order). */
     int sourceAddress() {
         return name.get(ValueLayout.JAVA_SHORT, 0) == AF_INET
-                ? name.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 4) : 0;
+                ? name.get(INT_BE, 4) : 0;
     }
 
     /** The source port of the last datagram peeked at or taken (-1: not IPv4). */
     int sourcePort() {
         return name.get(ValueLayout.JAVA_SHORT, 0) == AF_INET
-                ? Short.toUnsignedInt(name.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 2))
+                ? Short.toUnsignedInt(name.get(SHORT_BE, 2))
                 : -1;
     }
 
