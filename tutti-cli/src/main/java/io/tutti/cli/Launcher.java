@@ -238,6 +238,14 @@ public final class Launcher {
     /** Runs the job to its end and returns the exit code for the launcher (see the class comment). */
     public int run(Options options) {
         try {
+            boolean threadsHere = options.threads() && options.placement().hosts().isEmpty();
+            if (threadsHere && !options.jvmOptions().isEmpty()) {
+                // silently dropped before: the options belong to a JVM that is already running
+                throw new UsageException("--jvm-opt " + String.join(" ", options.jvmOptions()) + " is for rank JVMs,"
+                        + " and with --threads on this host the ranks are threads of this JVM, which has started"
+                        + " already: give JVM options through JAVA_TOOL_OPTIONS (e.g. JAVA_TOOL_OPTIONS=-Xmx8g), or"
+                        + " leave out --threads");
+            }
             JobTarget target = JobTarget.resolve(options);
             for (Path stale : StaleJobs.clean(ShmFiles.defaultRoot())) {
                 if (options.verbose()) {
@@ -245,8 +253,7 @@ public final class Launcher {
                 }
             }
             // with hosts, --threads makes one JVM per host that runs the host's ranks as threads
-            return options.threads() && options.placement().hosts().isEmpty() ? runThreads(options, target)
-                    : runProcesses(options, target);
+            return threadsHere ? runThreads(options, target) : runProcesses(options, target);
         } catch (UsageException e) {
             say(e.getMessage());
             return e.exitCode;

@@ -105,7 +105,8 @@ public final class RunCommand implements Callable<Integer> {
     String classpath;
 
     @Option(names = "--jvm-opt", paramLabel = "OPT", description = "An option for every rank JVM, e.g."
-            + " --jvm-opt=-Xmx2g (repeat for more; with --threads, for every host JVM, and ignored without hosts).")
+            + " --jvm-opt=-Xmx2g (repeat for more; with --threads, for every host JVM, and refused without hosts:"
+            + " the ranks are then threads of this JVM, whose options JAVA_TOOL_OPTIONS gives).")
     List<String> jvmOptions = new ArrayList<>();
 
     @Option(names = "--on-failure", paramLabel = "POLICY", description = "What a rank's death does to the job:"

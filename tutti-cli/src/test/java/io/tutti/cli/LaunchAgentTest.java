@@ -133,6 +133,11 @@ class LaunchAgentTest {
                 errors());
         assertEquals(Launcher.EXIT_USAGE, run("run", "Main"));
         assertTrue(errors().contains("tutti run: give the number of ranks with -n N"), errors());
+        assertEquals(Launcher.EXIT_USAGE, run("run", "-n", "2", "--threads", "--jvm-opt=-Xmx1g", "Main"));
+        assertTrue(errors().contains("--jvm-opt -Xmx1g is for rank JVMs, and with --threads on this host the ranks are"
+                + " threads of this JVM"), errors());
+        assertEquals(Launcher.EXIT_USAGE, run("bench", "latency", "--threads", "--jvm-opt=-Xmx1g"));
+        assertTrue(errors().contains("give JVM options through JAVA_TOOL_OPTIONS"), errors());
         assertEquals(Launcher.EXIT_USAGE, run("bench", "latency", "-n", "3", "--host", "a:2"));
         assertTrue(errors().contains("tutti bench: -n 3 is more than the 2 slots"), errors());
     }
