@@ -2,7 +2,6 @@ package io.tutti.coll.algo;
 
 import static io.tutti.coll.schedule.Schedule.RECV_BUFFER;
 import static io.tutti.coll.schedule.Schedule.SEND_BUFFER;
-import static io.tutti.coll.schedule.Schedule.TEMP_BUFFER;
 
 import io.tutti.coll.schedule.CollectiveCall;
 import io.tutti.coll.schedule.CollectiveCall.Kind;
@@ -22,7 +21,9 @@ import io.tutti.coll.schedule.ScheduleBuilder;
  * rather than once per round. The choice for short vectors on one node, above all when ranks
  * outnumber cores and each wait may cost a context switch: then every step a rank takes between two
  * waits counts once per rank that shares its core, so the exchange reduces as it reads, with no
- * steps of its own. Temp: min(n, slot) bytes.
+ * steps of its own. Temp: none: the ranks' vectors are reduced straight into the result (in place
+ * too, since a rank's own contribution is read back from its slot), one step per slot; a scratch
+ * and a copy step after it cost 8 % at 8 B, np 2 (docs/perf/collectives.md).
  */
 public final class SlotsAllreduce implements ScheduleAlgorithm {
     static final String NAME = "allreduce/slots";
@@ -37,7 +38,7 @@ public final class SlotsAllreduce implements ScheduleAlgorithm {
         return "slots";
     }
 
-    /** Input in SEND_BUFFER (RECV_BUFFER if in place), result in RECV_BUFFER; over the whole communicator only. */
+    /** Input in SEND_BUFFER (RECV_BUFFER if in place), result in RECV_BUFFER; over the whole communicator only; no temp. */
     @Override
     public int emit(ScheduleBuilder b, Group g, CollectiveCall call, Params params, long tempBase, int after) {
         long bytes = call.bytes();
@@ -47,15 +48,11 @@ public final class SlotsAllreduce implements ScheduleAlgorithm {
         long seg = Blocks.segment(NAME, Schedule.SLOT_BYTES, extent);
         int chunks = Blocks.count(bytes, seg);
         byte in = call.inPlace() ? RECV_BUFFER : SEND_BUFFER;
-        b.temp(tempBase + Math.min(seg, bytes));
         int previous = after;
         for (int c = 0; c < chunks; c++) {
             long off = c * seg;
             long len = Blocks.segLen(bytes, seg, c);
-            // reduced in the scratch rather than the result buffer, so that short vectors reduce in
-            // place (Reduction's direct path), and the user's buffer takes one copy
-            previous = b.copy(RECV_BUFFER, off, TEMP_BUFFER, tempBase, len,
-                    b.slotsReduce(TEMP_BUFFER, tempBase, in, off, len, previous));
+            previous = b.slotsReduce(RECV_BUFFER, off, in, off, len, previous);
         }
         return previous;
     }
