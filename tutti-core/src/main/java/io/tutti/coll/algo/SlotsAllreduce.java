@@ -23,7 +23,7 @@ import io.tutti.coll.schedule.ScheduleBuilder;
  * waits counts once per rank that shares its core, so the exchange reduces as it reads, with no
  * steps of its own. Temp: none: the ranks' vectors are reduced straight into the result (in place
  * too, since a rank's own contribution is read back from its slot), one step per slot; a scratch
- * and a copy step after it cost 8 % at 8 B, np 2 (docs/perf/collectives.md).
+ * and a copy step after it cost about 8 % at 8 B, np 2 (docs/perf/collectives.md).
  */
 public final class SlotsAllreduce implements ScheduleAlgorithm {
     static final String NAME = "allreduce/slots";
