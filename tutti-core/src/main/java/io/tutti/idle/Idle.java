@@ -8,7 +8,8 @@ import java.util.concurrent.locks.LockSupport;
  * while an answer is likely near (at least {@link Policy#spins} rounds and, where the policy says,
  * {@link Policy#spinNanos} of time), yields its core while another thread may
  * need it, then parks for periods that double from {@link Policy#minParkNanos} up to
- * {@link Policy#maxParkNanos}, or sleeps on a doorbell a peer rings ({@link Sleeper}). Every wait in
+ * {@link Policy#maxParkNanos} and, if the wait goes on, grow to {@link Policy#longParkNanos}
+ * ({@link Policy#park}), or sleeps on a doorbell a peer rings ({@link Sleeper}). Every wait in
  * Tutti backs off through this class (the Agrona IdleStrategy idea), and the policies below are
  * the only place that decides the phases (the figures behind them: docs/perf/collectives.md).
  *
@@ -18,6 +19,9 @@ import java.util.concurrent.locks.LockSupport;
  * start of a timed spin phase, so a timed policy's instance belongs to one thread.
  */
 public final class Idle {
+    /** Parks at {@link Policy#maxParkNanos} before they grow. */
+    static final int GROW_AFTER = 9;
+
     /** What {@link #phase(int)} reports. */
     public static final int SPIN = 0;
     public static final int YIELD = 1;
@@ -31,16 +35,25 @@ public final class Idle {
      *                     its own core (docs/perf/contention.md)
      * @param yields       rounds of {@link Thread#yield} before the first park
      * @param minParkNanos the first park; each next one is twice as long
-     * @param maxParkNanos the longest park
+     * @param maxParkNanos the longest park of the doubling
+     * @param longParkNanos the longest park of a wait that goes on past the doubling: each park an
+     *                     eighth longer than the one before, so that a wait never sleeps more than an
+     *                     eighth of what it has already slept (equal to {@code maxParkNanos}: no growth)
      */
-    public record Policy(int spins, long spinNanos, int yields, long minParkNanos, long maxParkNanos) {
+    public record Policy(int spins, long spinNanos, int yields, long minParkNanos, long maxParkNanos,
+                         long longParkNanos) {
         public Policy {
             if (spins < 0 || spinNanos < 0 || yields < 0 || minParkNanos < 1 || maxParkNanos < minParkNanos
-                    || (spinNanos > 0 && spins <= CLOCK_ROUND)) {
+                    || longParkNanos < maxParkNanos || (spinNanos > 0 && spins <= CLOCK_ROUND)) {
                 throw new IllegalArgumentException("idle policy: spins " + spins + " (more than " + CLOCK_ROUND
                         + " when timed), spin time " + spinNanos + " ns, yields " + yields + ", parks "
-                        + minParkNanos + ".." + maxParkNanos + " ns");
+                        + minParkNanos + ".." + maxParkNanos + ".." + longParkNanos + " ns");
             }
+        }
+
+        /** A policy whose parks stop growing at {@code maxParkNanos}. */
+        public Policy(int spins, long spinNanos, int yields, long minParkNanos, long maxParkNanos) {
+            this(spins, spinNanos, yields, minParkNanos, maxParkNanos, maxParkNanos);
         }
 
         /** A policy whose spin phase is counted in rounds only. */
@@ -51,6 +64,22 @@ public final class Idle {
         /** Rounds before the first park. */
         int parkAfter() {
             return (int) Math.min(Integer.MAX_VALUE, (long) spins + yields);
+        }
+
+        /**
+         * Park number {@code parks} of a wait (0: the first): doubling from the least to
+         * {@link #maxParkNanos}, nine more of that, then each an eighth longer up to
+         * {@link #longParkNanos}; so a park past those is at most an eighth of the parks before it.
+         */
+        public long park(int parks) {
+            long doubled = Math.min(minParkNanos << Math.min(parks, 32), maxParkNanos);
+            // the park at which the doubling reached the largest, and the nine that then sum to more than 8 of it
+            int flat = 64 - Long.numberOfLeadingZeros((maxParkNanos - 1) / minParkNanos) + GROW_AFTER;
+            if (parks <= flat || longParkNanos == maxParkNanos) {
+                return doubled;
+            }
+            // a sum of 8 x p followed by p (9/8), p (9/8)^2, ...: each term stays an eighth of the sum before it
+            return (long) Math.min(longParkNanos, maxParkNanos * Math.pow(1.125, Math.min(parks - flat, 400)));
         }
     }
 
@@ -72,15 +101,18 @@ public final class Idle {
      * and yields 200 times; when
      * ranks outnumber cores it spins 20 rounds and yields about 2 ms (5,000 yields of ~0.5 µs) before
      * it parks, because a park sleeps at least 16–73 µs while the peer's answer is usually one yield
-     * away (docs/perf/collectives.md). Parks double from 1 µs to {@code maxParkMicros}.
+     * away (docs/perf/collectives.md). Parks double from 1 µs to {@code maxParkMicros}, then grow
+     * by an eighth up to {@code longParkMicros} (at least the former), so that many ranks waiting
+     * long (a start-up's first barrier) leave the cores to those still working (docs/perf/launch.md).
      */
-    public static Policy blocked(int spins, int spinMicros, int yields, int maxParkMicros, int localRanks,
-                                 int cores) {
+    public static Policy blocked(int spins, int spinMicros, int yields, int maxParkMicros, int longParkMicros,
+                                 int localRanks, int cores) {
         boolean own = localRanks <= cores;
         int rounds = spins >= 0 ? spins : own ? 20_000 : 20;
         long spinNanos = own && rounds > CLOCK_ROUND ? spinMicros * 1_000L : 0;
-        return new Policy(rounds, spinNanos, yields >= 0 ? yields : own ? 200 : 5_000, 1_000,
-                Math.max(1_000, maxParkMicros * 1_000L));
+        long maxPark = Math.max(1_000, maxParkMicros * 1_000L);
+        return new Policy(rounds, spinNanos, yields >= 0 ? yields : own ? 200 : 5_000, 1_000, maxPark,
+                Math.max(maxPark, longParkMicros * 1_000L));
     }
 
     /**
@@ -156,8 +188,7 @@ public final class Idle {
             Thread.yield();
         } else {
             TimerSlack.tighten();
-            int parks = round - policy.parkAfter();
-            sleeper.sleep(Math.min(policy.minParkNanos << Math.min(parks, 32), policy.maxParkNanos));
+            sleeper.sleep(policy.park(round - policy.parkAfter()));
         }
         return round == Integer.MAX_VALUE ? round : round + 1;
     }

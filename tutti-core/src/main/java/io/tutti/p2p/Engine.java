@@ -92,22 +92,21 @@ public final class Engine implements AutoCloseable {
                 // before any peer maps the ring: they read it once
                 InboundRing.allowSleep(ringMemory);
             }
-            l = new Links(fabric, new InboundRing(ringMemory), counters(fabric, counting, operations));
+            l = new Links(fabric, new InboundRing(ringMemory), counters(fabric, counting, operations), arena,
+                    InboundRingDescriptor.fileLength(config.ringCapacity()));
             fabric.join();
             boolean anyRemote = false;
             for (int r = 0; r < size; r++) {
                 l.remote[r] = r != rank && (config.forceNetwork() || !fabric.sameHost(r));
                 anyRemote |= l.remote[r];
-                if (l.remote[r]) {
-                    // our outbox to r: private memory that the transport drains, written like r's ring
-                    l.rings[r] = new InboundRing(arena.allocate(InboundRingDescriptor.fileLength(config.ringCapacity()),
-                            64));
-                } else {
+                // our outbox to a remote r is made when first written (Links.ring)
+                if (!l.remote[r]) {
                     l.rings[r] = r == rank ? l.inbound
                             : new InboundRing(l.mapRequired(InboundRingDescriptor.fileName(r), arena));
                 }
+                // every ring and outbox has the same capacity as ours
                 l.eagerTo[r] = Math.min(config.eagerLimit(l.remote[r]),
-                        l.rings[r].maxBodyLength() - MessageHeaderDescriptor.LENGTH);
+                        l.inbound.maxBodyLength() - MessageHeaderDescriptor.LENGTH);
             }
             for (int r = 0; r < size; r++) {
                 l.counters.transport(r, l.remote[r]);

@@ -11,9 +11,9 @@ import java.lang.foreign.MemorySegment;
 /**
  * What every part of the engine shares about the other ranks, fixed at start-up: the ring a
  * record for each rank goes into (its inbound ring when it shares this node's memory, else our
- * outbox to it, which the network path drains), whether the network reaches it, the largest
- * message sent to it eagerly; the count of packets any part rejected, and the rank's counters.
- * Owner thread only.
+ * outbox to it, which the network path drains, made when first written), whether the network
+ * reaches it, the largest message sent to it eagerly; the count of packets any part rejected, and
+ * the rank's counters. Owner thread only.
  */
 final class Links {
     final Fabric fabric;
@@ -22,7 +22,10 @@ final class Links {
     final int wireJobId;
     /** This rank's inbound ring: local peers write into it, the network path deposits into it. */
     final InboundRing inbound;
-    /** Per rank: where a record for it is written (null until start-up has mapped it). */
+    /**
+     * Per rank: where a record for it is written; null until start-up has mapped it, and for a
+     * remote rank until {@link #ring} first makes its outbox.
+     */
     final InboundRing[] rings;
     /** Per rank: reached through the network transport. */
     final boolean[] remote;
@@ -32,10 +35,15 @@ final class Links {
     final Counters counters;
     /** The network transport, or null when every peer shares memory with this rank. */
     RemoteTransport transport;
+    /** Where outboxes are allocated, and their length. */
+    private final Arena arena;
+    private final long outboxLength;
     private long dropped;
 
-    Links(Fabric fabric, InboundRing inbound, Counters counters) {
+    Links(Fabric fabric, InboundRing inbound, Counters counters, Arena arena, long outboxLength) {
         this.fabric = fabric;
+        this.arena = arena;
+        this.outboxLength = outboxLength;
         this.rank = fabric.rank();
         this.size = fabric.size();
         this.wireJobId = fabric.wireJobId();
@@ -54,6 +62,32 @@ final class Links {
                     + " although its owner has passed the start-up fence", null);
         }
         return s;
+    }
+
+    /**
+     * The ring a record for {@code dest} is written into; for a remote rank, our outbox to it, made
+     * on the first call: an outbox is a ring's length of zeroed memory, and at 32 ranks on four hosts
+     * making all 24 at start-up took a third of a rank's start-up CPU (docs/perf/launch.md).
+     */
+    InboundRing ring(int dest) {
+        InboundRing ring = rings[dest];
+        return ring != null ? ring : outbox(dest);
+    }
+
+    /** Whether {@code dest}'s ring or outbox holds a record not yet taken; false for an outbox never made. */
+    boolean hasRecord(int dest) {
+        InboundRing ring = rings[dest];
+        return ring != null && ring.hasRecord();
+    }
+
+    private InboundRing outbox(int dest) {
+        if (!remote[dest]) {
+            throw new IllegalStateException("rank " + dest + "'s ring is not mapped yet");
+        }
+        // private memory that the transport drains, written like the peer's ring
+        InboundRing ring = new InboundRing(arena.allocate(outboxLength, 64));
+        rings[dest] = ring;
+        return ring;
     }
 
     /** Counts a packet rejected by a decoder or a protocol check. */

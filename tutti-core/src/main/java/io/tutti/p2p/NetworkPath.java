@@ -64,6 +64,10 @@ final class NetworkPath {
                 continue;
             }
             InboundRing outbox = links.rings[dest];
+            if (outbox == null) {
+                // never written to
+                continue;
+            }
             forwardDest = dest;
             int n = 0;
             while (outbox.hasRecord() && transport.canSend(dest) && outbox.read(forward, 1) > 0) {
@@ -112,7 +116,7 @@ final class NetworkPath {
     /** Whether everything sent to remote ranks has left the outboxes and been acknowledged. */
     boolean flushed(java.util.function.IntPredicate gone) {
         for (int r = 0; r < links.size; r++) {
-            if (links.remote[r] && links.rings[r].hasRecord() && !gone.test(r)) {
+            if (links.remote[r] && links.hasRecord(r) && !gone.test(r)) {
                 return false;
             }
         }

@@ -125,7 +125,7 @@ final class OffloadPackets {
             return writeCompact(dest, MessageType.PUT, context, tag, buffer, offset, src, srcOffset, length, counter,
                     add, (int) epoch);
         }
-        InboundRing ring = links.rings[dest];
+        InboundRing ring = links.ring(dest);
         long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH + length);
         if (position < 0) {
             return false;
@@ -160,7 +160,7 @@ final class OffloadPackets {
 
     private boolean writeCompact(int dest, byte kind, int context, int tag, int buffer, long offset, MemorySegment src,
                                  long srcOffset, int length, int counter, long value, int epoch) {
-        InboundRing ring = links.rings[dest];
+        InboundRing ring = links.ring(dest);
         long position = ring.tryClaim(CompactRecordDescriptor.OFFLOAD_LENGTH + length,
                 InboundRingDescriptor.TYPE_OFFLOAD);
         if (position < 0) {

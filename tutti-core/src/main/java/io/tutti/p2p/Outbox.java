@@ -72,7 +72,7 @@ final class Outbox {
 
     /** Writes an eager message into {@code dest}'s ring if it has room now. */
     boolean writeEager(int dest, int context, int tag, Object array, MemorySegment segment, long offset, int length) {
-        InboundRing ring = links.rings[dest];
+        InboundRing ring = links.ring(dest);
         if (!links.remote[dest]) {
             // a rank of this node: the compact record, one cache line for a short message
             long position = ring.tryClaim(CompactRecordDescriptor.EAGER_LENGTH + length,
@@ -110,7 +110,7 @@ final class Outbox {
     /** Writes a header-only record if {@code dest}'s ring has room now. */
     boolean writeControl(int dest, byte type, short flags, int context, int tag, long handle, long peerHandle,
                          long address, long total) {
-        InboundRing ring = links.rings[dest];
+        InboundRing ring = links.ring(dest);
         long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH);
         if (position < 0) {
             return false;
@@ -124,7 +124,7 @@ final class Outbox {
     /** Writes a record of a header and {@code length} bytes of {@code payload} if {@code dest}'s ring has room now. */
     boolean writeRecord(int dest, byte type, short flags, int context, int tag, long handle, long peerHandle,
                         long address, long total, MemorySegment payload, long offset, int length) {
-        InboundRing ring = links.rings[dest];
+        InboundRing ring = links.ring(dest);
         long position = ring.tryClaim(MessageHeaderDescriptor.LENGTH + length);
         if (position < 0) {
             return false;
@@ -212,7 +212,7 @@ final class Outbox {
     }
 
     private boolean writeWhole(int dest, byte[] record) {
-        InboundRing ring = links.rings[dest];
+        InboundRing ring = links.ring(dest);
         long position = ring.tryClaim(record.length);
         if (position < 0) {
             return false;

@@ -23,7 +23,9 @@ import io.tutti.TuttiException;
  * @param spinMicros        with a core per local rank, the least time a blocked rank spins before it yields
  * @param yieldTries        yields before it starts parking; -1 = automatic (200 when every local rank has a
  *                          core of its own, 5,000 when oversubscribed)
- * @param maxParkMicros     longest park of a blocked rank, in microseconds
+ * @param maxParkMicros     longest park of a blocked rank's doubling, in microseconds
+ * @param longParkMicros    longest park of a blocked rank whose wait goes on, in microseconds: past
+ *                          {@code maxParkMicros} each park is an eighth longer than the one before
  * @param livenessMillis    how often a blocked rank checks that its peers are alive
  * @param rendezvousSeconds how long start-up waits for every rank to arrive
  * @param progressThread    run a progress agent thread per rank, so that nonblocking and persistent
@@ -35,7 +37,7 @@ import io.tutti.TuttiException;
  *                          (a futex on its ring) instead of parking for fixed periods
  */
 public record P2pConfig(int eagerLimit, int netEagerLimit, int ringCapacity, int exchangeChunk, int exchangeSlots, boolean singleCopy,
-                     int spinTries, int spinMicros, int yieldTries, int maxParkMicros, int livenessMillis, int rendezvousSeconds,
+                     int spinTries, int spinMicros, int yieldTries, int maxParkMicros, int longParkMicros, int livenessMillis, int rendezvousSeconds,
                      boolean progressThread, String transport, String netProvider, boolean idleSleep) {
 
     public static final String EAGER_LIMIT = "tutti.eager.limit";
@@ -77,6 +79,13 @@ public record P2pConfig(int eagerLimit, int netEagerLimit, int ringCapacity, int
     public static final int YIELD_TRIES_DEFAULT = -1;
     public static final String MAX_PARK_MICROS = "tutti.idle.park.max.us";
     public static final int MAX_PARK_MICROS_DEFAULT = 200;
+    public static final String LONG_PARK_MICROS = "tutti.idle.park.long.us";
+    /**
+     * 32 ranks on two cores (4 hosts of 8): with parks stopping at 200 us, the ranks waiting for the
+     * first barrier took the cores from those still working (34 s to it); growing to 5 ms, 17-18 s,
+     * and to 2 ms, 19-20 s (docs/perf/launch.md, 2026-11-27 night).
+     */
+    public static final int LONG_PARK_MICROS_DEFAULT = 5_000;
     public static final String LIVENESS_MILLIS = "tutti.liveness.ms";
     public static final int LIVENESS_MILLIS_DEFAULT = 100;
     public static final String RENDEZVOUS_SECONDS = "tutti.rendezvous.timeout.s";
@@ -113,6 +122,7 @@ public record P2pConfig(int eagerLimit, int netEagerLimit, int ringCapacity, int
         atLeast(SPIN_MICROS, spinMicros, 0);
         atLeast(YIELD_TRIES, yieldTries, -1);
         atLeast(MAX_PARK_MICROS, maxParkMicros, 1);
+        atLeast(LONG_PARK_MICROS, longParkMicros, 1);
         atLeast(LIVENESS_MILLIS, livenessMillis, 1);
         atLeast(RENDEZVOUS_SECONDS, rendezvousSeconds, 1);
         if (!transport.equals("auto") && !transport.equals("net")) {
@@ -175,6 +185,7 @@ public record P2pConfig(int eagerLimit, int netEagerLimit, int ringCapacity, int
                 c.integer(SPIN_MICROS, SPIN_MICROS_DEFAULT),
                 c.integer(YIELD_TRIES, YIELD_TRIES_DEFAULT),
                 c.integer(MAX_PARK_MICROS, MAX_PARK_MICROS_DEFAULT),
+                c.integer(LONG_PARK_MICROS, LONG_PARK_MICROS_DEFAULT),
                 c.integer(LIVENESS_MILLIS, LIVENESS_MILLIS_DEFAULT),
                 c.integer(RENDEZVOUS_SECONDS, RENDEZVOUS_SECONDS_DEFAULT),
                 c.bool(PROGRESS_THREAD, PROGRESS_THREAD_DEFAULT),

@@ -73,7 +73,8 @@ final class Progress {
         // ranks that outnumber cores sleep on their ring's doorbell (a futex), and the peer that
         // sends to one wakes it at once, instead of parking for fixed periods
         boolean sleeps = sleeps(config, local);
-        Idle.Policy policy = Idle.blocked(config.spinTries(), config.spinMicros(), config.yieldTries(), config.maxParkMicros(), local,
+        Idle.Policy policy = Idle.blocked(config.spinTries(), config.spinMicros(), config.yieldTries(), config.maxParkMicros(),
+                config.longParkMicros(), local,
                 cores);
         this.idle = new Idle(policy, sleeps ? nanos -> links.inbound.sleep(Math.max(nanos, 50_000L), awaitedReady)
                 : null, this::peerQueuedHere);

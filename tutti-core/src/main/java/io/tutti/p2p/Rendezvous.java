@@ -290,7 +290,7 @@ final class Rendezvous {
      */
     private int writeDataPackets(int dest, ArrayDeque<Operation> q) {
         int work = 0;
-        InboundRing ring = links.rings[dest];
+        InboundRing ring = links.ring(dest);
         RemoteTransport transport = links.transport;
         // as large as one frame carries, when that is more than the eager limit: fewer frames and
         // system calls per byte, each still handed on without reassembly (the receiver takes DATA

@@ -122,7 +122,7 @@ final class RmaPackets {
 
     /** The largest payload of one RMA record to {@code dest}: what one frame of the network carries. */
     int maxPayload(int dest) {
-        InboundRing ring = links.rings[dest];
+        InboundRing ring = links.ring(dest);
         int frame = links.transport == null ? ring.maxBodyLength() : links.transport.frameRecordLength();
         return Math.max(links.eagerTo[dest], Math.min(ring.maxBodyLength(), frame) - MessageHeaderDescriptor.LENGTH);
     }
@@ -146,7 +146,7 @@ final class RmaPackets {
     long trySendInPlace(int dest, short op, int context, int tag, long handle, long peerHandle, long address,
                         long total, MemorySegment payload, long offset, int length) {
         long mark = direct(dest, op, context, tag, handle, peerHandle, address, total, payload, offset, length, true);
-        if (mark >= 0 || links.remote[dest] && outbox.clear(dest) && !links.rings[dest].hasRecord()) {
+        if (mark >= 0 || links.remote[dest] && outbox.clear(dest) && !links.hasRecord(dest)) {
             return mark;
         }
         return outbox.clear(dest) && outbox.writeRecord(dest, MessageType.RMA, op, context, tag, handle, peerHandle,
@@ -179,7 +179,7 @@ final class RmaPackets {
     private long direct(int dest, short op, int context, int tag, long handle, long peerHandle, long address,
                         long total, MemorySegment payload, long offset, int length, boolean inPlace) {
         RemoteTransport transport = links.transport;
-        if (!links.remote[dest] || !outbox.clear(dest) || links.rings[dest].hasRecord()
+        if (!links.remote[dest] || !outbox.clear(dest) || links.hasRecord(dest)
                 || !transport.canSend(dest)) {
             return -1;
         }
