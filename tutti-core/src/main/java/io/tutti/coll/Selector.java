@@ -38,6 +38,8 @@ import io.tutti.coll.algo.RingAllgather;
 import io.tutti.coll.algo.RingAllreduce;
 import io.tutti.coll.algo.RingReduceScatter;
 import io.tutti.coll.algo.ScatterAllgatherBcast;
+import io.tutti.coll.algo.SequentialGather;
+import io.tutti.coll.algo.SequentialScatter;
 import io.tutti.coll.algo.ScheduleAlgorithm;
 import io.tutti.coll.algo.ScheduleAlgorithm.Params;
 import io.tutti.coll.algo.SlotsAllreduce;
@@ -143,10 +145,11 @@ public final class Selector {
             new Row(Kind.EXSCAN, List.of(new RecursiveDoublingScan(true), new LinearScan(true)),
                     (c, p, t) -> "recursive-doubling"),
             // the tree for small blocks, where the messages the root handles dominate; direct sends for
-            // large ones, which a tree would only forward twice
-            new Row(Kind.GATHER, List.of(new BinomialGather(), new LinearGather()),
+            // large ones, which a tree would only forward twice (sequential: MPICH 1.x's loop, for the
+            // simulator, never faster)
+            new Row(Kind.GATHER, List.of(new BinomialGather(), new LinearGather(), new SequentialGather()),
                     (c, p, t) -> max(c.blocks()) >= 64 * 1024 ? "linear" : "binomial"),
-            new Row(Kind.SCATTER, List.of(new BinomialScatter(), new LinearScatter()),
+            new Row(Kind.SCATTER, List.of(new BinomialScatter(), new LinearScatter(), new SequentialScatter()),
                     (c, p, t) -> max(c.blocks()) >= 64 * 1024 ? "linear" : "binomial"),
             // recursive doubling's log2 P rounds for small blocks, the ring's bandwidth for large ones
             new Row(Kind.ALLGATHER, List.of(new RecursiveDoublingAllgather(), new BruckAllgather(),

@@ -9,6 +9,8 @@ import io.tutti.coll.algo.DisseminationBarrier;
 import io.tutti.coll.algo.LinearAlltoall;
 import io.tutti.coll.algo.LinearGather;
 import io.tutti.coll.algo.LinearScatter;
+import io.tutti.coll.algo.SequentialGather;
+import io.tutti.coll.algo.SequentialScatter;
 import io.tutti.coll.algo.PairwiseAlltoall;
 import io.tutti.coll.algo.RecursiveDoublingAllgather;
 import io.tutti.coll.algo.RingAllgather;
@@ -273,6 +275,31 @@ class DataMovementAlgorithmsTest {
         gathers("gather/binomial", gather(new BinomialGather()), false);
         scatters("scatter/linear", scatter(new LinearScatter()), false);
         scatters("scatter/binomial", scatter(new BinomialScatter()), false);
+        gathers("gather/sequential", gather(new SequentialGather()), false);
+        scatters("scatter/sequential", scatter(new SequentialScatter()), false);
+    }
+
+    /** MPICH 1.x's loops: the root's messages in rank order, each step waiting for the one before. */
+    @Test
+    void theSequentialRootTakesOnePeerAtATimeInRankOrder() {
+        long[] bytes = {64, 64, 64, 64, 64};
+        long[] displs = {0, 64, 128, 192, 256};
+        for (boolean gather : new boolean[] {false, true}) {
+            ScheduleAlgorithm a = gather ? new SequentialGather() : new SequentialScatter();
+            CollectiveCall call = gather ? CollectiveCall.gather(bytes, displs, 2, false)
+                    : CollectiveCall.scatter(bytes, displs, 2, false);
+            Schedule root = a.build(call, 2, 5);
+            java.util.List<Integer> peers = new java.util.ArrayList<>();
+            for (int i = 0; i < root.steps(); i++) {
+                if (root.kind(i) == Schedule.SEND || root.kind(i) == Schedule.RECV) {
+                    peers.add(root.peer(i));
+                }
+                if (i > 0) {
+                    assertArrayEquals(new int[] {i - 1}, root.dependencies(i), a.name() + " step " + i);
+                }
+            }
+            assertEquals(java.util.List.of(0, 1, 3, 4), peers, a.name());
+        }
     }
 
     @Test

@@ -402,13 +402,13 @@ public final class Bcl3Experiments {
      * Tables 5.11–5.14 and 5.16: MPI's collective bandwidth, MsgLen·(P − 1)/T (all-to-all: times P),
      * on 2–64 nodes, one and four processes per node. The thesis gives neither the message size nor
      * (but for the broadcast's and reduce's binary trees) the algorithms: 64 KiB per rank (per block)
-     * is assumed, with the binomial tree for broadcast and reduce, MPICH's linear scatter and gather,
-     * and the pairwise all-to-all. Table 5.15's shift is not a collective and is left out. MPI's
-     * messages of 1 KiB and more wait for its rendezvous handshake (§5.2.2; {@link #layer}, host
-     * mode rule 9). Broadcast and reduce are reproduced (within 10 %); scatter, gather and
-     * all-to-all still come out up to 176 % fast (gather at four processes per node, all-to-all):
-     * the handshake overlaps with the other messages in flight and explains little of it, so the
-     * band is today's reach, 180 %.
+     * is assumed, with the binomial tree for broadcast and reduce, MPICH 1.x's scatter and gather
+     * (the root's blocking loop over the ranks in order: {@code sequential}), and the pairwise
+     * all-to-all. Table 5.15's shift is not a collective and is left out. MPI's messages of 1 KiB
+     * and more wait for its rendezvous handshake (§5.2.2; {@link #layer}, host mode rule 9).
+     * Broadcast and reduce are reproduced (within 10 %), gather but at 2–8 nodes of four processes
+     * (+45 to +79 %); scatter comes out up to 44 % fast and all-to-all up to 176 %, so the band is
+     * today's reach, 180 % (docs/sim/README.md).
      */
     public static final PaperExperiment COLLECTIVES = new Base() {
         private static final int[] NODES = {2, 4, 8, 16, 32, 64};
@@ -423,7 +423,7 @@ public final class Bcl3Experiments {
         private static final String[] TABLES = {"table 5.11 bcast", "table 5.12 reduce", "table 5.13 scatter",
             "table 5.14 gather", "table 5.16 alltoall"};
         private static final Kind[] KINDS = {Kind.BCAST, Kind.REDUCE, Kind.SCATTER, Kind.GATHER, Kind.ALLTOALL};
-        private static final String[] ALGORITHMS = {"binomial", "binomial", "linear", "linear", "pairwise"};
+        private static final String[] ALGORITHMS = {"binomial", "binomial", "sequential", "sequential", "pairwise"};
 
         @Override
         public String name() {
@@ -443,7 +443,7 @@ public final class Bcl3Experiments {
 
         @Override
         public int withinTargetAtLeast() {
-            return 31;
+            return 35;
         }
 
         @Override
