@@ -38,7 +38,10 @@ import java.util.Arrays;
  *       the receiver takes it in (as an arrival) and matches it as a message, and once it is
  *       matched to a posted RECV answers with a message of the same size; when the sender has
  *       taken the answer in, the data goes as an eager SEND, which completes the step, and its
- *       arrival completes that RECV ([BCL-3] §5.2.2: MPI above 1 KiB; host mode rule 9).</li>
+ *       arrival completes that RECV ([BCL-3] §5.2.2: MPI above 1 KiB; host mode rule 9). The data
+ *       leaves from the sender's own buffer (no copy), so a step that sends it through the NIC
+ *       completes no earlier than {@code (s−1)·G} after it entered the network, when the NIC has
+ *       taken its last byte (a blocking send returns then).</li>
  *   <li>CPU and NICs are granted first come, first served in request-time order (ties in event
  *       order), so a run is deterministic (for a given {@code noise_seed}). {@code (s−1)} is taken
  *       as 0 for empty messages; each product is rounded to whole nanoseconds.</li>
@@ -83,6 +86,8 @@ public final class HostModel implements RankModel {
     private int handler;
     private int handshakes;
     private boolean chargeG;
+    /** When the message of the last {@link #send} entered the network. */
+    private long entered;
     /** o_s and o_r of a message between nodes: LogGP's plus {@code o_per_rank} per other rank (cost item 8). */
     private long osNic;
     private long orNic;
@@ -296,7 +301,12 @@ public final class HostModel implements RankModel {
     private void sendData(int r, int i, long t) {
         int j = s.shapeStart[s.shapeOf[r]] + i;
         long len = s.length[j];
-        long cpuEnd = send(r, s.peerAt(r, j), len, t, r, i, SimParams.NOISE_SEND, handler, payload(ARRIVE, r, i));
+        int to = s.peerAt(r, j);
+        long cpuEnd = send(r, to, len, t, r, i, SimParams.NOISE_SEND, handler, payload(ARRIVE, r, i));
+        if (len >= rendezvous && network.nicOf(r) != network.nicOf(to)) {
+            // rule 9: sent from the caller's buffer, done when the NIC has taken the last byte
+            cpuEnd = Math.max(cpuEnd, entered + SimParams.perByte(p.G(), len - 1));
+        }
         messages++;
         bytes += len;
         if (s.succStart[j] == s.succStart[j + 1]) {
@@ -323,6 +333,7 @@ public final class HostModel implements RankModel {
         long ts = Math.max(t, viaNic ? Math.max(c[at + CPU], c[nic]) : c[at + CPU]);
         long os = p.noisy(viaNic ? osNic : p.shmSendOverhead(), key, keyStep, side);
         long cpuEnd = ts + os + SimParams.perByte(p.O(), len - 1);
+        entered = ts + os;
         c[at + CPU] = cpuEnd;
         if (viaNic) {
             c[nic] = ts + p.g() + (chargeG ? SimParams.perByte(p.G(), len - 1) : 0);

@@ -291,6 +291,31 @@ class HostModelTest {
                 pointToPoint(rdv, 4096, busy));
     }
 
+    /**
+     * Rule 9: a rendezvous message's data leaves from the sender's buffer, so its send completes
+     * only when the NIC has taken the last byte, (s − 1)·G after the data entered the network: the
+     * receiver then ends L + o_r later. An eager send completes after its CPU work, (s − 1)·O.
+     */
+    @Test
+    void aRendezvousSendCompletesWhenTheNicHasTakenItsData() {
+        SimParams eager = Sims.loggp(1000, 300, 200, 50, 2.0, 0.5);
+        SimParams rdv = eager.with(Map.of("rendezvous_bytes", "1024", "rendezvous_control", "16"));
+        long s = 4096;
+        long[] sent = finishes(rdv, s);
+        assertEquals(1000 + 200, sent[1] - sent[0]);
+        long[] plain = finishes(eager, s);
+        // the receiver's CPU takes the bytes in at G, the sender's spent O on them
+        assertEquals(1000 + 200 + Math.round(2.0 * (s - 1)) - Math.round(0.5 * (s - 1)), plain[1] - plain[0]);
+    }
+
+    private static long[] finishes(SimParams p, long s) {
+        ScheduleBuilder b0 = new ScheduleBuilder("test", 0, 2);
+        b0.send(1, 0, Schedule.SEND_BUFFER, 0, s);
+        ScheduleBuilder b1 = new ScheduleBuilder("test", 1, 2);
+        b1.recv(0, 0, Schedule.RECV_BUFFER, 0, s);
+        return Sims.runLogGP(CompiledSchedules.of(new Schedule[] {b0.build(), b1.build()}), p, null).finishNs();
+    }
+
     /** Rule 8: o_per_rank = d adds d·(P − 1) to every o_s and o_r between nodes; a binomial bcast's 4 rounds on 16 ranks pay both. */
     @Test
     void overheadsGrowWithTheCommunicatorUnderOPerRank() {
