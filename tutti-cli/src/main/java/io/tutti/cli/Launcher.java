@@ -156,6 +156,12 @@ public final class Launcher {
     private boolean keepSurvivors;
     /** Whether a timed-out job's ranks print their stacks first ({@code --get-stack-traces}). */
     private boolean stackTraces;
+    /** Which rank reads this launcher's standard input: a rank, {@link #STDIN_NONE} or {@link #STDIN_ALL}. */
+    private int stdin;
+    /** {@link #stdin}: no rank reads this launcher's input. */
+    public static final int STDIN_NONE = -1;
+    /** {@link #stdin}: every rank gets a copy of this launcher's input. */
+    public static final int STDIN_ALL = -2;
     /** How long a timed-out job's ranks have to print their stacks: a starved JVM answers late. */
     private static final Duration STACKS_WAIT = Duration.ofSeconds(10);
 
@@ -235,10 +241,34 @@ public final class Launcher {
         return this;
     }
 
+    /**
+     * Which rank reads this launcher's standard input, as mpirun's {@code --stdin}: {@code rank}
+     * (0 by default), {@link #STDIN_NONE} (every rank sees end of input, and nothing reads this
+     * launcher's input: for a launcher inside a longer-lived JVM) or {@link #STDIN_ALL} (a copy to each).
+     */
+    public Launcher stdin(int rank) {
+        this.stdin = rank;
+        return this;
+    }
+
+    /** Whether the process of ranks {@code [first, first + count)} gets standard input. */
+    private boolean readsInput(int first, int count) {
+        return stdin == STDIN_ALL || (stdin >= first && stdin < first + count);
+    }
+
     /** Runs the job to its end and returns the exit code for the launcher (see the class comment). */
     public int run(Options options) {
         try {
             boolean threadsHere = options.threads() && options.placement().hosts().isEmpty();
+            if (options.ranks() >= 1 && stdin >= options.ranks()) {
+                throw new UsageException("--stdin " + stdin + " names no rank: the job has " + options.ranks()
+                        + (options.ranks() == 1 ? " rank (0)" : " ranks (0.." + (options.ranks() - 1) + ")")
+                        + "; give one of them, all or none");
+            }
+            if (threadsHere && stdin != 0) {
+                throw new UsageException("--stdin: with --threads on this host the ranks are threads of this JVM"
+                        + " and share its standard input; leave out --stdin (or --threads)");
+            }
             if (threadsHere && !options.jvmOptions().isEmpty()) {
                 // silently dropped before: the options belong to a JVM that is already running
                 throw new UsageException("--jvm-opt " + String.join(" ", options.jvmOptions()) + " is for rank JVMs,"
@@ -273,6 +303,34 @@ public final class Launcher {
             say("compiled " + target.source() + " into " + program.classes() + "; main class " + program.mainClass());
         }
         return program;
+    }
+
+    /** Copies this launcher's standard input to each of {@code inputs} until its end; one whose rank ended is dropped. */
+    private static void copyToAll(List<java.io.OutputStream> inputs) {
+        List<java.io.OutputStream> open = new ArrayList<>(inputs);
+        byte[] chunk = new byte[8192];
+        try {
+            for (int n; (n = System.in.read(chunk)) >= 0 && !open.isEmpty(); ) {
+                for (var it = open.iterator(); it.hasNext(); ) {
+                    var to = it.next();
+                    try {
+                        to.write(chunk, 0, n);
+                        to.flush();
+                    } catch (IOException e) {
+                        it.remove();
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // this launcher's input failed: the ranks see its end
+        }
+        for (var to : open) {
+            try {
+                to.close();
+            } catch (IOException e) {
+                // the rank ended meanwhile
+            }
+        }
     }
 
     private void sayJob(Options o, JobDirectory job) {
@@ -419,6 +477,8 @@ public final class Launcher {
             // A rank behind a remote shell may be on a host without this one's files: a program
             // compiled here travels to it as a jar after the secret.
             byte[] shipped = null;
+            // with --stdin all: every process's input, which one thread feeds
+            List<java.io.OutputStream> inputs = new ArrayList<>();
             // one process per rank, or with --threads one per host for all its ranks
             for (int r = 0; r < n; r += procs.together[r]) {
                 String host = layout.host(r);
@@ -452,9 +512,11 @@ public final class Launcher {
                 }
                 boolean pipeErr = o.tagOutput() || remoteShell;
                 pb.command(procs.masters.share(host, place.command(host, command, pb.environment())));
-                // Like mpirun: only rank 0 reads the terminal; the others see end of input. Through a
-                // remote shell the secret comes first, so rank 0's input is passed on after it.
-                boolean terminal = r == 0 && !remoteShell;
+                // Like mpirun: only the --stdin rank (0 by default) reads the terminal; the others see
+                // end of input. Through a remote shell the secret comes first, so that rank's input is
+                // passed on after it; to all ranks, a copy is passed on to each.
+                boolean reads = readsInput(r, together);
+                boolean terminal = reads && !remoteShell && stdin != STDIN_ALL;
                 pb.redirectInput(terminal ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.PIPE);
                 ProcessBuilder.Redirect pipe = ProcessBuilder.Redirect.PIPE;
                 ProcessBuilder.Redirect inherit = ProcessBuilder.Redirect.INHERIT;
@@ -484,8 +546,8 @@ public final class Launcher {
                     } catch (IOException e) {
                         // the rank ended already: its exit is reported
                     }
-                    if (r == 0) {
-                        procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-in-0").start(() -> {
+                    if (reads && stdin != STDIN_ALL) {
+                        procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-in-" + r).start(() -> {
                             try (var to = p.getOutputStream()) {
                                 System.in.transferTo(to);
                             } catch (IOException e) {
@@ -494,7 +556,9 @@ public final class Launcher {
                         }));
                     }
                 }
-                if (r > 0) {
+                if (reads && stdin == STDIN_ALL) {
+                    inputs.add(p.getOutputStream());
+                } else if (!reads) {
                     try {
                         p.getOutputStream().close();
                     } catch (IOException e) {
@@ -526,6 +590,9 @@ public final class Launcher {
                             + (host == null ? "" : " on " + host));
                 }
             }
+            if (!inputs.isEmpty()) {
+                procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-in-all").start(() -> copyToAll(inputs)));
+            }
             JobDirectory.writeAtomically(job.dir(), StaleJobs.RANK_PIDS, procs.started().stream()
                     .map(p -> Long.toString(p.pid())).collect(Collectors.joining(" ")) + "\n");
             return watch(o, procs, exited, job.dir());
@@ -546,7 +613,7 @@ public final class Launcher {
                 copies.close();
             }
             for (Thread t : procs.pumps) {
-                if (t.getName().equals("tutti-in-0")) {
+                if (t.getName().startsWith("tutti-in-")) {
                     continue; // blocked on the launcher's own input, which may never end
                 }
                 try {

@@ -115,6 +115,11 @@ public final class RunCommand implements Callable<Integer> {
             + " docs/guide/fault-tolerance.md).")
     String onFailure = "stop";
 
+    @Option(names = "--stdin", paramLabel = "RANK|all|none", description = "Which rank reads this command's"
+            + " standard input, as mpirun's --stdin: a rank (default 0; the others see end of input), 'all' (a copy"
+            + " to each) or 'none' (every rank sees end of input, and nothing reads this command's).")
+    String stdin = "0";
+
     @Option(names = {"-v", "--verbose"}, description = "Print the job id, its directory and the ranks' pids.")
     boolean verbose;
 
@@ -171,6 +176,12 @@ public final class RunCommand implements Callable<Integer> {
             System.err.println("tutti run: this host is not one of Slurm job " + slurm.jobId() + "'s nodes ("
                     + slurm.nodeList() + "): its ranks start there through srun and connect back here over TCP");
         }
+        int stdinRank = stdin.equals("none") ? Launcher.STDIN_NONE : stdin.equals("all") ? Launcher.STDIN_ALL
+                : stdin.matches("[0-9]{1,9}") ? Integer.parseInt(stdin) : Integer.MIN_VALUE;
+        if (stdinRank == Integer.MIN_VALUE) {
+            System.err.println("tutti run: --stdin takes a rank (0, 1, ...), 'all' or 'none', not '" + stdin + "'");
+            return Launcher.EXIT_USAGE;
+        }
         if (!onFailure.equals("stop") && !onFailure.equals("continue")) {
             System.err.println("tutti run: --on-failure takes 'stop' or 'continue', not '" + onFailure + "'");
             return Launcher.EXIT_USAGE;
@@ -190,6 +201,6 @@ public final class RunCommand implements Callable<Integer> {
         Launcher.Options options = new Launcher.Options(ranks != null ? ranks : where.slots(), threads, timeout, tagOutput, classpath, jvmOptions,
                 target, args, verbose, where);
         return new Launcher().rendezvousAddress(rendezvousAddress).monitor(monitor)
-                .keepSurvivors(onFailure.equals("continue")).stackTraces(stackTraces).run(options);
+                .keepSurvivors(onFailure.equals("continue")).stackTraces(stackTraces).stdin(stdinRank).run(options);
     }
 }

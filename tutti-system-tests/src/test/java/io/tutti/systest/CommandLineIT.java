@@ -55,6 +55,38 @@ class CommandLineIT {
         r.assertNoJobDirectory();
     }
 
+    /** As mpirun's --stdin: rank 0 by default, the rank named, every rank, or none; the others see end of input. */
+    @Test
+    void standardInputGoesToTheRanksStdinNames() throws Exception {
+        Path input = Files.writeString(work.resolve("input.txt"), "to the ranks\n");
+        for (String which : List.of("default", "2", "all", "none")) {
+            List<String> args = new java.util.ArrayList<>(List.of("run", "-n", "3", "--timeout", "30s"));
+            if (!which.equals("default")) {
+                args.addAll(List.of("--stdin", which));
+            }
+            args.addAll(List.of("--cp", Launch.testClasses(), "io.tutti.systest.ReadInput"));
+            Launch.Result r = Launch.start(work, java.util.Map.of(), input, args.toArray(String[]::new))
+                    .await(Duration.ofSeconds(40));
+            assertExit(0, r);
+            for (int rank = 0; rank < 3; rank++) {
+                boolean reads = which.equals("all") || which.equals(Integer.toString(rank))
+                        || which.equals("default") && rank == 0;
+                String line = "rank " + rank + " read '" + (reads ? "to the ranks" : "") + "'";
+                assertTrue(r.stdout().contains(line), "--stdin " + which + ": " + line + " in " + r.stdout());
+            }
+        }
+        for (List<String> bad : List.of(List.of("--stdin", "3"), List.of("--stdin", "-1"), List.of("--stdin", "some"),
+                List.of("--threads", "--stdin", "1"))) {
+            List<String> args = new java.util.ArrayList<>(List.of("run", "-n", "3"));
+            args.addAll(bad);
+            args.addAll(List.of("--cp", Launch.testClasses(), "io.tutti.systest.ReadInput"));
+            Launch.Result r = Launch.run(work, Duration.ofSeconds(20), args.toArray(String[]::new));
+            assertExit(2, r);
+            assertTrue(r.stderr().contains("--stdin"), bad + ": " + r.stderr());
+            assertFalse(r.stderr().contains("\tat "), bad + ": " + r.stderr());
+        }
+    }
+
     @Test
     void aJarRunsByItsMainClass() throws Exception {
         Path jar = jar("app.jar", "io.tutti.systest.Hello");

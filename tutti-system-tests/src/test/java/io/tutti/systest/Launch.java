@@ -114,11 +114,16 @@ final class Launch {
 
     /** Starts {@code tutti ARGS} in the background with {@code env} added to the launcher's environment. */
     static Running start(Path work, java.util.Map<String, String> env, String... args) throws IOException {
+        return start(work, env, Path.of("/dev/null"), args);
+    }
+
+    /** As {@link #start(Path, java.util.Map, String...)}, with {@code input} as the launcher's standard input. */
+    static Running start(Path work, java.util.Map<String, String> env, Path input, String... args) throws IOException {
         List<String> cmd = tutti(args);
         Path out = Files.createTempFile(work, "stdout", ".txt");
         Path err = Files.createTempFile(work, "stderr", ".txt");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                .redirectInput(ProcessBuilder.Redirect.from(input.toFile()));
         // Keep the ranks small: up to 8 JVMs share 2 cores in CI.
         pb.environment().put("TUTTI_JVM_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
         pb.environment().putAll(env);
