@@ -67,7 +67,8 @@ final class Links {
     /**
      * The ring a record for {@code dest} is written into; for a remote rank, our outbox to it, made
      * on the first call: an outbox is a ring's length of zeroed memory, and at 32 ranks on four hosts
-     * making all 24 at start-up took a third of a rank's start-up CPU (docs/perf/launch.md).
+     * making all 24 at start-up took 12 % of the main threads' samples and 24 MiB per rank
+     * (docs/perf/launch.md).
      */
     InboundRing ring(int dest) {
         InboundRing ring = rings[dest];
