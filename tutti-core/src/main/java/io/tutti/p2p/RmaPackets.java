@@ -2,7 +2,6 @@ package io.tutti.p2p;
 
 import io.tutti.transport.Placement;
 import io.tutti.transport.RemoteTransport;
-import io.tutti.transport.shm.InboundRing;
 import io.tutti.wire.MessageHeaderDescriptor;
 import io.tutti.wire.MessageType;
 import java.lang.foreign.Arena;
@@ -122,9 +121,10 @@ final class RmaPackets {
 
     /** The largest payload of one RMA record to {@code dest}: what one frame of the network carries. */
     int maxPayload(int dest) {
-        InboundRing ring = links.ring(dest);
-        int frame = links.transport == null ? ring.maxBodyLength() : links.transport.frameRecordLength();
-        return Math.max(links.eagerTo[dest], Math.min(ring.maxBodyLength(), frame) - MessageHeaderDescriptor.LENGTH);
+        // every ring and outbox has our ring's capacity: asking dest's would make its outbox
+        int body = links.inbound.maxBodyLength();
+        int frame = links.transport == null ? body : links.transport.frameRecordLength();
+        return Math.max(links.eagerTo[dest], Math.min(body, frame) - MessageHeaderDescriptor.LENGTH);
     }
 
     /** Writes an RMA record into {@code dest}'s outbox if nothing waits before it and it has room now. */
