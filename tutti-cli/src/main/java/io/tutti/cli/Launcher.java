@@ -454,11 +454,15 @@ public final class Launcher {
             });
             // Behind a remote shell, whose command line is public, the secret comes on standard input.
             // made once per build, before the first job's ranks start (docs/perf/launch.md, "Start-up, round two")
-            Path aot = StartupCache.fromEnvironment().prepare(m -> {
+            StartupCache caches = StartupCache.fromEnvironment();
+            java.util.function.Consumer<String> why = m -> {
                 if (o.verbose()) {
                     say(m);
                 }
-            });
+            };
+            Path aot = caches.prepare(why);
+            // and the launcher's own, for the next tutti command
+            caches.prepareLauncher(why);
             // One ssh connection per host for all its ranks' sessions (docs/perf/launch.md)
             if (place.execPrefix() == null && SshMasters.isSsh(place.launchAgent())
                     && SshMasters.enabled(LaunchEnvironment.current())) {

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The rank JVMs' start-up cache: a JDK AOT cache (JEP 483/515) of the classes and method profiles
@@ -23,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * first barrier (docs/perf/launch.md, "Start-up, round two"). The Tutti jars lead the rank's class
  * path, where the JVM requires the cached entries; a cache that is missing on a host, stale or
  * corrupt is ignored by the JVM, silently. Only jars can be cached: with Tutti's classes in
- * directories (a development build) there is no cache.
+ * directories (a development build) there is no cache. The launcher's own cache
+ * ({@link #prepareLauncher}) is made beside it and given to the launcher by the {@code tutti} scripts.
  *
  * @param dir where caches are kept; "off" disables them
  */
@@ -70,30 +72,69 @@ record StartupCache(String dir) {
         if (dir.equalsIgnoreCase("off") || jars.isEmpty()) {
             return null;
         }
-        Path base;
-        if (!dir.isBlank()) {
-            base = Path.of(dir);
-        } else {
-            String xdg = LaunchEnvironment.current().get("XDG_CACHE_HOME");
-            base = xdg != null && !xdg.isBlank() ? Path.of(xdg, "tutti")
-                    : Path.of(Platform.USER_HOME, ".cache", "tutti");
-        }
-        return base.resolve("aot-" + key(jars) + ".aot");
+        return base().resolve("aot-" + key(jars) + ".aot");
     }
 
-    /** What identifies a build: the JDK, the shared flags, and each jar's path, size and modification time. */
+    /** Where the caches are kept: the setting, else {@code $XDG_CACHE_HOME/tutti}, else {@code ~/.cache/tutti}. */
+    private Path base() {
+        if (!dir.isBlank()) {
+            return Path.of(dir);
+        }
+        String xdg = LaunchEnvironment.current().get("XDG_CACHE_HOME");
+        return xdg != null && !xdg.isBlank() ? Path.of(xdg, "tutti") : Path.of(Platform.USER_HOME, ".cache", "tutti");
+    }
+
+    /**
+     * The launcher's own cache, or null when caching is off or the launcher's class path is not the
+     * jars of one directory (as the {@code tutti} scripts give it). Its name comes from that
+     * directory alone, {@code launcher-}(the first 16 hex digits of the SHA-256 of its real path){@code
+     * .aot}, so that the scripts find it before any Java runs; the build it was made from is written
+     * beside it ({@code .key}), and a cache of another build is made again.
+     */
+    Path launcherFile() {
+        if (dir.equalsIgnoreCase("off")) {
+            return null;
+        }
+        Path lib = null;
+        for (String e : Platform.CLASS_PATH.split(File.pathSeparator)) {
+            Path p = Path.of(e).toAbsolutePath();
+            if (!e.endsWith(".jar") || !Files.isRegularFile(p) || (lib != null && !lib.equals(p.getParent()))) {
+                return null;
+            }
+            lib = p.getParent();
+        }
+        try {
+            String real = lib == null ? null : lib.toRealPath().toString();
+            return real == null ? null : base().resolve("launcher-" + sha256(real).substring(0, 16) + ".aot");
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static String sha256(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+
+    /**
+     * What identifies a build: the JDK, the shared flags, and each jar's real path (however the class
+     * path spells it: the JVM takes a cache made under another spelling), size and modification time.
+     */
     private static String key(List<String> jars) {
         try {
-            MessageDigest d = MessageDigest.getInstance("SHA-256");
             StringBuilder b = new StringBuilder(Platform.JAVA_HOME).append('\n')
                     .append(Platform.VM_VERSION).append('\n').append(JVM_FLAGS).append('\n');
             for (String j : jars) {
                 Path p = Path.of(j);
-                b.append(p.toAbsolutePath()).append(' ').append(Files.size(p)).append(' ')
+                b.append(p.toRealPath()).append(' ').append(Files.size(p)).append(' ')
                         .append(Files.getLastModifiedTime(p).toMillis()).append('\n');
             }
-            return HexFormat.of().formatHex(d.digest(b.toString().getBytes(StandardCharsets.UTF_8)), 0, 8);
-        } catch (IOException | NoSuchAlgorithmException e) {
+            return sha256(b.toString()).substring(0, 16);
+        } catch (IOException e) {
             return "unknown";
         }
     }
@@ -122,42 +163,93 @@ record StartupCache(String dir) {
      * The cache of this build, trained now if missing (once; later jobs reuse it), or null when there
      * is none: caching off, no jars, or a training that failed ({@code say} hears why).
      */
-    Path prepare(java.util.function.Consumer<String> say) {
+    Path prepare(Consumer<String> say) {
         Path file = file();
         if (file == null || Files.isRegularFile(file)) {
             return file;
         }
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+        List<String> cmd = new ArrayList<>(List.of(Path.of(Platform.JAVA_HOME, "bin", "java").toString()));
+        cmd.addAll(JVM_FLAGS);
+        cmd.addAll(List.of("-XX:AOTCacheOutput=" + temporary(file), "-Xlog:aot=off,cds=off", "-cp",
+                String.join(File.pathSeparator, tuttiJars()), StartupTraining.class.getName()));
+        if (!train(file, cmd, "start-up cache", say)) {
+            return null;
+        }
+        prune(file.getParent(), KEEP);
+        return file;
+    }
+
+    /**
+     * Makes the launcher's cache ({@link #launcherFile}) if it is missing or of another build, by a
+     * two-rank job of {@link StartupTraining} through this launcher, on this class path and without
+     * caches of its own. The scripts give it to every later launcher: it took a tenth off a two-rank
+     * job's wall and CPU time (docs/perf/launch.md, "The launcher's own cache").
+     */
+    void prepareLauncher(Consumer<String> say) {
+        Path file = launcherFile();
+        if (file == null) {
+            return;
+        }
+        Path keyFile = file.resolveSibling(file.getFileName().toString().replace(".aot", ".key"));
+        String build = key(List.of(Platform.CLASS_PATH.split(File.pathSeparator)));
+        try {
+            if (Files.isRegularFile(file) && Files.isRegularFile(keyFile) && Files.readString(keyFile).equals(build)) {
+                return;
+            }
+        } catch (IOException e) {
+            // unreadable: made again
+        }
+        List<String> cmd = new ArrayList<>(List.of(Path.of(Platform.JAVA_HOME, "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:AOTCacheOutput=" + temporary(file), "-Xlog:aot=off,cds=off",
+                "-cp", Platform.CLASS_PATH, Main.class.getName(), "run", "-n", "2", "--timeout", TRAINING_SECONDS + "s",
+                StartupTraining.class.getName()));
+        if (train(file, cmd, "launcher's start-up cache", say)) {
+            try {
+                Files.writeString(keyFile, build);
+            } catch (IOException e) {
+                say.accept("the launcher's start-up cache was made, but " + keyFile + " could not be written: "
+                        + e.getMessage());
+            }
+        }
+    }
+
+    private static Path temporary(Path file) {
+        return file.resolveSibling(file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+    }
+
+    /**
+     * Runs the training {@code cmd} (which writes {@link #temporary}) without this job's settings and
+     * with no caches of its own, then moves its cache to {@code file}; false when it failed ({@code
+     * say} hears why, naming the {@code what}).
+     */
+    private static boolean train(Path file, List<String> cmd, String what, Consumer<String> say) {
+        Path tmp = temporary(file);
         try {
             Files.createDirectories(file.getParent());
-            List<String> cmd = new ArrayList<>(List.of(Path.of(Platform.JAVA_HOME, "bin", "java").toString()));
-            cmd.addAll(JVM_FLAGS);
-            cmd.addAll(List.of("-XX:AOTCacheOutput=" + tmp, "-Xlog:aot=off,cds=off", "-cp",
-                    String.join(File.pathSeparator, tuttiJars()), StartupTraining.class.getName()));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD);
-            // the training's own settings, not this job's
+            // the training's own settings, not this job's, and no training inside the training
             pb.environment().keySet().removeIf(k -> k.startsWith("TUTTI_"));
+            pb.environment().put("TUTTI_AOT_CACHE_DIR", "off");
             Process p = pb.start();
             if (!p.waitFor(TRAINING_SECONDS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                say.accept("the start-up cache was not made within " + TRAINING_SECONDS + " s; running without it");
-                return null;
+                say.accept("the " + what + " was not made within " + TRAINING_SECONDS + " s; running without it");
+                return false;
             }
             if (p.exitValue() != 0 || !Files.isRegularFile(tmp)) {
-                say.accept("the start-up cache could not be made (exit code " + p.exitValue() + "); running without it");
-                return null;
+                say.accept("the " + what + " could not be made (exit code " + p.exitValue() + "); running without it");
+                return false;
             }
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            prune(file.getParent(), KEEP);
-            return file;
+            return true;
         } catch (IOException e) {
-            say.accept("the start-up cache could not be made in " + file.getParent() + ": " + e.getMessage()
+            say.accept("the " + what + " could not be made in " + file.getParent() + ": " + e.getMessage()
                     + "; running without it");
-            return null;
+            return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return null;
+            return false;
         } finally {
             try {
                 Files.deleteIfExists(tmp);

@@ -35,11 +35,32 @@ final class ClusterBenchmarks {
     /** Tutti's launcher as {@code ./tutti} starts it, with {@code args}, after {@link #env}. */
     static List<String> tutti(String... args) {
         List<String> cmd = env();
-        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", Launch.lib().toAbsolutePath() + "/*",
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(launcherCache());
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-cp", Launch.lib().toAbsolutePath() + "/*",
                 "io.tutti.cli.Main"));
         cmd.addAll(List.of(args));
         return cmd;
+    }
+
+    /** The launcher's start-up cache flags the {@code tutti} script adds, when the cache has been made (the script's launcher_cache). */
+    static List<String> launcherCache() {
+        try {
+            String dir = System.getenv().getOrDefault("TUTTI_AOT_CACHE_DIR", "");
+            if (dir.equalsIgnoreCase("off")) {
+                return List.of();
+            }
+            String xdg = System.getenv().getOrDefault("XDG_CACHE_HOME", "");
+            Path base = !dir.isEmpty() ? Path.of(dir) : !xdg.isEmpty() ? Path.of(xdg, "tutti")
+                    : Path.of(System.getProperty("user.home"), ".cache", "tutti");
+            byte[] sum = java.security.MessageDigest.getInstance("SHA-256").digest(
+                    Launch.lib().toRealPath().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            Path file = base.resolve("launcher-" + java.util.HexFormat.of().formatHex(sum, 0, 8) + ".aot");
+            return java.nio.file.Files.isRegularFile(file) ? List.of("-XX:AOTCache=" + file, "-Xlog:aot=off,cds=off")
+                    : List.of();
+        } catch (java.io.IOException | java.security.NoSuchAlgorithmException e) {
+            return List.of();
+        }
     }
 
     /** Open MPI's mpirun of {@code program} with {@code placement}, over the cluster's ssh and its eth0 only. */
