@@ -139,11 +139,19 @@ record StartupCache(String dir) {
         }
     }
 
-    /** Removes all but the {@code keep} newest caches in {@code dir}; a cache another job still reads stays readable. */
+    /** Removes all but the {@code keep} newest rank caches in {@code dir}; a cache another job still reads stays readable. */
     static void prune(Path dir, int keep) {
+        prune(dir, "aot-", keep);
+    }
+
+    /**
+     * Removes all but the {@code keep} newest caches named {@code prefix}(hex){@code .aot} in {@code
+     * dir}, with the {@code .key} of each removed one.
+     */
+    static void prune(Path dir, String prefix, int keep) {
         try (var files = Files.list(dir)) {
             List<Path> caches = new ArrayList<>(files
-                    .filter(f -> f.getFileName().toString().matches("aot-[0-9a-f]+\\.aot")).toList());
+                    .filter(f -> f.getFileName().toString().matches(prefix + "[0-9a-f]+\\.aot")).toList());
             caches.sort(java.util.Comparator.comparing((Path f) -> {
                 try {
                     return Files.getLastModifiedTime(f).toMillis();
@@ -153,6 +161,7 @@ record StartupCache(String dir) {
             }).reversed());
             for (Path old : caches.subList(Math.min(keep, caches.size()), caches.size())) {
                 Files.deleteIfExists(old);
+                Files.deleteIfExists(old.resolveSibling(old.getFileName().toString().replace(".aot", ".key")));
             }
         } catch (IOException e) {
             // an old cache left is harmless: the JVM reads only its own build's
@@ -210,6 +219,8 @@ record StartupCache(String dir) {
                 say.accept("the launcher's start-up cache was made, but " + keyFile + " could not be written: "
                         + e.getMessage());
             }
+            // one per installation, of which a few may be in use (a checkout, an unpacked archive)
+            prune(file.getParent(), "launcher-", KEEP);
         }
     }
 
