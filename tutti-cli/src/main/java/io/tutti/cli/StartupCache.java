@@ -161,7 +161,7 @@ record StartupCache(String dir) {
             }).reversed());
             for (Path old : caches.subList(Math.min(keep, caches.size()), caches.size())) {
                 Files.deleteIfExists(old);
-                Files.deleteIfExists(old.resolveSibling(old.getFileName().toString().replace(".aot", ".key")));
+                Files.deleteIfExists(keyOf(old));
             }
         } catch (IOException e) {
             // an old cache left is harmless: the JVM reads only its own build's
@@ -199,7 +199,7 @@ record StartupCache(String dir) {
         if (file == null) {
             return;
         }
-        Path keyFile = file.resolveSibling(file.getFileName().toString().replace(".aot", ".key"));
+        Path keyFile = keyOf(file);
         String build = key(List.of(Platform.CLASS_PATH.split(File.pathSeparator)));
         try {
             if (Files.isRegularFile(file) && Files.isRegularFile(keyFile) && Files.readString(keyFile).equals(build)) {
@@ -222,6 +222,11 @@ record StartupCache(String dir) {
             // one per installation, of which a few may be in use (a checkout, an unpacked archive)
             prune(file.getParent(), "launcher-", KEEP);
         }
+    }
+
+    /** The file beside a launcher's cache that names the build it was made from. */
+    private static Path keyOf(Path cache) {
+        return cache.resolveSibling(cache.getFileName().toString().replace(".aot", ".key"));
     }
 
     private static Path temporary(Path file) {
