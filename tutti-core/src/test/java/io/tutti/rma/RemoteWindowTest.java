@@ -752,6 +752,9 @@ class RemoteWindowTest {
                     for (int i = 0; i < 16; i++) {
                         assertEquals(prev * 100L + i, region.getAtIndex(ValueLayout.JAVA_LONG, i), "element " + i);
                     }
+                    // the accumulates below may land as soon as their origin has left the fence: not before
+                    // rank 0 has read its region (without this, rank 0 once saw 306 for 300)
+                    w.barrier();
                     // every rank adds its rank + 1 to element 0 of rank 0's region and fetches element 1
                     long[] got = new long[16];
                     long[] old = new long[1];
