@@ -104,8 +104,8 @@ record StartupCache(String dir) {
             lib = p.getParent();
         }
         try {
-            String real = lib == null ? null : lib.toRealPath().toString();
-            return real == null ? null : base().resolve("launcher-" + sha256(real).substring(0, 16) + ".aot");
+            // the loop ran at least once (splitting never gives nothing), so lib is set
+            return base().resolve("launcher-" + sha256(lib.toRealPath().toString()).substring(0, 16) + ".aot");
         } catch (IOException e) {
             return null;
         }
