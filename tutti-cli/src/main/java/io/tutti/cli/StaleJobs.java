@@ -69,12 +69,15 @@ final class StaleJobs {
     }
 
     static boolean isStale(Path dir, LongPredicate alive, Instant now) throws IOException {
+        // Looked at before the pids are read: a launcher that writes its pid in between (a job
+        // being set up beside this one) must not make its directory look owned by no one alive.
+        boolean launched = Files.exists(dir.resolve(LAUNCHER_PID));
         for (long pid : recordedPids(dir)) {
             if (alive.test(pid)) {
                 return false;
             }
         }
-        if (Files.exists(dir.resolve(LAUNCHER_PID))) {
+        if (launched) {
             return true;
         }
         FileTime modified = Files.getLastModifiedTime(dir, LinkOption.NOFOLLOW_LINKS);

@@ -57,4 +57,21 @@ class StaleJobsTest {
         assertFalse(Files.exists(youngNoPid));
         assertTrue(Files.exists(liveSingleton));
     }
+
+    /** Two launchers at once (IncIT): one's pid may appear while the other is reading the directory. */
+    @Test
+    void aLauncherPidWrittenWhileTheDirectoryIsReadKeepsIt() throws Exception {
+        Path settingUp = job("tutti-h", null, "8", null);
+        LongPredicate writesTheLauncherPidMeanwhile = pid -> {
+            try {
+                Files.writeString(settingUp.resolve(StaleJobs.LAUNCHER_PID), "100\n");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return pid == 100;
+        };
+
+        assertEquals(List.of(), StaleJobs.clean(root, writesTheLauncherPidMeanwhile, Instant.now()));
+        assertTrue(Files.exists(settingUp));
+    }
 }
