@@ -12,7 +12,7 @@ import io.tutti.TuttiException;
  * nonblocking, have MPI's intercommunicator meaning (a rooted call's root passes {@link MPI#ROOT},
  * the rest of its group {@link MPI#PROC_NULL}; counts name remote ranks, reduceScatter's this
  * group's); the in-place forms fail with {@link MPI#ERR_UNSUPPORTED_OPERATION}. {@link #getParent}
- * returns null, as nothing is spawned.
+ * gives a spawned process its parents ({@link Intracomm#spawn}).
  */
 public final class Intercomm extends Comm {
     /** The remote group's world ranks, made on first use. */
@@ -90,9 +90,12 @@ public final class Intercomm extends Comm {
         return (Intercomm) super.clone();
     }
 
-    /** The intercommunicator to the parent of a spawned job (MPI_COMM_GET_PARENT): null, as nothing is spawned. */
+    /**
+     * In a process started by {@link Intracomm#spawn}: the intercommunicator to the ranks that spawned
+     * it, the same object at every call; null in any other process (MPI_COMM_GET_PARENT).
+     */
     public static Intercomm getParent() throws MPIException {
         MPI.check();
-        return null;
+        return MPI.parent();
     }
 }

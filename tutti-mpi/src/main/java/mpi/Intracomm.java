@@ -5,6 +5,7 @@ import io.tutti.TuttiException;
 import java.nio.Buffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A communicator of one group of ranks, as {@link MPI#COMM_WORLD} and {@link MPI#COMM_SELF} are:
@@ -46,6 +47,77 @@ public class Intracomm extends Comm {
     @Override
     public Intracomm clone() {
         return (Intracomm) super.clone();
+    }
+
+    /**
+     * Starts {@code maxprocs} new processes and returns an intercommunicator to them, whose remote
+     * group is their {@link MPI#COMM_WORLD}; they find this one with {@link Intercomm#getParent}
+     * (MPI_COMM_SPAWN). {@code command} is {@code java} with {@code argv} the arguments of a
+     * {@code java} command line (options, the main class, the program's arguments), or the main class
+     * itself with {@code argv} its arguments. The new processes run on this job's class path with its
+     * JVM options, so options in {@code argv} are read past, not applied; {@code info} is not read.
+     * Collective; the arguments are read at {@code root} only. Needs Tutti's {@code mpirun} (or
+     * {@code tutti run}) with a JVM per rank: elsewhere {@link MPI#ERR_UNSUPPORTED_OPERATION} at every rank.
+     */
+    public final Intercomm spawn(String command, String[] argv, int maxprocs, Info info, int root, int[] errcodes)
+            throws MPIException {
+        Communicator c = live();
+        String[] program = getRank() == root ? javaProgram(command, argv) : new String[] {""};
+        try {
+            Intercomm spawned = new Intercomm(c.spawn(program[0],
+                    Arrays.asList(program).subList(1, program.length), maxprocs, root), this);
+            if (errcodes != null) {
+                Arrays.fill(errcodes, 0, Math.min(errcodes.length, maxprocs), MPI.SUCCESS);
+            }
+            return spawned;
+        } catch (TuttiException e) {
+            throw Errors.of(e, "spawn");
+        }
+    }
+
+    /**
+     * MPI_COMM_SPAWN_MULTIPLE, for one command only (then as {@link #spawn}): a job of several
+     * programs is not supported, at every rank alike ({@link MPI#ERR_UNSUPPORTED_OPERATION}).
+     */
+    public final Intercomm spawnMultiple(String[] commands, String[][] argv, int[] maxprocs, Info[] info, int root,
+                                         int[] errcodes) throws MPIException {
+        live();
+        if (commands != null && commands.length == 1 && argv != null && argv.length == 1 && maxprocs != null
+                && maxprocs.length == 1) {
+            return spawn(commands[0], argv[0], maxprocs[0], info == null || info.length == 0 ? null : info[0], root,
+                    errcodes);
+        }
+        throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, "spawnMultiple: Tutti spawns one program per call;"
+                + " call spawn once per program, or pass one command");
+    }
+
+    /** JVM options that take the next argument as their value, as {@code java} reads them. */
+    private static final java.util.Set<String> WITH_VALUE = java.util.Set.of("-cp", "-classpath", "--class-path",
+            "-p", "--module-path", "--upgrade-module-path", "--add-modules", "--add-reads", "--add-exports",
+            "--add-opens", "--limit-modules", "--patch-module", "--enable-native-access");
+
+    /**
+     * The main class and its arguments of a spawn's {@code command} and {@code argv}: past the options
+     * of a {@code java} command line, or {@code command} itself when it is not {@code java}. Something
+     * else (a jar, an executable) is passed on as it is, for the launcher to refuse by name.
+     */
+    static String[] javaProgram(String command, String[] argv) {
+        List<String> args = argv == null ? List.of() : Arrays.asList(argv);
+        String name = command == null ? "" : command.strip();
+        if (!name.equals("java") && !name.endsWith("/java")) {
+            List<String> all = new java.util.ArrayList<>();
+            all.add(name);
+            all.addAll(args);
+            return all.toArray(String[]::new);
+        }
+        int i = 0;
+        while (i < args.size() && args.get(i) != null && args.get(i).startsWith("-") && !args.get(i).equals("-jar")) {
+            i += WITH_VALUE.contains(args.get(i)) ? 2 : 1;
+        }
+        if (i >= args.size()) {
+            return new String[] {"java " + String.join(" ", args)};
+        }
+        return args.subList(i, args.size()).toArray(String[]::new);
     }
 
     /**

@@ -391,6 +391,18 @@ public final class MPI {
      * thread level provided: the guard of every call. Its errors go to {@link #COMM_WORLD}'s handler,
      * as MPI says for calls on no communicator, until the call names its own object ({@link #raisedOn}).
      */
+    /** The intercommunicator to this process's parents, made once; null when it was not spawned. */
+    private static Intercomm parent;
+
+    /** {@link Intercomm#getParent}'s answer: the same object at every call. */
+    static synchronized Intercomm parent() {
+        if (parent == null) {
+            io.tutti.Intercommunicator p = tutti.parent();
+            parent = p == null ? null : new Intercomm(p, COMM_WORLD);
+        }
+        return parent;
+    }
+
     static void check() throws MPIException {
         if (!initialized) {
             throw new MPIException("MPI is not initialized: call MPI.Init(args) first.");

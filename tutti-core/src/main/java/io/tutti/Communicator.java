@@ -546,6 +546,19 @@ public abstract class Communicator extends TypedCalls {
      */
     public abstract Communicator split(int color, int key);
 
+    // ------------------------------------------------------------ dynamic processes
+
+    /**
+     * Starts {@code count} new processes, each running {@code mainClass} with {@code args} on this
+     * job's class path, and returns an intercommunicator whose remote group is their world
+     * (MPI_COMM_SPAWN); they reach this communicator's ranks through {@link Tutti#parent()}. Collective
+     * over this communicator; {@code mainClass}, {@code args} and {@code count} are read at
+     * {@code root} only. Needs {@code tutti run} with a JVM per rank on the launcher's host; elsewhere
+     * every rank fails with {@link TuttiException.Unsupported} saying why. docs/guide/api.md,
+     * "Dynamic processes".
+     */
+    public abstract Intercommunicator spawn(String mainClass, java.util.List<String> args, int count, int root);
+
     // ------------------------------------------------------------ surviving failed ranks (ULFM)
     //
     // Fail-stop failures, as the MPI fault-tolerance proposal (ULFM) handles them: operations that

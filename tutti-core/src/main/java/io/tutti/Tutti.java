@@ -38,6 +38,13 @@ public abstract class Tutti implements AutoCloseable {
     /** All ranks of the job. */
     public abstract Communicator world();
 
+    /**
+     * In a process started by {@link Communicator#spawn}: the intercommunicator to the ranks that
+     * spawned it (its remote group), whose local group is {@link #world()}; null in any other process
+     * (MPI_COMM_GET_PARENT).
+     */
+    public abstract Intercommunicator parent();
+
     /** Drives communication once without blocking; useful in compute loops with requests in flight. */
     public abstract int progress();
 

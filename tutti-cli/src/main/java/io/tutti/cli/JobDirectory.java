@@ -29,6 +29,15 @@ record JobDirectory(String id, Path dir, byte[] secret) {
      * written atomically so that a concurrent stale-job cleaner never sees it empty.
      */
     static JobDirectory create() throws IOException {
+        return create(id -> {
+            byte[] secret = new byte[SECRET_BYTES];
+            RANDOM.nextBytes(secret);
+            return secret;
+        });
+    }
+
+    /** As {@link #create()}, with the secret {@code secretOf} gives for the new job's id (a spawned job's). */
+    static JobDirectory create(java.util.function.Function<String, byte[]> secretOf) throws IOException {
         Path root = ShmFiles.defaultRoot();
         String id;
         Path dir;
@@ -40,9 +49,7 @@ record JobDirectory(String id, Path dir, byte[] secret) {
         } while (Files.exists(dir));
         ShmFiles.createJobDirectory(dir);
         writeAtomically(dir, StaleJobs.LAUNCHER_PID, ProcessHandle.current().pid() + "\n");
-        byte[] secret = new byte[SECRET_BYTES];
-        RANDOM.nextBytes(secret);
-        return new JobDirectory(id, dir, secret);
+        return new JobDirectory(id, dir, secretOf.apply(id));
     }
 
     static void writeAtomically(Path dir, String name, String content) throws IOException {

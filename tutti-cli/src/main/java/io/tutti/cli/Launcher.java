@@ -397,6 +397,7 @@ public final class Launcher {
         int n = o.ranks();
         Processes procs = new Processes(n);
         AtomicReference<JobDirectory> jobRef = new AtomicReference<>();
+        AtomicReference<Spawns> spawnsRef = new AtomicReference<>();
         // Registered before the directory exists, so a Ctrl-C at any point leaves nothing behind.
         Thread hook = Thread.ofPlatform().name("tutti-run-cleanup").unstarted(() -> {
             synchronized (procs) {
@@ -407,6 +408,10 @@ public final class Launcher {
                 say("the launcher is being stopped; stopping " + plural(alive.size(), "rank"));
             }
             RankProcesses.stop(alive);
+            Spawns spawned = spawnsRef.get();
+            if (spawned != null) {
+                spawned.close();
+            }
             procs.masters.close();
             JobDirectory job = jobRef.get();
             if (job != null) {
@@ -417,6 +422,7 @@ public final class Launcher {
         RendezvousServer server = null;
         MonitorServer monitor = null;
         CounterCopies copies = null;
+        Spawns spawns = null;
         try {
             JobDirectory job = JobDirectory.create();
             jobRef.set(job);
@@ -463,6 +469,15 @@ public final class Launcher {
             Path aot = caches.prepare(why);
             // and the launcher's own, for the next tutti command
             caches.prepareLauncher(why);
+            // processes the ranks spawn start on this host, beside ranks that are processes here
+            spawns = new Spawns(o, target, aot, out, err, o.tagOutput() || relay, this::say,
+                    o.threads() ? "spawning processes needs a JVM per rank, and this job's ranks are threads"
+                            + " (tutti run --threads); run it without --threads"
+                    : prefixed ? "spawning processes is supported on the launcher's host only, and this job starts"
+                            + " ranks through a remote shell or template (--hosts, --hostfile, --exec-prefix, srun)"
+                    : null);
+            spawns.serve(server, job.secret());
+            spawnsRef.set(spawns);
             // One ssh connection per host for all its ranks' sessions (docs/perf/launch.md)
             if (place.execPrefix() == null && SshMasters.isSsh(place.launchAgent())
                     && SshMasters.enabled(LaunchEnvironment.current())) {
@@ -599,8 +614,17 @@ public final class Launcher {
             }
             JobDirectory.writeAtomically(job.dir(), StaleJobs.RANK_PIDS, procs.started().stream()
                     .map(p -> Long.toString(p.pid())).collect(Collectors.joining(" ")) + "\n");
-            return watch(o, procs, exited, job.dir());
+            long watching = System.nanoTime();
+            int code = watch(o, procs, exited, job.dir());
+            return spawns.await(code, o.timeout() == null ? 0 : watching + o.timeout().toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            say("interrupted while waiting for the spawned processes; stopping them");
+            return 128 + 2;
         } finally {
+            if (spawns != null) {
+                spawns.close();
+            }
             if (server != null) {
                 // the connections of the ranks stopped now break by our doing: nothing to report
                 server.onDropped(null);

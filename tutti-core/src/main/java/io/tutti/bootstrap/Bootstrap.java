@@ -67,7 +67,7 @@ public final class Bootstrap {
                 secret == null ? null : Path.of(secret),
                 Long.parseLong(env.getOrDefault(LaunchEnvironment.LAUNCHER_PID, "-1")),
                 "1".equals(env.get(LaunchEnvironment.THREADS)), addresses,
-                addresses.isEmpty() ? null : jobSecret(env)));
+                addresses.isEmpty() ? null : jobSecret(env), integer(env, LaunchEnvironment.PARENTS, 0)));
     }
 
     /** The secret handed over with the rendezvous address: in the environment, or on standard input. */

@@ -20,20 +20,39 @@ import java.nio.file.Path;
  * @param rendezvous where the launcher serves the rendezvous ({@code unix:/path}, {@code tcp:host:port}),
  *                   tried in order; empty when the ranks meet in {@code kvsDir}
  * @param secret     the job secret handed over by the launcher, or null (then {@code secretFile} is read)
+ * @param parents    in a spawned job, how many ranks from 0 are the spawning parents (0 otherwise):
+ *                   the world of the ranks after them is theirs alone
  */
 public record JobInfo(Launcher launcher, String jobId, int rank, int size, int localRank, int localSize, int nodeId,
                       Path jobDir, Path kvsDir, Path secretFile, long launcherPid, boolean threads,
-                      java.util.List<String> rendezvous, byte[] secret) {
+                      java.util.List<String> rendezvous, byte[] secret, int parents) {
 
     public JobInfo {
         rendezvous = rendezvous == null ? java.util.List.of() : java.util.List.copyOf(rendezvous);
+        if (parents < 0 || parents >= size && parents > 0) {
+            throw new IllegalStateException("inconsistent launch environment: " + parents + " parents in a job of "
+                    + size + " ranks");
+        }
+    }
+
+    /** A job that was not spawned. */
+    public JobInfo(Launcher launcher, String jobId, int rank, int size, int localRank, int localSize, int nodeId,
+                   Path jobDir, Path kvsDir, Path secretFile, long launcherPid, boolean threads,
+                   java.util.List<String> rendezvous, byte[] secret) {
+        this(launcher, jobId, rank, size, localRank, localSize, nodeId, jobDir, kvsDir, secretFile, launcherPid,
+                threads, rendezvous, secret, 0);
+    }
+
+    /** Whether this rank is one of the processes a spawn started (its parents are the ranks before it). */
+    public boolean spawned() {
+        return parents > 0 && rank >= parents;
     }
 
     /** A job whose ranks meet in {@code kvsDir}, without the launcher's rendezvous. */
     public JobInfo(Launcher launcher, String jobId, int rank, int size, int localRank, int localSize, int nodeId,
                    Path jobDir, Path kvsDir, Path secretFile, long launcherPid, boolean threads) {
         this(launcher, jobId, rank, size, localRank, localSize, nodeId, jobDir, kvsDir, secretFile, launcherPid,
-                threads, null, null);
+                threads, null, null, 0);
     }
 
     /** The launch environments Tutti recognises. */

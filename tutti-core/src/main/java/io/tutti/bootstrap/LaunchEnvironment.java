@@ -49,6 +49,12 @@ public final class LaunchEnvironment {
      * program {@code tutti run} compiled from a source file, for a rank on another host.
      */
     public static final String CLASSES_STDIN = "TUTTI_CLASSES_STDIN";
+    /**
+     * Set for the ranks of a spawned job ({@code Communicator.spawn}): how many of its ranks, from 0,
+     * are the spawning parents, which joined it from their own job; the ranks after them are the
+     * new processes, whose world they are.
+     */
+    public static final String PARENTS = "TUTTI_PARENTS";
     /** The launcher's name for the host a rank runs on; ranks with the same name share memory. */
     public static final String HOST = "TUTTI_HOST";
     /** Set by the launcher when ranks run as threads of its JVM. */

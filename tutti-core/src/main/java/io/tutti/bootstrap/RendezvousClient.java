@@ -464,6 +464,29 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     }
 
     /**
+     * Asks the launcher to start {@code count} processes of {@code mainClass} with {@code args}, in a
+     * new job with {@code parents} spawning ranks; returns its answer (the new job's id, a newline,
+     * its rendezvous addresses), or throws IllegalStateException with the launcher's reason.
+     */
+    public String spawn(String mainClass, List<String> args, int count, int parents, Duration wait)
+            throws TimeoutException {
+        byte[][] fields = new byte[3 + args.size()][];
+        fields[0] = utf8(mainClass);
+        fields[1] = utf8(Integer.toString(count));
+        fields[2] = utf8(Integer.toString(parents));
+        for (int i = 0; i < args.size(); i++) {
+            fields[3 + i] = utf8(args.get(i));
+        }
+        try {
+            return request(RendezvousWire.SPAWN, wait.toNanos(), "spawn of " + count + " " + mainClass, fields);
+        } catch (IllegalStateException e) {
+            // the launcher's reason alone: it says what was wrong with the request
+            throw e.getCause() instanceof ExecutionException refused
+                    ? new IllegalStateException(refused.getCause().getMessage(), e) : e;
+        }
+    }
+
+    /**
      * Says goodbye: the launcher takes the end of this connection for a rank that finished. The
      * connection stays open until the process ends, so a rank that lingers after its job still stops
      * when its launcher dies.

@@ -77,6 +77,9 @@ public final class RendezvousServer implements AutoCloseable {
     private volatile java.util.concurrent.CountDownLatch stacksPrinted = new java.util.concurrent.CountDownLatch(0);
     private volatile CopyListener onCopy = (r, name, bytes) -> { };
     private volatile RailAnswerListener onRailAnswer = (r, word) -> { };
+    private volatile SpawnHandler onSpawn = (r, main, args, count, parents) -> {
+        throw new IllegalStateException("this launcher does not start new processes");
+    };
     private volatile boolean closed;
 
     private record Waiter(Connection conn, int id) {
@@ -229,6 +232,23 @@ public final class RendezvousServer implements AutoCloseable {
         }
     }
 
+    /** What starts the processes a rank asks for with {@code Communicator.spawn}. */
+    @FunctionalInterface
+    public interface SpawnHandler {
+        /**
+         * Starts {@code count} processes of {@code mainClass} with {@code args}, which form a new job with
+         * {@code parents} ranks of this one; returns the new job's id and rendezvous addresses
+         * ({@code id}, a newline, the addresses comma separated). Any exception's message goes back
+         * to the rank as the reason.
+         */
+        String spawn(int rank, String mainClass, List<String> args, int count, int parents) throws Exception;
+    }
+
+    /** Gives {@code handler} the ranks' spawn requests (each on a thread of its own). */
+    public void onSpawn(SpawnHandler handler) {
+        this.onSpawn = handler;
+    }
+
     /** Called with a description of every refused connection. */
     public void onRejected(Consumer<String> listener) {
         this.onRejected = listener;
@@ -373,6 +393,10 @@ public final class RendezvousServer implements AutoCloseable {
                         stacksPrinted.countDown();
                         continue;
                     }
+                    if (f.type() == RendezvousWire.SPAWN) {
+                        spawn(this, f);
+                        continue;
+                    }
                     if (f.type() == RendezvousWire.RAIL_ANSWER) {
                         long word = f.fields().size() == 1 ? parseWord(f.text(0)) : 0;
                         if (word != 0) {
@@ -514,6 +538,27 @@ public final class RendezvousServer implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** Starts a spawn on a thread of its own (processes take a while), and answers the rank when it is done. */
+    private void spawn(Connection c, RendezvousWire.Frame f) {
+        int from = c.rank;
+        Thread.ofVirtual().name("tutti-spawn").start(() -> {
+            try {
+                if (f.fields().size() < 3) {
+                    throw new IllegalArgumentException("a spawn request needs a main class, a count and the parents");
+                }
+                List<String> args = new ArrayList<>();
+                for (int i = 3; i < f.fields().size(); i++) {
+                    args.add(f.text(i));
+                }
+                String answer = onSpawn.spawn(from, f.text(0), args, Integer.parseInt(f.text(1)),
+                        Integer.parseInt(f.text(2)));
+                c.send(RendezvousWire.VALUE, f.id(), utf8(answer));
+            } catch (Exception e) {
+                c.send(RendezvousWire.ERROR, f.id(), utf8(String.valueOf(e.getMessage())));
+            }
+        });
     }
 
     private void ended(Connection c) {

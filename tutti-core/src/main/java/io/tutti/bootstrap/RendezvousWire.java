@@ -40,8 +40,12 @@ import javax.crypto.spec.SecretKeySpec;
  * that copy travels to the rank as RAIL(command word), and the rank's answer comes back as
  * RAIL_ANSWER(answer word), both in {@link io.tutti.transport.RailCounters}' encoding. STACKS asks a
  * rank to print its threads' stacks on its standard error, and the rank answers STACKS once it has.
+ * SPAWN(main class, count, parents, arguments...) asks the launcher to start {@code count} new
+ * processes that join a new job with the {@code parents} spawning ranks; it is answered with
+ * VALUE(new job id, newline, its rendezvous addresses) once they are started, or ERROR(why). The new
+ * job's secret is derived from this one's ({@link #spawnSecret}), so it never crosses the wire either.
  */
-final class RendezvousWire {
+public final class RendezvousWire {
     /** The protocol's name and version: 2 added STARTED and STACKS, which a version 1 rank takes for an error. */
     static final String MAGIC = "tutti-rendezvous-2";
     static final int MAX_FRAME = 1 << 20;
@@ -68,6 +72,8 @@ final class RendezvousWire {
     static final byte STARTED = 18;
     /** Launcher to rank: print your threads' stacks on standard error; rank to launcher: printed. */
     static final byte STACKS = 19;
+    /** Rank to launcher: start the processes of a spawned job; answered with VALUE or ERROR. */
+    static final byte SPAWN = 20;
 
     private RendezvousWire() {
     }
@@ -159,6 +165,15 @@ final class RendezvousWire {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is not available: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The secret of job {@code spawnedJob}, spawned from a job with secret {@code jobSecret}: the
+     * launcher and the spawning ranks each derive it, and the new processes get it as any rank gets
+     * its job's secret.
+     */
+    public static byte[] spawnSecret(byte[] jobSecret, String spawnedJob) {
+        return mac(jobSecret, utf8("spawn"), utf8(spawnedJob));
     }
 
     static boolean sameMac(byte[] a, byte[] b) {

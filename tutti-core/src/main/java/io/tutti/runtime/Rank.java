@@ -1,6 +1,7 @@
 package io.tutti.runtime;
 
 import io.tutti.Communicator;
+import io.tutti.Intercommunicator;
 import io.tutti.Config;
 import io.tutti.Metrics;
 import io.tutti.Tutti;
@@ -29,7 +30,9 @@ import java.util.List;
  * One rank of a job under the API: its {@link Node} (the job's wiring), {@link Engine} and
  * collective {@link Selector}, built once from the job's settings, and the world communicator.
  * {@link #of(Tutti)} gives the benchmark and test harnesses the engine and the job behind a
- * {@code Tutti}.
+ * {@code Tutti}. A spawned job ({@link JobInfo#parents()}) is one engine for parents and new
+ * processes alike: the world of each side is its own group, and {@link #bridge} joins the two; a
+ * parent's rank in it lives beside the parent's own job, which closes it ({@link #spawnJob}).
  */
 public final class Rank extends Tutti {
     private final JobInfo job;
@@ -40,6 +43,11 @@ public final class Rank extends Tutti {
     private final RmaConfig rma;
     private final Selector selector;
     private final Communicator world;
+    /** In a spawned job, the intercommunicator from this side's world to the other's; else null. */
+    private final Intercommunicator bridge;
+    private final Node node;
+    /** The ranks this one holds in jobs it spawned, closed before it ({@link #spawnJob}). */
+    private final List<Rank> spawned = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Whether this rank is a thread of a JVM that runs several ({@link ThreadLauncher}); fixed at init. */
     private final boolean rankThread = LaunchEnvironment.inRankThread();
     private int nextContext = 2;
@@ -56,13 +64,89 @@ public final class Rank extends Tutti {
         for (CollectiveCall.Kind k : CollectiveCall.Kind.values()) {
             operations.add(new Counters.Operation(k.settingName(), Selector.counted(k)));
         }
-        this.engine = new Engine(new Node(job, settings, Duration.ofSeconds(p2p.rendezvousSeconds())), p2p,
-                CountersConfig.from(settings), operations);
-        int[] all = new int[job.size()];
-        for (int i = 0; i < all.length; i++) {
-            all[i] = i;
+        this.node = new Node(job, settings, Duration.ofSeconds(p2p.rendezvousSeconds()));
+        this.engine = new Engine(node, p2p, CountersConfig.from(settings), operations);
+        int parents = job.parents();
+        if (parents == 0) {
+            this.world = new RankCommunicator(this, engine, 0, range(0, job.size()));
+            this.bridge = null;
+        } else {
+            int[] mine = job.spawned() ? range(parents, job.size()) : range(0, parents);
+            int[] theirs = job.spawned() ? range(0, parents) : range(parents, job.size());
+            this.world = new RankCommunicator(this, engine, 0, mine);
+            this.bridge = new RankIntercommunicator(this, engine, BRIDGE_CONTEXT, mine, theirs);
+            contextUsed(BRIDGE_CONTEXT + 2); // and the context of its local group
         }
-        this.world = new RankCommunicator(this, engine, 0, all);
+    }
+
+    /** How often a parent joining a spawned job drives its own engine: the join takes a JVM's start-up. */
+    private static final long JOIN_POLL_NANOS = 200_000;
+
+    /** The context of a spawned job's intercommunicator between parents and new processes. */
+    private static final int BRIDGE_CONTEXT = 2;
+
+    private static int[] range(int from, int to) {
+        int[] r = new int[to - from];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = from + i;
+        }
+        return r;
+    }
+
+    /**
+     * Asks the launcher for {@code count} processes of {@code mainClass} with {@code args}, in a job
+     * with {@code parents} spawning ranks: the launcher's answer (job id, a newline, addresses), or
+     * "!" and why it could not.
+     */
+    String requestSpawn(String mainClass, List<String> args, int count, int parents) {
+        try {
+            return node.spawn(mainClass, args, count, parents);
+        } catch (java.util.concurrent.TimeoutException | RuntimeException e) {
+            return "!" + e.getMessage();
+        }
+    }
+
+    /**
+     * Joins the job the launcher spawned ({@code answer} from {@link #requestSpawn}) as its rank
+     * {@code rank} of {@code parents}, bound to nothing (this process is bound already), and returns
+     * the intercommunicator to its new processes. The rank lives until this one closes. It joins on a
+     * thread of its own while this one drives this rank's engine: over the rails the answer this rank
+     * sent the others may still be on its way, and nobody else would send it.
+     */
+    Intercommunicator spawnJob(String answer, int rank, int parents, int count) {
+        int newline = answer.indexOf('\n');
+        String id = answer.substring(0, newline);
+        List<String> addresses = List.of(answer.substring(newline + 1).split(","));
+        java.nio.file.Path dir = io.tutti.bootstrap.ShmFiles.defaultRoot().resolve("tutti-" + id);
+        JobInfo joined = new JobInfo(JobInfo.Launcher.TUTTI, id, rank, parents + count, rank, parents + count,
+                job.nodeId(), dir, dir.resolve("kvs"), null, job.launcherPid(), false, addresses,
+                io.tutti.bootstrap.RendezvousWire.spawnSecret(job.secret(), id), parents);
+        java.util.concurrent.FutureTask<Rank> joining = new java.util.concurrent.FutureTask<>(
+                () -> new Rank(joined, settings.with(io.tutti.bootstrap.Binding.PROPERTY, "none")));
+        Thread.ofPlatform().daemon().name("tutti-spawn-join").start(joining);
+        while (!joining.isDone()) {
+            engine.progress();
+            java.util.concurrent.locks.LockSupport.parkNanos(JOIN_POLL_NANOS);
+        }
+        Rank r;
+        try {
+            r = joining.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException re ? re
+                    : new TuttiException.Startup("rank " + rank + " cannot join spawned job " + id + ": "
+                    + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TuttiException.Startup("interrupted while joining spawned job " + id, e);
+        }
+        spawned.add(r);
+        return r.bridge;
+    }
+
+    @Override
+    public Intercommunicator parent() {
+        checkOpen();
+        return job.spawned() ? bridge : null;
     }
 
     /** The rank behind {@code tutti} (every {@code Tutti} is one). */
@@ -105,6 +189,9 @@ public final class Rank extends Tutti {
 
     @Override
     public void close() {
+        for (Rank r : spawned) {
+            r.close();
+        }
         if (!engine.isClosed()) {
             InNetworkGroup.releaseAll(engine);
         }

@@ -549,6 +549,36 @@ final class RankCommunicator extends Communicator {
      * each leader broadcasts the outcome to its group. The intercommunicator's own contexts are the
      * agreed one and the three after it (see {@link RankIntercommunicator}).
      */
+    /**
+     * The root asks the launcher, and tells the others its answer or why it failed; then every rank
+     * joins the new job as its rank of the same number, where the launcher's new processes wait.
+     */
+    @Override
+    public Intercommunicator spawn(String mainClass, java.util.List<String> args, int count, int root) {
+        checkRank(root, "root");
+        String answer = "";
+        if (rank == root) {
+            String invalid = mainClass == null || mainClass.isBlank() ? "spawn needs the name of a main class"
+                    : count < 1 ? "spawn of " + count + " processes: the count must be at least 1"
+                    : args == null || args.stream().anyMatch(java.util.Objects::isNull)
+                    ? "spawn's arguments may not be or hold null" : null;
+            answer = invalid != null ? "?" + invalid : tutti.requestSpawn(mainClass, args, count, size());
+        }
+        byte[] text = answer.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int[] length = {text.length, count};
+        bcast(length, root);
+        text = rank == root ? text : new byte[length[0]];
+        bcast(text, root);
+        answer = new String(text, java.nio.charset.StandardCharsets.UTF_8);
+        if (answer.startsWith("?")) {
+            throw new TuttiException.InvalidArgument(answer.substring(1) + " (at the root, rank " + root + ")");
+        }
+        if (answer.startsWith("!")) {
+            throw new TuttiException.Unsupported("spawn from rank " + root + " failed: " + answer.substring(1));
+        }
+        return tutti.spawnJob(answer, rank, size(), length[1]);
+    }
+
     @Override
     public Intercommunicator createIntercomm(int localLeader, Communicator peer, int remoteLeader, int tag) {
         checkRank(localLeader, "local leader");

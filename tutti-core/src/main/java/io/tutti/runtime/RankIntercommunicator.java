@@ -154,6 +154,11 @@ final class RankIntercommunicator extends Intercommunicator {
                 + " split on the communicator the intercommunicator was made from");
     }
 
+    @Override
+    public Intercommunicator spawn(String mainClass, java.util.List<String> args, int count, int root) {
+        throw unsupported("spawn", "spawn from an intracommunicator (merge this one first)");
+    }
+
     private static TuttiException unsupported(String call, String instead) {
         return new TuttiException.Unsupported(call + " is not supported on an intercommunicator: " + instead);
     }

@@ -111,6 +111,37 @@ class RendezvousTest {
         }
     }
 
+    /** A spawn request reaches the launcher's handler whole, and its answer or its reason comes back. */
+    @Test
+    void aSpawnRequestGetsTheLaunchersAnswerOrItsReason() throws Exception {
+        try (RendezvousServer s = server(1);
+             RendezvousClient a = RendezvousClient.connect(List.of(tcp(s)), "job1", 0, SECRET, WAIT, w -> { })) {
+            List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+            s.onSpawn((rank, main, args, count, parents) -> {
+                asked.add(rank + " " + main + " " + args + " " + count + " " + parents);
+                if (main.equals("Bad")) {
+                    throw new IllegalArgumentException("no class Bad here");
+                }
+                return "job2\nunix:/x";
+            });
+            assertEquals("job2\nunix:/x", a.spawn("org.example.Worker", List.of("a b", ""), 3, 2, WAIT));
+            IllegalStateException refused = assertThrows(IllegalStateException.class,
+                    () -> a.spawn("Bad", List.of(), 1, 1, WAIT));
+            assertEquals("no class Bad here", refused.getMessage());
+            assertEquals(List.of("0 org.example.Worker [a b, ] 3 2", "0 Bad [] 1 1"), asked);
+        }
+    }
+
+    /** The secret of a spawned job: the same on both sides, different per job, and not the job's own. */
+    @Test
+    void aSpawnedJobsSecretIsDerivedPerJob() {
+        byte[] one = RendezvousWire.spawnSecret(SECRET, "a1");
+        assertEquals(32, one.length);
+        assertTrue(java.util.Arrays.equals(one, RendezvousWire.spawnSecret(SECRET, "a1")));
+        assertFalse(java.util.Arrays.equals(one, RendezvousWire.spawnSecret(SECRET, "a2")));
+        assertFalse(java.util.Arrays.equals(one, SECRET));
+    }
+
     /** Rank threads of one JVM: a wait for a rank that failed before it joined ends once the job is aborted. */
     @Test
     void aWaitEndsWhenThisJvmsJobIsAborted() throws Exception {

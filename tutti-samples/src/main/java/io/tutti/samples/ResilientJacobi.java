@@ -2,10 +2,12 @@ package io.tutti.samples;
 
 import io.tutti.Communicator;
 import io.tutti.Datatype;
+import io.tutti.Intercommunicator;
 import io.tutti.ReduceOp;
 import io.tutti.Tutti;
 import io.tutti.TuttiException;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A Jacobi solver that survives a failed rank: the vector is split in blocks across the ranks, and
@@ -13,20 +15,25 @@ import java.util.Arrays;
  * (the next rank). A checkpoint counts once {@code agree} says every rank made it. When a rank dies
  * the survivors revoke, agree to recover, shrink, rebuild the whole vector from the checkpoints (the
  * dead rank's block from its buddy), split it over the survivors and go on from there; they finish
- * with the answer a single process gets. Lost ranks are not replaced (no respawn): the job finishes
- * with fewer. Failures one after another are survived alike, but two neighbouring ranks failing
- * between checkpoints lose a block: reported, not survived.
+ * with the answer a single process gets. With {@code respawn}, the survivors then spawn as many new
+ * ranks as were lost ({@code Communicator.spawn}) and merge with them, and the job finishes with as
+ * many ranks as it started with; without, it finishes with fewer. Failures one after another are
+ * survived alike, but two neighbouring ranks failing between checkpoints lose a block: reported, not
+ * survived.
  *
  * <p>The system solved is (4 I + J / N) x = b, J all ones, b_i = 1 + i mod 7: each step needs the
  * sum of x, one allreduce. Run with {@code tutti run -n 5 --on-failure continue
- * io.tutti.samples.ResilientJacobi [N] [ITERATIONS] [RANK ITERATION]}; with the last two, that rank
- * kills itself (SIGKILL) at that iteration, to show the recovery.
+ * io.tutti.samples.ResilientJacobi [N] [ITERATIONS] [RANK ITERATION [respawn]]}; with RANK and
+ * ITERATION, that rank kills itself (SIGKILL) at that iteration, to show the recovery.
  */
 public final class ResilientJacobi {
     /** Iterations between checkpoints. */
     static final int CHECKPOINT_EVERY = 10;
 
     private final int n;
+    private final int iterations;
+    /** Whether lost ranks are replaced by new processes after a recovery. */
+    private final boolean respawn;
     private Communicator comm;
     /** This rank's block of x: elements lo .. lo + x.length - 1. */
     private int lo;
@@ -41,8 +48,10 @@ public final class ResilientJacobi {
     private int savedRank;
     private int savedSize;
 
-    private ResilientJacobi(int n, Communicator comm) {
+    private ResilientJacobi(int n, int iterations, boolean respawn, Communicator comm) {
         this.n = n;
+        this.iterations = iterations;
+        this.respawn = respawn;
         this.comm = comm;
     }
 
@@ -51,10 +60,13 @@ public final class ResilientJacobi {
         int iterations = args.length > 1 ? Integer.parseInt(args[1]) : 200;
         int victim = args.length > 3 ? Integer.parseInt(args[2]) : -1;
         int killAt = args.length > 3 ? Integer.parseInt(args[3]) : -1;
+        boolean respawn = args.length > 4 && args[4].equals("respawn");
         try (Tutti tutti = Tutti.init(args)) {
-            ResilientJacobi solver = new ResilientJacobi(n, tutti.world());
+            ResilientJacobi solver = new ResilientJacobi(n, iterations, respawn, tutti.world());
             int worldRank = tutti.world().rank();
-            double[] mine = solver.solve(iterations, worldRank == victim ? killAt : -1);
+            Intercommunicator parent = tutti.parent();
+            double[] mine = parent == null ? solver.solve(worldRank == victim ? killAt : -1)
+                    : solver.replace(parent);
             double[] expected = sequential(n, iterations);
             double error = 0;
             for (int i = 0; i < mine.length; i++) {
@@ -68,18 +80,44 @@ public final class ResilientJacobi {
         }
     }
 
-    /** Runs {@code iterations} steps, surviving failures; this rank dies at {@code dieAt} (or never: -1). */
-    double[] solve(int iterations, int dieAt) throws Exception {
-        distribute(new double[n]);
+    /** Runs the iterations, surviving failures; this rank dies at {@code dieAt} (or never: -1). */
+    double[] solve(int dieAt) throws Exception {
         // iteration 0 (all zeros) is known to every rank: the first committed checkpoint
-        savedAt = 0;
+        restart(0, new double[n]);
+        return iterate(0, dieAt);
+    }
+
+    /**
+     * A new rank, spawned by survivors to replace a lost one: merges with them (after them) and
+     * takes the iteration they went back to and the whole vector at it from their first rank.
+     */
+    double[] replace(Intercommunicator survivors) throws Exception {
+        comm = survivors.merge(true);
+        int[] at = new int[1];
+        comm.bcast(at, 0);
+        double[] whole = new double[n];
+        comm.bcast(whole, 0);
+        restart(at[0], whole);
+        System.out.println("jacobi: replacement rank " + comm.rank() + " of " + comm.size() + " joins at iteration "
+                + at[0]);
+        return iterate(at[0], -1);
+    }
+
+    /** Takes this rank's block of {@code whole}, the vector at iteration {@code at}, as committed checkpoint. */
+    private void restart(int at, double[] whole) {
+        distribute(whole);
+        savedAt = at;
         savedLo = lo;
         saved = x.clone();
         savedRank = comm.rank();
         savedSize = comm.size();
-        wardLo = blockStart((savedRank + savedSize - 1) % savedSize, savedSize);
-        ward = new double[blockLength((savedRank + savedSize - 1) % savedSize, savedSize)];
-        int it = 0;
+        int wardRank = (savedRank + savedSize - 1) % savedSize;
+        wardLo = blockStart(wardRank, savedSize);
+        ward = Arrays.copyOfRange(whole, wardLo, wardLo + blockLength(wardRank, savedSize));
+    }
+
+    private double[] iterate(int from, int dieAt) throws Exception {
+        int it = from;
         while (it < iterations) {
             try {
                 if (it % CHECKPOINT_EVERY == 0 && savedAt != it && !checkpoint(it)) {
@@ -187,9 +225,20 @@ public final class ResilientJacobi {
             System.arraycopy(ward, 0, whole, wardLo, ward.length);
         }
         shrunk.allreduce(whole, ReduceOp.SUM);
-        distribute(whole);
         System.out.println("jacobi: " + comm.size() + " survivors back at iteration " + savedAt + " (ranks before: "
                 + Arrays.toString(survivors) + ")");
+        int lost = savedSize - shrunk.size();
+        if (!respawn || lost == 0) {
+            distribute(whole);
+            return;
+        }
+        Intercommunicator fresh = shrunk.spawn(ResilientJacobi.class.getName(),
+                List.of(Integer.toString(n), Integer.toString(iterations)), lost, 0);
+        comm = fresh.merge(false);
+        comm.bcast(new int[] {savedAt}, 0);
+        comm.bcast(whole, 0);
+        restart(savedAt, whole);
+        System.out.println("jacobi: " + lost + " replaced: " + comm.size() + " ranks back at iteration " + savedAt);
     }
 
     /** Takes this rank's block of {@code whole} for the current communicator. */

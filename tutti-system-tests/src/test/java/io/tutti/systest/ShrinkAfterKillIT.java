@@ -58,6 +58,28 @@ class ShrinkAfterKillIT {
     }
 
     /** A rank's close delivers its started sends to the live ranks although another rank is dead. */
+    /**
+     * The sample with {@code respawn}: the survivors spawn a new rank for the dead one, merge with it
+     * and finish as five, the new rank's block right too.
+     */
+    @ParameterizedTest(name = "over {0}")
+    @CsvSource({"auto", "net"})
+    void theResilientSolverReplacesTheLostRankAndFinishesAsFive(String transport) throws Exception {
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(170), "run", "--verbose", "--tag-output", "-n", "5",
+                "--transport", transport, "--on-failure", "continue", "--timeout", "150s",
+                "io.tutti.samples.ResilientJacobi", "1200", "200", "2", "37", "respawn");
+        assertExit(0, r);
+        assertEquals(4, r.stdout().lines().filter(l -> l.contains("4 survivors back at iteration 30")).count(),
+                r::toString);
+        assertEquals(4, r.stdout().lines().filter(l -> l.contains("1 replaced: 5 ranks back at iteration 30"))
+                .count(), r::toString);
+        assertTrue(r.stdout().contains("replacement rank 4 of 5 joins at iteration 30"), r::toString);
+        // the four survivors and the new rank check their blocks against a sequential run
+        assertEquals(5, r.stdout().lines().filter(l -> l.contains("largest error")).count(), r::toString);
+        assertTrue(r.stdout().contains("(now 4 of 5) holds x[960..1199]"), r::toString);
+        r.assertNoJobDirectory();
+    }
+
     @ParameterizedTest(name = "over {0}")
     @CsvSource({"auto", "net"})
     void closingDeliversToTheLiveThoughAnotherRankIsDead(String transport) throws Exception {

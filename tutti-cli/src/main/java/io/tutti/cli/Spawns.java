@@ -1,0 +1,209 @@
+package io.tutti.cli;
+
+import io.tutti.bootstrap.LaunchEnvironment;
+import io.tutti.bootstrap.RendezvousServer;
+import io.tutti.bootstrap.RendezvousWire;
+import io.tutti.bootstrap.ShmFiles;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+
+/**
+ * The jobs that a running job's ranks spawn ({@code Communicator.spawn}): for each request, a job
+ * directory and rendezvous of its own, whose first ranks are the spawning ones (they join it from
+ * their processes) and whose last are new rank processes, started on this host as the job's own
+ * ranks are, with a secret derived from the spawning job's ({@link RendezvousWire#spawnSecret}). The
+ * launcher waits for the new processes as for its ranks ({@link #await}) and stops what is left at
+ * its end ({@link #close}). Spawned jobs may spawn in turn.
+ */
+final class Spawns implements AutoCloseable {
+    /** At most this many processes per request: more is a mistake in the program, not a job. */
+    static final int MAX_COUNT = 4096;
+    /** A class name as {@code java} takes it: never an option, never a path. */
+    private static final Pattern CLASS_NAME = Pattern.compile(
+            "\\p{javaJavaIdentifierStart}[\\p{javaJavaIdentifierPart}.$]*");
+
+    private final Launcher.Options options;
+    private final JobTarget target;
+    private final Path aotCache;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final boolean pipeOutput;
+    private final Consumer<String> say;
+    /** Why this job cannot spawn (ranks as threads, ranks on other hosts), or null when it can. */
+    private final String refusal;
+    private final List<Spawned> jobs = new ArrayList<>();
+    private boolean closed;
+
+    /** One spawned job: its directory, rendezvous and new processes, and what they run. */
+    private record Spawned(JobDirectory dir, RendezvousServer server, List<Process> processes, String mainClass,
+                           int parents, List<Thread> pumps) {
+    }
+
+    Spawns(Launcher.Options options, JobTarget target, Path aotCache, PrintStream out, PrintStream err,
+           boolean pipeOutput, Consumer<String> say, String refusal) {
+        this.options = options;
+        this.target = target;
+        this.aotCache = aotCache;
+        this.out = out;
+        this.err = err;
+        this.pipeOutput = pipeOutput;
+        this.say = say;
+        this.refusal = refusal;
+    }
+
+    /** Serves the spawn requests of the ranks of {@code server}'s job, whose secret is {@code secret}. */
+    void serve(RendezvousServer server, byte[] secret) {
+        server.onSpawn((rank, mainClass, args, count, parents) -> spawn(secret, mainClass, args, count, parents));
+    }
+
+    private String spawn(byte[] secret, String mainClass, List<String> args, int count, int parents)
+            throws IOException {
+        if (refusal != null) {
+            throw new IllegalStateException(refusal);
+        }
+        if (!CLASS_NAME.matcher(mainClass).matches()) {
+            throw new IllegalArgumentException("'" + mainClass + "' is not the name of a class (such as"
+                    + " org.example.Worker)");
+        }
+        if (count < 1 || count > MAX_COUNT) {
+            throw new IllegalArgumentException("cannot spawn " + count + " processes: from 1 to " + MAX_COUNT);
+        }
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("the job is ending");
+            }
+        }
+        JobDirectory dir = JobDirectory.create(id -> RendezvousWire.spawnSecret(secret, id));
+        RendezvousServer server = null;
+        List<Process> started = new ArrayList<>();
+        List<Thread> pumps = new ArrayList<>();
+        try {
+            server = new RendezvousServer(dir.id(), dir.secret(), parents + count,
+                    dir.dir().resolve("rendezvous.sock"), null);
+            server.onRejected(why -> say.accept("refused a rendezvous connection of spawned job " + dir.id() + ": "
+                    + why));
+            server.onDropped(say);
+            serve(server, dir.secret());
+            String rendezvous = String.join(",", server.addresses());
+            Launcher.Options child = new Launcher.Options(count, false, options.timeout(), options.tagOutput(),
+                    options.classpath(), options.jvmOptions(), mainClass, args, options.verbose(),
+                    options.placement());
+            List<String> command = RankProcesses.command(child, new JobTarget(mainClass, target.classes(), null),
+                    false, aotCache, false);
+            for (int k = 0; k < count; k++) {
+                int rank = parents + k;
+                ProcessBuilder pb = new ProcessBuilder(command);
+                RankProcesses.environment(pb.environment(), dir, rank, parents + count, rendezvous, false);
+                pb.environment().put(LaunchEnvironment.PARENTS, Integer.toString(parents));
+                pb.environment().put(LaunchEnvironment.LAUNCHER_PID, Long.toString(ProcessHandle.current().pid()));
+                pb.environment().putAll(options.placement().env());
+                pb.redirectInput(ProcessBuilder.Redirect.PIPE);
+                ProcessBuilder.Redirect output = pipeOutput ? ProcessBuilder.Redirect.PIPE
+                        : ProcessBuilder.Redirect.INHERIT;
+                pb.redirectOutput(output).redirectError(output);
+                Process p = pb.start();
+                started.add(p);
+                p.getOutputStream().close();
+                if (pipeOutput) {
+                    // tagged as rank k of the spawned job's world, after the job's id
+                    byte[] prefix = options.tagOutput() ? ("[" + dir.id() + ":" + k + "] ")
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII) : new byte[0];
+                    pumps.add(Thread.ofPlatform().daemon().name("tutti-out-spawned")
+                            .start(() -> TaggedOutput.pump(p.getInputStream(), out, prefix)));
+                    pumps.add(Thread.ofPlatform().daemon().name("tutti-err-spawned")
+                            .start(() -> TaggedOutput.pump(p.getErrorStream(), err, prefix)));
+                }
+            }
+            JobDirectory.writeAtomically(dir.dir(), StaleJobs.RANK_PIDS, started.stream()
+                    .map(p -> Long.toString(p.pid())).collect(java.util.stream.Collectors.joining(" ")) + "\n");
+            synchronized (this) {
+                if (closed) {
+                    throw new IllegalStateException("the job is ending");
+                }
+                jobs.add(new Spawned(dir, server, List.copyOf(started), mainClass, parents, pumps));
+            }
+            if (options.verbose()) {
+                say.accept("spawned job " + dir.id() + ": " + count + (count == 1 ? " process" : " processes")
+                        + " of " + mainClass + ", pids " + started.stream().map(p -> Long.toString(p.pid())).toList());
+            }
+            return dir.id() + "\n" + rendezvous;
+        } catch (IOException | RuntimeException e) {
+            RankProcesses.stop(started);
+            if (server != null) {
+                server.close();
+            }
+            ShmFiles.deleteTree(dir.dir());
+            throw e;
+        }
+    }
+
+    /**
+     * Waits until every spawned process has ended or {@code deadlineNanos} ({@link System#nanoTime()};
+     * 0 for none) has passed, and returns the job's exit code given that its own ranks ended with
+     * {@code code} (a failed job does not wait): the first spawned process that failed makes the job
+     * fail, and one still running at the deadline makes it time out. Each is reported.
+     */
+    int await(int code, long deadlineNanos) throws InterruptedException {
+        if (code != 0) {
+            return code; // the job failed: what it spawned is stopped with it
+        }
+        List<Spawned> all;
+        synchronized (this) {
+            all = List.copyOf(jobs);
+        }
+        for (Spawned s : all) {
+            for (int k = 0; k < s.processes().size(); k++) {
+                Process p = s.processes().get(k);
+                boolean ended = true;
+                if (deadlineNanos == 0) {
+                    p.waitFor();
+                } else {
+                    ended = p.waitFor(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                }
+                String who = "spawned process " + k + " of " + s.processes().size() + " (" + s.mainClass() + ", pid "
+                        + p.pid() + ")";
+                if (!ended) {
+                    say.accept(who + " was still running at the job's timeout");
+                    return code != 0 ? code : Launcher.EXIT_TIMEOUT;
+                }
+                if (p.exitValue() != 0 && code == 0) {
+                    say.accept(who + " " + RankProcesses.describeExit(p.exitValue()));
+                    code = p.exitValue();
+                }
+            }
+        }
+        return code;
+    }
+
+    /** Stops the spawned processes still running, and removes their jobs' rendezvous and files. */
+    @Override
+    public void close() {
+        List<Spawned> all;
+        synchronized (this) {
+            closed = true;
+            all = List.copyOf(jobs);
+        }
+        List<Process> processes = new ArrayList<>();
+        all.forEach(s -> processes.addAll(s.processes()));
+        all.forEach(s -> s.server().onDropped(null));
+        RankProcesses.stop(processes);
+        for (Spawned s : all) {
+            s.server().close();
+            for (Thread t : s.pumps()) {
+                try {
+                    t.join(RankProcesses.STOP_GRACE);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            ShmFiles.deleteTree(s.dir().dir());
+        }
+    }
+}
