@@ -138,7 +138,7 @@ static void run_latency(size_t size, long iters, long warmup)
         long p99i = (long)(0.99 * (double)iters + 0.999999) - 1; /* ceil - 1 */
         if (p99i < 0)
             p99i = 0;
-        printf("%-10zu %12.2f %12.2f %12.2f\n", size, median, oneway[0], oneway[p99i]);
+        printf("%-10zu %12.3f %12.3f %12.3f\n", size, median, oneway[0], oneway[p99i]);
         fflush(stdout);
     }
     free(oneway);

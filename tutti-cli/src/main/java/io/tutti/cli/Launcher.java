@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -86,6 +87,12 @@ public final class Launcher {
         public Options(int ranks, boolean threads, Duration timeout, boolean tagOutput, String classpath,
                        List<String> jvmOptions, String target, List<String> args, boolean verbose) {
             this(ranks, threads, timeout, tagOutput, classpath, jvmOptions, target, args, verbose, Placement.LOCAL);
+        }
+
+        /** A copy that runs {@code program} with {@code arguments}. */
+        public Options withProgram(String program, List<String> arguments) {
+            return new Options(ranks, threads, timeout, tagOutput, classpath, jvmOptions, program, arguments, verbose,
+                    placement);
         }
 
         /** A copy with another placement. */
@@ -469,13 +476,10 @@ public final class Launcher {
             Path aot = caches.prepare(why);
             // and the launcher's own, for the next tutti command
             caches.prepareLauncher(why);
-            // processes the ranks spawn start on this host, beside ranks that are processes here
-            spawns = new Spawns(o, target, aot, out, err, o.tagOutput() || relay, this::say,
+            // processes the ranks spawn start as the job's own ranks do, on the hosts of its ranks
+            spawns = new Spawns(n, out, err, o.tagOutput(), relay, o.verbose(), this::say,
                     o.threads() ? "spawning processes needs a JVM per rank, and this job's ranks are threads"
-                            + " (tutti run --threads); run it without --threads"
-                    : prefixed ? "spawning processes is supported on the launcher's host only, and this job starts"
-                            + " ranks through a remote shell or template (--hosts, --hostfile, --exec-prefix, srun)"
-                    : null);
+                            + " (tutti run --threads); run it without --threads" : null);
             spawns.serve(server, job.secret());
             spawnsRef.set(spawns);
             // One ssh connection per host for all its ranks' sessions (docs/perf/launch.md)
@@ -495,7 +499,39 @@ public final class Launcher {
             List<String> shellCommand = RankProcesses.command(o, target, true, aot, hostThreads);
             // A rank behind a remote shell may be on a host without this one's files: a program
             // compiled here travels to it as a jar after the secret.
-            byte[] shipped = null;
+            boolean anyRemoteShell = layout.hosts().stream().anyMatch(h -> h != null && place.remoteShell(h) != null);
+            byte[] shipped = fromSource && anyRemoteShell ? SourceProgram.jar(target.classes()) : null;
+            JobTarget program = target;
+            spawns.starter(new Spawns.Starter() {
+                @Override
+                public RendezvousServer rendezvous(JobDirectory spawned, int size) throws IOException {
+                    return Launcher.this.rendezvous(spawned, size, hostNames);
+                }
+
+                @Override
+                public String addresses(RendezvousServer spawned) {
+                    return String.join(",", rendezvousAddresses(spawned, hostNames));
+                }
+
+                @Override
+                public ProcessBuilder builder(JobDirectory spawned, int rank, int size, int slot, String at,
+                                              String mainClass, List<String> args, Map<String, String> extra) {
+                    Options child = o.withProgram(mainClass, args);
+                    JobTarget runs = new JobTarget(mainClass, program.classes(), null);
+                    ProcessBuilder pb = new ProcessBuilder();
+                    rankProcess(pb, place, layout, procs.masters, spawned, rank, size, slot, at,
+                            RankProcesses.command(child, runs, false, aot, false),
+                            RankProcesses.command(child, runs, true, aot, false), extra, shipped);
+                    return pb;
+                }
+
+                @Override
+                public void started(Process p, JobDirectory spawned, int slot) {
+                    if (place.remoteShell(layout.host(slot)) != null) {
+                        handOver(p, spawned, shipped);
+                    }
+                }
+            });
             // with --stdin all: every process's input, which one thread feeds
             List<java.io.OutputStream> inputs = new ArrayList<>();
             // one process per rank, or with --threads one per host for all its ranks
@@ -506,31 +542,11 @@ public final class Launcher {
                 // says why a start failed).
                 String shell = place.remoteShell(host);
                 boolean remoteShell = shell != null;
-                List<String> command = remoteShell ? shellCommand : directCommand;
                 ProcessBuilder pb = new ProcessBuilder();
-                RankProcesses.environment(pb.environment(), job, r, n, rendezvous, remoteShell);
-                if (hostThreads) {
-                    pb.environment().put(LaunchEnvironment.THREAD_RANKS, Integer.toString(together));
-                }
-                if (remoteShell && fromSource) {
-                    if (shipped == null) {
-                        shipped = SourceProgram.jar(target.classes());
-                    }
-                    pb.environment().put(LaunchEnvironment.CLASSES_STDIN, Integer.toString(shipped.length));
-                }
-                if (place.prefix(host).isEmpty()) {
-                    // The same pid space: a rank whose launcher is gone notices at once.
-                    pb.environment().put(LaunchEnvironment.LAUNCHER_PID, Long.toString(ProcessHandle.current().pid()));
-                }
-                pb.environment().putAll(place.env());
-                if (host != null) {
-                    pb.environment().put(LaunchEnvironment.HOST, host);
-                    pb.environment().put(LaunchEnvironment.NODE_ID, Integer.toString(layout.node(r)));
-                    pb.environment().put(LaunchEnvironment.LOCAL_RANK, Integer.toString(layout.localRank(r)));
-                    pb.environment().put(LaunchEnvironment.LOCAL_SIZE, Integer.toString(layout.localSize(r)));
-                }
+                rankProcess(pb, place, layout, procs.masters, job, r, n, r, rendezvous, directCommand, shellCommand,
+                        hostThreads ? Map.of(LaunchEnvironment.THREAD_RANKS, Integer.toString(together)) : Map.of(),
+                        shipped);
                 boolean pipeErr = o.tagOutput() || remoteShell;
-                pb.command(procs.masters.share(host, place.command(host, command, pb.environment())));
                 // Like mpirun: only the --stdin rank (0 by default) reads the terminal; the others see
                 // end of input. Through a remote shell the secret comes first, so that rank's input is
                 // passed on after it; to all ranks, a copy is passed on to each.
@@ -556,15 +572,7 @@ public final class Launcher {
                     java.util.Arrays.fill(procs.together, r, r + together, together);
                 }
                 if (remoteShell) {
-                    try {
-                        p.getOutputStream().write(RankProcesses.secretLine(job));
-                        if (remoteShell && fromSource) {
-                            p.getOutputStream().write(shipped);
-                        }
-                        p.getOutputStream().flush();
-                    } catch (IOException e) {
-                        // the rank ended already: its exit is reported
-                    }
+                    handOver(p, job, shipped);
                     if (reads && stdin != STDIN_ALL) {
                         procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-in-" + r).start(() -> {
                             try (var to = p.getOutputStream()) {
@@ -592,7 +600,7 @@ public final class Launcher {
                 }
                 if (pipeErr) {
                     java.io.InputStream errors = shell == null ? p.getErrorStream()
-                            : procs.remote.track(r, together, procs.who(r), host, shell, command.getFirst(),
+                            : procs.remote.track(r, together, procs.who(r), host, shell, shellCommand.getFirst(),
                                     p.getErrorStream());
                     procs.pumps.add(Thread.ofPlatform().daemon().name("tutti-err-" + r)
                             .start(() -> TaggedOutput.pump(errors, err, prefix)));
@@ -687,6 +695,52 @@ public final class Launcher {
             all.add(RendezvousAddress.tcp(RendezvousAddress.choose(rendezvousAddress, hosts), server.tcpPort()));
         }
         return all;
+    }
+
+    /**
+     * Sets up {@code pb} to start rank {@code rank} of {@code size} of {@code job} where the layout
+     * puts rank {@code slot}: its launch environment ({@code extra} beside the usual) and its command
+     * line, {@code direct} on this host or {@code shell} through the host's remote shell, which then
+     * reads the secret and {@code shipped}, the jar of a program compiled here, on standard input
+     * ({@link #handOver}). The job's own ranks start so, and those its ranks spawn ({@link Spawns}).
+     */
+    private static void rankProcess(ProcessBuilder pb, Placement place, Placement.Layout layout, SshMasters masters,
+                                    JobDirectory job, int rank, int size, int slot, String rendezvous,
+                                    List<String> direct, List<String> shell, Map<String, String> extra,
+                                    byte[] shipped) {
+        String host = layout.host(slot);
+        boolean remoteShell = place.remoteShell(host) != null;
+        Map<String, String> env = pb.environment();
+        RankProcesses.environment(env, job, rank, size, rendezvous, remoteShell);
+        env.putAll(extra);
+        if (remoteShell && shipped != null) {
+            env.put(LaunchEnvironment.CLASSES_STDIN, Integer.toString(shipped.length));
+        }
+        if (place.prefix(host).isEmpty()) {
+            // The same pid space: a rank whose launcher is gone notices at once.
+            env.put(LaunchEnvironment.LAUNCHER_PID, Long.toString(ProcessHandle.current().pid()));
+        }
+        env.putAll(place.env());
+        if (host != null) {
+            env.put(LaunchEnvironment.HOST, host);
+            env.put(LaunchEnvironment.NODE_ID, Integer.toString(layout.node(slot)));
+            env.put(LaunchEnvironment.LOCAL_RANK, Integer.toString(layout.localRank(slot)));
+            env.put(LaunchEnvironment.LOCAL_SIZE, Integer.toString(layout.localSize(slot)));
+        }
+        pb.command(masters.share(host, place.command(host, remoteShell ? shell : direct, env)));
+    }
+
+    /** Writes what a rank behind a remote shell reads first: the job's secret, then {@code shipped} (or nothing). */
+    private static void handOver(Process p, JobDirectory job, byte[] shipped) {
+        try {
+            p.getOutputStream().write(RankProcesses.secretLine(job));
+            if (shipped != null) {
+                p.getOutputStream().write(shipped);
+            }
+            p.getOutputStream().flush();
+        } catch (IOException e) {
+            // the rank ended already: its exit is reported
+        }
     }
 
     /** What the ranks were blocked in at the timeout, from their counters and the copies of remote ones; "" when none tell. */

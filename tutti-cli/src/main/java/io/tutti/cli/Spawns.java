@@ -1,14 +1,16 @@
 package io.tutti.cli;
 
+import io.tutti.Config;
+import io.tutti.bootstrap.Binding;
 import io.tutti.bootstrap.LaunchEnvironment;
 import io.tutti.bootstrap.RendezvousServer;
 import io.tutti.bootstrap.RendezvousWire;
 import io.tutti.bootstrap.ShmFiles;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
@@ -16,10 +18,11 @@ import java.util.regex.Pattern;
 /**
  * The jobs that a running job's ranks spawn ({@code Communicator.spawn}): for each request, a job
  * directory and rendezvous of its own, whose first ranks are the spawning ones (they join it from
- * their processes) and whose last are new rank processes, started on this host as the job's own
- * ranks are, with a secret derived from the spawning job's ({@link RendezvousWire#spawnSecret}). The
- * launcher waits for the new processes as for its ranks ({@link #await}) and stops what is left at
- * its end ({@link #close}). Spawned jobs may spawn in turn.
+ * their processes) and whose last are new rank processes, started by the launcher as its own ranks
+ * are ({@link Starter}), spread over the hosts of the job's ranks, with a secret derived from the
+ * spawning job's ({@link RendezvousWire#spawnSecret}). The launcher waits for the new processes as
+ * for its ranks ({@link #await}) and stops what is left at its end ({@link #close}). Spawned jobs
+ * may spawn in turn.
  */
 final class Spawns implements AutoCloseable {
     /** At most this many processes per request: more is a mistake in the program, not a job. */
@@ -28,33 +31,63 @@ final class Spawns implements AutoCloseable {
     private static final Pattern CLASS_NAME = Pattern.compile(
             "\\p{javaJavaIdentifierStart}[\\p{javaJavaIdentifierPart}.$]*");
 
-    private final Launcher.Options options;
-    private final JobTarget target;
-    private final Path aotCache;
+    /** How the launcher starts a spawned job's processes: as it starts its own ranks. */
+    interface Starter {
+        /** A rendezvous for spawned job {@code job} of {@code size} ranks, where every rank of it can reach it. */
+        RendezvousServer rendezvous(JobDirectory job, int size) throws IOException;
+
+        /** The addresses of {@code server} that the ranks are given, comma separated. */
+        String addresses(RendezvousServer server);
+
+        /**
+         * The process of rank {@code rank} of {@code size} of {@code job}, which runs {@code mainClass}
+         * with {@code args}, on the host of the launcher's rank {@code slot}, {@code extra} in its
+         * environment; its output is the caller's to redirect.
+         */
+        ProcessBuilder builder(JobDirectory job, int rank, int size, int slot, String rendezvous, String mainClass,
+                               List<String> args, Map<String, String> extra) throws IOException;
+
+        /** Hands a started process what it reads first (the secret, behind a remote shell). */
+        void started(Process process, JobDirectory job, int slot);
+    }
+
+    private final int ranks;
     private final PrintStream out;
     private final PrintStream err;
     private final boolean pipeOutput;
+    private final boolean tagOutput;
+    private final boolean verbose;
     private final Consumer<String> say;
-    /** Why this job cannot spawn (ranks as threads, ranks on other hosts), or null when it can. */
+    /** Why this job cannot spawn (its ranks are threads), or null when it can. */
     private final String refusal;
+    private volatile Starter starter;
     private final List<Spawned> jobs = new ArrayList<>();
     private boolean closed;
 
     /** One spawned job: its directory, rendezvous and new processes, and what they run. */
     private record Spawned(JobDirectory dir, RendezvousServer server, List<Process> processes, String mainClass,
-                           int parents, List<Thread> pumps) {
+                           List<Thread> pumps) {
     }
 
-    Spawns(Launcher.Options options, JobTarget target, Path aotCache, PrintStream out, PrintStream err,
-           boolean pipeOutput, Consumer<String> say, String refusal) {
-        this.options = options;
-        this.target = target;
-        this.aotCache = aotCache;
+    /**
+     * For a job of {@code ranks} ranks, whose spawned processes' output goes to {@code out} and
+     * {@code err}: through pumps with {@code tagOutput} (then tagged) or {@code relay}, else inherited.
+     */
+    Spawns(int ranks, PrintStream out, PrintStream err, boolean tagOutput, boolean relay, boolean verbose,
+           Consumer<String> say, String refusal) {
+        this.ranks = ranks;
         this.out = out;
         this.err = err;
-        this.pipeOutput = pipeOutput;
+        this.tagOutput = tagOutput;
+        this.pipeOutput = tagOutput || relay;
+        this.verbose = verbose;
         this.say = say;
         this.refusal = refusal;
+    }
+
+    /** How processes are started, once the launcher can (its hosts' connections are open). */
+    void starter(Starter how) {
+        this.starter = how;
     }
 
     /** Serves the spawn requests of the ranks of {@code server}'s job, whose secret is {@code secret}. */
@@ -64,8 +97,9 @@ final class Spawns implements AutoCloseable {
 
     private String spawn(byte[] secret, String mainClass, List<String> args, int count, int parents)
             throws IOException {
-        if (refusal != null) {
-            throw new IllegalStateException(refusal);
+        Starter how = starter;
+        if (refusal != null || how == null) {
+            throw new IllegalStateException(refusal != null ? refusal : "the launcher is still starting the job");
         }
         if (!CLASS_NAME.matcher(mainClass).matches()) {
             throw new IllegalArgumentException("'" + mainClass + "' is not the name of a class (such as"
@@ -84,35 +118,31 @@ final class Spawns implements AutoCloseable {
         List<Process> started = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
         try {
-            server = new RendezvousServer(dir.id(), dir.secret(), parents + count,
-                    dir.dir().resolve("rendezvous.sock"), null);
-            server.onRejected(why -> say.accept("refused a rendezvous connection of spawned job " + dir.id() + ": "
-                    + why));
-            server.onDropped(say);
+            server = how.rendezvous(dir, parents + count);
             serve(server, dir.secret());
-            String rendezvous = String.join(",", server.addresses());
-            Launcher.Options child = new Launcher.Options(count, false, options.timeout(), options.tagOutput(),
-                    options.classpath(), options.jvmOptions(), mainClass, args, options.verbose(),
-                    options.placement());
-            List<String> command = RankProcesses.command(child, new JobTarget(mainClass, target.classes(), null),
-                    false, aotCache, false);
+            String rendezvous = how.addresses(server);
+            // not bound: the cores are the spawning ranks'
+            Map<String, String> extra = Map.of(LaunchEnvironment.PARENTS, Integer.toString(parents),
+                    Config.envName(Binding.PROPERTY), "none");
             for (int k = 0; k < count; k++) {
-                int rank = parents + k;
-                ProcessBuilder pb = new ProcessBuilder(command);
-                RankProcesses.environment(pb.environment(), dir, rank, parents + count, rendezvous, false);
-                pb.environment().put(LaunchEnvironment.PARENTS, Integer.toString(parents));
-                pb.environment().put(LaunchEnvironment.LAUNCHER_PID, Long.toString(ProcessHandle.current().pid()));
-                pb.environment().putAll(options.placement().env());
+                int slot = k % ranks;
+                ProcessBuilder pb = how.builder(dir, parents + k, parents + count, slot, rendezvous, mainClass, args,
+                        extra);
                 pb.redirectInput(ProcessBuilder.Redirect.PIPE);
                 ProcessBuilder.Redirect output = pipeOutput ? ProcessBuilder.Redirect.PIPE
                         : ProcessBuilder.Redirect.INHERIT;
                 pb.redirectOutput(output).redirectError(output);
                 Process p = pb.start();
                 started.add(p);
-                p.getOutputStream().close();
+                how.started(p, dir, slot);
+                try {
+                    p.getOutputStream().close();
+                } catch (IOException e) {
+                    // ended already: its exit is reported
+                }
                 if (pipeOutput) {
                     // tagged as rank k of the spawned job's world, after the job's id
-                    byte[] prefix = options.tagOutput() ? ("[" + dir.id() + ":" + k + "] ")
+                    byte[] prefix = tagOutput ? ("[" + dir.id() + ":" + k + "] ")
                             .getBytes(java.nio.charset.StandardCharsets.US_ASCII) : new byte[0];
                     pumps.add(Thread.ofPlatform().daemon().name("tutti-out-spawned")
                             .start(() -> TaggedOutput.pump(p.getInputStream(), out, prefix)));
@@ -126,9 +156,9 @@ final class Spawns implements AutoCloseable {
                 if (closed) {
                     throw new IllegalStateException("the job is ending");
                 }
-                jobs.add(new Spawned(dir, server, List.copyOf(started), mainClass, parents, pumps));
+                jobs.add(new Spawned(dir, server, List.copyOf(started), mainClass, pumps));
             }
-            if (options.verbose()) {
+            if (verbose) {
                 say.accept("spawned job " + dir.id() + ": " + count + (count == 1 ? " process" : " processes")
                         + " of " + mainClass + ", pids " + started.stream().map(p -> Long.toString(p.pid())).toList());
             }

@@ -43,6 +43,31 @@ class ClusterRunIT {
     }
 
     /**
+     * Spawned processes start on the hosts of the job's ranks, as its ranks did (over ssh, the secret
+     * on standard input), and meet their parents there: over shared memory on one host and the
+     * rails across; every spawned job's directory goes on every host.
+     */
+    @Test
+    void ranksOnTwoHostsSpawnFourThatLandOnBoth() throws Exception {
+        try (Cluster c = Cluster.start(2)) {
+            List<String> cmd = runOver(c, "200s", "io.tutti.systest.Spawner", "4");
+            Cluster.Result r = c.exec(0, Duration.ofSeconds(240), cmd.toArray(String[]::new));
+            assertEquals(0, r.exitCode(), r::toString);
+            assertEquals(4, r.stdout().lines().filter(l -> l.matches("parent \\d of 4: spawned 4, ok")).count(),
+                    r::toString);
+            assertEquals(4, r.stdout().lines().filter(l -> l.matches("child \\d of 4 with 4 parents: ok")).count(),
+                    r::toString);
+            assertTrue(r.stderr().contains("spawned job "), r::toString);
+            // two on each host: spawned process k goes where the job's rank k runs
+            for (String host : c.hosts()) {
+                assertEquals(2, r.stdout().lines().filter(l -> l.matches("child \\d runs on " + host)).count(),
+                        r::toString);
+            }
+            assertNoJobDirectories(c, 2);
+        }
+    }
+
+    /**
      * {@code tutti status} on the launcher's host shows the ranks of the other hosts too: they send
      * their counters to the launcher every second, and the counts there are the ranks' own.
      */

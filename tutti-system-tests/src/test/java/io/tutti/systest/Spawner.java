@@ -80,6 +80,7 @@ public final class Spawner {
         long[] total = {all.rank()};
         all.allreduce(total, ReduceOp.SUM);
         check(total[0] == (long) all.size() * (all.size() - 1) / 2, "merged allreduce gave " + total[0]);
+        System.out.println("child " + world.rank() + " runs on " + hostName());
         System.out.println("child " + world.rank() + " of " + world.size() + " with " + parents + " parents: ok");
     }
 
@@ -89,6 +90,14 @@ public final class Spawner {
             check(false, "an invalid spawn returned");
         } catch (TuttiException.Unsupported e) {
             System.out.println("rank " + world.rank() + ": refused: " + e.getMessage() + " ok");
+        }
+    }
+
+    private static String hostName() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname")).strip();
+        } catch (java.io.IOException e) {
+            return "?";
         }
     }
 
