@@ -70,25 +70,43 @@ public class Intracomm extends Comm {
                 Arrays.fill(errcodes, 0, Math.min(errcodes.length, maxprocs), MPI.SUCCESS);
             }
             return spawned;
+        } catch (TuttiException.Startup e) {
+            // the new processes did not join (MPI_ERR_SPAWN): each rank has the launcher's reason
+            throw MPI.handle(new MPIException(MPI.ERR_SPAWN, "spawn: " + e.getMessage(), e));
         } catch (TuttiException e) {
             throw Errors.of(e, "spawn");
         }
     }
 
     /**
-     * MPI_COMM_SPAWN_MULTIPLE, for one command only (then as {@link #spawn}): a job of several
-     * programs is not supported, at every rank alike ({@link MPI#ERR_UNSUPPORTED_OPERATION}).
+     * Starts {@code maxprocs[i]} processes of each {@code commands[i]} with {@code argv[i]}, read as
+     * {@link #spawn} reads its command, in one new world, the first command's processes first
+     * (MPI_COMM_SPAWN_MULTIPLE); {@code info} is not read. Collective; read at {@code root} only.
      */
     public final Intercomm spawnMultiple(String[] commands, String[][] argv, int[] maxprocs, Info[] info, int root,
                                          int[] errcodes) throws MPIException {
-        live();
-        if (commands != null && commands.length == 1 && argv != null && argv.length == 1 && maxprocs != null
-                && maxprocs.length == 1) {
-            return spawn(commands[0], argv[0], maxprocs[0], info == null || info.length == 0 ? null : info[0], root,
-                    errcodes);
+        Communicator c = live();
+        // at the root, mismatched arrays give no program, which every rank's spawn then refuses alike
+        List<Communicator.Program> programs = new java.util.ArrayList<>();
+        if (getRank() == root && commands != null && maxprocs != null && maxprocs.length >= commands.length
+                && (argv == null || argv.length >= commands.length)) {
+            for (int i = 0; i < commands.length; i++) {
+                String[] program = javaProgram(commands[i], argv == null ? null : argv[i]);
+                programs.add(new Communicator.Program(program[0], Arrays.asList(program).subList(1, program.length),
+                        maxprocs[i]));
+            }
         }
-        throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, "spawnMultiple: Tutti spawns one program per call;"
-                + " call spawn once per program, or pass one command");
+        try {
+            Intercomm spawned = new Intercomm(c.spawn(programs, root), this);
+            if (errcodes != null) {
+                Arrays.fill(errcodes, 0, Math.min(errcodes.length, spawned.getRemoteSize()), MPI.SUCCESS);
+            }
+            return spawned;
+        } catch (TuttiException.Startup e) {
+            throw MPI.handle(new MPIException(MPI.ERR_SPAWN, "spawnMultiple: " + e.getMessage(), e));
+        } catch (TuttiException e) {
+            throw Errors.of(e, "spawnMultiple");
+        }
     }
 
     /** JVM options that take the next argument as their value, as {@code java} reads them. */

@@ -557,7 +557,26 @@ public abstract class Communicator extends TypedCalls {
      * every rank fails with {@link TuttiException.Unsupported} saying why. docs/guide/api.md,
      * "Dynamic processes".
      */
-    public abstract Intercommunicator spawn(String mainClass, java.util.List<String> args, int count, int root);
+    public final Intercommunicator spawn(String mainClass, java.util.List<String> args, int count, int root) {
+        return spawn(java.util.List.of(new Program(mainClass, args, count)), root);
+    }
+
+    /**
+     * As {@link #spawn(String, java.util.List, int, int)}, for several programs at once
+     * (MPI_COMM_SPAWN_MULTIPLE): their processes form one world, the first program's first.
+     * {@code programs} is read at {@code root} only.
+     */
+    public abstract Intercommunicator spawn(java.util.List<Program> programs, int root);
+
+    /**
+     * {@code count} processes of {@code mainClass}, each given {@code args}: one program of a {@link #spawn}.
+     *
+     * @param mainClass the class whose {@code main} the processes run, on the job's class path
+     * @param args      its arguments
+     * @param count     how many processes run it
+     */
+    public record Program(String mainClass, java.util.List<String> args, int count) {
+    }
 
     // ------------------------------------------------------------ surviving failed ranks (ULFM)
     //

@@ -1,5 +1,6 @@
 package io.tutti.cli;
 
+import io.tutti.Communicator;
 import io.tutti.Config;
 import io.tutti.bootstrap.Binding;
 import io.tutti.bootstrap.LaunchEnvironment;
@@ -65,7 +66,7 @@ final class Spawns implements AutoCloseable {
     private boolean closed;
 
     /** One spawned job: its directory, rendezvous and new processes, and what they run. */
-    private record Spawned(JobDirectory dir, RendezvousServer server, List<Process> processes, String mainClass,
+    private record Spawned(JobDirectory dir, RendezvousServer server, List<Process> processes, List<String> classes,
                            List<Thread> pumps) {
     }
 
@@ -92,21 +93,30 @@ final class Spawns implements AutoCloseable {
 
     /** Serves the spawn requests of the ranks of {@code server}'s job, whose secret is {@code secret}. */
     void serve(RendezvousServer server, byte[] secret) {
-        server.onSpawn((rank, mainClass, args, count, parents) -> spawn(secret, mainClass, args, count, parents));
+        server.onSpawn((rank, programs, parents) -> spawn(secret, programs, parents));
     }
 
-    private String spawn(byte[] secret, String mainClass, List<String> args, int count, int parents)
-            throws IOException {
+    private String spawn(byte[] secret, List<Communicator.Program> programs, int parents) throws IOException {
         Starter how = starter;
         if (refusal != null || how == null) {
             throw new IllegalStateException(refusal != null ? refusal : "the launcher is still starting the job");
         }
-        if (!CLASS_NAME.matcher(mainClass).matches()) {
-            throw new IllegalArgumentException("'" + mainClass + "' is not the name of a class (such as"
-                    + " org.example.Worker)");
+        long total = 0;
+        for (Communicator.Program p : programs) {
+            if (!CLASS_NAME.matcher(p.mainClass()).matches()) {
+                throw new IllegalArgumentException("'" + p.mainClass() + "' is not the name of a class (such as"
+                        + " org.example.Worker)");
+            }
+            total += Math.max(0, p.count());
+            if (p.count() < 1 || total > MAX_COUNT) {
+                throw new IllegalArgumentException("cannot spawn " + (p.count() < 1 ? p.count() : total)
+                        + " processes: from 1 to " + MAX_COUNT);
+            }
         }
-        if (count < 1 || count > MAX_COUNT) {
-            throw new IllegalArgumentException("cannot spawn " + count + " processes: from 1 to " + MAX_COUNT);
+        int count = (int) total;
+        String mainClass = programs.getFirst().mainClass() + (programs.size() > 1 ? " and others" : "");
+        if (parents < 1 || parents > Integer.MAX_VALUE - MAX_COUNT) {
+            throw new IllegalArgumentException("a spawn from " + parents + " ranks: there must be at least one");
         }
         synchronized (this) {
             if (closed) {
@@ -124,10 +134,13 @@ final class Spawns implements AutoCloseable {
             // not bound: the cores are the spawning ranks'
             Map<String, String> extra = Map.of(LaunchEnvironment.PARENTS, Integer.toString(parents),
                     Config.envName(Binding.PROPERTY), "none");
+            List<Communicator.Program> each = new ArrayList<>();
+            programs.forEach(p -> each.addAll(java.util.Collections.nCopies(p.count(), p)));
             for (int k = 0; k < count; k++) {
                 int slot = k % ranks;
-                ProcessBuilder pb = how.builder(dir, parents + k, parents + count, slot, rendezvous, mainClass, args,
-                        extra);
+                Communicator.Program program = each.get(k);
+                ProcessBuilder pb = how.builder(dir, parents + k, parents + count, slot, rendezvous,
+                        program.mainClass(), program.args(), extra);
                 pb.redirectInput(ProcessBuilder.Redirect.PIPE);
                 ProcessBuilder.Redirect output = pipeOutput ? ProcessBuilder.Redirect.PIPE
                         : ProcessBuilder.Redirect.INHERIT;
@@ -135,6 +148,17 @@ final class Spawns implements AutoCloseable {
                 Process p = pb.start();
                 started.add(p);
                 how.started(p, dir, slot);
+                // one that ends before it joined would leave the others waiting for it until their timeout
+                int rank = parents + k;
+                String who = "spawned process " + k + " of " + count + " (" + program.mainClass() + ", pid " + p.pid()
+                        + ")";
+                RendezvousServer joining = server;
+                p.onExit().thenRun(() -> {
+                    if (!joining.joined(rank)) {
+                        joining.announceFailed(rank, who + " " + RankProcesses.describeExit(p.exitValue())
+                                + " before it joined");
+                    }
+                });
                 try {
                     p.getOutputStream().close();
                 } catch (IOException e) {
@@ -156,7 +180,8 @@ final class Spawns implements AutoCloseable {
                 if (closed) {
                     throw new IllegalStateException("the job is ending");
                 }
-                jobs.add(new Spawned(dir, server, List.copyOf(started), mainClass, pumps));
+                jobs.add(new Spawned(dir, server, List.copyOf(started), each.stream()
+                        .map(Communicator.Program::mainClass).toList(), pumps));
             }
             if (verbose) {
                 say.accept("spawned job " + dir.id() + ": " + count + (count == 1 ? " process" : " processes")
@@ -196,7 +221,7 @@ final class Spawns implements AutoCloseable {
                 } else {
                     ended = p.waitFor(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
                 }
-                String who = "spawned process " + k + " of " + s.processes().size() + " (" + s.mainClass() + ", pid "
+                String who = "spawned process " + k + " of " + s.processes().size() + " (" + s.classes().get(k) + ", pid "
                         + p.pid() + ")";
                 if (!ended) {
                     say.accept(who + " was still running at the job's timeout");

@@ -271,7 +271,7 @@ public final class Node implements Fabric {
      * Asks the launcher to start the processes of a spawned job ({@link RendezvousClient#spawn}) and
      * returns its answer; an IllegalStateException says why not, where this job's launcher cannot.
      */
-    public String spawn(String mainClass, List<String> args, int count, int parents) throws TimeoutException {
+    public String spawn(List<io.tutti.Communicator.Program> programs, int parents) throws TimeoutException {
         if (job.threads()) {
             throw new IllegalStateException("spawning processes needs a JVM per rank, and this job's ranks are"
                     + " threads (tutti run --threads); run it without --threads");
@@ -281,7 +281,7 @@ public final class Node implements Fabric {
                     + " started by " + (job.launcher() == JobInfo.Launcher.SINGLETON ? "no launcher (a rank alone)"
                     : job.launcher().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')));
         }
-        return launcher.spawn(mainClass, args, count, parents, rendezvous);
+        return launcher.spawn(programs, parents, rendezvous);
     }
 
     @Override

@@ -464,21 +464,23 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
     }
 
     /**
-     * Asks the launcher to start {@code count} processes of {@code mainClass} with {@code args}, in a
-     * new job with {@code parents} spawning ranks; returns its answer (the new job's id, a newline,
-     * its rendezvous addresses), or throws IllegalStateException with the launcher's reason.
+     * Asks the launcher to start the processes of {@code programs}, in a new job with {@code parents}
+     * spawning ranks; returns its answer (the new job's id, a newline, its rendezvous addresses), or
+     * throws IllegalStateException with the launcher's reason.
      */
-    public String spawn(String mainClass, List<String> args, int count, int parents, Duration wait)
+    public String spawn(List<io.tutti.Communicator.Program> programs, int parents, Duration wait)
             throws TimeoutException {
-        byte[][] fields = new byte[3 + args.size()][];
-        fields[0] = utf8(mainClass);
-        fields[1] = utf8(Integer.toString(count));
-        fields[2] = utf8(Integer.toString(parents));
-        for (int i = 0; i < args.size(); i++) {
-            fields[3 + i] = utf8(args.get(i));
+        List<byte[]> fields = new ArrayList<>(List.of(utf8(Integer.toString(parents)),
+                utf8(Integer.toString(programs.size()))));
+        for (io.tutti.Communicator.Program p : programs) {
+            fields.add(utf8(p.mainClass()));
+            fields.add(utf8(Integer.toString(p.count())));
+            fields.add(utf8(Integer.toString(p.args().size())));
+            p.args().forEach(a -> fields.add(utf8(a)));
         }
         try {
-            return request(RendezvousWire.SPAWN, wait.toNanos(), "spawn of " + count + " " + mainClass, fields);
+            return request(RendezvousWire.SPAWN, wait.toNanos(), "spawn of " + programs.getFirst().mainClass(),
+                    fields.toArray(byte[][]::new));
         } catch (IllegalStateException e) {
             // the launcher's reason alone: it says what was wrong with the request
             throw e.getCause() instanceof ExecutionException refused

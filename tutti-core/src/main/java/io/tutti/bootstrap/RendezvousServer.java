@@ -77,7 +77,7 @@ public final class RendezvousServer implements AutoCloseable {
     private volatile java.util.concurrent.CountDownLatch stacksPrinted = new java.util.concurrent.CountDownLatch(0);
     private volatile CopyListener onCopy = (r, name, bytes) -> { };
     private volatile RailAnswerListener onRailAnswer = (r, word) -> { };
-    private volatile SpawnHandler onSpawn = (r, main, args, count, parents) -> {
+    private volatile SpawnHandler onSpawn = (r, programs, parents) -> {
         throw new IllegalStateException("this launcher does not start new processes");
     };
     private volatile boolean closed;
@@ -236,12 +236,11 @@ public final class RendezvousServer implements AutoCloseable {
     @FunctionalInterface
     public interface SpawnHandler {
         /**
-         * Starts {@code count} processes of {@code mainClass} with {@code args}, which form a new job with
-         * {@code parents} ranks of this one; returns the new job's id and rendezvous addresses
-         * ({@code id}, a newline, the addresses comma separated). Any exception's message goes back
-         * to the rank as the reason.
+         * Starts the processes of {@code programs}, which form a new job with {@code parents} ranks of
+         * this one; returns the new job's id and rendezvous addresses ({@code id}, a newline, the
+         * addresses comma separated). Any exception's message goes back to the rank as the reason.
          */
-        String spawn(int rank, String mainClass, List<String> args, int count, int parents) throws Exception;
+        String spawn(int rank, List<io.tutti.Communicator.Program> programs, int parents) throws Exception;
     }
 
     /** Gives {@code handler} the ranks' spawn requests (each on a thread of its own). */
@@ -516,6 +515,11 @@ public final class RendezvousServer implements AutoCloseable {
                 }
                 case RendezvousWire.FENCE -> {
                     int epoch = Integer.parseInt(f.text(0));
+                    if (!failures.isEmpty()) {
+                        // a fence of every rank can no longer complete
+                        c.send(RendezvousWire.ERROR, f.id(), utf8(failedFence(epoch)));
+                        return;
+                    }
                     List<Waiter> w = fences.computeIfAbsent(epoch, e -> new ArrayList<>());
                     w.add(new Waiter(c, f.id()));
                     if (w.size() == size) {
@@ -545,20 +549,37 @@ public final class RendezvousServer implements AutoCloseable {
         int from = c.rank;
         Thread.ofVirtual().name("tutti-spawn").start(() -> {
             try {
-                if (f.fields().size() < 3) {
-                    throw new IllegalArgumentException("a spawn request needs a main class, a count and the parents");
-                }
-                List<String> args = new ArrayList<>();
-                for (int i = 3; i < f.fields().size(); i++) {
-                    args.add(f.text(i));
-                }
-                String answer = onSpawn.spawn(from, f.text(0), args, Integer.parseInt(f.text(1)),
-                        Integer.parseInt(f.text(2)));
+                String answer = onSpawn.spawn(from, programs(f), Integer.parseInt(f.text(0)));
                 c.send(RendezvousWire.VALUE, f.id(), utf8(answer));
             } catch (Exception e) {
                 c.send(RendezvousWire.ERROR, f.id(), utf8(String.valueOf(e.getMessage())));
             }
         });
+    }
+
+    /** A SPAWN's programs: after the parents' count, how many, then each one's class, count, argument count, arguments. */
+    static List<io.tutti.Communicator.Program> programs(RendezvousWire.Frame f) {
+        int n = Integer.parseInt(f.text(1));
+        List<io.tutti.Communicator.Program> programs = new ArrayList<>();
+        int at = 2;
+        for (int p = 0; p < n; p++) {
+            String main = f.text(at);
+            int count = Integer.parseInt(f.text(at + 1));
+            int argc = Integer.parseInt(f.text(at + 2));
+            if (argc < 0 || argc > f.fields().size()) {
+                throw new IllegalArgumentException("a spawn request with " + argc + " arguments");
+            }
+            List<String> args = new ArrayList<>();
+            for (int a = 0; a < argc; a++) {
+                args.add(f.text(at + 3 + a));
+            }
+            programs.add(new io.tutti.Communicator.Program(main, List.copyOf(args), count));
+            at += 3 + argc;
+        }
+        if (programs.isEmpty() || at != f.fields().size()) {
+            throw new IllegalArgumentException("a malformed spawn request");
+        }
+        return programs;
     }
 
     private void ended(Connection c) {
@@ -580,12 +601,18 @@ public final class RendezvousServer implements AutoCloseable {
      */
     public void announceFailed(int rank, String why) {
         List<Connection> all;
+        Map<Integer, List<Waiter>> stuck;
         synchronized (this) {
             if (closed || failures.putIfAbsent(rank, why) != null) {
                 return;
             }
             all = new ArrayList<>(ranks.values());
+            // the fences waiting now never complete: their ranks learn why at once, not at their timeout
+            stuck = new HashMap<>(fences);
+            fences.clear();
         }
+        stuck.forEach((epoch, waiters) -> waiters.forEach(w -> w.conn().send(RendezvousWire.ERROR, w.id(),
+                utf8(failedFence(epoch)))));
         for (Connection c : all) {
             if (c.rank != rank) {
                 sendFailed(c, rank, why);
@@ -613,6 +640,13 @@ public final class RendezvousServer implements AutoCloseable {
             all = new ArrayList<>(ranks.values());
         }
         all.forEach(c -> c.send(RendezvousWire.STARTED, 0));
+    }
+
+    /** Why fence {@code epoch} fails: the first rank that failed, and how. */
+    private synchronized String failedFence(int epoch) {
+        Map.Entry<Integer, String> first = failures.entrySet().iterator().next();
+        return "fence " + epoch + " of the job's " + size + " ranks cannot complete: rank " + first.getKey() + " failed ("
+                + first.getValue() + ")";
     }
 
     private static void sendFailed(Connection c, int rank, String why) {

@@ -65,7 +65,13 @@ public final class Rank extends Tutti {
             operations.add(new Counters.Operation(k.settingName(), Selector.counted(k)));
         }
         this.node = new Node(job, settings, Duration.ofSeconds(p2p.rendezvousSeconds()));
-        this.engine = new Engine(node, p2p, CountersConfig.from(settings), operations);
+        try {
+            this.engine = new Engine(node, p2p, CountersConfig.from(settings), operations);
+        } catch (RuntimeException | Error e) {
+            // says goodbye to the launcher: a spawning rank whose join failed goes on in its own job
+            node.close();
+            throw e;
+        }
         int parents = job.parents();
         if (parents == 0) {
             this.world = new RankCommunicator(this, engine, 0, range(0, job.size()));
@@ -94,13 +100,12 @@ public final class Rank extends Tutti {
     }
 
     /**
-     * Asks the launcher for {@code count} processes of {@code mainClass} with {@code args}, in a job
-     * with {@code parents} spawning ranks: the launcher's answer (job id, a newline, addresses), or
-     * "!" and why it could not.
+     * Asks the launcher for the processes of {@code programs}, in a job with {@code parents}
+     * spawning ranks: the launcher's answer (job id, a newline, addresses), or "!" and why it could not.
      */
-    String requestSpawn(String mainClass, List<String> args, int count, int parents) {
+    String requestSpawn(List<Communicator.Program> programs, int parents) {
         try {
-            return node.spawn(mainClass, args, count, parents);
+            return node.spawn(programs, parents);
         } catch (java.util.concurrent.TimeoutException | RuntimeException e) {
             return "!" + e.getMessage();
         }

@@ -554,15 +554,23 @@ final class RankCommunicator extends Communicator {
      * joins the new job as its rank of the same number, where the launcher's new processes wait.
      */
     @Override
-    public Intercommunicator spawn(String mainClass, java.util.List<String> args, int count, int root) {
+    public Intercommunicator spawn(java.util.List<Program> programs, int root) {
         checkRank(root, "root");
         String answer = "";
+        int count = 0;
         if (rank == root) {
-            String invalid = mainClass == null || mainClass.isBlank() ? "spawn needs the name of a main class"
-                    : count < 1 ? "spawn of " + count + " processes: the count must be at least 1"
-                    : args == null || args.stream().anyMatch(java.util.Objects::isNull)
-                    ? "spawn's arguments may not be or hold null" : null;
-            answer = invalid != null ? "?" + invalid : tutti.requestSpawn(mainClass, args, count, size());
+            String invalid = programs == null || programs.isEmpty() ? "spawn needs at least one program" : null;
+            for (int i = 0; invalid == null && i < programs.size(); i++) {
+                Program p = programs.get(i);
+                invalid = p == null ? "program " + i + " of the spawn is null"
+                        : p.mainClass() == null || p.mainClass().isBlank() ? "spawn needs the name of a main class"
+                        : p.count() < 1 ? "spawn of " + p.count() + " processes of " + p.mainClass()
+                        + ": the count must be at least 1"
+                        : p.args() == null || p.args().stream().anyMatch(java.util.Objects::isNull)
+                        ? "spawn's arguments may not be or hold null" : null;
+                count += invalid == null ? p.count() : 0;
+            }
+            answer = invalid != null ? "?" + invalid : tutti.requestSpawn(programs, size());
         }
         byte[] text = answer.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         int[] length = {text.length, count};

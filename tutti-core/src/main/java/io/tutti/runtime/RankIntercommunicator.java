@@ -155,7 +155,7 @@ final class RankIntercommunicator extends Intercommunicator {
     }
 
     @Override
-    public Intercommunicator spawn(String mainClass, java.util.List<String> args, int count, int root) {
+    public Intercommunicator spawn(java.util.List<Program> programs, int root) {
         throw unsupported("spawn", "spawn from an intracommunicator (merge this one first)");
     }
 

@@ -117,18 +117,44 @@ class RendezvousTest {
         try (RendezvousServer s = server(1);
              RendezvousClient a = RendezvousClient.connect(List.of(tcp(s)), "job1", 0, SECRET, WAIT, w -> { })) {
             List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
-            s.onSpawn((rank, main, args, count, parents) -> {
-                asked.add(rank + " " + main + " " + args + " " + count + " " + parents);
-                if (main.equals("Bad")) {
+            s.onSpawn((rank, programs, parents) -> {
+                asked.add(rank + " " + programs + " " + parents);
+                if (programs.getFirst().mainClass().equals("Bad")) {
                     throw new IllegalArgumentException("no class Bad here");
                 }
                 return "job2\nunix:/x";
             });
-            assertEquals("job2\nunix:/x", a.spawn("org.example.Worker", List.of("a b", ""), 3, 2, WAIT));
+            List<io.tutti.Communicator.Program> two = List.of(
+                    new io.tutti.Communicator.Program("org.example.Worker", List.of("a b", ""), 3),
+                    new io.tutti.Communicator.Program("org.example.Other", List.of(), 1));
+            assertEquals("job2\nunix:/x", a.spawn(two, 2, WAIT));
             IllegalStateException refused = assertThrows(IllegalStateException.class,
-                    () -> a.spawn("Bad", List.of(), 1, 1, WAIT));
+                    () -> a.spawn(List.of(new io.tutti.Communicator.Program("Bad", List.of(), 1)), 1, WAIT));
             assertEquals("no class Bad here", refused.getMessage());
-            assertEquals(List.of("0 org.example.Worker [a b, ] 3 2", "0 Bad [] 1 1"), asked);
+            assertEquals(List.of("0 " + two + " 2", "0 [Program[mainClass=Bad, args=[], count=1]] 1"), asked);
+        }
+    }
+
+    /** A fence that a failed rank can never reach fails at once, waiting or asked later, naming the rank. */
+    @Test
+    void aFenceThatCanNoLongerCompleteFailsAtOnce() throws Exception {
+        try (RendezvousServer s = server(3);
+             RendezvousClient a = RendezvousClient.connect(List.of(tcp(s)), "job1", 0, SECRET, WAIT, w -> { })) {
+            java.util.concurrent.CompletableFuture<Void> waiting = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    a.fence();
+                } catch (TimeoutException e) {
+                    throw new IllegalStateException("timed out", e);
+                }
+            });
+            Thread.sleep(200); // the fence is waiting at the server (or soon will be: then it fails as asked later)
+            s.announceFailed(2, "it exited with code 4 before it joined");
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> waiting.get(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
+            assertTrue(e.getCause().getMessage().contains("rank 2 failed (it exited with code 4 before it joined)"),
+                    e.getCause().getMessage());
+            IllegalStateException later = assertThrows(IllegalStateException.class, a::fence);
+            assertTrue(later.getMessage().contains("cannot complete: rank 2 failed"), later.getMessage());
         }
     }
 

@@ -105,6 +105,27 @@ class SlurmIT {
         assertNoJobDirectories();
     }
 
+    /**
+     * Inside an allocation, processes the ranks spawn start through {@code srun} as the ranks did,
+     * on the nodes of the ranks, and join them.
+     */
+    @Test
+    void ranksOfTuttiRunInAnAllocationSpawnThroughSrun() throws Exception {
+        String text = batch("tutti-spawn", "#SBATCH -N 2\n#SBATCH --ntasks-per-node=2\nexport TUTTI_JVM_OPTS='"
+                + SMALL_RANKS + "'\n" + shellWords(Launch.tutti("run", "-n", "4", "--verbose", "--timeout", "150s",
+                "--cp", Launch.testClasses(), "io.tutti.systest.Spawner", "4")) + "\necho \"tutti run exit $?\"\n");
+        assertTrue(text.contains("tutti run exit 0\n"), text);
+        assertEquals(4, text.lines().filter(l -> l.matches("parent \\d of 4: spawned 4, ok")).count(), text);
+        assertEquals(4, text.lines().filter(l -> l.matches("child \\d of 4 with 4 parents: ok")).count(), text);
+        // two on each of the allocation's nodes: spawned process k goes where rank k runs
+        java.util.Map<String, Long> perHost = text.lines().filter(l -> l.matches("child \\d runs on .+"))
+                .collect(java.util.stream.Collectors.groupingBy(
+                        l -> l.substring(l.indexOf(" on ") + 4, l.indexOf(" with ")),
+                        java.util.stream.Collectors.counting()));
+        assertEquals(java.util.List.of(2L, 2L), java.util.List.copyOf(perHost.values()), text);
+        assertNoJobDirectories();
+    }
+
     /** In an allocation of 4 slots, {@code tutti run -n 8} is refused at once, as for a hostfile. */
     @Test
     void moreRanksThanTheAllocationsSlotsAreRefusedBeforeAnyStarts() throws Exception {

@@ -42,6 +42,22 @@ class SpawnIT {
         r.assertNoJobDirectory();
     }
 
+    /** Two programs in one spawn make one world, the first program's processes first. */
+    @Test
+    void twoProgramsInOneSpawnMakeOneWorldInOrder() throws Exception {
+        Launch.Result r = spawn(Map.of(), "multiple");
+        assertExit(0, r);
+        assertEquals(2, r.stdout().lines().filter(l -> l.matches("parent \\d: spawned two programs, ok"))
+                .count(), r::toString);
+        for (String child : new String[] {"0 .* first", "1 .* first", "2 .* second"}) {
+            assertEquals(1, r.stdout().lines().filter(l -> l.matches("child " + child.replace(" .* ", " runs on .*"
+                    + " with last argument "))).count(), r::toString);
+        }
+        assertEquals(3, r.stdout().lines().filter(l -> l.matches("child \\d of 3 with 2 parents: ok")).count(),
+                r::toString);
+        r.assertNoJobDirectory();
+    }
+
     @Test
     void overTheRailsToo() throws Exception {
         Launch.Result r = spawn(Map.of("TUTTI_TRANSPORT", "net"), "2");
@@ -65,6 +81,20 @@ class SpawnIT {
         assertExit(0, r);
         assertEquals(2, r.stdout().lines().filter(l -> l.contains("refused: spawn from rank 0 failed: '-XX:+Evil' is"
                 + " not the name of a class") && l.endsWith(" ok")).count(), r::toString);
+        r.assertNoJobDirectory();
+    }
+
+    /**
+     * Processes that exit before they join fail the spawn at every parent at once, naming them, not
+     * at the rendezvous timeout (here longer than the test's own limit).
+     */
+    @Test
+    void aSpawnWhoseProcessesNeverJoinFailsAtOnceNamingThem() throws Exception {
+        Launch.Result r = spawn(Map.of("TUTTI_RENDEZVOUS_TIMEOUT_S", "900"), "never-joins");
+        assertExit(4, r);
+        assertEquals(2, r.stdout().lines().filter(l -> l.contains(": spawn failed: ")
+                && l.contains("(io.tutti.systest.Spawner, pid ") && l.contains("exited with code 4 before it joined"))
+                .count(), r::toString);
         r.assertNoJobDirectory();
     }
 
