@@ -61,21 +61,8 @@ public class Intracomm extends Comm {
      */
     public final Intercomm spawn(String command, String[] argv, int maxprocs, Info info, int root, int[] errcodes)
             throws MPIException {
-        Communicator c = live();
-        String[] program = getRank() == root ? javaProgram(command, argv) : new String[] {""};
-        try {
-            Intercomm spawned = new Intercomm(c.spawn(program[0],
-                    Arrays.asList(program).subList(1, program.length), maxprocs, root), this);
-            if (errcodes != null) {
-                Arrays.fill(errcodes, 0, Math.min(errcodes.length, maxprocs), MPI.SUCCESS);
-            }
-            return spawned;
-        } catch (TuttiException.Startup e) {
-            // the new processes did not join (MPI_ERR_SPAWN): each rank has the launcher's reason
-            throw MPI.handle(new MPIException(MPI.ERR_SPAWN, "spawn: " + e.getMessage(), e));
-        } catch (TuttiException e) {
-            throw Errors.of(e, "spawn");
-        }
+        return spawned(getRank() == root ? List.of(program(command, argv, maxprocs)) : List.of(), root, errcodes,
+                "spawn");
     }
 
     /**
@@ -85,17 +72,31 @@ public class Intracomm extends Comm {
      */
     public final Intercomm spawnMultiple(String[] commands, String[][] argv, int[] maxprocs, Info[] info, int root,
                                          int[] errcodes) throws MPIException {
-        Communicator c = live();
         // at the root, mismatched arrays give no program, which every rank's spawn then refuses alike
         List<Communicator.Program> programs = new java.util.ArrayList<>();
         if (getRank() == root && commands != null && maxprocs != null && maxprocs.length >= commands.length
                 && (argv == null || argv.length >= commands.length)) {
             for (int i = 0; i < commands.length; i++) {
-                String[] program = javaProgram(commands[i], argv == null ? null : argv[i]);
-                programs.add(new Communicator.Program(program[0], Arrays.asList(program).subList(1, program.length),
-                        maxprocs[i]));
+                programs.add(program(commands[i], argv == null ? null : argv[i], maxprocs[i]));
             }
         }
+        return spawned(programs, root, errcodes, "spawnMultiple");
+    }
+
+    /** One program of a spawn: {@code count} processes of the class {@code command} and {@code argv} name. */
+    private static Communicator.Program program(String command, String[] argv, int count) {
+        String[] program = javaProgram(command, argv);
+        return new Communicator.Program(program[0], Arrays.asList(program).subList(1, program.length), count);
+    }
+
+    /**
+     * Tutti's spawn of {@code programs} (read at {@code root} only) as {@code call}: the new processes'
+     * intercommunicator, {@code errcodes} filled with {@link MPI#SUCCESS}; processes that did not join
+     * are MPI_ERR_SPAWN, each rank with the launcher's reason.
+     */
+    private Intercomm spawned(List<Communicator.Program> programs, int root, int[] errcodes, String call)
+            throws MPIException {
+        Communicator c = live();
         try {
             Intercomm spawned = new Intercomm(c.spawn(programs, root), this);
             if (errcodes != null) {
@@ -103,9 +104,9 @@ public class Intracomm extends Comm {
             }
             return spawned;
         } catch (TuttiException.Startup e) {
-            throw MPI.handle(new MPIException(MPI.ERR_SPAWN, "spawnMultiple: " + e.getMessage(), e));
+            throw MPI.handle(new MPIException(MPI.ERR_SPAWN, call + ": " + e.getMessage(), e));
         } catch (TuttiException e) {
-            throw Errors.of(e, "spawnMultiple");
+            throw Errors.of(e, call);
         }
     }
 
