@@ -110,6 +110,120 @@ public class Intracomm extends Comm {
         }
     }
 
+    /**
+     * Opens a port that {@link #accept} and {@link #connect} meet at (MPI_OPEN_PORT), for any job of
+     * this {@code mpirun} (its ranks and the processes they spawn); the info is not read.
+     */
+    public static String openPort() throws MPIException {
+        return openPort(MPI.INFO_NULL);
+    }
+
+    /** As {@link #openPort()}; {@code info} is not read. */
+    public static String openPort(Info info) throws MPIException {
+        return named(t -> t.openPort(), "openPort", MPI.ERR_PORT);
+    }
+
+    /** Closes port {@code name} (MPI_CLOSE_PORT): an accept or connect still waiting at it fails. */
+    public static void closePort(String name) throws MPIException {
+        named(t -> {
+            t.closePort(name);
+            return null;
+        }, "closePort", MPI.ERR_PORT);
+    }
+
+    /**
+     * Waits for a group that connects to {@code port} and returns the intercommunicator to it, whose
+     * remote group is the connecting one (MPI_COMM_ACCEPT). Collective; {@code port} is read at
+     * {@code root} only. Waits until a connect comes or the port is closed.
+     */
+    public final Intercomm accept(String port, int root) throws MPIException {
+        return accept(port, MPI.INFO_NULL, root);
+    }
+
+    /** As {@link #accept(String, int)}; {@code info} is not read. */
+    public final Intercomm accept(String port, Info info, int root) throws MPIException {
+        return met(port, root, true);
+    }
+
+    /** Connects to the group that accepts at {@code port} and returns the intercommunicator to it (MPI_COMM_CONNECT). */
+    public final Intercomm connect(String port, int root) throws MPIException {
+        return connect(port, MPI.INFO_NULL, root);
+    }
+
+    /** As {@link #connect(String, int)}; {@code info} is not read. */
+    public final Intercomm connect(String port, Info info, int root) throws MPIException {
+        return met(port, root, false);
+    }
+
+    /** Tutti's accept or connect at {@code port}; a wrong port is MPI_ERR_PORT at every rank. */
+    private Intercomm met(String port, int root, boolean accepting) throws MPIException {
+        Communicator c = live();
+        String call = accepting ? "accept" : "connect";
+        try {
+            return new Intercomm(accepting ? c.accept(port, root) : c.connect(port, root), this);
+        } catch (TuttiException.InvalidArgument e) {
+            throw MPI.handle(new MPIException(MPI.ERR_PORT, call + ": " + e.getMessage(), e));
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+    }
+
+    /** Publishes {@code port} under {@code service} (MPI_PUBLISH_NAME) for every job of this {@code mpirun}. */
+    public static void publishName(String service, String port) throws MPIException {
+        publishName(service, MPI.INFO_NULL, port);
+    }
+
+    /** As {@link #publishName(String, String)}; {@code info} is not read. */
+    public static void publishName(String service, Info info, String port) throws MPIException {
+        named(t -> {
+            t.publishName(service, port);
+            return null;
+        }, "publishName", MPI.ERR_SERVICE);
+    }
+
+    /** Withdraws {@code service}, published as {@code port} (MPI_UNPUBLISH_NAME). */
+    public static void unpublishName(String service, String port) throws MPIException {
+        unpublishName(service, MPI.INFO_NULL, port);
+    }
+
+    /** As {@link #unpublishName(String, String)}; {@code info} is not read. */
+    public static void unpublishName(String service, Info info, String port) throws MPIException {
+        named(t -> {
+            t.unpublishName(service, port);
+            return null;
+        }, "unpublishName", MPI.ERR_SERVICE);
+    }
+
+    /** The port published under {@code service} (MPI_LOOKUP_NAME); none is MPI_ERR_NAME. */
+    public static String lookupName(String service) throws MPIException {
+        return lookupName(service, MPI.INFO_NULL);
+    }
+
+    /** As {@link #lookupName(String)}; {@code info} is not read. */
+    public static String lookupName(String service, Info info) throws MPIException {
+        return named(t -> t.lookupName(service), "lookupName", MPI.ERR_NAME);
+    }
+
+    /** A port or name call on no communicator: a wrong name or port is {@code wrong}, a null one MPI_ERR_ARG. */
+    private static String named(PortCall call, String name, int wrong) throws MPIException {
+        io.tutti.Tutti t = MPI.runtime();
+        try {
+            return call.on(t);
+        } catch (NullPointerException e) {
+            throw Errors.error(MPI.ERR_ARG, name + ": " + e.getMessage() + " is null");
+        } catch (TuttiException.InvalidArgument e) {
+            throw MPI.handle(new MPIException(wrong, name + ": " + e.getMessage(), e));
+        } catch (TuttiException e) {
+            throw Errors.of(e, name);
+        }
+    }
+
+    /** A call of Tutti's ports and names. */
+    @FunctionalInterface
+    private interface PortCall {
+        String on(io.tutti.Tutti t);
+    }
+
     /** JVM options that take the next argument as their value, as {@code java} reads them. */
     private static final java.util.Set<String> WITH_VALUE = java.util.Set.of("-cp", "-classpath", "--class-path",
             "-p", "--module-path", "--upgrade-module-path", "--add-modules", "--add-reads", "--add-exports",

@@ -386,11 +386,6 @@ public final class MPI {
         return finalized;
     }
 
-    /**
-     * Fails unless MPI is initialized and not finalized, and the calling thread may call MPI at the
-     * thread level provided: the guard of every call. Its errors go to {@link #COMM_WORLD}'s handler,
-     * as MPI says for calls on no communicator, until the call names its own object ({@link #raisedOn}).
-     */
     /** The intercommunicator to this process's parents, made once; null when it was not spawned. */
     private static Intercomm parent;
 
@@ -403,6 +398,17 @@ public final class MPI {
         return parent;
     }
 
+    /** The runtime under this process's MPI, for the calls on no communicator (ports and names). */
+    static Tutti runtime() throws MPIException {
+        check();
+        return tutti;
+    }
+
+    /**
+     * Fails unless MPI is initialized and not finalized, and the calling thread may call MPI at the
+     * thread level provided: the guard of every call. Its errors go to {@link #COMM_WORLD}'s handler,
+     * as MPI says for calls on no communicator, until the call names its own object ({@link #raisedOn}).
+     */
     static void check() throws MPIException {
         if (!initialized) {
             throw new MPIException("MPI is not initialized: call MPI.Init(args) first.");

@@ -569,6 +569,19 @@ public abstract class Communicator extends TypedCalls {
     public abstract Intercommunicator spawn(java.util.List<Program> programs, int root);
 
     /**
+     * Waits at {@code root} for a {@link #connect} to {@code port} ({@link Tutti#openPort}) and
+     * returns the intercommunicator to the connecting group (MPI_COMM_ACCEPT). Collective; only the
+     * root's {@code port} counts. Waits until a connect comes, the port is closed, or the job ends.
+     */
+    public abstract Intercommunicator accept(String port, int root);
+
+    /**
+     * Connects to the group that accepts at {@code port} and returns the intercommunicator to it
+     * (MPI_COMM_CONNECT). Collective; only the root's {@code port} counts.
+     */
+    public abstract Intercommunicator connect(String port, int root);
+
+    /**
      * {@code count} processes of {@code mainClass}, each given {@code args}: one program of a {@link #spawn}.
      *
      * @param mainClass the class whose {@code main} the processes run, on the job's class path

@@ -45,6 +45,36 @@ public abstract class Tutti implements AutoCloseable {
      */
     public abstract Intercommunicator parent();
 
+    /**
+     * Opens a port (MPI_OPEN_PORT): a name that {@link Communicator#accept} and
+     * {@link Communicator#connect} meet at, for a job of this {@code tutti run} (its ranks and the
+     * jobs they spawned or joined). Needs {@code tutti run} with a JVM per rank.
+     *
+     * @throws TuttiException.Unsupported where this job's launcher cannot serve ports
+     */
+    public abstract String openPort();
+
+    /** Closes {@code port} (MPI_CLOSE_PORT): an accept or connect still waiting on it fails. */
+    public abstract void closePort(String port);
+
+    /**
+     * Publishes {@code port} under {@code service} (MPI_PUBLISH_NAME), for {@link #lookupName} in
+     * any job of this {@code tutti run}.
+     *
+     * @throws TuttiException.InvalidArgument when {@code service} is published already
+     */
+    public abstract void publishName(String service, String port);
+
+    /**
+     * The port published under {@code service} (MPI_LOOKUP_NAME).
+     *
+     * @throws TuttiException.InvalidArgument when none is
+     */
+    public abstract String lookupName(String service);
+
+    /** Withdraws {@code service}, published as {@code port} (MPI_UNPUBLISH_NAME). */
+    public abstract void unpublishName(String service, String port);
+
     /** Drives communication once without blocking; useful in compute loops with requests in flight. */
     public abstract int progress();
 

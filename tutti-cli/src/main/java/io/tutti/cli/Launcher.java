@@ -478,7 +478,7 @@ public final class Launcher {
             caches.prepareLauncher(why);
             // processes the ranks spawn start as the job's own ranks do, on the hosts of its ranks
             spawns = new Spawns(n, out, err, o.tagOutput(), relay, o.verbose(), this::say,
-                    o.threads() ? "spawning processes needs a JVM per rank, and this job's ranks are threads"
+                    o.threads() ? "spawning processes, ports and names need a JVM per rank, and this job's ranks are threads"
                             + " (tutti run --threads); run it without --threads" : null);
             spawns.serve(server, job.secret());
             spawnsRef.set(spawns);

@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * are ({@link Starter}), spread over the hosts of the job's ranks, with a secret derived from the
  * spawning job's ({@link RendezvousWire#spawnSecret}). The launcher waits for the new processes as
  * for its ranks ({@link #await}) and stops what is left at its end ({@link #close}). Spawned jobs
- * may spawn in turn.
+ * may spawn in turn. The jobs where an accept and a connect meet ({@link Ports}) are made and
+ * stopped here too, without processes of their own.
  */
 final class Spawns implements AutoCloseable {
     /** At most this many processes per request: more is a mistake in the program, not a job. */
@@ -63,6 +64,8 @@ final class Spawns implements AutoCloseable {
     private final String refusal;
     private volatile Starter starter;
     private final List<Spawned> jobs = new ArrayList<>();
+    /** The ports and names of every job this launcher serves: the job's own and those made here. */
+    private final Ports ports = new Ports(this::joined);
     private boolean closed;
 
     /** One spawned job: its directory, rendezvous and new processes, and what they run. */
@@ -91,9 +94,49 @@ final class Spawns implements AutoCloseable {
         this.starter = how;
     }
 
-    /** Serves the spawn requests of the ranks of {@code server}'s job, whose secret is {@code secret}. */
+    /** Serves the spawn, port and name requests of the ranks of {@code server}'s job, whose secret is {@code secret}. */
     void serve(RendezvousServer server, byte[] secret) {
         server.onSpawn((rank, programs, parents) -> spawn(secret, programs, parents));
+        server.onPort((rank, operation, args) -> {
+            if (refusal != null) {
+                throw new IllegalStateException(refusal);
+            }
+            return ports.answer(secret, operation, args);
+        });
+    }
+
+    /**
+     * A job of {@code size} ranks for an accept and a connect that met ({@link Ports}): a directory
+     * and rendezvous of its own, no processes (the ranks of both sides join it from theirs), stopped
+     * with the others.
+     */
+    private Ports.Joined joined(int size) throws IOException {
+        Starter how = starter;
+        if (how == null) {
+            throw new IllegalStateException("the launcher is still starting the job");
+        }
+        JobDirectory dir = JobDirectory.create();
+        RendezvousServer server = null;
+        try {
+            server = how.rendezvous(dir, size);
+            serve(server, dir.secret());
+            synchronized (this) {
+                if (closed) {
+                    throw new IllegalStateException("the job is ending");
+                }
+                jobs.add(new Spawned(dir, server, List.of(), List.of(), List.of()));
+            }
+            if (verbose) {
+                say.accept("joined job " + dir.id() + " of " + size + " ranks at a port");
+            }
+            return new Ports.Joined(dir, how.addresses(server));
+        } catch (IOException | RuntimeException e) {
+            if (server != null) {
+                server.close();
+            }
+            ShmFiles.deleteTree(dir.dir());
+            throw e;
+        }
     }
 
     private String spawn(byte[] secret, List<Communicator.Program> programs, int parents) throws IOException {

@@ -269,19 +269,39 @@ public final class Node implements Fabric {
 
     /**
      * Asks the launcher to start the processes of a spawned job ({@link RendezvousClient#spawn}) and
-     * returns its answer; an IllegalStateException says why not, where this job's launcher cannot.
+     * returns its answer; an UnsupportedOperationException says why not where this job's launcher cannot,
+     * an IllegalStateException the launcher's reason.
      */
     public String spawn(List<io.tutti.Communicator.Program> programs, int parents) throws TimeoutException {
+        return launcher("spawning processes").spawn(programs, parents, rendezvous);
+    }
+
+    /**
+     * Asks the launcher for port or name operation {@code operation} ({@link RendezvousClient#port});
+     * an accept or connect waits as long as it takes the other side to come, the others the rendezvous
+     * bound. An UnsupportedOperationException says why not where this job's launcher cannot, an
+     * IllegalStateException the launcher's reason.
+     */
+    public String port(String operation, String... args) throws TimeoutException {
+        boolean meeting = operation.equals("accept") || operation.equals("connect");
+        return launcher("ports and published names").port(operation, meeting ? MEETING : rendezvous, args);
+    }
+
+    /** How long an accept or connect waits for its other side: until the job's own timeout ends it. */
+    private static final Duration MEETING = Duration.ofDays(365);
+
+    /** The launcher's connection, for what only tutti run with a JVM per rank can do ({@code what}). */
+    private RendezvousClient launcher(String what) {
         if (job.threads()) {
-            throw new IllegalStateException("spawning processes needs a JVM per rank, and this job's ranks are"
+            throw new UnsupportedOperationException(what + " needs a JVM per rank, and this job's ranks are"
                     + " threads (tutti run --threads); run it without --threads");
         }
         if (!(kvs instanceof RendezvousClient launcher)) {
-            throw new IllegalStateException("spawning processes needs tutti run, which starts them; this job was"
+            throw new UnsupportedOperationException(what + " needs tutti run; this job was"
                     + " started by " + (job.launcher() == JobInfo.Launcher.SINGLETON ? "no launcher (a rank alone)"
                     : job.launcher().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')));
         }
-        return launcher.spawn(programs, parents, rendezvous);
+        return launcher;
     }
 
     @Override

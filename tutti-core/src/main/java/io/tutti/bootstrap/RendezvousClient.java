@@ -478,13 +478,35 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
             fields.add(utf8(Integer.toString(p.args().size())));
             p.args().forEach(a -> fields.add(utf8(a)));
         }
+        return refusedFor(() -> request(RendezvousWire.SPAWN, wait.toNanos(), "spawn of "
+                + programs.getFirst().mainClass(), fields.toArray(byte[][]::new)));
+    }
+
+    /**
+     * Asks the launcher for port or name operation {@code operation} with {@code args}
+     * ({@link RendezvousServer.PortHandler}) and returns its answer, waiting at most {@code wait};
+     * throws IllegalStateException with the launcher's reason when it refuses.
+     */
+    public String port(String operation, Duration wait, String... args) throws TimeoutException {
+        byte[][] fields = new byte[args.length + 1][];
+        fields[0] = utf8(operation);
+        for (int i = 0; i < args.length; i++) {
+            fields[i + 1] = utf8(args[i]);
+        }
+        return refusedFor(() -> request(RendezvousWire.PORT, wait.toNanos(), operation + " of a port or name", fields));
+    }
+
+    /** A request whose refusal says the launcher's reason alone: it says what was wrong with the request. */
+    private static String refusedFor(java.util.concurrent.Callable<String> request) throws TimeoutException {
         try {
-            return request(RendezvousWire.SPAWN, wait.toNanos(), "spawn of " + programs.getFirst().mainClass(),
-                    fields.toArray(byte[][]::new));
+            return request.call();
         } catch (IllegalStateException e) {
-            // the launcher's reason alone: it says what was wrong with the request
             throw e.getCause() instanceof ExecutionException refused
                     ? new IllegalStateException(refused.getCause().getMessage(), e) : e;
+        } catch (TimeoutException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e.getMessage(), e);
         }
     }
 

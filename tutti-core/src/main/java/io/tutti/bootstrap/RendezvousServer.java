@@ -80,6 +80,9 @@ public final class RendezvousServer implements AutoCloseable {
     private volatile SpawnHandler onSpawn = (r, programs, parents) -> {
         throw new IllegalStateException("this launcher does not start new processes");
     };
+    private volatile PortHandler onPort = (rank, operation, args) -> {
+        throw new IllegalStateException("this launcher serves no ports or names");
+    };
     private volatile boolean closed;
 
     private record Waiter(Connection conn, int id) {
@@ -248,6 +251,22 @@ public final class RendezvousServer implements AutoCloseable {
         this.onSpawn = handler;
     }
 
+    /** What serves the ports and names of {@code Tutti.openPort} and the calls after it. */
+    @FunctionalInterface
+    public interface PortHandler {
+        /**
+         * Carries out port or name operation {@code operation} (open, close, accept, connect, publish,
+         * lookup, unpublish) with {@code args} for rank {@code rank}, and returns the answer; may block
+         * (an accept waits for its connect). Any exception's message goes back to the rank as the reason.
+         */
+        String answer(int rank, String operation, List<String> args) throws Exception;
+    }
+
+    /** Gives {@code handler} the ranks' port and name requests (each on a thread of its own). */
+    public void onPort(PortHandler handler) {
+        this.onPort = handler;
+    }
+
     /** Called with a description of every refused connection. */
     public void onRejected(Consumer<String> listener) {
         this.onRejected = listener;
@@ -394,6 +413,10 @@ public final class RendezvousServer implements AutoCloseable {
                     }
                     if (f.type() == RendezvousWire.SPAWN) {
                         spawn(this, f);
+                        continue;
+                    }
+                    if (f.type() == RendezvousWire.PORT) {
+                        port(this, f);
                         continue;
                     }
                     if (f.type() == RendezvousWire.RAIL_ANSWER) {
@@ -551,6 +574,22 @@ public final class RendezvousServer implements AutoCloseable {
             try {
                 String answer = onSpawn.spawn(from, programs(f), Integer.parseInt(f.text(0)));
                 c.send(RendezvousWire.VALUE, f.id(), utf8(answer));
+            } catch (Exception e) {
+                c.send(RendezvousWire.ERROR, f.id(), utf8(String.valueOf(e.getMessage())));
+            }
+        });
+    }
+
+    /** Carries out a port or name operation on a thread of its own (an accept waits), and answers the rank. */
+    private void port(Connection c, RendezvousWire.Frame f) {
+        int from = c.rank;
+        Thread.ofVirtual().name("tutti-port").start(() -> {
+            try {
+                List<String> args = new ArrayList<>();
+                for (int i = 1; i < f.fields().size(); i++) {
+                    args.add(f.text(i));
+                }
+                c.send(RendezvousWire.VALUE, f.id(), utf8(onPort.answer(from, f.text(0), args)));
             } catch (Exception e) {
                 c.send(RendezvousWire.ERROR, f.id(), utf8(String.valueOf(e.getMessage())));
             }

@@ -44,6 +44,10 @@ import javax.crypto.spec.SecretKeySpec;
  * processes that join a new job with the {@code parents} spawning ranks; it is answered with
  * VALUE(new job id, newline, its rendezvous addresses) once they are started, or ERROR(why). The new
  * job's secret is derived from this one's ({@link #spawnSecret}), so it never crosses the wire either.
+ * PORT(operation, arguments...) asks for a port or a published name ({@code Tutti.openPort} and the
+ * calls after it): open, close, accept and connect (answered once both sides of a port have come:
+ * the joined job's id, addresses and its secret sealed with this job's, {@link #seal}), publish,
+ * lookup and unpublish; each is answered with VALUE or ERROR(why).
  */
 public final class RendezvousWire {
     /** The protocol's name and version: 2 added STARTED and STACKS, which a version 1 rank takes for an error. */
@@ -74,6 +78,8 @@ public final class RendezvousWire {
     static final byte STACKS = 19;
     /** Rank to launcher: start the processes of a spawned job; answered with VALUE or ERROR. */
     static final byte SPAWN = 20;
+    /** Rank to launcher: a port or name operation ({@link RendezvousServer.PortHandler}); answered with VALUE or ERROR. */
+    static final byte PORT = 21;
 
     private RendezvousWire() {
     }
@@ -174,6 +180,24 @@ public final class RendezvousWire {
      */
     public static byte[] spawnSecret(byte[] jobSecret, String spawnedJob) {
         return mac(jobSecret, utf8("spawn"), utf8(spawnedJob));
+    }
+
+    /**
+     * {@code secret} sealed for (or, applied again, opened by) the ranks of a job with secret
+     * {@code jobSecret}, for the joined job {@code joinedJob}: XOR with an HMAC that no other job can
+     * make, used once (a joined job's id is new), so the joined job's secret can cross the wire to
+     * ranks of two jobs that share no secret. {@code secret} is at most 32 bytes.
+     */
+    public static byte[] seal(byte[] jobSecret, String joinedJob, byte[] secret) {
+        byte[] pad = mac(jobSecret, utf8("port"), utf8(joinedJob));
+        if (secret.length > pad.length) {
+            throw new IllegalArgumentException("a secret of " + secret.length + " bytes: at most " + pad.length);
+        }
+        byte[] out = new byte[secret.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (byte) (secret[i] ^ pad[i]);
+        }
+        return out;
     }
 
     static boolean sameMac(byte[] a, byte[] b) {

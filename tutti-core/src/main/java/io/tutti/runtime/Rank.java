@@ -46,7 +46,7 @@ public final class Rank extends Tutti {
     /** In a spawned job, the intercommunicator from this side's world to the other's; else null. */
     private final Intercommunicator bridge;
     private final Node node;
-    /** The ranks this one holds in jobs it spawned, closed before it ({@link #spawnJob}). */
+    /** The ranks this one holds in jobs it spawned or joined at a port, closed before it ({@link #join}). */
     private final List<Rank> spawned = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Whether this rank is a thread of a JVM that runs several ({@link ThreadLauncher}); fixed at init. */
     private final boolean rankThread = LaunchEnvironment.inRankThread();
@@ -85,7 +85,7 @@ public final class Rank extends Tutti {
         }
     }
 
-    /** How often a parent joining a spawned job drives its own engine: the join takes a JVM's start-up. */
+    /** How often a rank joining a spawned or joined job drives its own engine: the join takes a JVM's start-up. */
     private static final long JOIN_POLL_NANOS = 200_000;
 
     /** The context of a spawned job's intercommunicator between parents and new processes. */
@@ -113,22 +113,101 @@ public final class Rank extends Tutti {
 
     /**
      * Joins the job the launcher spawned ({@code answer} from {@link #requestSpawn}) as its rank
-     * {@code rank} of {@code parents}, bound to nothing (this process is bound already), and returns
-     * the intercommunicator to its new processes. The rank lives until this one closes. It joins on a
-     * thread of its own while this one drives this rank's engine: over the rails the answer this rank
-     * sent the others may still be on its way, and nobody else would send it.
+     * {@code rank} of {@code parents}, and returns the intercommunicator to its new processes.
      */
     Intercommunicator spawnJob(String answer, int rank, int parents, int count) {
         int newline = answer.indexOf('\n');
         String id = answer.substring(0, newline);
-        List<String> addresses = List.of(answer.substring(newline + 1).split(","));
+        return join(id, answer.substring(newline + 1), io.tutti.bootstrap.RendezvousWire.spawnSecret(job.secret(), id),
+                rank, parents, parents + count);
+    }
+
+    /**
+     * Asks the launcher for port or name operation {@code operation}: its answer; "?" and why when
+     * the launcher refused it (a wrong port or name), "!" and why when this job cannot ask.
+     */
+    String requestPort(String operation, String... args) {
+        try {
+            return node.port(operation, args);
+        } catch (UnsupportedOperationException e) {
+            return "!" + e.getMessage();
+        } catch (java.util.concurrent.TimeoutException e) {
+            return "!" + e.getMessage();
+        } catch (RuntimeException e) {
+            return "?" + e.getMessage();
+        }
+    }
+
+    /** {@link #requestPort} for a call of this rank alone: the answer, or the exception it stands for. */
+    private String port(String operation, String... args) {
+        checkOpen();
+        String answer = requestPort(operation, args);
+        if (answer.startsWith("!")) {
+            throw new TuttiException.Unsupported(operation + " failed: " + answer.substring(1));
+        }
+        if (answer.startsWith("?")) {
+            throw new TuttiException.InvalidArgument(answer.substring(1));
+        }
+        return answer;
+    }
+
+    @Override
+    public String openPort() {
+        return port("open");
+    }
+
+    @Override
+    public void closePort(String port) {
+        port("close", java.util.Objects.requireNonNull(port, "port"));
+    }
+
+    @Override
+    public void publishName(String service, String port) {
+        port("publish", java.util.Objects.requireNonNull(service, "service"), java.util.Objects.requireNonNull(port, "port"));
+    }
+
+    @Override
+    public String lookupName(String service) {
+        return port("lookup", java.util.Objects.requireNonNull(service, "service"));
+    }
+
+    @Override
+    public void unpublishName(String service, String port) {
+        port("unpublish", java.util.Objects.requireNonNull(service, "service"), java.util.Objects.requireNonNull(port, "port"));
+    }
+
+    /**
+     * Joins the job where an accept and a connect met ({@code answer} from {@link #requestPort}: its
+     * id, addresses, secret sealed with this job's, and the two groups' sizes, accepting first) as
+     * the rank of its group's rank {@code rank}; returns the intercommunicator to the other group.
+     */
+    Intercommunicator joinPort(String answer, int rank, boolean accepting) {
+        String[] parts = answer.split("\n", -1);
+        if (parts.length != 5) {
+            throw new TuttiException.Startup("the launcher's answer to a port's meeting is malformed", null);
+        }
+        int acceptors = Integer.parseInt(parts[3]);
+        int connectors = Integer.parseInt(parts[4]);
+        byte[] secret = io.tutti.bootstrap.RendezvousWire.seal(job.secret(), parts[0], java.util.HexFormat.of()
+                .parseHex(parts[2]));
+        return join(parts[0], parts[1], secret, accepting ? rank : acceptors + rank, acceptors, acceptors + connectors);
+    }
+
+    /**
+     * Joins job {@code id} at {@code addresses} as its rank {@code rank} of {@code size}, whose first
+     * {@code parents} ranks are one side, bound to nothing (this process is bound already), and returns
+     * the intercommunicator to the other side. The rank lives until this one closes. It joins on a
+     * thread of its own while this one drives this rank's engine: over the rails the answer this rank
+     * sent the others may still be on its way, and nobody else would send it.
+     */
+    private Intercommunicator join(String id, String addresses, byte[] secret, int rank, int parents, int size) {
         java.nio.file.Path dir = io.tutti.bootstrap.ShmFiles.defaultRoot().resolve("tutti-" + id);
-        JobInfo joined = new JobInfo(JobInfo.Launcher.TUTTI, id, rank, parents + count, rank, parents + count,
-                job.nodeId(), dir, dir.resolve("kvs"), null, job.launcherPid(), false, addresses,
-                io.tutti.bootstrap.RendezvousWire.spawnSecret(job.secret(), id), parents);
+        JobInfo joined = new JobInfo(JobInfo.Launcher.TUTTI, id, rank, size, rank, size,
+                job.nodeId(), dir, dir.resolve("kvs"), null, job.launcherPid(), false, List.of(addresses.split(",")),
+                secret, parents);
         java.util.concurrent.FutureTask<Rank> joining = new java.util.concurrent.FutureTask<>(
                 () -> new Rank(joined, settings.with(io.tutti.bootstrap.Binding.PROPERTY, "none")));
-        Thread.ofPlatform().daemon().name("tutti-spawn-join").start(joining);
+        Thread.ofPlatform().daemon().name("tutti-join").start(joining);
         while (!joining.isDone()) {
             engine.progress();
             java.util.concurrent.locks.LockSupport.parkNanos(JOIN_POLL_NANOS);
@@ -138,11 +217,11 @@ public final class Rank extends Tutti {
             r = joining.get();
         } catch (java.util.concurrent.ExecutionException e) {
             throw e.getCause() instanceof RuntimeException re ? re
-                    : new TuttiException.Startup("rank " + rank + " cannot join spawned job " + id + ": "
+                    : new TuttiException.Startup("rank " + rank + " cannot join job " + id + ": "
                     + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new TuttiException.Startup("interrupted while joining spawned job " + id, e);
+            throw new TuttiException.Startup("interrupted while joining job " + id, e);
         }
         spawned.add(r);
         return r.bridge;

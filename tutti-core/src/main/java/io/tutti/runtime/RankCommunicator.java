@@ -571,20 +571,58 @@ final class RankCommunicator extends Communicator {
                 count += invalid == null ? p.count() : 0;
             }
             answer = invalid != null ? "?" + invalid : tutti.requestSpawn(programs, size());
+            answer = answer.startsWith("!") ? answer : answer + "\n" + count;
         }
-        byte[] text = answer.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        int[] length = {text.length, count};
+        answer = rootsAnswer(answer, root, "spawn", TuttiException.Unsupported::new);
+        int newline = answer.lastIndexOf('\n');
+        return tutti.spawnJob(answer.substring(0, newline), rank, size(), Integer.parseInt(answer.substring(newline + 1)));
+    }
+
+    /**
+     * The root's {@code answer} at every rank: one that starts with "?" (the root's call was invalid)
+     * throws InvalidArgument, one that starts with "!" (the launcher refused) what {@code refused}
+     * makes of the reason, at every rank alike.
+     */
+    private String rootsAnswer(String answer, int root, String call,
+                               java.util.function.Function<String, TuttiException> refused) {
+        byte[] text = answer.getBytes(StandardCharsets.UTF_8);
+        int[] length = {text.length};
         bcast(length, root);
         text = rank == root ? text : new byte[length[0]];
         bcast(text, root);
-        answer = new String(text, java.nio.charset.StandardCharsets.UTF_8);
+        answer = new String(text, StandardCharsets.UTF_8);
         if (answer.startsWith("?")) {
             throw new TuttiException.InvalidArgument(answer.substring(1) + " (at the root, rank " + root + ")");
         }
         if (answer.startsWith("!")) {
-            throw new TuttiException.Unsupported("spawn from rank " + root + " failed: " + answer.substring(1));
+            throw refused.apply(call + " from rank " + root + " failed: " + answer.substring(1));
         }
-        return tutti.spawnJob(answer, rank, size(), length[1]);
+        return answer;
+    }
+
+    @Override
+    public Intercommunicator accept(String port, int root) {
+        return meet("accept", port, root);
+    }
+
+    @Override
+    public Intercommunicator connect(String port, int root) {
+        return meet("connect", port, root);
+    }
+
+    /**
+     * The root asks the launcher to meet the other side at {@code port}, and tells the others its
+     * answer; then every rank joins the joined job, the accepting group's ranks first.
+     */
+    private Intercommunicator meet(String call, String port, int root) {
+        checkRank(root, "root");
+        String answer = "";
+        if (rank == root) {
+            answer = port == null || port.isBlank() ? "?" + call + " needs a port name (from openPort)"
+                    : tutti.requestPort(call, port, Integer.toString(size()));
+        }
+        answer = rootsAnswer(answer, root, call, TuttiException.InvalidArgument::new);
+        return tutti.joinPort(answer, rank, call.equals("accept"));
     }
 
     @Override

@@ -159,6 +159,16 @@ final class RankIntercommunicator extends Intercommunicator {
         throw unsupported("spawn", "spawn from an intracommunicator (merge this one first)");
     }
 
+    @Override
+    public Intercommunicator accept(String port, int root) {
+        throw unsupported("accept", "accept on an intracommunicator (merge this one first)");
+    }
+
+    @Override
+    public Intercommunicator connect(String port, int root) {
+        throw unsupported("connect", "connect from an intracommunicator (merge this one first)");
+    }
+
     private static TuttiException unsupported(String call, String instead) {
         return new TuttiException.Unsupported(call + " is not supported on an intercommunicator: " + instead);
     }

@@ -158,6 +158,47 @@ class RendezvousTest {
         }
     }
 
+    /** A port request reaches the launcher's handler whole, its answer or reason comes back, and two wait at once. */
+    @Test
+    void portRequestsGetTheLaunchersAnswerOrItsReason() throws Exception {
+        try (RendezvousServer s = server(1);
+             RendezvousClient a = RendezvousClient.connect(List.of(tcp(s)), "job1", 0, SECRET, WAIT, w -> { })) {
+            java.util.concurrent.CountDownLatch both = new java.util.concurrent.CountDownLatch(2);
+            s.onPort((rank, operation, args) -> {
+                if (operation.equals("lookup")) {
+                    throw new IllegalArgumentException("no service '" + args.getFirst() + "'");
+                }
+                if (operation.equals("accept")) {
+                    // answered only once a second request is waiting too: each runs on a thread of its own
+                    both.countDown();
+                    both.await();
+                }
+                return rank + " " + operation + " " + args;
+            });
+            assertEquals("0 open []", a.port("open", WAIT));
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> a.port("lookup", WAIT, "x y"));
+            assertEquals("no service 'x y'", refused.getMessage());
+            java.util.concurrent.Future<String> first = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()
+                    .submit(() -> a.port("accept", WAIT, "p", "2"));
+            assertEquals("0 accept [q, 3]", a.port("accept", WAIT, "q", "3"));
+            assertEquals("0 accept [p, 2]", first.get(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
+        }
+    }
+
+    /** A joined job's secret sealed for one job is opened by that job alone, and differs per joined job. */
+    @Test
+    void aSealedSecretOpensOnlyWithItsJobsSecret() {
+        byte[] joined = new byte[32];
+        new java.util.Random(5).nextBytes(joined);
+        byte[] other = RendezvousWire.spawnSecret(SECRET, "x");
+        byte[] sealed = RendezvousWire.seal(SECRET, "j1", joined);
+        assertFalse(java.util.Arrays.equals(joined, sealed));
+        assertTrue(java.util.Arrays.equals(joined, RendezvousWire.seal(SECRET, "j1", sealed)));
+        assertFalse(java.util.Arrays.equals(joined, RendezvousWire.seal(other, "j1", sealed)));
+        assertFalse(java.util.Arrays.equals(sealed, RendezvousWire.seal(SECRET, "j2", joined)));
+        assertThrows(IllegalArgumentException.class, () -> RendezvousWire.seal(SECRET, "j1", new byte[33]));
+    }
+
     /** The secret of a spawned job: the same on both sides, different per job, and not the job's own. */
     @Test
     void aSpawnedJobsSecretIsDerivedPerJob() {

@@ -46,6 +46,7 @@ class MpiApiIT {
         "MpiTopologies, 2, topologies ok", "MpiTopologies, 8, topologies ok",
         "MpiWindows, 2, windows ok", "MpiWindows, 8, windows ok",
         "MpiWindowErrors, 2, window errors ok", "MpiWindowErrors, 8, window errors ok",
+        "MpiPorts, 2, ports ok", "MpiPorts, 8, ports ok",
     })
     void programPasses(String program, int ranks, String passed) throws Exception {
         Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", Integer.toString(ranks),

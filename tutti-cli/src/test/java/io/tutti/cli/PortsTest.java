@@ -1,0 +1,127 @@
+package io.tutti.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tutti.bootstrap.RendezvousWire;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The launcher's ports and names: meetings in order, sealed secrets, closes and the misuses. */
+@Timeout(60)
+class PortsTest {
+    private static final byte[] A = new byte[32];
+    private static final byte[] B = new byte[32];
+
+    static {
+        A[0] = 1;
+        B[0] = 2;
+    }
+
+    private final AtomicInteger made = new AtomicInteger();
+    private final List<byte[]> secrets = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final Ports ports = new Ports(size -> {
+        byte[] secret = new byte[32];
+        new java.util.Random(size).nextBytes(secret);
+        secrets.add(secret);
+        int k = made.incrementAndGet();
+        return new Ports.Joined(new JobDirectory("j" + k, Path.of("/nonexistent"), secret), "unix:/x" + k + ":" + size);
+    });
+
+    private CompletableFuture<String> meet(String operation, String port, int size, byte[] secret) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return ports.answer(secret, operation, List.of(port, Integer.toString(size)));
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        }, java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+    }
+
+    @Test
+    void anAcceptAndAConnectMeetInOneJobEachSideWithTheSecretSealedForIt() throws Exception {
+        String port = ports.answer(A, "open", List.of());
+        assertNotEquals(port, ports.answer(A, "open", List.of()));
+        CompletableFuture<String> accepted = meet("accept", port, 3, A);
+        Thread.sleep(100);
+        assertFalse(accepted.isDone(), "an accept waits for its connect");
+        String[] connected = meet("connect", port, 2, B).get(10, TimeUnit.SECONDS).split("\n");
+        String[] acc = accepted.get(10, TimeUnit.SECONDS).split("\n");
+        assertEquals(List.of("j1", "unix:/x1:5", "3", "2"), List.of(acc[0], acc[1], acc[3], acc[4]));
+        assertEquals(List.of("j1", "unix:/x1:5", "3", "2"), List.of(connected[0], connected[1], connected[3],
+                connected[4]));
+        byte[] joined = secrets.getFirst();
+        assertTrue(java.util.Arrays.equals(joined, RendezvousWire.seal(A, "j1", HexFormat.of().parseHex(acc[2]))));
+        assertTrue(java.util.Arrays.equals(joined, RendezvousWire.seal(B, "j1", HexFormat.of().parseHex(connected[2]))));
+        assertNotEquals(acc[2], connected[2], "each side's sealed secret is its own");
+    }
+
+    @Test
+    void waitingSidesMeetInTheOrderTheyCame() throws Exception {
+        String port = ports.answer(A, "open", List.of());
+        CompletableFuture<String> first = meet("connect", port, 1, A);
+        Thread.sleep(100);
+        CompletableFuture<String> second = meet("connect", port, 2, A);
+        Thread.sleep(100);
+        assertTrue(meet("accept", port, 4, B).get(10, TimeUnit.SECONDS).endsWith("\n4\n1"));
+        assertTrue(first.get(10, TimeUnit.SECONDS).endsWith("\n4\n1"));
+        assertFalse(second.isDone());
+        assertTrue(meet("accept", port, 5, B).get(10, TimeUnit.SECONDS).endsWith("\n5\n2"));
+        assertEquals(2, made.get());
+    }
+
+    @Test
+    void closingAPortFailsTheSideWaitingAtItAndLaterOnes() throws Exception {
+        String port = ports.answer(A, "open", List.of());
+        CompletableFuture<String> waiting = meet("accept", port, 1, A);
+        Thread.sleep(100);
+        ports.answer(A, "close", List.of(port));
+        ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(10, TimeUnit.SECONDS));
+        assertTrue(e.getCause().getMessage().contains("was closed while waiting at it"), e.getCause().getMessage());
+        Exception later = assertThrows(IllegalArgumentException.class,
+                () -> ports.answer(A, "connect", List.of(port, "1")));
+        assertTrue(later.getMessage().contains("no port '" + port + "' is open"), later.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, "close", List.of(port)));
+    }
+
+    @Test
+    void anotherRunsPortIsNamedAsSuch() {
+        Exception e = assertThrows(IllegalArgumentException.class,
+                () -> ports.answer(A, "connect", List.of("tutti-port:00000000:3", "1")));
+        assertTrue(e.getMessage().contains("belongs to another tutti run"), e.getMessage());
+    }
+
+    @Test
+    void namesArePublishedOnceLookedUpAndWithdrawn() throws Exception {
+        ports.answer(A, "publish", List.of("ocean", "p1"));
+        assertEquals("p1", ports.answer(B, "lookup", List.of("ocean")));
+        Exception twice = assertThrows(IllegalArgumentException.class,
+                () -> ports.answer(A, "publish", List.of("ocean", "p2")));
+        assertTrue(twice.getMessage().contains("published already (as port 'p1')"), twice.getMessage());
+        Exception wrong = assertThrows(IllegalArgumentException.class,
+                () -> ports.answer(A, "unpublish", List.of("ocean", "p2")));
+        assertTrue(wrong.getMessage().contains("published as port 'p1', not 'p2'"), wrong.getMessage());
+        ports.answer(A, "unpublish", List.of("ocean", "p1"));
+        Exception gone = assertThrows(IllegalArgumentException.class, () -> ports.answer(A, "lookup", List.of("ocean")));
+        assertTrue(gone.getMessage().contains("no service 'ocean' is published"), gone.getMessage());
+    }
+
+    @Test
+    void malformedRequestsAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, "open", List.of("x")));
+        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, "lookup", List.of("")));
+        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, "lookup", List.of("x".repeat(1025))));
+        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, "steal", List.of()));
+        assertThrows(NumberFormatException.class, () -> ports.answer(A, "accept", List.of("p", "two")));
+    }
+}
