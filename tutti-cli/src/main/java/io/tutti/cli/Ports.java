@@ -1,5 +1,6 @@
 package io.tutti.cli;
 
+import io.tutti.bootstrap.RendezvousClient;
 import io.tutti.bootstrap.RendezvousWire;
 import java.io.IOException;
 import java.security.SecureRandom;
@@ -14,11 +15,12 @@ import java.util.concurrent.ExecutionException;
 /**
  * The ports and published names of one {@code tutti run} ({@code Tutti.openPort},
  * {@code Communicator.accept}/{@code connect}, {@code Tutti.publishName}): one table for the job and
- * every job its ranks spawn or join, so a port opened in one is reached from any other. An accept
- * and a connect on a port meet in a new job ({@link Joiner}) with the accepting group's ranks first;
- * each side gets its secret sealed with its own job's ({@link RendezvousWire#seal}), as the two
- * sides may share no secret. Accepts and connects meet in the order they came. Names and ports are
- * bounded in number and length: a program that opens them in a loop gets a clear refusal.
+ * every job its ranks spawn or join. An accept and a connect on a port meet in a new job
+ * ({@link Joiner}) with the accepting group's ranks first; each side gets its secret sealed with its
+ * own job's ({@link RendezvousWire#seal}), as the two sides may share no secret. A port's name holds
+ * a credential and the rendezvous it was opened at, so a connect from another {@code tutti run}
+ * goes through that run's launcher, which proves the credential here ({@link #relay}); names are
+ * this run's only. Accepts and connects meet in the order they came; names and ports are bounded.
  */
 final class Ports {
     /** At most this many open ports and this many published names: more is a leak in the program. */
@@ -41,9 +43,35 @@ final class Ports {
     private record Side(int size, byte[] jobSecret, CompletableFuture<String> answer) {
     }
 
-    /** The sides waiting at one port, accepts and connects apart. */
-    private record Port(ArrayDeque<Side> accepts, ArrayDeque<Side> connects) {
+    /** An open port: its credential, and the sides waiting at it, accepts and connects apart. */
+    private record Port(byte[] token, ArrayDeque<Side> accepts, ArrayDeque<Side> connects) {
     }
+
+    /** A port name taken apart: its run, its number in that run, its credential and where it was opened. */
+    private record Name(String run, String id, byte[] token, List<String> addresses) {
+        /** {@code PREFIX run:n:credential@address,...}, or null when {@code name} is not a port's name. */
+        static Name parse(String name) {
+            int at = name.indexOf('@');
+            String[] parts = at < 0 || !name.startsWith(PREFIX) ? new String[0]
+                    : name.substring(PREFIX.length(), at).split(":", -1);
+            if (parts.length != 3 || at == name.length() - 1) {
+                return null;
+            }
+            try {
+                return new Name(parts[0], parts[0] + ":" + parts[1], HexFormat.of().parseHex(parts[2]),
+                        List.of(name.substring(at + 1).split(",")));
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        }
+    }
+
+    /** How long a connect for another run's port may take to reach and convince that run's launcher. */
+    private static final java.time.Duration RELAY_CONNECT = java.time.Duration.ofSeconds(30);
+    /** How long a relayed connect waits for its accept: until the job's own timeout ends it. */
+    private static final java.time.Duration RELAY_WAIT = java.time.Duration.ofDays(365);
+
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Joiner joiner;
     /** What tells this run's port names from another run's: a refusal can then say so. */
@@ -55,19 +83,24 @@ final class Ports {
     Ports(Joiner joiner) {
         this.joiner = joiner;
         byte[] tag = new byte[4];
-        new SecureRandom().nextBytes(tag);
+        RANDOM.nextBytes(tag);
         this.run = HexFormat.of().formatHex(tag);
     }
 
     /**
-     * Carries out {@code operation} for a rank of the job with secret {@code jobSecret}; blocks for
-     * an accept or connect until its other side comes. Exceptions say what was wrong.
+     * Carries out {@code operation} for a rank of the job with secret {@code jobSecret} (null: a
+     * client of another run that proved a port's credential, which may only connect), where a port
+     * opened now is reached at {@code here} (this rendezvous's addresses); blocks for an accept or
+     * connect until its other side comes. Exceptions say what was wrong.
      */
-    String answer(byte[] jobSecret, String operation, List<String> args) throws Exception {
+    String answer(byte[] jobSecret, String here, String operation, List<String> args) throws Exception {
+        if (jobSecret == null && !operation.equals("connect")) {
+            throw new IllegalArgumentException("a client of another run may only connect to a port");
+        }
         return switch (operation) {
             case "open" -> {
                 arguments(operation, args, 0);
-                yield open();
+                yield open(here);
             }
             case "close" -> {
                 arguments(operation, args, 1);
@@ -96,6 +129,12 @@ final class Ports {
         };
     }
 
+    /** The credential of open port {@code id} ("run:n"), or null: what a client of another run must prove. */
+    synchronized byte[] token(String id) {
+        Port p = ports.get(id);
+        return p == null ? null : p.token().clone();
+    }
+
     private static void arguments(String operation, List<String> args, int n) {
         if (args.size() != n) {
             throw new IllegalArgumentException("a port " + operation + " with " + args.size() + " arguments, not " + n);
@@ -107,23 +146,27 @@ final class Ports {
         }
     }
 
-    private synchronized String open() {
+    private synchronized String open(String here) {
         if (ports.size() >= MAX_ENTRIES) {
             throw new IllegalStateException(MAX_ENTRIES + " ports are open already: close the ones no longer used");
         }
-        String name = PREFIX + run + ":" + next++;
-        ports.put(name, new Port(new ArrayDeque<>(), new ArrayDeque<>()));
-        return name;
+        byte[] token = new byte[32];
+        RANDOM.nextBytes(token);
+        String id = run + ":" + next++;
+        ports.put(id, new Port(token, new ArrayDeque<>(), new ArrayDeque<>()));
+        return PREFIX + id + ":" + HexFormat.of().formatHex(token) + "@" + here;
     }
 
+    /** This run's open port {@code name}: a name of another run's port, or of none open, is refused. */
     private Port port(String name) {
-        Port p = ports.get(name);
-        if (p != null) {
+        Name n = Name.parse(name);
+        Port p = n == null ? null : ports.get(n.id());
+        if (p != null && java.security.MessageDigest.isEqual(p.token(), n.token())) {
             return p;
         }
-        if (name.startsWith(PREFIX) && !name.startsWith(PREFIX + run + ":")) {
-            throw new IllegalArgumentException("port '" + name + "' belongs to another tutti run: accept and"
-                    + " connect meet within one tutti run (its ranks and the processes they spawn)");
+        if (n != null && !n.run().equals(run)) {
+            throw new IllegalArgumentException("port '" + name + "' belongs to another tutti run: only a connect"
+                    + " reaches it there");
         }
         throw new IllegalArgumentException("no port '" + name + "' is open: it was closed, or never opened"
                 + " (openPort makes one)");
@@ -133,7 +176,7 @@ final class Ports {
         Port p;
         synchronized (this) {
             p = port(name);
-            ports.remove(name);
+            ports.remove(Name.parse(name).id());
         }
         IllegalArgumentException closed = new IllegalArgumentException("port '" + name + "' was closed while"
                 + " waiting at it");
@@ -149,10 +192,16 @@ final class Ports {
         if (size < 1) {
             throw new IllegalArgumentException("a group of " + size + " ranks cannot meet at a port");
         }
-        Side mine = new Side(size, jobSecret, new CompletableFuture<>());
+        Name n = Name.parse(name);
+        if (!accepting && jobSecret != null && n != null && !n.run().equals(run)) {
+            return relay(name, n, size, jobSecret);
+        }
+        Side mine;
         Side other;
         synchronized (this) {
             Port p = port(name);
+            // a client of another run proved the port's credential: its side's secret is that credential
+            mine = new Side(size, jobSecret != null ? jobSecret : p.token(), new CompletableFuture<>());
             other = (accepting ? p.connects() : p.accepts()).poll();
             if (other == null) {
                 (accepting ? p.accepts() : p.connects()).add(mine);
@@ -181,6 +230,33 @@ final class Ports {
             return mine.answer().get();
         } catch (ExecutionException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    /**
+     * A connect at another run's port: this launcher proves the port's credential to that run's
+     * (at the port's rendezvous addresses) and waits there for the meeting; the joined job's secret,
+     * sealed for the credential, is sealed again for the connecting job ({@code jobSecret}).
+     */
+    private static String relay(String name, Name n, int size, byte[] jobSecret) throws Exception {
+        RendezvousClient there;
+        try {
+            there = RendezvousClient.connect(n.addresses(), RendezvousWire.PORT_CLIENT + n.id(), -1, n.token(),
+                    RELAY_CONNECT, why -> { });
+        } catch (IOException e) {
+            throw new IllegalArgumentException("port '" + name + "' of another tutti run cannot be reached: "
+                    + e.getMessage(), e);
+        }
+        try {
+            String[] parts = there.port("connect", RELAY_WAIT, name, Integer.toString(size)).split("\n", -1);
+            if (parts.length != 5) {
+                throw new IllegalStateException("the other run's launcher answered a connect malformed");
+            }
+            byte[] secret = RendezvousWire.seal(n.token(), parts[0], HexFormat.of().parseHex(parts[2]));
+            parts[2] = HexFormat.of().formatHex(RendezvousWire.seal(jobSecret, parts[0], secret));
+            return String.join("\n", parts);
+        } finally {
+            there.disconnect();
         }
     }
 

@@ -98,11 +98,14 @@ final class Spawns implements AutoCloseable {
     void serve(RendezvousServer server, byte[] secret) {
         server.onSpawn((rank, programs, parents) -> spawn(secret, programs, parents));
         server.onPort((rank, operation, args) -> {
-            if (refusal != null) {
-                throw new IllegalStateException(refusal);
+            Starter how = starter;
+            if (refusal != null || how == null) {
+                throw new IllegalStateException(refusal != null ? refusal : "the launcher is still starting the job");
             }
-            return ports.answer(secret, operation, args);
+            // a port opened here is reached at this rendezvous; rank -1 is another run's launcher
+            return ports.answer(rank < 0 ? null : secret, how.addresses(server), operation, args);
         });
+        server.onPortClient(ports::token);
     }
 
     /**

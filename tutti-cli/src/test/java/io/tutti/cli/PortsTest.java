@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
 class PortsTest {
     private static final byte[] A = new byte[32];
     private static final byte[] B = new byte[32];
+    private static final String HERE = "unix:/dev/shm/tutti-x/rendezvous.sock";
 
     static {
         A[0] = 1;
@@ -38,10 +39,16 @@ class PortsTest {
         return new Ports.Joined(new JobDirectory("j" + k, Path.of("/nonexistent"), secret), "unix:/x" + k + ":" + size);
     });
 
+    /** The credential in a port's name: the hex after its last colon before the '@'. */
+    private static byte[] token(String port) {
+        String head = port.substring(0, port.indexOf('@'));
+        return HexFormat.of().parseHex(head.substring(head.lastIndexOf(':') + 1));
+    }
+
     private CompletableFuture<String> meet(String operation, String port, int size, byte[] secret) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return ports.answer(secret, operation, List.of(port, Integer.toString(size)));
+                return ports.answer(secret, HERE, operation, List.of(port, Integer.toString(size)));
             } catch (Exception e) {
                 throw new java.util.concurrent.CompletionException(e);
             }
@@ -50,8 +57,8 @@ class PortsTest {
 
     @Test
     void anAcceptAndAConnectMeetInOneJobEachSideWithTheSecretSealedForIt() throws Exception {
-        String port = ports.answer(A, "open", List.of());
-        assertNotEquals(port, ports.answer(A, "open", List.of()));
+        String port = ports.answer(A, HERE, "open", List.of());
+        assertNotEquals(port, ports.answer(A, HERE, "open", List.of()));
         CompletableFuture<String> accepted = meet("accept", port, 3, A);
         Thread.sleep(100);
         assertFalse(accepted.isDone(), "an accept waits for its connect");
@@ -68,7 +75,7 @@ class PortsTest {
 
     @Test
     void waitingSidesMeetInTheOrderTheyCame() throws Exception {
-        String port = ports.answer(A, "open", List.of());
+        String port = ports.answer(A, HERE, "open", List.of());
         CompletableFuture<String> first = meet("connect", port, 1, A);
         Thread.sleep(100);
         CompletableFuture<String> second = meet("connect", port, 2, A);
@@ -82,46 +89,82 @@ class PortsTest {
 
     @Test
     void closingAPortFailsTheSideWaitingAtItAndLaterOnes() throws Exception {
-        String port = ports.answer(A, "open", List.of());
+        String port = ports.answer(A, HERE, "open", List.of());
         CompletableFuture<String> waiting = meet("accept", port, 1, A);
         Thread.sleep(100);
-        ports.answer(A, "close", List.of(port));
+        ports.answer(A, HERE, "close", List.of(port));
         ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(10, TimeUnit.SECONDS));
         assertTrue(e.getCause().getMessage().contains("was closed while waiting at it"), e.getCause().getMessage());
         Exception later = assertThrows(IllegalArgumentException.class,
-                () -> ports.answer(A, "connect", List.of(port, "1")));
+                () -> ports.answer(A, HERE, "connect", List.of(port, "1")));
         assertTrue(later.getMessage().contains("no port '" + port + "' is open"), later.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, "close", List.of(port)));
+        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, HERE, "close", List.of(port)));
     }
 
     @Test
-    void anotherRunsPortIsNamedAsSuch() {
+    void anotherRunsPortIsAcceptedAtNeverAndConnectedToThroughItsLauncher() {
+        String foreign = "tutti-port:00000000:3:" + "ab".repeat(32) + "@unix:/nonexistent/rendezvous.sock";
+        Exception accept = assertThrows(IllegalArgumentException.class,
+                () -> ports.answer(A, HERE, "accept", List.of(foreign, "1")));
+        assertTrue(accept.getMessage().contains("belongs to another tutti run: only a connect reaches it"),
+                accept.getMessage());
+        Exception connect = assertThrows(IllegalArgumentException.class,
+                () -> ports.answer(A, HERE, "connect", List.of(foreign, "1")));
+        assertTrue(connect.getMessage().contains("of another tutti run cannot be reached"), connect.getMessage());
+    }
+
+    /** A port's name carries its credential and where it was opened; a name with another credential is no port. */
+    @Test
+    void aPortsNameHoldsItsCredentialAndItsRendezvous() throws Exception {
+        String port = ports.answer(A, HERE, "open", List.of());
+        assertTrue(port.startsWith("tutti-port:") && port.endsWith("@" + HERE), port);
+        String head = port.substring(0, port.indexOf('@'));
+        String id = head.substring("tutti-port:".length(), head.lastIndexOf(':'));
+        byte[] token = token(port);
+        assertTrue(java.util.Arrays.equals(token, ports.token(id)));
+        assertEquals(null, ports.token(id + "0"));
+        String forged = port.replace(":" + HexFormat.of().formatHex(token), ":" + "00".repeat(32));
         Exception e = assertThrows(IllegalArgumentException.class,
-                () -> ports.answer(A, "connect", List.of("tutti-port:00000000:3", "1")));
-        assertTrue(e.getMessage().contains("belongs to another tutti run"), e.getMessage());
+                () -> ports.answer(A, HERE, "connect", List.of(forged, "1")));
+        assertTrue(e.getMessage().contains("no port"), e.getMessage());
+    }
+
+    /** Another run's launcher (no job secret here) may only connect, and gets the secret sealed for the credential. */
+    @Test
+    void aClientOfAnotherRunConnectsWithTheCredentialAndNothingElse() throws Exception {
+        String port = ports.answer(A, HERE, "open", List.of());
+        byte[] token = token(port);
+        for (String operation : List.of("open", "lookup", "accept", "close")) {
+            assertThrows(IllegalArgumentException.class, () -> ports.answer(null, HERE, operation, List.of(port)));
+        }
+        CompletableFuture<String> accepted = meet("accept", port, 1, A);
+        String[] relayed = meet("connect", port, 2, null).get(10, TimeUnit.SECONDS).split("\n");
+        accepted.get(10, TimeUnit.SECONDS);
+        assertTrue(java.util.Arrays.equals(secrets.getFirst(),
+                RendezvousWire.seal(token, relayed[0], HexFormat.of().parseHex(relayed[2]))));
     }
 
     @Test
     void namesArePublishedOnceLookedUpAndWithdrawn() throws Exception {
-        ports.answer(A, "publish", List.of("ocean", "p1"));
-        assertEquals("p1", ports.answer(B, "lookup", List.of("ocean")));
+        ports.answer(A, HERE, "publish", List.of("ocean", "p1"));
+        assertEquals("p1", ports.answer(B, HERE, "lookup", List.of("ocean")));
         Exception twice = assertThrows(IllegalArgumentException.class,
-                () -> ports.answer(A, "publish", List.of("ocean", "p2")));
+                () -> ports.answer(A, HERE, "publish", List.of("ocean", "p2")));
         assertTrue(twice.getMessage().contains("published already (as port 'p1')"), twice.getMessage());
         Exception wrong = assertThrows(IllegalArgumentException.class,
-                () -> ports.answer(A, "unpublish", List.of("ocean", "p2")));
+                () -> ports.answer(A, HERE, "unpublish", List.of("ocean", "p2")));
         assertTrue(wrong.getMessage().contains("published as port 'p1', not 'p2'"), wrong.getMessage());
-        ports.answer(A, "unpublish", List.of("ocean", "p1"));
-        Exception gone = assertThrows(IllegalArgumentException.class, () -> ports.answer(A, "lookup", List.of("ocean")));
+        ports.answer(A, HERE, "unpublish", List.of("ocean", "p1"));
+        Exception gone = assertThrows(IllegalArgumentException.class, () -> ports.answer(A, HERE, "lookup", List.of("ocean")));
         assertTrue(gone.getMessage().contains("no service 'ocean' is published"), gone.getMessage());
     }
 
     @Test
     void malformedRequestsAreRefused() {
-        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, "open", List.of("x")));
-        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, "lookup", List.of("")));
-        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, "lookup", List.of("x".repeat(1025))));
-        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, "steal", List.of()));
-        assertThrows(NumberFormatException.class, () -> ports.answer(A, "accept", List.of("p", "two")));
+        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, HERE, "open", List.of("x")));
+        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, HERE, "lookup", List.of("")));
+        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, HERE, "lookup", List.of("x".repeat(1025))));
+        assertThrows(IllegalArgumentException.class, () -> ports.answer(A, HERE, "steal", List.of()));
+        assertThrows(NumberFormatException.class, () -> ports.answer(A, HERE, "accept", List.of("p", "two")));
     }
 }

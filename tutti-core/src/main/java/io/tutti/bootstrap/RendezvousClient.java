@@ -532,6 +532,13 @@ public final class RendezvousClient implements KeyValueStore, AutoCloseable {
         }
     }
 
+    /** Says goodbye and ends the connection at once, which is no death: a port's client that is done. */
+    public void disconnect() {
+        ending = true;
+        close();
+        closeQuietly();
+    }
+
     private void closeQuietly() {
         try {
             ch.close();

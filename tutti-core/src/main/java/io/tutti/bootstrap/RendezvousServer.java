@@ -83,6 +83,8 @@ public final class RendezvousServer implements AutoCloseable {
     private volatile PortHandler onPort = (rank, operation, args) -> {
         throw new IllegalStateException("this launcher serves no ports or names");
     };
+    /** The credential of an open port, by its id ("run:n"), or null: what a port's client proves it holds. */
+    private volatile java.util.function.Function<String, byte[]> portTokens = id -> null;
     private volatile boolean closed;
 
     private record Waiter(Connection conn, int id) {
@@ -197,7 +199,7 @@ public final class RendezvousServer implements AutoCloseable {
         List<Connection> asked = new ArrayList<>();
         synchronized (this) {
             for (Connection c : connections) {
-                if (c.authenticated && !c.goodbye) {
+                if (c.authenticated && !c.goodbye && !c.portClient) {
                     asked.add(c);
                 }
             }
@@ -256,7 +258,8 @@ public final class RendezvousServer implements AutoCloseable {
     public interface PortHandler {
         /**
          * Carries out port or name operation {@code operation} (open, close, accept, connect, publish,
-         * lookup, unpublish) with {@code args} for rank {@code rank}, and returns the answer; may block
+         * lookup, unpublish) with {@code args} for rank {@code rank} (-1: a port's client, which
+         * proved the credential of the port it names), and returns the answer; may block
          * (an accept waits for its connect). Any exception's message goes back to the rank as the reason.
          */
         String answer(int rank, String operation, List<String> args) throws Exception;
@@ -265,6 +268,14 @@ public final class RendezvousServer implements AutoCloseable {
     /** Gives {@code handler} the ranks' port and name requests (each on a thread of its own). */
     public void onPort(PortHandler handler) {
         this.onPort = handler;
+    }
+
+    /**
+     * Lets clients that hold a port's credential ({@code tokens} gives it by the port's id, or null
+     * when no such port is open) connect to ask for that port's meeting: another launcher's ranks.
+     */
+    public void onPortClient(java.util.function.Function<String, byte[]> tokens) {
+        this.portTokens = tokens;
     }
 
     /** Called with a description of every refused connection. */
@@ -317,6 +328,8 @@ public final class RendezvousServer implements AutoCloseable {
             List<Connection> all;
             synchronized (this) {
                 all = new ArrayList<>(ranks.values());
+                // a port's client waits for its accept as long as it takes: both sides keep it warm
+                connections.stream().filter(c -> c.portClient).forEach(all::add);
             }
             long now = System.nanoTime();
             long bound = (allStarted ? silenceMillis : startMillis) * 1_000_000L;
@@ -347,6 +360,8 @@ public final class RendezvousServer implements AutoCloseable {
         volatile boolean authenticated;
         volatile long heard = System.nanoTime();
         boolean goodbye;
+        /** Whether this is a port's client ({@link #portClient}), not a rank: it may only send PORT. */
+        boolean portClient;
 
         /** " from ADDRESS" for a TCP peer, "" otherwise: read while the channel is open. */
         final String from;
@@ -391,6 +406,9 @@ public final class RendezvousServer implements AutoCloseable {
                 while (true) {
                     RendezvousWire.Frame f = RendezvousWire.read(ch);
                     heard = System.nanoTime();
+                    if (portClient && f.type() != RendezvousWire.PORT && f.type() != RendezvousWire.PING) {
+                        return; // said goodbye, or tried what only ranks may
+                    }
                     if (f.type() == RendezvousWire.BYE) {
                         // done with the job; the connection lasts as long as the rank's process
                         goodbye = true;
@@ -472,6 +490,9 @@ public final class RendezvousServer implements AutoCloseable {
                     r = -1;
                 }
                 byte[] clientNonce = auth.fields().get(2);
+                if (job.startsWith(RendezvousWire.PORT_CLIENT)) {
+                    return portClient(job, r, nonce, clientNonce, auth.fields().get(3));
+                }
                 byte[] expected = RendezvousWire.mac(secret, utf8("rank"), utf8(job), utf8(Integer.toString(r)),
                         nonce, clientNonce);
                 if (!job.equals(jobId)) {
@@ -510,6 +531,29 @@ public final class RendezvousServer implements AutoCloseable {
             } finally {
                 guard.interrupt();
             }
+        }
+
+        /**
+         * A client that proves it holds the credential of a port of this launcher ({@link #onPortClient}),
+         * in place of a rank's: it may only connect to that port (another {@code tutti run}'s launcher
+         * on behalf of its ranks), and is no rank of this job.
+         */
+        private boolean portClient(String job, int r, byte[] nonce, byte[] clientNonce, byte[] proof) {
+            byte[] token = portTokens.apply(job.substring(RendezvousWire.PORT_CLIENT.length()));
+            if (token == null || r != -1) {
+                reject(this, "a client asked for port " + job + ", which is not open here");
+                return false;
+            }
+            byte[] expected = RendezvousWire.mac(token, utf8("rank"), utf8(job), utf8("-1"), nonce, clientNonce);
+            if (!RendezvousWire.sameMac(expected, proof)) {
+                reject(this, "a client for " + job + " did not prove it holds the port's credential");
+                return false;
+            }
+            send(RendezvousWire.WELCOME, 0, RendezvousWire.mac(token, utf8("launcher"), utf8(job), utf8("-1"), nonce,
+                    clientNonce));
+            portClient = true;
+            authenticated = true;
+            return true;
         }
     }
 

@@ -47,7 +47,8 @@ import javax.crypto.spec.SecretKeySpec;
  * PORT(operation, arguments...) asks for a port or a published name ({@code Tutti.openPort} and the
  * calls after it): open, close, accept and connect (answered once both sides of a port have come:
  * the joined job's id, addresses and its secret sealed with this job's, {@link #seal}), publish,
- * lookup and unpublish; each is answered with VALUE or ERROR(why).
+ * lookup and unpublish; each is answered with VALUE or ERROR(why). Another launcher may connect for
+ * its ranks with a port's credential in place of the job secret ({@link #PORT_CLIENT}).
  */
 public final class RendezvousWire {
     /** The protocol's name and version: 2 added STARTED and STACKS, which a version 1 rank takes for an error. */
@@ -78,6 +79,12 @@ public final class RendezvousWire {
     static final byte STACKS = 19;
     /** Rank to launcher: start the processes of a spawned job; answered with VALUE or ERROR. */
     static final byte SPAWN = 20;
+    /**
+     * What a port's client (another launcher, for its ranks) puts before the port's id in AUTH's job
+     * field, with rank -1, proving the port's credential in place of the job secret; it may then send
+     * PORT connect only.
+     */
+    public static final String PORT_CLIENT = "port:";
     /** Rank to launcher: a port or name operation ({@link RendezvousServer.PortHandler}); answered with VALUE or ERROR. */
     static final byte PORT = 21;
 

@@ -48,17 +48,20 @@ final class Launch {
             return List.of(pids);
         }
 
-        /** The launcher's --verbose line for a job the ranks spawned. */
-    private static final Pattern SPAWNED_JOB = Pattern.compile("spawned job ([0-9a-f]+): ");
+        /** The launcher's --verbose line for a job the ranks spawned, or joined at a port. */
+        private static final Pattern SPAWNED_JOB = Pattern.compile(
+                "(?:spawned job ([0-9a-f]+): |joined job ([0-9a-f]+) of )");
 
-    /** Asserts the job's shared-memory directory is gone. */
+        /** Asserts the job's shared-memory directory is gone. */
         void assertNoJobDirectory() {
             Path dir = ShmFiles.defaultRoot().resolve("tutti-" + jobId());
             assertFalse(Files.exists(dir), "the launcher left its job directory " + dir + " behind");
             Matcher spawned = SPAWNED_JOB.matcher(stderr);
             while (spawned.find()) {
-                Path more = ShmFiles.defaultRoot().resolve("tutti-" + spawned.group(1));
-                assertFalse(Files.exists(more), "the launcher left the directory " + more + " of a spawned job behind");
+                String id = spawned.group(1) != null ? spawned.group(1) : spawned.group(2);
+                Path more = ShmFiles.defaultRoot().resolve("tutti-" + id);
+                assertFalse(Files.exists(more), "the launcher left the directory " + more + " of a spawned or joined"
+                        + " job behind");
             }
         }
 

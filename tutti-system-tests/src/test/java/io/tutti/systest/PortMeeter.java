@@ -13,8 +13,10 @@ import java.util.List;
  * {@code spawn}, the ranks publish a port, spawn two processes of this class, which look it up and
  * connect from their own job. Each side checks what came over the intercommunicator both ways, both
  * merge for an allreduce, then the server withdraws the name and closes the port, and the misuses
- * (a name published twice, unknown names, a closed port, another run's port) must each fail with
- * InvalidArgument. Each process prints one line ending in "ports ok" when every check held.
+ * (a name published twice, unknown names, a closed port, another run's port out of reach) must each
+ * fail with InvalidArgument. With {@code serve FILE} and {@code dial FILE}, two separate runs meet:
+ * the server writes its port's name to FILE, the client reads it there and connects. Each process
+ * prints one line ending in "ports ok" when every check held.
  */
 public final class PortMeeter {
     private PortMeeter() {
@@ -49,7 +51,8 @@ public final class PortMeeter {
                     world.barrier();
                     // the server has withdrawn its name and closed its port by now
                     expectInvalid(() -> tutti.lookupName("meeter"), "no service 'meeter'");
-                    expectInvalid(() -> group.connect("tutti-port:00000000:0", 0), "another tutti run");
+                    expectInvalid(() -> group.connect("tutti-port:00000000:0:" + "00".repeat(32)
+                            + "@unix:/nonexistent/rendezvous.sock", 0), "of another tutti run cannot be reached");
                 }
                 expectInvalid(() -> tutti.lookupName("never-published"), "no service 'never-published'");
                 expectInvalid(() -> tutti.unpublishName("never-published", "p"), "is not published");
@@ -67,6 +70,34 @@ public final class PortMeeter {
                     tutti.closePort(port);
                 }
                 System.out.println("parent " + world.rank() + ": ports ok");
+            } else if (args[0].equals("serve")) {
+                // another tutti run connects: the port's name reaches it in a file, as text may
+                String port = world.rank() == 0 ? tutti.openPort() : null;
+                if (port != null) {
+                    java.nio.file.Path file = java.nio.file.Path.of(args[1]);
+                    java.nio.file.Path tmp = java.nio.file.Path.of(args[1] + ".tmp");
+                    java.nio.file.Files.writeString(tmp, port);
+                    java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                }
+                Intercommunicator met = world.accept(port, 0);
+                exchange(world, met, 0, world.size());
+                if (port != null) {
+                    tutti.closePort(port);
+                }
+                System.out.println("server " + world.rank() + ": ports ok");
+            } else if (args[0].equals("dial")) {
+                String port = null;
+                if (world.rank() == 0) {
+                    java.nio.file.Path file = java.nio.file.Path.of(args[1]);
+                    long deadline = System.nanoTime() + 120_000_000_000L;
+                    while (!java.nio.file.Files.exists(file) && System.nanoTime() < deadline) {
+                        Thread.sleep(50);
+                    }
+                    port = java.nio.file.Files.readString(file);
+                }
+                Intercommunicator met = world.connect(port, 0);
+                exchange(world, met, met.remoteSize(), 0);
+                System.out.println("client " + world.rank() + ": ports ok");
             } else {
                 // spawned: connect from this job to the port the parents published in theirs
                 String port = world.rank() == 0 ? tutti.lookupName("meeter-spawn") : null;
