@@ -91,9 +91,11 @@ final class Ports {
      * Carries out {@code operation} for a rank of the job with secret {@code jobSecret} (null: a
      * client of another run that proved a port's credential, which may only connect), where a port
      * opened now is reached at {@code here} (this rendezvous's addresses); blocks for an accept or
-     * connect until its other side comes. Exceptions say what was wrong.
+     * connect until its other side comes, or until {@code asking} says the asker has gone (its side
+     * is then taken off the port). Exceptions say what was wrong.
      */
-    String answer(byte[] jobSecret, String here, String operation, List<String> args) throws Exception {
+    String answer(byte[] jobSecret, String here, String operation, List<String> args,
+                  java.util.function.BooleanSupplier asking) throws Exception {
         if (jobSecret == null && !operation.equals("connect")) {
             throw new IllegalArgumentException("a client of another run may only connect to a port");
         }
@@ -109,7 +111,7 @@ final class Ports {
             }
             case "accept", "connect" -> {
                 arguments(operation, args, 2);
-                yield meet(args.get(0), operation.equals("accept"), Integer.parseInt(args.get(1)), jobSecret);
+                yield meet(args.get(0), operation.equals("accept"), Integer.parseInt(args.get(1)), jobSecret, asking);
             }
             case "publish" -> {
                 arguments(operation, args, 2);
@@ -188,7 +190,8 @@ final class Ports {
      * Waits for the other side at port {@code name}, then makes the joined job and answers both:
      * its id, addresses, secret sealed for each side's job, and the two sizes, accepting side first.
      */
-    private String meet(String name, boolean accepting, int size, byte[] jobSecret) throws Exception {
+    private String meet(String name, boolean accepting, int size, byte[] jobSecret,
+                        java.util.function.BooleanSupplier asking) throws Exception {
         if (size < 1) {
             throw new IllegalArgumentException("a group of " + size + " ranks cannot meet at a port");
         }
@@ -227,10 +230,32 @@ final class Ports {
             }
         }
         try {
-            return mine.answer().get();
+            while (true) {
+                try {
+                    return mine.answer().get(ASKER_CHECK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    if (!asking.getAsBoolean() && withdraw(name, mine)) {
+                        throw new IllegalStateException("the asker of this " + (accepting ? "accept" : "connect")
+                                + " has gone");
+                    }
+                }
+            }
         } catch (ExecutionException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
+    }
+
+    /** How often a side waiting at a port looks whether its asker is still there. */
+    private static final long ASKER_CHECK_MILLIS = 500;
+
+    /** Takes {@code side} off port {@code name} if it still waits there; false when it has met already. */
+    private synchronized boolean withdraw(String name, Side side) {
+        Name n = Name.parse(name);
+        Port p = n == null ? null : ports.get(n.id());
+        if (p == null) {
+            return !side.answer().isDone();
+        }
+        return p.accepts().remove(side) || p.connects().remove(side);
     }
 
     /**

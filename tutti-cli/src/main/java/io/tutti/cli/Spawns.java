@@ -97,13 +97,13 @@ final class Spawns implements AutoCloseable {
     /** Serves the spawn, port and name requests of the ranks of {@code server}'s job, whose secret is {@code secret}. */
     void serve(RendezvousServer server, byte[] secret) {
         server.onSpawn((rank, programs, parents) -> spawn(secret, programs, parents));
-        server.onPort((rank, operation, args) -> {
+        server.onPort((rank, operation, args, asking) -> {
             Starter how = starter;
             if (refusal != null || how == null) {
                 throw new IllegalStateException(refusal != null ? refusal : "the launcher is still starting the job");
             }
             // a port opened here is reached at this rendezvous; rank -1 is another run's launcher
-            return ports.answer(rank < 0 ? null : secret, how.addresses(server), operation, args);
+            return ports.answer(rank < 0 ? null : secret, how.addresses(server), operation, args, asking);
         });
         server.onPortClient(ports::token);
     }

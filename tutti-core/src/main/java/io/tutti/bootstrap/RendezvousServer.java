@@ -80,7 +80,7 @@ public final class RendezvousServer implements AutoCloseable {
     private volatile SpawnHandler onSpawn = (r, programs, parents) -> {
         throw new IllegalStateException("this launcher does not start new processes");
     };
-    private volatile PortHandler onPort = (rank, operation, args) -> {
+    private volatile PortHandler onPort = (rank, operation, args, asking) -> {
         throw new IllegalStateException("this launcher serves no ports or names");
     };
     /** The credential of an open port, by its id ("run:n"), or null: what a port's client proves it holds. */
@@ -259,10 +259,12 @@ public final class RendezvousServer implements AutoCloseable {
         /**
          * Carries out port or name operation {@code operation} (open, close, accept, connect, publish,
          * lookup, unpublish) with {@code args} for rank {@code rank} (-1: a port's client, which
-         * proved the credential of the port it names), and returns the answer; may block
+         * proved the credential of the port it names), and returns the answer; may block while
+         * {@code asking} says the asker's connection is open
          * (an accept waits for its connect). Any exception's message goes back to the rank as the reason.
          */
-        String answer(int rank, String operation, List<String> args) throws Exception;
+        String answer(int rank, String operation, List<String> args, java.util.function.BooleanSupplier asking)
+                throws Exception;
     }
 
     /** Gives {@code handler} the ranks' port and name requests (each on a thread of its own). */
@@ -633,7 +635,7 @@ public final class RendezvousServer implements AutoCloseable {
                 for (int i = 1; i < f.fields().size(); i++) {
                     args.add(f.text(i));
                 }
-                c.send(RendezvousWire.VALUE, f.id(), utf8(onPort.answer(from, f.text(0), args)));
+                c.send(RendezvousWire.VALUE, f.id(), utf8(onPort.answer(from, f.text(0), args, c.ch::isOpen)));
             } catch (Exception e) {
                 c.send(RendezvousWire.ERROR, f.id(), utf8(String.valueOf(e.getMessage())));
             }

@@ -583,6 +583,21 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /**
+     * Drives {@code other}, an engine of this process's other job (one it spawned or joined at a
+     * port, or the one it was joined from), whenever a wait of this one is past its spin phase: over
+     * the rails what that engine queued or must send again moves only when someone drives it, and a
+     * rank blocked here would otherwise hold up a peer that waits there (PortsIT over the rails).
+     */
+    public void alsoDrive(Engine other) {
+        progress.alsoDrive(other);
+    }
+
+    /** Stops driving {@code other} ({@link #alsoDrive}): it is closing. */
+    public void stopDriving(Engine other) {
+        progress.stopDriving(other);
+    }
+
     /** Drives progress until {@code op} completes; throws its error. */
     void await(Operation op) {
         enter();

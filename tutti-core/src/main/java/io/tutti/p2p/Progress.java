@@ -106,6 +106,31 @@ final class Progress {
         }
     }
 
+    /** The engines of this process's other jobs that this one's waits drive ({@link Engine#alsoDrive}); copied on change. */
+    private volatile Engine[] others = new Engine[0];
+
+    synchronized void alsoDrive(Engine other) {
+        Engine[] more = java.util.Arrays.copyOf(others, others.length + 1);
+        more[others.length] = other;
+        others = more;
+    }
+
+    synchronized void stopDriving(Engine other) {
+        others = java.util.Arrays.stream(others).filter(e -> e != other).toArray(Engine[]::new);
+    }
+
+    /** One pass of {@code other}; its failures are its owner's to see on its next call. */
+    private static void driveOther(Engine other) {
+        if (other.isClosed()) {
+            return;
+        }
+        try {
+            other.progress();
+        } catch (io.tutti.TuttiException e) {
+            // a failed peer or a close in between: the other job's own calls report it
+        }
+    }
+
     /** One pass over everything in flight; returns the work done (0 = idle). */
     int pass() {
         int work = network == null ? 0 : network.pump();
@@ -325,6 +350,10 @@ final class Progress {
     int idle(int round, int peer) {
         if (idle.phase(round) == Idle.SPIN) {
             return idle.idle(round);
+        }
+        Engine[] drive = others;
+        for (Engine e : drive) {
+            driveOther(e);
         }
         long now = System.nanoTime();
         if (!blockedShown) {

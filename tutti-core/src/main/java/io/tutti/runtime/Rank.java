@@ -224,6 +224,9 @@ public final class Rank extends Tutti {
             throw new TuttiException.Startup("interrupted while joining job " + id, e);
         }
         spawned.add(r);
+        // each job's waits drive the other's engine: over the rails nobody else moves what it queued
+        engine.alsoDrive(r.engine);
+        r.engine.alsoDrive(engine);
         return r.bridge;
     }
 
@@ -274,6 +277,8 @@ public final class Rank extends Tutti {
     @Override
     public void close() {
         for (Rank r : spawned) {
+            engine.stopDriving(r.engine);
+            r.engine.stopDriving(engine);
             r.close();
         }
         if (!engine.isClosed()) {

@@ -164,7 +164,7 @@ class RendezvousTest {
         try (RendezvousServer s = server(1);
              RendezvousClient a = RendezvousClient.connect(List.of(tcp(s)), "job1", 0, SECRET, WAIT, w -> { })) {
             java.util.concurrent.CountDownLatch both = new java.util.concurrent.CountDownLatch(2);
-            s.onPort((rank, operation, args) -> {
+            s.onPort((rank, operation, args, asking) -> {
                 if (operation.equals("lookup")) {
                     throw new IllegalArgumentException("no service '" + args.getFirst() + "'");
                 }

@@ -5,8 +5,10 @@ import io.tutti.Tutti;
 import io.tutti.TuttiException;
 
 /**
- * Rank 1 dies abruptly (no close, no shutdown hooks) while rank 0 waits to receive from it; rank 0
- * must get a {@link TuttiException.PeerFailed} that names rank 1, and prints it.
+ * Rank 1 dies abruptly while rank 0 waits to receive from it; rank 0 must get a
+ * {@link TuttiException.PeerFailed} that names rank 1, and prints it with how long it took. Rank 1
+ * dies by {@code Runtime.halt} (no close, no shutdown hooks), or as the first argument says:
+ * {@code exit} (System.exit), {@code kill} (SIGKILL, as a crash).
  */
 public final class PeerDeath {
     private PeerDeath() {
@@ -17,6 +19,17 @@ public final class PeerDeath {
         Communicator w = tutti.world();
         Ranks.barrier(w);
         if (w.rank() == 1) {
+            String how = args.length > 0 ? args[0] : "halt";
+            if (how.equals("exit")) {
+                System.exit(7); // as a program that gives up does, its shutdown hooks run
+            } else if (how.equals("kill")) {
+                // as a crash or the kernel's OOM killer ends it: nothing of the JVM runs
+                try {
+                    new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+                } catch (java.io.IOException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
             Runtime.getRuntime().halt(7);
         }
         long t0 = System.nanoTime();
