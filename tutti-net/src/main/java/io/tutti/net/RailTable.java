@@ -96,7 +96,9 @@ final class RailTable implements AutoCloseable {
         if (seg != null) {
             return seg;
         }
-        Path tmp = jobDir.resolve(".rails-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        // pid and clock alone collided: two rank threads of one JVM read the same nanoTime (CI, ClusterThreadsIT)
+        Path tmp = jobDir.resolve(".rails-" + ProcessHandle.current().pid() + "-" + System.nanoTime() + "-"
+                + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong()));
         try {
             MemorySegment made = ShmFiles.createAndMap(tmp, length(size), arena);
             init(made, size, rails);
