@@ -220,9 +220,9 @@ final class Ports {
                 }
                 Joined j = joiner.join(acceptor.size() + connector.size());
                 for (Side s : List.of(acceptor, connector)) {
-                    s.answer().complete(j.dir().id() + "\n" + j.addresses() + "\n"
-                            + HexFormat.of().formatHex(RendezvousWire.seal(s.jobSecret(), j.dir().id(), j.dir().secret()))
-                            + "\n" + acceptor.size() + "\n" + connector.size());
+                    s.answer().complete(new RendezvousWire.Meeting(j.dir().id(), j.addresses(),
+                            RendezvousWire.seal(s.jobSecret(), j.dir().id(), j.dir().secret()), acceptor.size(),
+                            connector.size()).text());
                 }
             } catch (IOException | RuntimeException e) {
                 other.answer().completeExceptionally(e);
@@ -273,13 +273,8 @@ final class Ports {
                     + e.getMessage(), e);
         }
         try {
-            String[] parts = there.port("connect", RELAY_WAIT, name, Integer.toString(size)).split("\n", -1);
-            if (parts.length != 5) {
-                throw new IllegalStateException("the other run's launcher answered a connect malformed");
-            }
-            byte[] secret = RendezvousWire.seal(n.token(), parts[0], HexFormat.of().parseHex(parts[2]));
-            parts[2] = HexFormat.of().formatHex(RendezvousWire.seal(jobSecret, parts[0], secret));
-            return String.join("\n", parts);
+            return RendezvousWire.Meeting.parse(there.port("connect", RELAY_WAIT, name, Integer.toString(size)))
+                    .resealed(n.token(), jobSecret).text();
         } finally {
             there.disconnect();
         }

@@ -97,14 +97,9 @@ final class Spawns implements AutoCloseable {
     /** Serves the spawn, port and name requests of the ranks of {@code server}'s job, whose secret is {@code secret}. */
     void serve(RendezvousServer server, byte[] secret) {
         server.onSpawn((rank, programs, parents) -> spawn(secret, programs, parents));
-        server.onPort((rank, operation, args, asking) -> {
-            Starter how = starter;
-            if (refusal != null || how == null) {
-                throw new IllegalStateException(refusal != null ? refusal : "the launcher is still starting the job");
-            }
-            // a port opened here is reached at this rendezvous; rank -1 is another run's launcher
-            return ports.answer(rank < 0 ? null : secret, how.addresses(server), operation, args, asking);
-        });
+        // a port opened here is reached at this rendezvous; rank -1 is another run's launcher
+        server.onPort((rank, operation, args, asking) -> ports.answer(rank < 0 ? null : secret,
+                starter().addresses(server), operation, args, asking));
         server.onPortClient(ports::token);
     }
 
@@ -114,10 +109,7 @@ final class Spawns implements AutoCloseable {
      * with the others.
      */
     private Ports.Joined joined(int size) throws IOException {
-        Starter how = starter;
-        if (how == null) {
-            throw new IllegalStateException("the launcher is still starting the job");
-        }
+        Starter how = starter();
         JobDirectory dir = JobDirectory.create();
         RendezvousServer server = null;
         try {
@@ -142,11 +134,17 @@ final class Spawns implements AutoCloseable {
         }
     }
 
-    private String spawn(byte[] secret, List<Communicator.Program> programs, int parents) throws IOException {
+    /** How processes and jobs are made; refuses where this job cannot (its ranks are threads) or cannot yet. */
+    private Starter starter() {
         Starter how = starter;
         if (refusal != null || how == null) {
             throw new IllegalStateException(refusal != null ? refusal : "the launcher is still starting the job");
         }
+        return how;
+    }
+
+    private String spawn(byte[] secret, List<Communicator.Program> programs, int parents) throws IOException {
+        Starter how = starter();
         long total = 0;
         for (Communicator.Program p : programs) {
             if (!CLASS_NAME.matcher(p.mainClass()).matches()) {

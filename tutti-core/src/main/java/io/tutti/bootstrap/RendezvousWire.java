@@ -207,6 +207,38 @@ public final class RendezvousWire {
         return out;
     }
 
+    /**
+     * The launcher's answer to an accept or a connect: the joined job's id and rendezvous addresses,
+     * its secret sealed for the asking job ({@link #seal}), and the two groups' sizes, accepting first.
+     * On the wire as those five lines.
+     */
+    public record Meeting(String id, String addresses, byte[] sealed, int acceptors, int connectors) {
+        public String text() {
+            return id + "\n" + addresses + "\n" + java.util.HexFormat.of().formatHex(sealed) + "\n" + acceptors
+                    + "\n" + connectors;
+        }
+
+        /** {@code text} as {@link #text} wrote it; IllegalArgumentException when it is not one. */
+        public static Meeting parse(String text) {
+            String[] parts = text.split("\n", -1);
+            if (parts.length != 5) {
+                throw new IllegalArgumentException("a malformed answer to a port's meeting");
+            }
+            return new Meeting(parts[0], parts[1], java.util.HexFormat.of().parseHex(parts[2]),
+                    Integer.parseInt(parts[3]), Integer.parseInt(parts[4]));
+        }
+
+        /** The joined job's secret, opened with the secret of the job it was sealed for. */
+        public byte[] secret(byte[] jobSecret) {
+            return seal(jobSecret, id, sealed);
+        }
+
+        /** The same meeting with the secret sealed for {@code to}, opened with {@code from}. */
+        public Meeting resealed(byte[] from, byte[] to) {
+            return new Meeting(id, addresses, seal(to, id, secret(from)), acceptors, connectors);
+        }
+    }
+
     static boolean sameMac(byte[] a, byte[] b) {
         return MessageDigest.isEqual(a, b);
     }

@@ -129,9 +129,7 @@ public final class Rank extends Tutti {
     String requestPort(String operation, String... args) {
         try {
             return node.port(operation, args);
-        } catch (UnsupportedOperationException e) {
-            return "!" + e.getMessage();
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (UnsupportedOperationException | java.util.concurrent.TimeoutException e) {
             return "!" + e.getMessage();
         } catch (RuntimeException e) {
             return "?" + e.getMessage();
@@ -182,15 +180,14 @@ public final class Rank extends Tutti {
      * the rank of its group's rank {@code rank}; returns the intercommunicator to the other group.
      */
     Intercommunicator joinPort(String answer, int rank, boolean accepting) {
-        String[] parts = answer.split("\n", -1);
-        if (parts.length != 5) {
-            throw new TuttiException.Startup("the launcher's answer to a port's meeting is malformed", null);
+        io.tutti.bootstrap.RendezvousWire.Meeting m;
+        try {
+            m = io.tutti.bootstrap.RendezvousWire.Meeting.parse(answer);
+        } catch (IllegalArgumentException e) {
+            throw new TuttiException.Startup("the launcher's answer to a port's meeting is malformed", e);
         }
-        int acceptors = Integer.parseInt(parts[3]);
-        int connectors = Integer.parseInt(parts[4]);
-        byte[] secret = io.tutti.bootstrap.RendezvousWire.seal(job.secret(), parts[0], java.util.HexFormat.of()
-                .parseHex(parts[2]));
-        return join(parts[0], parts[1], secret, accepting ? rank : acceptors + rank, acceptors, acceptors + connectors);
+        return join(m.id(), m.addresses(), m.secret(job.secret()), accepting ? rank : m.acceptors() + rank,
+                m.acceptors(), m.acceptors() + m.connectors());
     }
 
     /**

@@ -96,7 +96,8 @@ final class RailTable implements AutoCloseable {
         if (seg != null) {
             return seg;
         }
-        // pid and clock alone collided: two rank threads of one JVM read the same nanoTime (CI, ClusterThreadsIT)
+        // pid and clock alone collided once (CI, ClusterThreadsIT: rank threads of one JVM, or hosts whose
+        // PID namespaces gave the same pid, sharing the directory); the random part makes that impossible
         Path tmp = jobDir.resolve(".rails-" + ProcessHandle.current().pid() + "-" + System.nanoTime() + "-"
                 + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong()));
         try {
