@@ -142,8 +142,9 @@ final class Peer {
     long gapSince;
     long nakAt;
     /**
-     * How long before the same gap is asked for again: a round trip, doubled with each repeat up
-     * to the largest RTO, so a sender that died mid-repair is not asked a thousand times a second.
+     * How long before the same gap is asked for again: a round trip, doubled with each repeat to
+     * a sender not heard since the NAK before, up to the largest RTO, so a sender that died
+     * mid-repair is not asked a thousand times a second.
      */
     long nakEvery;
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * after the reordering time otherwise, counted only while this rank reads its rails, so a pause of
  * the reader itself (descheduled on a busy machine) does not ask again for datagrams that wait
  * unread on its other rail. A gap its sender never fills (it died mid-repair) is asked for ever
- * less often.
+ * less often, unless the sender is still heard from.
  */
 class GapCheckTest {
     private static final long MS = 1_000_000L;
@@ -71,37 +72,61 @@ class GapCheckTest {
         assertTrue(p.nakWanted, "read again for 60 ms after the pause: now a loss");
     }
 
-    @Test
-    void aGapNeverFilledIsAskedForAgainEverLessOftenUpToTheLargestRto() {
+    /**
+     * The times of the NAKs for a gap that both rails have passed, over 3 s of polls every 0.1 ms,
+     * each NAK sent as acknowledge() sends it; the sender never fills the gap, and while
+     * {@code heard} its later datagrams keep arriving (its retransmission is lost, or waits in its
+     * queue).
+     */
+    private static List<Long> naksOver3s(boolean heard) {
         Reliability r = reliability();
         long t = 1_000 * MS;
         r.looked(t);
         Peer p = gapAt(r, t);
         p.railHighest[1] = 1;   // both rails passed the gap: a loss at once
-        int naks = 0;
-        long lastAt = 0;
-        long lastInterval = 0;
-        // 3 s of polls every 0.1 ms, each NAK sent as acknowledge() sends it; the sender never answers
+        List<Long> naks = new ArrayList<>();
         for (long at = t; at <= t + 3_000 * MS; at += MS / 10) {
+            if (heard) {
+                p.heard(0, at);
+            }
             r.looked(at);
             r.gapCheck(p, at);
             if (p.nakWanted) {
+                assertEquals(0, p.nakFrom);
                 p.nakWanted = false;
                 p.lastNakFrom = p.nakFrom;
                 p.nakAt = at;
-                if (naks > 0) {
-                    long interval = at - lastAt;
-                    assertTrue(interval >= lastInterval, "NAK " + naks + " came " + interval + " ns after the one before, "
-                            + "sooner than the " + lastInterval + " ns before that");
-                    lastInterval = interval;
-                }
-                lastAt = at;
-                naks++;
+                naks.add(at);
             }
         }
+        return naks;
+    }
+
+    @Test
+    void aGapNeverFilledIsAskedForAgainEverLessOftenUpToTheLargestRto() {
+        List<Long> naks = naksOver3s(false);
+        long lastInterval = 0;
+        for (int i = 1; i < naks.size(); i++) {
+            long interval = naks.get(i) - naks.get(i - 1);
+            assertTrue(interval >= lastInterval, "NAK " + i + " came " + interval + " ns after the one before, "
+                    + "sooner than the " + lastInterval + " ns before that");
+            lastInterval = interval;
+        }
         // 25 ms doubling to the 1 s largest RTO of these limits: 25, 50, 100, 200, 400, 800, 1000 ms
-        assertTrue(naks >= 5 && naks <= 9, naks + " NAKs in 3 s");
+        assertTrue(naks.size() >= 5 && naks.size() <= 9, naks.size() + " NAKs in 3 s");
         assertTrue(lastInterval >= 1_000 * MS && lastInterval <= 1_001 * MS, "the last interval: " + lastInterval);
-        assertEquals(0, p.nakFrom);
+    }
+
+    @Test
+    void aGapToASenderThatIsHeardIsAskedForAgainEveryRoundTrip() {
+        List<Long> naks = naksOver3s(true);
+        long longest = 0;
+        for (int i = 1; i < naks.size(); i++) {
+            longest = Math.max(longest, naks.get(i) - naks.get(i - 1));
+        }
+        // a round trip here is the RTO floor / 4 (25 ms): about 120 NAKs in 3 s, none later than that
+        assertTrue(longest <= 26 * MS, "a NAK came " + longest + " ns after the one before: it backed off from a"
+                + " sender that is heard");
+        assertTrue(naks.size() >= 100, naks.size() + " NAKs in 3 s");
     }
 }
