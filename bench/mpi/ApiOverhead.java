@@ -13,13 +13,19 @@ import mpi.MPIException;
  * through Open MPI's Java bindings' calls, the other through Tutti's own). Rank 0 prints
  * {@code RESULT BENCHMARK API SIZE FIGURE UNIT}. bench/compare-mpi-api.sh runs it by turns.
  *
- * <p>Usage: {@code ApiOverhead mpi|tutti latency|bw|allreduce SIZE [SECONDS]}: latency is the median
- * of ping-pong round trips / 2 (us), bw windows of 64 nonblocking sends on direct buffers (MB/s),
- * allreduce the median over ranks of the mean time per call (us) of SIZE/8 doubles summed. Each
- * runs its loop untimed for SECONDS (default 3) first, so both APIs meet a JIT that is done.
+ * <p>Usage: {@code ApiOverhead mpi|tutti|both latency|bw|allreduce SIZE [SECONDS]}: latency is the
+ * median of ping-pong round trips / 2 (us), bw windows of 64 nonblocking sends on direct buffers
+ * (MB/s), allreduce the median over ranks of the mean time per call (us) of SIZE/8 doubles summed.
+ * Each runs its loop untimed for SECONDS (default 3) first, so both APIs meet a JIT that is done.
+ * {@code both} runs the two APIs in one job, in {@value #PAIRS} pairs of blocks of a tenth of the
+ * calls each (the pair's order alternating), and prints each API's median over its blocks and the
+ * median of the pairs' ratios: the two then share the processes' cores and the machine's phase,
+ * which differ from job to job by more than the layer costs (docs/perf/mpi-api.md).
  */
 public final class ApiOverhead {
     private static final int WINDOW = 64;
+    /** Pairs of blocks of a paired run ({@code both}). */
+    private static final int PAIRS = 10;
 
     /** The calls the loops make, through one API or the other. */
     private interface Api {
@@ -43,13 +49,17 @@ public final class ApiOverhead {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 3) {
-            System.err.println("usage: ApiOverhead mpi|tutti latency|bw|allreduce SIZE [SECONDS]");
+            System.err.println("usage: ApiOverhead mpi|tutti|both latency|bw|allreduce SIZE [SECONDS]");
             System.exit(2);
         }
-        Api api = args[0].equals("mpi") ? mpi(args) : tutti(args);
         String mode = args[1];
         int size = Integer.parseInt(args[2]);
         long warmNanos = (long) (Double.parseDouble(args.length > 3 ? args[3] : "3") * 1e9);
+        if (args[0].equals("both")) {
+            paired(args, mode, size, warmNanos);
+            return;
+        }
+        Api api = args[0].equals("mpi") ? mpi(args) : tutti(args);
         double figure;
         String unit;
         switch (mode) {
@@ -88,6 +98,90 @@ public final class ApiOverhead {
             System.out.printf(java.util.Locale.ROOT, "RESULT %s %s %d %.3f %s%n", mode, args[0], size, figure, unit);
         }
         api.close();
+    }
+
+    /** One benchmark's timed loop of {@code calls} calls through {@code api}: its figure (rank 0's). */
+    private interface Loop {
+        double run(Api api, int calls) throws Exception;
+    }
+
+    /**
+     * Both APIs in one job: warm-up by turns, then {@link #PAIRS} pairs of blocks, each block a tenth
+     * of the unpaired run's calls; prints the medians and the median of the pairs' ratios (mpi / tutti).
+     */
+    private static void paired(String[] args, String mode, int size, long warmNanos) throws Exception {
+        Api m = mpi(args);
+        Api t = tutti(runtimeUnderMpi());
+        int big = size >= 65536 ? 1 : 0;
+        Loop loop;
+        int calls;
+        int warmCalls;
+        String unit;
+        switch (mode) {
+            case "latency" -> {
+                byte[] b = new byte[Math.max(1, size)];
+                loop = (api, n) -> latency(api, b, size, n);
+                calls = big == 1 ? 2000 : 100_000;
+                warmCalls = 1000;
+                unit = "us";
+            }
+            case "bw" -> {
+                ByteBuffer b = ByteBuffer.allocateDirect(Math.max(1, size));
+                loop = (api, n) -> bandwidth(api, b, size, n);
+                calls = big == 1 ? 100 : 2000;
+                warmCalls = 10;
+                unit = "MB/s";
+            }
+            case "allreduce" -> {
+                int count = Math.max(1, size / 8);
+                double[] in = new double[count];
+                double[] out = new double[count];
+                loop = (api, n) -> allreduce(api, in, out, count, n);
+                calls = big == 1 ? 500 : 50_000;
+                warmCalls = 1000;
+                unit = "us";
+            }
+            default -> throw new IllegalArgumentException("unknown benchmark " + mode + ": latency, bw or allreduce");
+        }
+        long until = System.nanoTime() + warmNanos;
+        while (agreeGoOn(m, until)) {
+            loop.run(m, warmCalls);
+            loop.run(t, warmCalls);
+        }
+        double[] ofMpi = new double[PAIRS];
+        double[] ofTutti = new double[PAIRS];
+        double[] ratio = new double[PAIRS];
+        for (int i = 0; i < PAIRS; i++) {
+            boolean mpiFirst = i % 2 == 0;
+            double first = loop.run(mpiFirst ? m : t, calls / PAIRS);
+            double second = loop.run(mpiFirst ? t : m, calls / PAIRS);
+            ofMpi[i] = mpiFirst ? first : second;
+            ofTutti[i] = mpiFirst ? second : first;
+            ratio[i] = ofMpi[i] / ofTutti[i];
+        }
+        if (m.rank() == 0) {
+            System.out.printf(java.util.Locale.ROOT, "RESULT %s mpi %d %.3f %s%n", mode, size, median(ofMpi), unit);
+            System.out.printf(java.util.Locale.ROOT, "RESULT %s tutti %d %.3f %s%n", mode, size, median(ofTutti), unit);
+            System.out.printf(java.util.Locale.ROOT, "RESULT %s ratio %d %.4f mpi/tutti%n", mode, size, median(ratio));
+        }
+        m.close();
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
+    /**
+     * The Tutti runtime that {@code MPI.Init} started: the layer keeps it package-private (the
+     * bindings' API has no such call), so a benchmark that compares the two in one job reaches it
+     * by reflection.
+     */
+    private static Tutti runtimeUnderMpi() throws ReflectiveOperationException {
+        java.lang.reflect.Method m = MPI.class.getDeclaredMethod("runtime");
+        m.setAccessible(true);
+        return (Tutti) m.invoke(null);
     }
 
     /** Whether every rank goes on warming up: rank 0's clock decides, so all stop at one round. */
@@ -206,7 +300,11 @@ public final class ApiOverhead {
     }
 
     private static Api tutti(String[] args) {
-        Tutti tutti = Tutti.init(args);
+        return tutti(Tutti.init(args));
+    }
+
+    /** The calls through Tutti's own API; {@code close} closes {@code tutti}. */
+    private static Api tutti(Tutti tutti) {
         Communicator w = tutti.world();
         io.tutti.Request[] window = new io.tutti.Request[WINDOW];
         io.tutti.Status status = new io.tutti.Status();

@@ -1898,6 +1898,9 @@ public class Comm implements Freeable, Cloneable {
         if (items > Integer.MAX_VALUE) {
             throw Errors.error(MPI.ERR_COUNT, call + ": " + items + " items are more than one call moves");
         }
+        if (r.own(buf, (int) items, type)) {
+            return buf;
+        }
         r.resolve(buf, (int) items, type, false, call);
         return r.forCollective(type.coll);
     }

@@ -65,6 +65,11 @@ public final class Datatype implements Freeable {
     /** The array types a Java array buffer of this type may have. */
     final Class<?> arrayType;
     final Class<?> otherArrayType;
+    /**
+     * The array class whose elements are exactly this type's items ({@code double[]} for
+     * {@link MPI#DOUBLE}), which goes to Tutti as it is ({@link Region#resolve}); null for the others.
+     */
+    final Class<?> ownArray;
     /** The predefined type whose elements make this one: itself for a predefined type. */
     final Datatype base;
     /**
@@ -93,6 +98,10 @@ public final class Datatype implements Freeable {
         this.firstPart = firstPart;
         this.arrayType = arrayType;
         this.otherArrayType = otherArrayType;
+        this.ownArray = switch (kind) {
+            case BYTE, SHORT, INT, LONG, FLOAT, DOUBLE -> arrayType;
+            default -> null;
+        };
         this.coll = switch (kind) {
             case CHAR -> io.tutti.Datatype.CHAR;
             case SHORT -> io.tutti.Datatype.SHORT;
@@ -140,6 +149,7 @@ public final class Datatype implements Freeable {
         this.firstPart = base.firstPart;
         this.arrayType = base.arrayType;
         this.otherArrayType = base.otherArrayType;
+        this.ownArray = null;
         this.coll = base.coll;
         this.collPer = (int) (size / coll.extent());
         this.base = base;

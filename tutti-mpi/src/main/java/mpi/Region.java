@@ -2,6 +2,7 @@ package mpi;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.reflect.Array;
 import java.nio.Buffer;
 
 /**
@@ -42,21 +43,14 @@ final class Region {
      * {@link #received} afterwards.
      */
     void resolve(Object buf, int count, Datatype type, boolean receive, String call) throws MPIException {
+        if (own(buf, count, type)) {
+            return;
+        }
         booleans = null;
         slice = null;
         unpackType = null;
         if (type.base != type) {
-            if (type.dense && type.base.size == type.base.extent) {
-                // one block of base elements: the base type, nothing packed
-                long n = (long) count * (type.size / Math.max(1, type.base.size));
-                if (n > Integer.MAX_VALUE) {
-                    throw Errors.error(MPI.ERR_COUNT, call + ": " + count + " items of the type are more than one"
-                            + " call moves");
-                }
-                resolve(buf, (int) n, type.base, receive, call);
-            } else {
-                packed(buf, count, type, receive, call);
-            }
+            derived(buf, count, type, receive, call);
             return;
         }
         long total = type.bytes(count);
@@ -65,6 +59,37 @@ final class Region {
                     + " bytes, more than one call moves (2^31 - 1)");
         }
         int n = (int) total;
+        // a direct buffer (every nonblocking call's) before the rest, without a switch on the class:
+        // this method is small enough for the JIT to inline (docs/perf/mpi-api.md, "The layer's own cost")
+        if (buf instanceof Buffer b && b.isDirect()) {
+            if (receive && b.isReadOnly()) {
+                throw Errors.error(MPI.ERR_BUFFER, call + ": the receive buffer is read-only");
+            }
+            slice = direct.slice(b, n, call);
+            set(direct.whole, 0, n);
+            return;
+        }
+        other(buf, count, n, type, receive, call);
+    }
+
+    /** {@link #resolve} for a derived type: its base type when the data is one block, else packed. */
+    private void derived(Object buf, int count, Datatype type, boolean receive, String call) throws MPIException {
+        if (type.dense && type.base.size == type.base.extent) {
+            // one block of base elements: the base type, nothing packed
+            long n = (long) count * (type.size / Math.max(1, type.base.size));
+            if (n > Integer.MAX_VALUE) {
+                throw Errors.error(MPI.ERR_COUNT, call + ": " + count + " items of the type are more than one"
+                        + " call moves");
+            }
+            resolve(buf, (int) n, type.base, receive, call);
+        } else {
+            packed(buf, count, type, receive, call);
+        }
+    }
+
+    /** {@link #resolve} for what is not a direct buffer: null, a heap buffer or an array, of {@code n} bytes. */
+    private void other(Object buf, int count, int n, Datatype type, boolean receive, String call)
+            throws MPIException {
         switch (buf) {
             case null -> {
                 // the bindings allow a null buffer for an empty message
@@ -72,13 +97,6 @@ final class Region {
                     throw Errors.error(MPI.ERR_BUFFER, call + ": the buffer is null but the count is " + count);
                 }
                 set(EMPTY, 0, 0);
-            }
-            case Buffer b when b.isDirect() -> {
-                if (receive && b.isReadOnly()) {
-                    throw Errors.error(MPI.ERR_BUFFER, call + ": the receive buffer is read-only");
-                }
-                slice = direct.slice(b, n, call);
-                set(direct.whole, 0, n);
             }
             case Buffer b -> {
                 if (!b.hasArray()) {
@@ -89,6 +107,23 @@ final class Region {
             }
             default -> array(buf, 0, n, type, receive, call);
         }
+    }
+
+    /**
+     * Resolves the commonest buffer, an array of {@code type}'s own elements ({@link Datatype#ownArray})
+     * from element 0 that holds {@code count} of them, without the dispatch on the buffer's class of
+     * {@link #resolve}, which is too big for the JIT to inline (docs/perf/mpi-api.md, "The layer's
+     * own cost"); whether it was one.
+     */
+    boolean own(Object buf, int count, Datatype type) {
+        if (buf == null || buf.getClass() != type.ownArray || count > Array.getLength(buf)) {
+            return false;
+        }
+        booleans = null;
+        slice = null;
+        unpackType = null;
+        set(buf, 0, count);
+        return true;
     }
 
     /**
