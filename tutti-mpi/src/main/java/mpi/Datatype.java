@@ -67,7 +67,7 @@ public final class Datatype implements Freeable {
     final Class<?> otherArrayType;
     /**
      * The array class whose elements are exactly this type's items ({@code double[]} for
-     * {@link MPI#DOUBLE}), which goes to Tutti as it is ({@link Region#resolve}); null for the others.
+     * {@link MPI#DOUBLE}), which goes to Tutti as it is ({@link Region#own}); null for the others.
      */
     final Class<?> ownArray;
     /** The predefined type whose elements make this one: itself for a predefined type. */

@@ -60,7 +60,7 @@ final class Region {
         }
         int n = (int) total;
         // a direct buffer (every nonblocking call's) before the rest, without a switch on the class:
-        // this method is small enough for the JIT to inline (docs/perf/mpi-api.md, "The layer's own cost")
+        // this method is small enough for the JIT to inline (docs/perf/mpi-api.md, "Paired runs")
         if (buf instanceof Buffer b && b.isDirect()) {
             if (receive && b.isReadOnly()) {
                 throw Errors.error(MPI.ERR_BUFFER, call + ": the receive buffer is read-only");
@@ -111,9 +111,9 @@ final class Region {
 
     /**
      * Resolves the commonest buffer, an array of {@code type}'s own elements ({@link Datatype#ownArray})
-     * from element 0 that holds {@code count} of them, without the dispatch on the buffer's class of
-     * {@link #resolve}, which is too big for the JIT to inline (docs/perf/mpi-api.md, "The layer's
-     * own cost"); whether it was one.
+     * from element 0 that holds {@code count} of them, without the rest of {@link #resolve} and
+     * {@link #forCollective}: a check small enough for the JIT to inline in every call
+     * (docs/perf/mpi-api.md, "Paired runs"); whether it was one.
      */
     boolean own(Object buf, int count, Datatype type) {
         if (buf == null || buf.getClass() != type.ownArray || count > Array.getLength(buf)) {
