@@ -60,42 +60,14 @@ public final class ApiOverhead {
             return;
         }
         Api api = args[0].equals("mpi") ? mpi(args) : tutti(args);
-        double figure;
-        String unit;
-        switch (mode) {
-            case "latency" -> {
-                byte[] b = new byte[Math.max(1, size)];
-                long until = System.nanoTime() + warmNanos;
-                while (agreeGoOn(api, until)) {
-                    latency(api, b, size, 1000);
-                }
-                figure = latency(api, b, size, size >= 65536 ? 2000 : 100_000);
-                unit = "us";
-            }
-            case "bw" -> {
-                ByteBuffer b = ByteBuffer.allocateDirect(Math.max(1, size));
-                long until = System.nanoTime() + warmNanos;
-                while (agreeGoOn(api, until)) {
-                    bandwidth(api, b, size, 10);
-                }
-                figure = bandwidth(api, b, size, size >= 65536 ? 100 : 2000);
-                unit = "MB/s";
-            }
-            case "allreduce" -> {
-                int count = Math.max(1, size / 8);
-                double[] in = new double[count];
-                double[] out = new double[count];
-                long until = System.nanoTime() + warmNanos;
-                while (agreeGoOn(api, until)) {
-                    allreduce(api, in, out, count, 1000);
-                }
-                figure = allreduce(api, in, out, count, size >= 65536 ? 500 : 50_000);
-                unit = "us";
-            }
-            default -> throw new IllegalArgumentException("unknown benchmark " + mode + ": latency, bw or allreduce");
+        Bench b = bench(mode, size);
+        long until = System.nanoTime() + warmNanos;
+        while (agreeGoOn(api, until)) {
+            b.loop().run(api, b.warmCalls());
         }
+        double figure = b.loop().run(api, b.calls());
         if (api.rank() == 0) {
-            System.out.printf(java.util.Locale.ROOT, "RESULT %s %s %d %.3f %s%n", mode, args[0], size, figure, unit);
+            System.out.printf(java.util.Locale.ROOT, "RESULT %s %s %d %.3f %s%n", mode, args[0], size, figure, b.unit());
         }
         api.close();
     }
@@ -105,6 +77,32 @@ public final class ApiOverhead {
         double run(Api api, int calls) throws Exception;
     }
 
+    /** A benchmark: its loop, the calls a run times and a warm-up round makes, and its figure's unit. */
+    private record Bench(Loop loop, int calls, int warmCalls, String unit) {
+    }
+
+    /** Benchmark {@code mode} at {@code size} bytes, with its own buffers. */
+    private static Bench bench(String mode, int size) {
+        boolean big = size >= 65536;
+        return switch (mode) {
+            case "latency" -> {
+                byte[] b = new byte[Math.max(1, size)];
+                yield new Bench((api, n) -> latency(api, b, size, n), big ? 2000 : 100_000, 1000, "us");
+            }
+            case "bw" -> {
+                ByteBuffer b = ByteBuffer.allocateDirect(Math.max(1, size));
+                yield new Bench((api, n) -> bandwidth(api, b, size, n), big ? 100 : 2000, 10, "MB/s");
+            }
+            case "allreduce" -> {
+                int count = Math.max(1, size / 8);
+                double[] in = new double[count];
+                double[] out = new double[count];
+                yield new Bench((api, n) -> allreduce(api, in, out, count, n), big ? 500 : 50_000, 1000, "us");
+            }
+            default -> throw new IllegalArgumentException("unknown benchmark " + mode + ": latency, bw or allreduce");
+        };
+    }
+
     /**
      * Both APIs in one job: warm-up by turns, then {@link #PAIRS} pairs of blocks, each block a tenth
      * of the unpaired run's calls; prints the medians and the median of the pairs' ratios (mpi / tutti).
@@ -112,56 +110,27 @@ public final class ApiOverhead {
     private static void paired(String[] args, String mode, int size, long warmNanos) throws Exception {
         Api m = mpi(args);
         Api t = tutti(runtimeUnderMpi());
-        int big = size >= 65536 ? 1 : 0;
-        Loop loop;
-        int calls;
-        int warmCalls;
-        String unit;
-        switch (mode) {
-            case "latency" -> {
-                byte[] b = new byte[Math.max(1, size)];
-                loop = (api, n) -> latency(api, b, size, n);
-                calls = big == 1 ? 2000 : 100_000;
-                warmCalls = 1000;
-                unit = "us";
-            }
-            case "bw" -> {
-                ByteBuffer b = ByteBuffer.allocateDirect(Math.max(1, size));
-                loop = (api, n) -> bandwidth(api, b, size, n);
-                calls = big == 1 ? 100 : 2000;
-                warmCalls = 10;
-                unit = "MB/s";
-            }
-            case "allreduce" -> {
-                int count = Math.max(1, size / 8);
-                double[] in = new double[count];
-                double[] out = new double[count];
-                loop = (api, n) -> allreduce(api, in, out, count, n);
-                calls = big == 1 ? 500 : 50_000;
-                warmCalls = 1000;
-                unit = "us";
-            }
-            default -> throw new IllegalArgumentException("unknown benchmark " + mode + ": latency, bw or allreduce");
-        }
+        Bench b = bench(mode, size);
         long until = System.nanoTime() + warmNanos;
         while (agreeGoOn(m, until)) {
-            loop.run(m, warmCalls);
-            loop.run(t, warmCalls);
+            b.loop().run(m, b.warmCalls());
+            b.loop().run(t, b.warmCalls());
         }
         double[] ofMpi = new double[PAIRS];
         double[] ofTutti = new double[PAIRS];
         double[] ratio = new double[PAIRS];
         for (int i = 0; i < PAIRS; i++) {
             boolean mpiFirst = i % 2 == 0;
-            double first = loop.run(mpiFirst ? m : t, calls / PAIRS);
-            double second = loop.run(mpiFirst ? t : m, calls / PAIRS);
+            double first = b.loop().run(mpiFirst ? m : t, b.calls() / PAIRS);
+            double second = b.loop().run(mpiFirst ? t : m, b.calls() / PAIRS);
             ofMpi[i] = mpiFirst ? first : second;
             ofTutti[i] = mpiFirst ? second : first;
             ratio[i] = ofMpi[i] / ofTutti[i];
         }
         if (m.rank() == 0) {
-            System.out.printf(java.util.Locale.ROOT, "RESULT %s mpi %d %.3f %s%n", mode, size, median(ofMpi), unit);
-            System.out.printf(java.util.Locale.ROOT, "RESULT %s tutti %d %.3f %s%n", mode, size, median(ofTutti), unit);
+            System.out.printf(java.util.Locale.ROOT, "RESULT %s mpi %d %.3f %s%n", mode, size, median(ofMpi), b.unit());
+            System.out.printf(java.util.Locale.ROOT, "RESULT %s tutti %d %.3f %s%n", mode, size, median(ofTutti),
+                    b.unit());
             System.out.printf(java.util.Locale.ROOT, "RESULT %s ratio %d %.4f mpi/tutti%n", mode, size, median(ratio));
         }
         m.close();
