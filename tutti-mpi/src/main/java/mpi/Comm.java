@@ -829,7 +829,7 @@ public class Comm implements Freeable, Cloneable {
             return Request.done(new Status().setProcNull());
         }
         Region r = region;
-        r.resolve(buf, count, type, false, call);
+        r.resolveStaged(buf, count, type, false, call);
         Request request;
         try {
             request = new Request(c.isend(r.slice, dest, tag));
@@ -837,6 +837,7 @@ public class Comm implements Freeable, Cloneable {
             throw Errors.of(e, call);
         }
         request.sendBuf = buf;
+        request.staging = r.staging();
         return request;
     }
 
@@ -852,7 +853,7 @@ public class Comm implements Freeable, Cloneable {
             return Request.done(new Status().setProcNull());
         }
         Region r = region;
-        r.resolve(buf, count, type, true, "iRecv");
+        r.resolveStaged(buf, count, type, true, "iRecv");
         Request request;
         try {
             request = new Request(c.irecv(r.slice, source, tag));
@@ -860,6 +861,7 @@ public class Comm implements Freeable, Cloneable {
             throw Errors.of(e, "iRecv");
         }
         request.recvBuf = buf;
+        request.staging = r.staging();
         return request;
     }
 
@@ -918,12 +920,13 @@ public class Comm implements Freeable, Cloneable {
             p.early = new Status().setProcNull();
         } else {
             Region r = region;
-            r.resolve(buf, count, type, false, call);
+            r.resolveStaged(buf, count, type, false, call);
             try {
                 p = new Prequest(c.sendInit(r.slice, dest, tag));
             } catch (TuttiException e) {
                 throw Errors.of(e, call);
             }
+            p.staging = r.staging();
         }
         p.sendBuf = buf;
         return p;
@@ -940,12 +943,13 @@ public class Comm implements Freeable, Cloneable {
             p.early = new Status().setProcNull();
         } else {
             Region r = region;
-            r.resolve(buf, count, type, true, "recvInit");
+            r.resolveStaged(buf, count, type, true, "recvInit");
             try {
                 p = new Prequest(c.recvInit(r.slice, source, tag));
             } catch (TuttiException e) {
                 throw Errors.of(e, "recvInit");
             }
+            p.staging = r.staging();
         }
         p.recvBuf = buf;
         return p;

@@ -46,6 +46,9 @@ public final class Prequest extends Request {
         if (buffered != null) {
             buffered.start();          // complete once the message is in the attached buffer
         } else if (tutti != null) {
+            if (staging != null) {
+                staging.start();        // a send's items as they are at this start
+            }
             try {
                 tutti.start();
             } catch (TuttiException e) {
@@ -79,5 +82,6 @@ public final class Prequest extends Request {
         freed = true;
         active = false;
         tutti = null;
+        staging = null;
     }
 }

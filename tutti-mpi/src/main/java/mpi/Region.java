@@ -36,6 +36,10 @@ final class Region {
     private Datatype unpackType;
     private MemorySegment unpackTo;
     private long unpackAt;
+    /** For a derived type with gaps on a call whose operation outlives it: the request's packed copy. */
+    private Staging staging;
+    /** Whether the caller of the running {@link #resolve} takes a {@link Staging} (see {@link #resolveStaged}). */
+    private boolean stagingTaken;
 
     /**
      * Resolves {@code buf}, of {@code count} items of {@code type} ({@code count} checked not
@@ -49,6 +53,7 @@ final class Region {
         booleans = null;
         slice = null;
         unpackType = null;
+        staging = null;
         if (type.base != type) {
             derived(buf, count, type, receive, call);
             return;
@@ -122,20 +127,24 @@ final class Region {
         booleans = null;
         slice = null;
         unpackType = null;
+        staging = null;
         set(buf, 0, count);
         return true;
     }
 
     /**
      * A derived type with gaps: its data packed into this region's own array (for a send now; for a
-     * receive by {@link #received}). Calls whose operation outlives them (nonblocking and persistent
-     * ones, named i... or ...Init, bSend's aside) would need the packed copy to live as long: not yet.
+     * receive by {@link #received}). For a call whose operation outlives it (a nonblocking or
+     * persistent one, named i... or ...Init; bSend's copy is aside), the packed copy is a
+     * {@link Staging} of the request's instead, with {@link #slice} its bytes: take it with
+     * {@link #staging()}. A persistent send's copy is packed by each start, not here.
      */
     private void packed(Object buf, int count, Datatype type, boolean receive, String call) throws MPIException {
-        if ((call.startsWith("i") && !call.equals("ibSend")) || call.endsWith("Init")) {
+        boolean outlives = (call.startsWith("i") && !call.equals("ibSend")) || call.endsWith("Init");
+        if (outlives && !stagingTaken) {
             throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, call + ": a derived type with gaps (" + type + ") is"
-                    + " not supported on nonblocking or persistent calls yet; use the blocking call, or pack with"
-                    + " Comm.pack and send MPI.PACKED");
+                    + " not supported on nonblocking collectives yet; use the blocking collective, a contiguous"
+                    + " type, or pack with Comm.pack and pass MPI.PACKED");
         }
         long total = (long) count * type.size;
         if (total > Integer.MAX_VALUE) {
@@ -176,6 +185,15 @@ final class Region {
                     + user.byteSize());
         }
         int n = (int) total;
+        if (outlives) {
+            staging = new Staging(n, type, count, user, at, receive);
+            if (!call.endsWith("Init")) {
+                staging.start();   // a persistent request's starts do it
+            }
+            slice = staging.packed;
+            set(slice, 0, n);
+            return;
+        }
         if (packed.length < n) {
             packed = new byte[Math.max(n, 2 * packed.length)];
             packedSegment = MemorySegment.ofArray(packed);
@@ -321,6 +339,25 @@ final class Region {
             case DOUBLE -> array instanceof double[];
             default -> false;
         };
+    }
+
+    /**
+     * {@link #resolve} for a nonblocking or persistent point-to-point call, whose request takes the
+     * packed copy of a derived type with gaps ({@link #staging()}); other calls that outlive
+     * themselves refuse such a type.
+     */
+    void resolveStaged(Object buf, int count, Datatype type, boolean receive, String call) throws MPIException {
+        stagingTaken = true;
+        try {
+            resolve(buf, count, type, receive, call);
+        } finally {
+            stagingTaken = false;
+        }
+    }
+
+    /** The packed copy the last {@link #resolve} made for a call that outlives it, or null. */
+    Staging staging() {
+        return staging;
     }
 
     /** Whether the data goes through a staging buffer of this region's ({@link #received} hands it over). */

@@ -24,6 +24,8 @@ public class Request implements Freeable {
     /** The buffers of the operation, kept reachable until it completes, as in the bindings. */
     protected Buffer sendBuf;
     protected Buffer recvBuf;
+    /** For a derived type with gaps: the packed copy Tutti moves (a receive's is unpacked on completion); else null. */
+    Staging staging;
 
     /** The null request ({@link MPI#REQUEST_NULL}). */
     Request() {
@@ -68,6 +70,7 @@ public class Request implements Freeable {
             active = false;
             sendBuf = null;
             recvBuf = null;
+            staging = null;
         }
     }
 
@@ -122,6 +125,7 @@ public class Request implements Freeable {
         }
         Status s = new Status();
         if (active) {
+            unpackStaged();
             fill(s);
         } else {
             s.set(MPI.ANY_SOURCE, MPI.ANY_TAG, 0);      // null or inactive: the empty status
@@ -170,10 +174,18 @@ public class Request implements Freeable {
             finish();
             throw Errors.of(e, call);
         }
+        unpackStaged();
         if (into != null) {
             fill(into);
         }
         finish();
+    }
+
+    /** A staged receive's bytes unpacked into the program's items (once); the operation has completed. */
+    private void unpackStaged() {
+        if (staging != null && tutti != null) {
+            staging.received(tutti.status().bytes());
+        }
     }
 
     private void fill(Status into) {
@@ -195,6 +207,7 @@ public class Request implements Freeable {
             early = null;
             sendBuf = null;
             recvBuf = null;
+            staging = null;
         }
     }
 
