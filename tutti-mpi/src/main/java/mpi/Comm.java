@@ -837,7 +837,7 @@ public class Comm implements Freeable, Cloneable {
             throw Errors.of(e, call);
         }
         request.sendBuf = buf;
-        request.staging = r.staging();
+        request.staging = r.staging;
         return request;
     }
 
@@ -861,7 +861,7 @@ public class Comm implements Freeable, Cloneable {
             throw Errors.of(e, "iRecv");
         }
         request.recvBuf = buf;
-        request.staging = r.staging();
+        request.staging = r.staging;
         return request;
     }
 
@@ -926,7 +926,7 @@ public class Comm implements Freeable, Cloneable {
             } catch (TuttiException e) {
                 throw Errors.of(e, call);
             }
-            p.staging = r.staging();
+            p.staging = r.staging;
         }
         p.sendBuf = buf;
         return p;
@@ -949,7 +949,7 @@ public class Comm implements Freeable, Cloneable {
             } catch (TuttiException e) {
                 throw Errors.of(e, "recvInit");
             }
-            p.staging = r.staging();
+            p.staging = r.staging;
         }
         p.recvBuf = buf;
         return p;

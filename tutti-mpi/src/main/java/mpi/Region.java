@@ -36,8 +36,12 @@ final class Region {
     private Datatype unpackType;
     private MemorySegment unpackTo;
     private long unpackAt;
-    /** For a derived type with gaps on a call whose operation outlives it: the request's packed copy. */
-    private Staging staging;
+    /**
+     * For a derived type with gaps on a call whose operation outlives it: the request's packed copy,
+     * else null. A field, not a method: the JIT does not inline a method whose signature names a class
+     * not loaded yet, and this one is loaded only by the first such type.
+     */
+    Staging staging;
     /** Whether the caller of the running {@link #resolve} takes a {@link Staging} (see {@link #resolveStaged}). */
     private boolean stagingTaken;
 
@@ -137,7 +141,7 @@ final class Region {
      * receive by {@link #received}). For a call whose operation outlives it (a nonblocking or
      * persistent one, named i... or ...Init; bSend's copy is aside), the packed copy is a
      * {@link Staging} of the request's instead, with {@link #slice} its bytes: take it with
-     * {@link #staging()}. A persistent send's copy is packed by each start, not here.
+     * {@link #staging}. A persistent send's copy is packed by each start, not here.
      */
     private void packed(Object buf, int count, Datatype type, boolean receive, String call) throws MPIException {
         boolean outlives = (call.startsWith("i") && !call.equals("ibSend")) || call.endsWith("Init");
@@ -343,7 +347,7 @@ final class Region {
 
     /**
      * {@link #resolve} for a nonblocking or persistent point-to-point call, whose request takes the
-     * packed copy of a derived type with gaps ({@link #staging()}); other calls that outlive
+     * packed copy of a derived type with gaps ({@link #staging}); other calls that outlive
      * themselves refuse such a type.
      */
     void resolveStaged(Object buf, int count, Datatype type, boolean receive, String call) throws MPIException {
@@ -353,11 +357,6 @@ final class Region {
         } finally {
             stagingTaken = false;
         }
-    }
-
-    /** The packed copy the last {@link #resolve} made for a call that outlives it, or null. */
-    Staging staging() {
-        return staging;
     }
 
     /** Whether the data goes through a staging buffer of this region's ({@link #received} hands it over). */

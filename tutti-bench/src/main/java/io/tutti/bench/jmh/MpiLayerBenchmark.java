@@ -24,7 +24,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * What the {@code mpi} layer adds to a call, on a job of one rank (the layer's work is the same
  * whatever the job's size): the same 8-byte allreduce, and the same nonblocking send to self with
- * its receive, through {@code mpi.Comm} and through {@code io.tutti.Communicator}. With
+ * its receive, through {@code mpi.Comm} and through {@code io.tutti.Communicator}; and a window of
+ * 64 receives and 64 sends of 8 bytes waited for all at once, the calls of
+ * {@code compare-mpi-api.sh}'s 8 B bandwidth row (its figure is per window). With
  * {@code -prof gc}, {@code gc.alloc.rate.norm} is the bytes each allocates per call, which a busy
  * machine does not change (docs/perf/mpi-api.md).
  *
@@ -38,6 +40,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC"})
 public class MpiLayerBenchmark {
     private static final int TAG = 7;
+    private static final int WINDOW = 64;
 
     @Param({"mpi", "tutti"})
     public String api;
@@ -49,6 +52,10 @@ public class MpiLayerBenchmark {
     private final double[] out = new double[1];
     private ByteBuffer sendBuf;
     private ByteBuffer recvBuf;
+    private final mpi.Request[] mpiSends = new mpi.Request[WINDOW];
+    private final mpi.Request[] mpiRecvs = new mpi.Request[WINDOW];
+    private final io.tutti.Request[] sends = new io.tutti.Request[WINDOW];
+    private final io.tutti.Request[] recvs = new io.tutti.Request[WINDOW];
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
@@ -85,6 +92,30 @@ public class MpiLayerBenchmark {
             io.tutti.Request s = world.isend(sendBuf, 0, TAG);
             s.waitFor();
             r.waitFor();
+        }
+        return recvBuf.get(0);
+    }
+
+    @Benchmark
+    public int window() throws mpi.MPIException {
+        if (comm != null) {
+            for (int i = 0; i < WINDOW; i++) {
+                mpiRecvs[i] = comm.iRecv(recvBuf, 8, mpi.MPI.BYTE, 0, TAG);
+            }
+            for (int i = 0; i < WINDOW; i++) {
+                mpiSends[i] = comm.iSend(sendBuf, 8, mpi.MPI.BYTE, 0, TAG);
+            }
+            mpi.Request.waitAll(mpiSends);
+            mpi.Request.waitAll(mpiRecvs);
+        } else {
+            for (int i = 0; i < WINDOW; i++) {
+                recvs[i] = world.irecv(recvBuf, 0, TAG);
+            }
+            for (int i = 0; i < WINDOW; i++) {
+                sends[i] = world.isend(sendBuf, 0, TAG);
+            }
+            io.tutti.Request.waitAll(sends);
+            io.tutti.Request.waitAll(recvs);
         }
         return recvBuf.get(0);
     }
