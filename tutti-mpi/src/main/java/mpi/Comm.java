@@ -410,6 +410,7 @@ public class Comm implements Freeable, Cloneable {
                 Request q = new Request(new AllOf(parts));
                 q.sendBuf = (Buffer) sendbuf;
                 q.recvBuf = (Buffer) recvbuf;
+                q.staging = r.staging == null ? null : r.staging.unpackOnCompletion();
                 return q;
             }
             io.tutti.Request.waitAll(parts);
@@ -829,7 +830,7 @@ public class Comm implements Freeable, Cloneable {
             return Request.done(new Status().setProcNull());
         }
         Region r = region;
-        r.resolveStaged(buf, count, type, false, call);
+        r.resolve(buf, count, type, false, call);
         Request request;
         try {
             request = new Request(c.isend(r.slice, dest, tag));
@@ -853,7 +854,7 @@ public class Comm implements Freeable, Cloneable {
             return Request.done(new Status().setProcNull());
         }
         Region r = region;
-        r.resolveStaged(buf, count, type, true, "iRecv");
+        r.resolve(buf, count, type, true, "iRecv");
         Request request;
         try {
             request = new Request(c.irecv(r.slice, source, tag));
@@ -920,7 +921,7 @@ public class Comm implements Freeable, Cloneable {
             p.early = new Status().setProcNull();
         } else {
             Region r = region;
-            r.resolveStaged(buf, count, type, false, call);
+            r.resolve(buf, count, type, false, call);
             try {
                 p = new Prequest(c.sendInit(r.slice, dest, tag));
             } catch (TuttiException e) {
@@ -943,7 +944,7 @@ public class Comm implements Freeable, Cloneable {
             p.early = new Status().setProcNull();
         } else {
             Region r = region;
-            r.resolveStaged(buf, count, type, true, "recvInit");
+            r.resolve(buf, count, type, true, "recvInit");
             try {
                 p = new Prequest(c.recvInit(r.slice, source, tag));
             } catch (TuttiException e) {
@@ -1917,10 +1918,17 @@ public class Comm implements Freeable, Cloneable {
         return r.forCollective(io.tutti.Datatype.BYTE);
     }
 
-    /** The request of a nonblocking call; after a blocking one, the received booleans handed over. */
+    /**
+     * The request of a nonblocking call, which unpacks the received region's packed copy (a derived
+     * type with gaps) when it completes; after a blocking one, the received data handed over.
+     */
     private static Request finish(io.tutti.Request r, Region received) {
         if (r != null) {
-            return new Request(r);
+            Request q = new Request(r);
+            if (received != null && received.staging != null) {
+                q.staging = received.staging.unpackOnCompletion();
+            }
+            return q;
         }
         if (received != null) {
             received.receivedAll();

@@ -37,13 +37,11 @@ final class Region {
     private MemorySegment unpackTo;
     private long unpackAt;
     /**
-     * For a derived type with gaps on a call whose operation outlives it: the request's packed copy,
-     * else null. A field, not a method: the JIT does not inline a method whose signature names a class
-     * not loaded yet, and this one is loaded only by the first such type.
+     * For a derived type with gaps on a call whose operation outlives it: the packed copy, which the
+     * call hands to its request, else null. A field, not a method: the JIT does not inline a method
+     * whose signature names a class not loaded yet, and this one loads with the first such type.
      */
     Staging staging;
-    /** Whether the caller of the running {@link #resolve} takes a {@link Staging} (see {@link #resolveStaged}). */
-    private boolean stagingTaken;
 
     /**
      * Resolves {@code buf}, of {@code count} items of {@code type} ({@code count} checked not
@@ -145,11 +143,6 @@ final class Region {
      */
     private void packed(Object buf, int count, Datatype type, boolean receive, String call) throws MPIException {
         boolean outlives = (call.startsWith("i") && !call.equals("ibSend")) || call.endsWith("Init");
-        if (outlives && !stagingTaken) {
-            throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, call + ": a derived type with gaps (" + type + ") is"
-                    + " not supported on nonblocking collectives yet; use the blocking collective, a contiguous"
-                    + " type, or pack with Comm.pack and pass MPI.PACKED");
-        }
         long total = (long) count * type.size;
         if (total > Integer.MAX_VALUE) {
             throw Errors.error(MPI.ERR_COUNT, call + ": " + count + " items of the type are " + total
@@ -343,20 +336,6 @@ final class Region {
             case DOUBLE -> array instanceof double[];
             default -> false;
         };
-    }
-
-    /**
-     * {@link #resolve} for a nonblocking or persistent point-to-point call, whose request takes the
-     * packed copy of a derived type with gaps ({@link #staging}); other calls that outlive
-     * themselves refuse such a type.
-     */
-    void resolveStaged(Object buf, int count, Datatype type, boolean receive, String call) throws MPIException {
-        stagingTaken = true;
-        try {
-            resolve(buf, count, type, receive, call);
-        } finally {
-            stagingTaken = false;
-        }
     }
 
     /** Whether the data goes through a staging buffer of this region's ({@link #received} hands it over). */

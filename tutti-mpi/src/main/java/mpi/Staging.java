@@ -6,7 +6,8 @@ import java.lang.foreign.MemorySegment;
  * The packed copy of a derived type with gaps for a call whose operation outlives it (a
  * nonblocking or persistent one): Tutti moves the packed bytes, a send packs the program's items
  * into them when it starts, a receive unpacks them into the items when its request completes. One
- * per request, owned by it (the call's {@link Region} is reused by the next call at once).
+ * per buffer, owned by the request (the call's {@link Region} is reused by the next call at once);
+ * a nonblocking collective's send buffer's is held by Tutti's operation until it completes.
  */
 final class Staging {
     /** The packed bytes, exactly the call's: what Tutti sends or receives into. */
@@ -15,10 +16,12 @@ final class Staging {
     private final int count;
     private final MemorySegment user;
     private final long at;
-    /** Whether the request is a receive's: its completion unpacks. */
-    final boolean receive;
+    /** Whether the request's completion unpacks: a receive's, or a collective's receive buffer. */
+    boolean receive;
     /** A receive's: whether this operation's bytes have been unpacked (a status query may come before the wait). */
     private boolean unpacked;
+    /** A collective's: all of it is unpacked (its request's status counts no bytes received). */
+    private boolean whole;
 
     Staging(int bytes, Datatype type, int count, MemorySegment user, long at, boolean receive) {
         this.packed = MemorySegment.ofArray(new byte[bytes]);
@@ -38,10 +41,21 @@ final class Staging {
         }
     }
 
+    /**
+     * For a nonblocking collective's receive buffer, packed when the call started (an in-place
+     * call's data is its input too): its request's completion unpacks it. Returns this.
+     */
+    Staging unpackOnCompletion() {
+        receive = true;
+        whole = true;
+        unpacked = false;
+        return this;
+    }
+
     /** A receive's completion: the {@code bytes} received unpacked into the program's items, once. */
     void received(long bytes) {
         if (receive && !unpacked) {
-            type.unpack(packed, 0, bytes, user, at);
+            type.unpack(packed, 0, whole ? packed.byteSize() : bytes, user, at);
             unpacked = true;
         }
     }
