@@ -1838,14 +1838,29 @@ public class Comm implements Freeable, Cloneable {
 
     /**
      * Combines {@code inBuf} into {@code inOutBuf} item by item with {@code op}, locally
-     * (MPI_REDUCE_LOCAL). Not supported: Tutti's reduction kernels are not public API (they are in
-     * {@code io.tutti.reduce}), so this fails with {@link MPI#ERR_UNSUPPORTED_OPERATION}.
+     * (MPI_REDUCE_LOCAL): {@code inOut = in op inOut}, with Tutti's reduction kernels
+     * ({@link Communicator#reduceLocal}) and nothing sent.
      */
     public static void reduceLocal(Object inBuf, Object inOutBuf, int count, Datatype type, Op op)
             throws MPIException {
-        MPI.check();
-        throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, "reduceLocal: not supported: Tutti has no public local"
-                + " reduction (its kernels are internal to io.tutti.reduce); combine the two buffers in Java");
+        String call = "reduceLocal";
+        Communicator c = MPI.COMM_SELF.live();
+        MPI.raisedOn(MPI.COMM_WORLD);   // a call on no communicator, as MPI.check() has it
+        checkCount(count, type, call);
+        Object o = reduction(op, type, call);
+        Region out = new Region();
+        Object inOut = view(out, inOutBuf, count, type, call);
+        Object in = view(new Region(), inBuf, count, type, call);
+        try {
+            if (o instanceof io.tutti.UserOp u) {
+                c.reduceLocal(in, inOut, count * type.collPer, type.coll, u);
+            } else {
+                c.reduceLocal(in, inOut, count * type.collPer, type.coll, (io.tutti.ReduceOp) o);
+            }
+        } catch (TuttiException e) {
+            throw Errors.of(e, call);
+        }
+        out.receivedAll();
     }
 
     // scans, used by Intracomm

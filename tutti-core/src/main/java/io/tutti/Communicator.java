@@ -331,6 +331,21 @@ public abstract class Communicator extends TypedCalls {
     }
 
     /**
+     * Combines two buffers of this rank, {@code inout[i] = in[i] op inout[i]} for {@code count}
+     * elements, with the reductions' own kernels and nothing sent (MPI_REDUCE_LOCAL). Buffers as
+     * for {@link #allreduce}: an array of the type's elements or a segment; the same one twice, or
+     * two that do not overlap.
+     */
+    public final void reduceLocal(Object in, Object inout, int count, Datatype type, ReduceOp op) {
+        runReduceLocal(in, inout, count, type, op, null);
+    }
+
+    /** As {@link #reduceLocal(Object, Object, int, Datatype, ReduceOp)} with a user-defined operation. */
+    public final void reduceLocal(Object in, Object inout, int count, Datatype type, UserOp op) {
+        runReduceLocal(in, inout, count, type, null, op);
+    }
+
+    /**
      * Combines every rank's {@code send} (the sum of {@code counts} elements) with {@code op} and
      * leaves block r ({@code counts[r]} elements, in order) in rank r's {@code recv}. {@code send}
      * may be {@link #IN_PLACE}: the input is then in {@code recv}.
@@ -739,6 +754,10 @@ public abstract class Communicator extends TypedCalls {
 
     protected abstract Request runAllreduce(Call how, Object send, Object recv, int count, Datatype type, ReduceOp op,
                                             UserOp userOp);
+
+    /** {@link #reduceLocal}: checks its arguments and combines the buffers. */
+    protected abstract void runReduceLocal(Object in, Object inout, int count, Datatype type, ReduceOp op,
+                                           UserOp userOp);
 
     /** Inclusive ({@code exclusive} false) or exclusive prefix reduction. */
     protected abstract Request runScan(Call how, boolean exclusive, Object send, Object recv, int count, Datatype type,

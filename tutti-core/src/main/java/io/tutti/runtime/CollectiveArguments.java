@@ -5,6 +5,7 @@ import io.tutti.ReduceOp;
 import io.tutti.TuttiException;
 import io.tutti.UserOp;
 import io.tutti.p2p.ArrayViews;
+import io.tutti.reduce.Reduction;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -151,6 +152,18 @@ final class CollectiveArguments {
         }
         if (op != null) {
             op.check(type);
+        }
+    }
+
+    /** {@link io.tutti.Communicator#reduceLocal}: {@code inout = in op inout}, element by element. */
+    void reduceLocal(Object in, Object inout, int count, Datatype type, ReduceOp op, UserOp userOp) {
+        checkOp(op, userOp, type);
+        MemorySegment dst = view(inout, count, type, "inout buffer");
+        MemorySegment src = view(in, count, type, "in buffer");
+        if (op != null) {
+            Reduction.apply(op, type, dst, 0, src, 0, count);
+        } else {
+            Reduction.apply(userOp, type, dst, 0, src, 0, count);
         }
     }
 

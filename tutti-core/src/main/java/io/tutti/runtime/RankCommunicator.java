@@ -234,6 +234,11 @@ final class RankCommunicator extends Communicator {
     }
 
     @Override
+    protected void runReduceLocal(Object in, Object inout, int count, Datatype type, ReduceOp op, UserOp userOp) {
+        args.reduceLocal(in, inout, count, type, op, userOp);
+    }
+
+    @Override
     protected Request runScan(Call how, boolean exclusive, Object send, Object recv, int count, Datatype type,
                               ReduceOp op, UserOp userOp) {
         int issued = collectives.issued();

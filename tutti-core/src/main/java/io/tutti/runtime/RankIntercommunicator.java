@@ -268,6 +268,11 @@ final class RankIntercommunicator extends Intercommunicator {
     }
 
     @Override
+    protected void runReduceLocal(Object in, Object inout, int count, Datatype type, ReduceOp op, UserOp userOp) {
+        args.reduceLocal(in, inout, count, type, op, userOp);
+    }
+
+    @Override
     protected Request runAllreduce(Call how, Object send, Object recv, int count, Datatype type, ReduceOp op,
                                    UserOp userOp) {
         int issued = collectives.issued();

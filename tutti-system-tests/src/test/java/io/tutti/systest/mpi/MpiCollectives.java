@@ -2,6 +2,7 @@ package io.tutti.systest.mpi;
 
 import static io.tutti.systest.mpi.Check.equal;
 import static io.tutti.systest.mpi.Check.fails;
+import static io.tutti.systest.mpi.Check.that;
 
 import java.nio.ByteBuffer;
 import java.nio.DoubleBuffer;
@@ -36,6 +37,7 @@ public final class MpiCollectives {
         allToAlls(c, rank, n);
         reductions(c, rank, n, root);
         scans(c, rank, n);
+        reduceLocal(rank);
         errors(c, n);
         c.barrier();
 
@@ -392,6 +394,22 @@ public final class MpiCollectives {
         }
     }
 
+    /** MPI_REDUCE_LOCAL: inOut = in op inOut, on arrays and direct buffers, nothing sent. */
+    private static void reduceLocal(int rank) throws MPIException {
+        int[] in = {rank, 5, -3};
+        int[] inOut = {4, rank, 9};
+        mpi.Comm.reduceLocal(in, inOut, 3, MPI.INT, MPI.SUM);
+        equal(new int[] {rank + 4, rank + 5, 6}, inOut, "reduceLocal SUM");
+        DoubleBuffer a = MPI.newDoubleBuffer(2).put(0, 1.5).put(1, -2);
+        DoubleBuffer b = MPI.newDoubleBuffer(2).put(0, 2).put(1, 7);
+        mpi.Comm.reduceLocal(a, b, 2, MPI.DOUBLE, MPI.MIN);
+        that(b.get(0) == 1.5 && b.get(1) == -2, "reduceLocal MIN on direct buffers");
+        long[] one = {3};
+        long[] other = {4};
+        mpi.Comm.reduceLocal(one, other, 1, MPI.LONG, MPI.PROD);
+        equal(12L, other[0], "reduceLocal PROD");
+    }
+
     private static void errors(Intracomm c, int n) throws MPIException {
         fails(MPI.ERR_ROOT, "bcast from root n", () -> c.bcast(new int[1], 1, MPI.INT, n));
         fails(MPI.ERR_OP, "allReduce with REPLACE", () -> c.allReduce(new int[1], new int[1], 1, MPI.INT, MPI.REPLACE));
@@ -400,8 +418,10 @@ public final class MpiCollectives {
                 () -> c.allReduce(MPI.newByteBuffer(16), MPI.newByteBuffer(16), 1, MPI.DOUBLE_INT, MPI.MINLOC));
         fails(MPI.ERR_UNSUPPORTED_OPERATION, "PROD of complex numbers",
                 () -> c.allReduce(new float[2], new float[2], 1, MPI.FLOAT_COMPLEX, MPI.PROD));
-        fails(MPI.ERR_UNSUPPORTED_OPERATION, "reduceLocal",
-                () -> mpi.Comm.reduceLocal(new int[1], new int[1], 1, MPI.INT, MPI.SUM));
+        fails(MPI.ERR_OP, "reduceLocal with REPLACE",
+                () -> mpi.Comm.reduceLocal(new int[1], new int[1], 1, MPI.INT, MPI.REPLACE));
+        fails(MPI.ERR_BUFFER, "reduceLocal past the arrays' end",
+                () -> mpi.Comm.reduceLocal(new int[1], new int[1], 2, MPI.INT, MPI.SUM));
         fails(MPI.ERR_TYPE, "allGather of ints into doubles",
                 () -> c.allGather(new int[1], 1, MPI.INT, new double[n], 1, MPI.DOUBLE));
         fails(MPI.ERR_BUFFER, "allGather into too small a buffer",

@@ -288,6 +288,20 @@ public final class MpiDatatypes {
         int[] scanned = {rank + 1};
         c.scan(scanned, 1, MPI.INT, absMax);
         equal(rank + 1, scanned[0], "scan with a user operation");
+        // reduceLocal on a column type, and with a user operation (in is its left operand)
+        int[] local = new int[16];
+        for (int i = 0; i < 16; i++) {
+            local[i] = i % 2 == 0 ? -i : i;
+        }
+        int[] localOut = new int[16];
+        java.util.Arrays.fill(localOut, 3);
+        mpi.Comm.reduceLocal(local, localOut, 1, column, MPI.MIN);
+        equal(new int[] {0, 3, -8, 3, -12, 3}, new int[] {localOut[0], localOut[1], localOut[8], localOut[9],
+                localOut[12], localOut[13]}, "reduceLocal MIN of a column, the gaps untouched");
+        double[] leftOperand = {1.5};
+        double[] rightOperand = {2.5};
+        mpi.Comm.reduceLocal(leftOperand, rightOperand, 1, MPI.DOUBLE, first);
+        that(rightOperand[0] == 1.5, "reduceLocal hands in as the left operand: " + rightOperand[0]);
         absMax.free();
         that(absMax.isNull(), "a freed operation");
         fails(MPI.ERR_OP, "a freed operation", () -> c.allReduce(new int[1], 1, MPI.INT, absMax));
