@@ -595,7 +595,7 @@ public class Comm implements Freeable, Cloneable {
         standardSend(buf, count, type, dest, tag, "send");
     }
 
-    /** A standard send, for {@code call} (send, sSend and rSend are all standard sends here). */
+    /** A standard send, for {@code call} (send and rSend), or a synchronous one (sSend). */
     private void standardSend(Object buf, int count, Datatype type, int dest, int tag, String call)
             throws MPIException {
         Communicator c = live();
@@ -606,7 +606,11 @@ public class Comm implements Freeable, Cloneable {
         Region r = region;
         r.resolve(buf, count, type, false, call);
         try {
-            send(c, r, dest, tag);
+            if (call.equals("sSend")) {
+                c.ssend(r.data, r.offset, r.count, dest, tag);    // an array in elements, a segment in bytes
+            } else {
+                send(c, r, dest, tag);
+            }
         } catch (TuttiException e) {
             throw Errors.of(e, call);
         }
@@ -634,10 +638,8 @@ public class Comm implements Freeable, Cloneable {
     }
 
     /**
-     * Sends in synchronous mode (MPI_SSEND). Tutti has no synchronous send yet: this is a standard
-     * {@link #send}, which may return before the receive has started for messages below Tutti's
-     * eager limit. A program correct under MPI stays correct (a standard send may always be
-     * synchronous or not); one that relies on the synchronisation itself does not get it.
+     * Sends in synchronous mode (MPI_SSEND): returns once the matching receive has started, whatever
+     * the message's length (Tutti's {@code ssend}, which always takes the rendezvous).
      */
     public final void sSend(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
         standardSend(buf, count, type, dest, tag, "sSend");
@@ -808,10 +810,7 @@ public class Comm implements Freeable, Cloneable {
         return Request.done(new Status().set(dest, tag, 0));
     }
 
-    /**
-     * Starts a synchronous-mode send (MPI_ISSEND). Tutti has no synchronous mode: this is
-     * {@link #iSend}, whose request may complete before the receive has started (see {@link #sSend}).
-     */
+    /** Starts a synchronous-mode send (MPI_ISSEND): its request completes once the matching receive has started. */
     public final Request isSend(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
         return startSend(buf, count, type, dest, tag, "isSend");
     }
@@ -833,7 +832,8 @@ public class Comm implements Freeable, Cloneable {
         r.resolve(buf, count, type, false, call);
         Request request;
         try {
-            request = new Request(c.isend(r.slice, dest, tag));
+            request = new Request(call.equals("isSend") ? c.issend(r.slice, 0, (int) r.slice.byteSize(), dest, tag)
+                    : c.isend(r.slice, dest, tag));
         } catch (TuttiException e) {
             throw Errors.of(e, call);
         }
@@ -897,10 +897,7 @@ public class Comm implements Freeable, Cloneable {
         return p;
     }
 
-    /**
-     * A persistent synchronous-mode send (MPI_SSEND_INIT): a persistent standard-mode send, as Tutti
-     * has no synchronous mode (see {@link #sSend}).
-     */
+    /** A persistent synchronous-mode send (MPI_SSEND_INIT): each start completes once its receive has started. */
     public final Prequest sSendInit(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
         return persistentSend(buf, count, type, dest, tag, "sSendInit");
     }
@@ -923,7 +920,8 @@ public class Comm implements Freeable, Cloneable {
             Region r = region;
             r.resolve(buf, count, type, false, call);
             try {
-                p = new Prequest(c.sendInit(r.slice, dest, tag));
+                p = new Prequest(call.equals("sSendInit") ? c.ssendInit(r.slice, 0, (int) r.slice.byteSize(), dest, tag)
+                        : c.sendInit(r.slice, dest, tag));
             } catch (TuttiException e) {
                 throw Errors.of(e, call);
             }

@@ -464,6 +464,51 @@ abstract class PointToPoint {
         return r.waitFor();
     }
 
+    // ------------------------------------------------------------ synchronous sends
+
+    /**
+     * Synchronous send (MPI_SSEND): returns once the matching receive has started, whatever the
+     * message's length, where a standard send may return as soon as its data is on its way. Buffers
+     * as for {@link #sendrecv}: a primitive array (offset and count in elements) or a
+     * {@link MemorySegment} (in bytes).
+     */
+    public final void ssend(Object buf, int offset, int count, int dest, int tag) {
+        issend(buf, offset, count, dest, tag).waitFor();
+    }
+
+    /** Starts a synchronous send (MPI_ISSEND): its request completes once the matching receive has started. */
+    public final Request issend(Object buf, int offset, int count, int dest, int tag) {
+        return synchronousSend(false, buf, offset, count, dest, tag);
+    }
+
+    /** A persistent synchronous send (MPI_SSEND_INIT): each {@link Request#start()} is an {@link #issend}. */
+    public final Request ssendInit(Object buf, int offset, int count, int dest, int tag) {
+        return synchronousSend(true, buf, offset, count, dest, tag);
+    }
+
+    private Request synchronousSend(boolean persistent, Object buf, int offset, int count, int dest, int tag) {
+        Object array = null;
+        MemorySegment segment = null;
+        long off;
+        long length;
+        if (buf instanceof MemorySegment seg) {
+            checkRegion(seg.byteSize(), offset, count);
+            segment = seg;
+            off = offset;
+            length = count;
+        } else {
+            int shift = shiftOf(buf);
+            checkArray(buf, java.lang.reflect.Array.getLength(buf), offset, count);
+            array = buf;
+            off = (long) offset << shift;
+            length = (long) count << shift;
+        }
+        int worldDest = worldDest(dest);
+        int checkedTag = checkTag(tag);
+        return persistent ? ssendInitBuffer(worldDest, checkedTag, array, segment, off, length)
+                : issendBuffer(worldDest, checkedTag, array, segment, off, length);
+    }
+
     private Request isendAny(Object buf, int offset, int count, int dest, int tag) {
         if (buf instanceof MemorySegment seg) {
             checkRegion(seg.byteSize(), offset, count);
@@ -617,6 +662,13 @@ abstract class PointToPoint {
 
     protected abstract Request irecvBuffer(int worldSource, int tag, Object array, MemorySegment segment, long offset,
                                            long length, int[] worldToComm);
+
+    /** A synchronous send: completes once the receiver has matched it. */
+    protected abstract Request issendBuffer(int worldDest, int tag, Object array, MemorySegment segment, long offset,
+                                            long length);
+
+    protected abstract Request ssendInitBuffer(int worldDest, int tag, Object array, MemorySegment segment,
+                                               long offset, long length);
 
     protected abstract Request sendInitBuffer(int worldDest, int tag, Object array, MemorySegment segment,
                                               long offset, long length);

@@ -384,6 +384,23 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
+     * Starts a synchronous send (MPI_ISSEND): whatever its length it takes the rendezvous, so the
+     * operation completes only once the receiver has matched it with a receive.
+     */
+    public Operation issend(int context, int dest, int tag, Object array, MemorySegment segment, long offset,
+                            long length) {
+        enter();
+        try {
+            Operation op = new Operation(this);
+            op.synchronous = true;
+            startSend(op, context, dest, tag, array, segment, offset, length);
+            return op;
+        } finally {
+            leave();
+        }
+    }
+
+    /**
      * A reusable operation for {@link #isend(Operation, int, int, int, Object, MemorySegment, long, long)}
      * and {@link #irecv(Operation, int, int, int, Object, MemorySegment, long, long, int[])}: a caller
      * that repeats the same exchanges (a collective's schedule) keeps one per step and allocates
@@ -429,7 +446,7 @@ public final class Engine implements AutoCloseable {
         checkRevoked(context);
         op.reset(Operation.SEND, context, dest, tag, array, segment, offset, length, null);
         links.counters.sent(dest, length);
-        if (length <= links.eagerTo[dest]) {
+        if (length <= links.eagerTo[dest] && !op.synchronous) {
             if (outbox.clear(dest) && outbox.writeEager(dest, context, tag, array, segment, offset, (int) length)) {
                 op.complete(dest, tag, length);
             } else {
@@ -448,6 +465,14 @@ public final class Engine implements AutoCloseable {
         Operation op = new Operation(this);
         op.reset(0, context, dest, tag, array, segment, offset, length, null);
         op.persist(Operation.SEND, dest, tag, offset, length);
+        return op;
+    }
+
+    /** A persistent synchronous send (MPI_SSEND_INIT): each start takes the rendezvous, as {@link #issend} does. */
+    public Operation ssendInit(int context, int dest, int tag, Object array, MemorySegment segment, long offset,
+                               long length) {
+        Operation op = sendInit(context, dest, tag, array, segment, offset, length);
+        op.synchronous = true;
         return op;
     }
 

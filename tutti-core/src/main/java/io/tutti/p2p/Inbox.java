@@ -123,7 +123,7 @@ final class Inbox {
             case MessageType.EAGER -> onEager(context, source, tag, s, at + MessageHeaderDescriptor.LENGTH, payload);
             case MessageType.RTS -> {
                 long total = MessageHeaderDescriptor.totalLength(s, at);
-                if (total <= 0) {
+                if (total < 0) {    // 0: a synchronous send of no bytes (Engine.issend)
                     ok = false;
                     break;
                 }

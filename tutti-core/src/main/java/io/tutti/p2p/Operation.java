@@ -49,6 +49,11 @@ public final class Operation implements Request {
     // persistent requests: the arguments start() replays
     boolean persistent;
     int persistentKind;
+    /**
+     * A synchronous send's (issend, ssendInit): it takes the rendezvous whatever its length, so it
+     * completes once its receive has matched. Set once when the operation is made; reset keeps it.
+     */
+    boolean synchronous;
     /** Persistent only: started and its completion not yet observed by wait or test. */
     boolean started;
     int initPeer;

@@ -121,6 +121,13 @@ final class Rendezvous {
             return;
         }
         op.total = total;
+        if (total == 0) {
+            // nothing to move (a synchronous send of 0 bytes): the CTS alone completes the send, as
+            // a truncated one's does, and no pipeline or copy is set up for no bytes
+            outbox.control(source, MessageType.CTS, FLAG_TRUNCATED, op.context, tag, senderHandle, 0, 0, 0);
+            op.complete(source, tag, 0);
+            return;
+        }
         if (links.remote[source]) {
             op.handle = table.register(op);
             op.transferred = 0;

@@ -75,6 +75,18 @@ final class RankIntercommunicator extends Intercommunicator {
     }
 
     @Override
+    protected Request issendBuffer(int worldDest, int tag, Object array, MemorySegment segment, long offset,
+                                   long length) {
+        return engine.issend(context, worldDest, tag, array, segment, offset, length);
+    }
+
+    @Override
+    protected Request ssendInitBuffer(int worldDest, int tag, Object array, MemorySegment segment, long offset,
+                                      long length) {
+        return engine.ssendInit(context, worldDest, tag, array, segment, offset, length);
+    }
+
+    @Override
     protected Request irecvBuffer(int worldSource, int tag, Object array, MemorySegment segment, long offset,
                                   long length, int[] worldToComm) {
         return engine.irecv(context, worldSource, tag, array, segment, offset, length, worldToComm);

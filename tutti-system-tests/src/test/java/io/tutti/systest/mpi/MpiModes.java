@@ -94,6 +94,41 @@ public final class MpiModes {
             c.recv(d, 5, MPI.DOUBLE, peer, 13);
             equal(3.0, d[2], "ready send");
         }
+        // a synchronous send stays incomplete until its receive is posted, which the peer does only
+        // after the "go" that the sender sends once it has seen that; nonblocking, then persistent
+        java.nio.IntBuffer two = MPI.newIntBuffer(2);
+        mpi.Prequest persistent = rank % 2 == 0 ? c.sSendInit(two, 2, MPI.INT, peer, 16) : null;
+        for (int round = 0; round < 2; round++) {
+            if (rank % 2 == 0) {
+                two.put(0, 7 + round).put(1, 8 + round);
+                mpi.Request r;
+                if (round == 0) {
+                    r = c.isSend(two, 2, MPI.INT, peer, 16);
+                } else {
+                    persistent.start();
+                    r = persistent;
+                }
+                for (int i = 0; i < 50; i++) {
+                    Check.that(!r.test(), "a synchronous send complete before its receive was posted (round "
+                            + round + ", test " + i + ")");
+                    try {
+                        Thread.sleep(2);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                c.send(new int[1], 1, MPI.INT, peer, 17);
+                r.waitFor();
+            } else {
+                c.recv(new int[1], 1, MPI.INT, peer, 17);
+                int[] got = new int[2];
+                c.recv(got, 2, MPI.INT, peer, 16);
+                equal(new int[] {7 + round, 8 + round}, got, "a synchronous send's data, round " + round);
+            }
+        }
+        if (persistent != null) {
+            persistent.free();
+        }
     }
 
     /** A buffered send still in flight at Finalize: Finalize delivers it. */

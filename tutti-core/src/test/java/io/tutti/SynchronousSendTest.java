@@ -1,0 +1,108 @@
+package io.tutti;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Synchronous sends ({@link Communicator#issend}, {@code ssend}, {@code ssendInit}): at every length,
+ * from 0 bytes to past the rendezvous threshold, the send stays incomplete until the receiver has
+ * posted its receive, which it does only after the sender has seen that (a "go" message in
+ * between), and then it completes with the data delivered.
+ */
+@Timeout(180)
+class SynchronousSendTest {
+    private static final int[] LENGTHS = {0, 8, 1000, 200_000};
+    private static final int GO = 99;
+
+    private static void job(io.tutti.bootstrap.ThreadLauncher.RankBody body) {
+        io.tutti.testing.RankThreads.run(2, Duration.ofSeconds(150), body);
+    }
+
+    /** Rank 0's side: the request stays incomplete through 50 tests and sleeps, then "go", then it completes. */
+    private static void holdsUntilReceived(Communicator w, Request r, String what) throws InterruptedException {
+        for (int i = 0; i < 50; i++) {
+            assertFalse(r.test(), what + ": complete before the receive was posted (test " + i + ")");
+            Thread.sleep(2);
+        }
+        w.send(new byte[1], 0, 1, 1, GO);
+        r.waitFor();
+    }
+
+    private static byte[] pattern(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (seed + 7 * i);
+        }
+        return b;
+    }
+
+    @Test
+    void aSynchronousSendCompletesOnlyOnceItsReceiveHasStarted() {
+        job(rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                for (int n : LENGTHS) {
+                    if (rank == 0) {
+                        byte[] data = pattern(n, n);
+                        holdsUntilReceived(w, w.issend(data, 0, n, 1, 1), "issend of " + n + " bytes");
+                    } else {
+                        w.recv(new byte[1], 0, 1, 0, GO, null);
+                        byte[] got = new byte[n];
+                        Status s = w.recv(got, 0, n, 0, 1);
+                        assertEquals(n, s.bytes(), n + " bytes");
+                        assertArrayEquals(pattern(n, n), got, n + " bytes delivered");
+                    }
+                }
+                // a segment, and the blocking form (which the receiver lets return by receiving)
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment seg = arena.allocate(64);
+                    if (rank == 0) {
+                        seg.copyFrom(MemorySegment.ofArray(pattern(64, 3)));
+                        holdsUntilReceived(w, w.issend(seg, 8, 48, 1, 2), "issend of a segment");
+                        w.ssend(seg, 0, 64, 1, 3);
+                    } else {
+                        w.recv(new byte[1], 0, 1, 0, GO, null);
+                        byte[] got = new byte[48];
+                        w.recv(got, 0, 48, 0, 2, null);
+                        assertArrayEquals(java.util.Arrays.copyOfRange(pattern(64, 3), 8, 56), got, "the segment's bytes");
+                        byte[] all = new byte[64];
+                        w.recv(all, 0, 64, 0, 3, null);
+                        assertArrayEquals(pattern(64, 3), all, "ssend's bytes");
+                    }
+                }
+            }
+        });
+    }
+
+    @Test
+    void aPersistentSynchronousSendHoldsAtEachStart() {
+        job(rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                int[] data = new int[4];
+                Request r = rank == 0 ? w.ssendInit(data, 0, 4, 1, 5) : w.recvInit(data, 0, 4, 0, 5);
+                for (int round = 0; round < 3; round++) {
+                    if (rank == 0) {
+                        java.util.Arrays.fill(data, round + 10);
+                        r.start();
+                        holdsUntilReceived(w, r, "start " + round + " of ssendInit");
+                    } else {
+                        w.recv(new byte[1], 0, 1, 0, GO, null);
+                        r.start();
+                        r.waitFor();
+                        assertArrayEquals(new int[] {round + 10, round + 10, round + 10, round + 10}, data,
+                                "start " + round);
+                    }
+                }
+                r.free();
+            }
+        });
+    }
+}
