@@ -7,22 +7,30 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Synchronous sends ({@link Communicator#issend}, {@code ssend}, {@code ssendInit}): at every length,
- * from 0 bytes to past the rendezvous threshold, the send stays incomplete until the receiver has
- * posted its receive, which it does only after the sender has seen that (a "go" message in
- * between), and then it completes with the data delivered.
+ * Synchronous sends ({@link Communicator#issend}, {@code ssend}, {@code ssendInit}), over shared
+ * memory and over the network path: at every length, from 0 bytes to past the rendezvous
+ * threshold, the send stays incomplete until the receiver has posted its receive, which it does
+ * only after the sender has seen that (a "go" message in between), and then it completes with the
+ * data delivered.
  */
 @Timeout(180)
 class SynchronousSendTest {
     private static final int[] LENGTHS = {0, 8, 1000, 200_000};
     private static final int GO = 99;
 
-    private static void job(io.tutti.bootstrap.ThreadLauncher.RankBody body) {
-        io.tutti.testing.RankThreads.run(2, Duration.ofSeconds(150), body);
+    /** Two ranks over shared memory, or over the network path (the in-process provider). */
+    private static void job(boolean network, io.tutti.bootstrap.ThreadLauncher.RankBody body) {
+        io.tutti.testing.RankThreads.run(2, Duration.ofSeconds(150), (rank, env) -> {
+            if (network) {
+                env.put("TUTTI_NET_PROVIDER", "inproc");
+                env.put("TUTTI_TRANSPORT", "net");
+            }
+        }, body);
     }
 
     /** Rank 0's side: the request stays incomplete through 50 tests and sleeps, then "go", then it completes. */
@@ -43,9 +51,10 @@ class SynchronousSendTest {
         return b;
     }
 
-    @Test
-    void aSynchronousSendCompletesOnlyOnceItsReceiveHasStarted() {
-        job(rank -> {
+    @ParameterizedTest(name = "network={0}")
+    @ValueSource(booleans = {false, true})
+    void aSynchronousSendCompletesOnlyOnceItsReceiveHasStarted(boolean network) {
+        job(network, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
                 for (int n : LENGTHS) {
@@ -61,7 +70,8 @@ class SynchronousSendTest {
                     }
                 }
                 // a segment, and the blocking form (which the receiver lets return by receiving)
-                try (Arena arena = Arena.ofConfined()) {
+                // shared: the in-process network path reads the sender's segment on the receiver's thread
+                try (Arena arena = Arena.ofShared()) {
                     MemorySegment seg = arena.allocate(64);
                     if (rank == 0) {
                         seg.copyFrom(MemorySegment.ofArray(pattern(64, 3)));
@@ -81,9 +91,10 @@ class SynchronousSendTest {
         });
     }
 
-    @Test
-    void aPersistentSynchronousSendHoldsAtEachStart() {
-        job(rank -> {
+    @ParameterizedTest(name = "network={0}")
+    @ValueSource(booleans = {false, true})
+    void aPersistentSynchronousSendHoldsAtEachStart(boolean network) {
+        job(network, rank -> {
             try (Tutti t = Tutti.init(new String[0])) {
                 Communicator w = t.world();
                 int[] data = new int[4];
