@@ -75,13 +75,20 @@ public class Request implements Freeable {
     }
 
     /**
-     * Cancelling (MPI_CANCEL) is not supported: Tutti's requests cannot be cancelled. Always fails
-     * with {@link MPI#ERR_UNSUPPORTED_OPERATION}; complete the operation instead.
+     * Marks the operation for cancellation (MPI_CANCEL): a receive that no message has matched yet
+     * is taken back, and its completion's status says {@link Status#isCancelled()}. A matched
+     * receive, a send or a collective completes as it would (MPI allows that; cancelling sends is
+     * deprecated in MPI 4). Complete the request with a wait or test either way.
      */
     public final void cancel() throws MPIException {
         MPI.check();
-        throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, "Request.cancel: Tutti has no way to cancel a request"
-                + " (no MPI_CANCEL in io.tutti); complete it with a wait or test");
+        if (active && tutti != null) {
+            try {
+                tutti.cancel();
+            } catch (TuttiException e) {
+                throw Errors.of(e, "Request.cancel");
+            }
+        }
     }
 
     /** Whether this request is null: {@link MPI#REQUEST_NULL}, freed, or reported complete. */
@@ -194,6 +201,9 @@ public class Request implements Freeable {
         } else if (tutti != null) {
             io.tutti.Status s = tutti.status();
             into.set(s.source(), s.tag(), s.bytes());
+            if (s.cancelled()) {
+                into.cancelled();
+            }
         } else {
             into.set(MPI.ANY_SOURCE, MPI.ANY_TAG, 0);
         }

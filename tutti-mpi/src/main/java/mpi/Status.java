@@ -22,6 +22,13 @@ public final class Status {
         this.source = source;
         this.tag = tag;
         this.bytes = bytes;
+        this.cancelled = false;
+        return this;
+    }
+
+    /** Marks the status of a receive that {@link Request#cancel()} took back. */
+    final Status cancelled() {
+        this.cancelled = true;
         return this;
     }
 
@@ -49,7 +56,10 @@ public final class Status {
         return datatype.count(bytes);
     }
 
-    /** Whether the operation was cancelled (MPI_TEST_CANCELLED): never, as nothing can be cancelled yet. */
+    /**
+     * Whether the operation was cancelled (MPI_TEST_CANCELLED): a receive that {@link Request#cancel()}
+     * took back before any message matched it.
+     */
     public boolean isCancelled() throws MPIException {
         MPI.check();
         return cancelled;

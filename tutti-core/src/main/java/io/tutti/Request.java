@@ -23,6 +23,16 @@ public interface Request {
     default void free() {
     }
 
+    /**
+     * Cancels a receive that no message has matched yet (MPI_CANCEL): it completes at once, having
+     * received nothing, and its status says so ({@link Status#cancelled()}); returns true then. A
+     * receive already matched, a send or a collective is not cancelled (false) and completes as it
+     * would; complete the request with a wait or test either way.
+     */
+    default boolean cancel() {
+        return false;
+    }
+
     /** Drives progress until the operation completes; throws its error, if any. */
     Status waitFor();
 

@@ -8,6 +8,7 @@ public final class Status {
     private int source = -1;
     private int tag = -1;
     private long bytes;
+    private boolean cancelled;
 
     public Status() {
     }
@@ -18,9 +19,20 @@ public final class Status {
 
     /** Fills this status; used by the engine. */
     public void set(int source, int tag, long bytes) {
+        set(source, tag, bytes, false);
+    }
+
+    /** Fills this status, of a receive that {@link Request#cancel()} took back when {@code cancelled}; used by the engine. */
+    public void set(int source, int tag, long bytes, boolean cancelled) {
         this.source = source;
         this.tag = tag;
         this.bytes = bytes;
+        this.cancelled = cancelled;
+    }
+
+    /** Whether the receive was cancelled ({@link Request#cancel()}): then it received nothing. */
+    public boolean cancelled() {
+        return cancelled;
     }
 
     /** Rank of the sender in the communicator of the receive. */
@@ -44,6 +56,6 @@ public final class Status {
 
     @Override
     public String toString() {
-        return "Status[source=" + source + ", tag=" + tag + ", bytes=" + bytes + "]";
+        return "Status[source=" + source + ", tag=" + tag + ", bytes=" + bytes + (cancelled ? ", cancelled" : "") + "]";
     }
 }

@@ -936,6 +936,16 @@ public final class Engine implements AutoCloseable {
         locked(() -> matching.remove(op));
     }
 
+    /** {@link Operation#cancel()}: whether the receive was still posted, unmatched, and is taken out. */
+    boolean cancelPosted(Operation op) {
+        enter();
+        try {
+            return matching.remove(op);
+        } finally {
+            leave();
+        }
+    }
+
     /** What {@link #forEachUnexpected} reports of a message that arrived before its receive was posted. */
     @FunctionalInterface
     public interface UnexpectedVisitor {

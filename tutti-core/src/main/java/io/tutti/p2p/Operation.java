@@ -54,6 +54,8 @@ public final class Operation implements Request {
      * completes once its receive has matched. Set once when the operation is made; reset keeps it.
      */
     boolean synchronous;
+    /** A receive's, once {@link #cancel()} has taken it back (its status says so); a start or reset clears it. */
+    boolean cancelled;
     /** Persistent only: started and its completion not yet observed by wait or test. */
     boolean started;
     int initPeer;
@@ -85,6 +87,7 @@ public final class Operation implements Request {
                int[] worldToComm) {
         this.kind = kind;
         this.done = false;
+        this.cancelled = false;
         this.error = null;
         this.array = array;
         this.segment = segment;
@@ -242,7 +245,18 @@ public final class Operation implements Request {
 
     void fill(Status into) {
         if (into != null) {
-            into.set(commRank(statusSource), statusTag, statusBytes);
+            into.set(commRank(statusSource), statusTag, statusBytes, cancelled);
         }
+    }
+
+    /** A receive no message has matched yet leaves the posted queue and completes, cancelled. Owner thread. */
+    @Override
+    public boolean cancel() {
+        if (kind != RECV || done || !engine.cancelPosted(this)) {
+            return false;
+        }
+        cancelled = true;
+        complete(-1, -1, 0);
+        return true;
     }
 }

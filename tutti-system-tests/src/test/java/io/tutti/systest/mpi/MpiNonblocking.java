@@ -18,7 +18,8 @@ import mpi.Status;
  * Nonblocking and persistent point-to-point on direct buffers, and every wait and test form of
  * Request and Prequest: a ring exchange, waitAny/testAny/waitSome/testSome/testAll/getStatus,
  * PROC_NULL and null requests, the send modes, persistent sends and receives started again and
- * again, truncation reported by the wait, cancel refused, heap buffers refused.
+ * again, truncation reported by the wait, cancel of an unmatched and of a matched receive, heap buffers
+ * refused.
  */
 public final class MpiNonblocking {
     private MpiNonblocking() {
@@ -239,10 +240,22 @@ public final class MpiNonblocking {
             Request s = c.iSend(big, 6, MPI.INT, peer, 41);
             fails(MPI.ERR_TRUNCATE, "a wait reports the truncation", r::waitFor);
             s.waitFor();
-            Request pending = c.iRecv(small, 2, MPI.INT, peer, 42);
-            fails(MPI.ERR_UNSUPPORTED_OPERATION, "cancel", pending::cancel);
+            // a receive no message matches is cancelled; one already matched is not
+            Request unmatched = c.iRecv(small, 2, MPI.INT, peer, 43);
+            unmatched.cancel();
+            Status none = unmatched.waitStatus();
+            that(none.isCancelled(), "a receive cancelled before any message matched it");
+            that(unmatched.isNull(), "a cancelled request is null once waited for");
+            IntBuffer into = MPI.newIntBuffer(2);
+            Request matched = c.iRecv(into, 2, MPI.INT, peer, 42);
+            small.put(0, 40 + rank).put(1, 41);
             c.send(small, 2, MPI.INT, peer, 42);
-            pending.waitFor();
+            c.send(new int[1], 1, MPI.INT, peer, 44);
+            c.recv(new int[1], 1, MPI.INT, peer, 44);   // the peer's tag 42 came before: matched by now
+            matched.cancel();
+            Status got = matched.waitStatus();
+            that(!got.isCancelled(), "a matched receive is not cancelled");
+            equal(40 + peer, into.get(0), "the matched receive's data");
         }
         try {
             c.iSend(IntBuffer.allocate(3), 3, MPI.INT, rank, 0);
