@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -86,6 +87,35 @@ class SynchronousSendTest {
                         w.recv(all, 0, 64, 0, 3, null);
                         assertArrayEquals(pattern(64, 3), all, "ssend's bytes");
                     }
+                }
+            }
+        });
+    }
+
+    /**
+     * A small synchronous send that waits in the sender's backlog behind a full ring (2 MB of eager
+     * messages into a 1 MiB ring) still goes by rendezvous when the backlog drains.
+     */
+    @Test
+    void aSynchronousSendQueuedBehindAFullRingStillWaitsForItsReceive() {
+        int fillers = 2000;
+        job(false, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                byte[] filler = new byte[1024];
+                if (rank == 0) {
+                    Request[] sent = new Request[fillers];
+                    for (int i = 0; i < fillers; i++) {
+                        sent[i] = w.isend(filler, 0, filler.length, 1, 3);
+                    }
+                    holdsUntilReceived(w, w.issend(new byte[8], 0, 8, 1, 1), "an issend behind a full ring");
+                    Request.waitAll(sent);
+                } else {
+                    for (int i = 0; i < fillers; i++) {
+                        w.recv(filler, 0, filler.length, 0, 3, null);
+                    }
+                    w.recv(new byte[1], 0, 1, 0, GO, null);
+                    w.recv(new byte[8], 0, 8, 0, 1, null);
                 }
             }
         });

@@ -376,7 +376,7 @@ public final class Engine implements AutoCloseable {
         enter();
         try {
             Operation op = new Operation(this);
-            startSend(op, context, dest, tag, array, segment, offset, length);
+            startSend(op, context, dest, tag, array, segment, offset, length, false);
             return op;
         } finally {
             leave();
@@ -393,7 +393,7 @@ public final class Engine implements AutoCloseable {
         try {
             Operation op = new Operation(this);
             op.synchronous = true;
-            startSend(op, context, dest, tag, array, segment, offset, length);
+            startSend(op, context, dest, tag, array, segment, offset, length, true);
             return op;
         } finally {
             leave();
@@ -415,7 +415,7 @@ public final class Engine implements AutoCloseable {
                       long length) {
         enter();
         try {
-            startSend(op, context, dest, tag, array, segment, offset, length);
+            startSend(op, context, dest, tag, array, segment, offset, length, false);
         } finally {
             leave();
         }
@@ -433,20 +433,24 @@ public final class Engine implements AutoCloseable {
                 return;
             }
             Operation op = blockingSend;
-            startSend(op, context, dest, tag, array, segment, offset, length);
+            startSend(op, context, dest, tag, array, segment, offset, length, false);
             progress.await(op);
         } finally {
             leave();
         }
     }
 
+    /**
+     * Starts {@code op}'s send: eager when it fits and is not {@code synchronous}, else by rendezvous.
+     * The standard sends pass a constant false, which the JIT folds where it inlines this.
+     */
     private void startSend(Operation op, int context, int dest, int tag, Object array, MemorySegment segment,
-                           long offset, long length) {
+                           long offset, long length, boolean synchronous) {
         progress.checkOpen();
         checkRevoked(context);
         op.reset(Operation.SEND, context, dest, tag, array, segment, offset, length, null);
         links.counters.sent(dest, length);
-        if (length <= links.eagerTo[dest] && !op.synchronous) {
+        if (length <= links.eagerTo[dest] && !synchronous) {
             if (outbox.clear(dest) && outbox.writeEager(dest, context, tag, array, segment, offset, (int) length)) {
                 op.complete(dest, tag, length);
             } else {
@@ -490,7 +494,8 @@ public final class Engine implements AutoCloseable {
         enter();
         try {
             if (op.persistentKind == Operation.SEND) {
-                startSend(op, op.context, op.initPeer, op.initTag, op.array, op.segment, op.initOffset, op.initLength);
+                startSend(op, op.context, op.initPeer, op.initTag, op.array, op.segment, op.initOffset, op.initLength,
+                        op.synchronous);
             } else {
                 startRecv(op, op.context, op.initPeer, op.initTag, op.array, op.segment, op.initOffset, op.initLength,
                         op.worldToComm());

@@ -181,7 +181,7 @@ final class Outbox {
             while ((item = q.peek()) != null) {
                 boolean written;
                 if (item instanceof Operation op) {
-                    if (op.length <= links.eagerTo[dest]) {
+                    if (op.length <= links.eagerTo[dest] && !op.synchronous) {   // a synchronous one asks by RTS
                         written = writeEager(dest, op.context, op.tag, op.array, op.segment, op.offset,
                                 (int) op.length);
                         if (written) {
