@@ -2073,9 +2073,11 @@ public class Comm implements Freeable, Cloneable {
         }
         if ((type.kind == Datatype.FLOAT_COMPLEX || type.kind == Datatype.DOUBLE_COMPLEX)
                 && op.tutti != io.tutti.ReduceOp.SUM) {
-            throw Errors.error(op.tutti == io.tutti.ReduceOp.PROD ? MPI.ERR_UNSUPPORTED_OPERATION : MPI.ERR_OP,
-                    call + ": " + op + " on " + type + " is not supported: Tutti reduces the real and imaginary"
-                    + " parts as separate numbers, which is right for SUM only");
+            if (op.tutti == io.tutti.ReduceOp.PROD) {
+                return ComplexProduct.INSTANCE;    // the parts multiplied as complex numbers, not one by one
+            }
+            throw Errors.error(MPI.ERR_OP, call + ": " + op + " does not apply to " + type
+                    + ": complex numbers take SUM and PROD");
         }
         return op.tutti;
     }

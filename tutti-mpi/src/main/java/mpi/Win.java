@@ -612,7 +612,11 @@ public final class Win implements Freeable {
             throw Errors.error(MPI.ERR_OP, call + ": user operations cannot accumulate (MPI allows predefined"
                     + " operations only)");
         }
-        AccumulateOp a = ACCUMULATE[((io.tutti.ReduceOp) Comm.reduction(op, type, call)).ordinal()];
+        if (!(Comm.reduction(op, type, call) instanceof io.tutti.ReduceOp predefined)) {
+            throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, call + ": " + op + " on " + type + " cannot"
+                    + " accumulate: a window combines the real and imaginary parts one by one, right for SUM only");
+        }
+        AccumulateOp a = ACCUMULATE[predefined.ordinal()];
         try {
             a.check(type.coll);
         } catch (TuttiException e) {

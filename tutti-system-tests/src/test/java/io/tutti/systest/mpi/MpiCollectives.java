@@ -15,7 +15,7 @@ import mpi.MPIException;
  * The blocking collectives in their array, buffer and in-place forms: barrier, bcast, gather(v),
  * scatter(v), allGather(v), allToAll(v/w), reduce, allReduce, reduceScatter(Block), scan, exScan;
  * with int[], double[], long[], boolean[], char[], slices, heap and direct buffers, MAXLOC on INT2,
- * complex sums, zero counts; and their errors (root, operation, unsupported combinations).
+ * complex sums and products, zero counts; and their errors (root, operation, unsupported combinations).
  */
 public final class MpiCollectives {
     private MpiCollectives() {
@@ -337,6 +337,25 @@ public final class MpiCollectives {
         c.allReduce(z, zs, 1, MPI.DOUBLE_COMPLEX, MPI.SUM);
         equal((double) sum, zs[0], "complex SUM, real part");
         equal(2.0 * sum, zs[1], "complex SUM, imaginary part");
+        // complex PROD: each rank's (1 + r, 1), multiplied as complex numbers (exact in doubles here)
+        double[] w = {1 + rank, 1, 2, 0};
+        double[] ws = new double[4];
+        c.allReduce(w, ws, 2, MPI.DOUBLE_COMPLEX, MPI.PROD);
+        double re = 1;
+        double im = 0;
+        for (int r = 0; r < n; r++) {
+            double a = re * (1 + r) - im;
+            im = re + im * (1 + r);
+            re = a;
+        }
+        // == rather than equals: a product's zero part may come out as -0.0
+        that(ws[0] == re && ws[1] == im && ws[2] == Math.pow(2, n) && ws[3] == 0,
+                "complex PROD: expected " + re + " + " + im + "i, 2^n + 0i, got " + java.util.Arrays.toString(ws));
+        float[] f = {0, 1};
+        c.allReduce(f, 1, MPI.FLOAT_COMPLEX, MPI.PROD);
+        float[][] powers = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
+        that(f[0] == powers[n % 4][0] && f[1] == powers[n % 4][1],
+                "complex PROD in place, i to the power of the ranks: got " + java.util.Arrays.toString(f));
         c.allReduce(new int[0], new int[0], 0, MPI.INT, MPI.SUM);
 
         // reduceScatter: rank r gets r + 1 items of the sums
@@ -416,8 +435,8 @@ public final class MpiCollectives {
         fails(MPI.ERR_OP, "MAXLOC on plain ints", () -> c.allReduce(new int[2], new int[2], 1, MPI.INT, MPI.MAXLOC));
         fails(MPI.ERR_UNSUPPORTED_OPERATION, "MINLOC on DOUBLE_INT",
                 () -> c.allReduce(MPI.newByteBuffer(16), MPI.newByteBuffer(16), 1, MPI.DOUBLE_INT, MPI.MINLOC));
-        fails(MPI.ERR_UNSUPPORTED_OPERATION, "PROD of complex numbers",
-                () -> c.allReduce(new float[2], new float[2], 1, MPI.FLOAT_COMPLEX, MPI.PROD));
+        fails(MPI.ERR_OP, "MAX of complex numbers",
+                () -> c.allReduce(new float[2], new float[2], 1, MPI.FLOAT_COMPLEX, MPI.MAX));
         fails(MPI.ERR_OP, "reduceLocal with REPLACE",
                 () -> mpi.Comm.reduceLocal(new int[1], new int[1], 1, MPI.INT, MPI.REPLACE));
         fails(MPI.ERR_BUFFER, "reduceLocal past the arrays' end",

@@ -88,6 +88,8 @@ public final class MpiWindowErrors {
         ByteBuffer pair = MPI.newByteBuffer(16);
         fails(MPI.ERR_UNSUPPORTED_OPERATION, "MAXLOC on DOUBLE_INT", () -> w.accumulate(pair, 1, MPI.DOUBLE_INT, 0,
                 0, 1, MPI.DOUBLE_INT, MPI.MAXLOC));
+        fails(MPI.ERR_UNSUPPORTED_OPERATION, "PROD of complex numbers", () -> w.accumulate(pair, 1,
+                MPI.DOUBLE_COMPLEX, 0, 0, 1, MPI.DOUBLE_COMPLEX, MPI.PROD));
         Datatype two = Datatype.createContiguous(2, MPI.INT);
         two.commit();
         fails(MPI.ERR_TYPE, "compareAndSwap of a derived type", () -> w.compareAndSwap(one, one, one, two, 0, 0));
