@@ -936,13 +936,11 @@ public final class Engine implements AutoCloseable {
         locked(() -> revocations.acknowledge(context, worldRank));
     }
 
-    /** Takes a receive that has not matched yet out of the posted queue; it never completes. Owner thread. */
-    public void cancel(Operation op) {
-        locked(() -> matching.remove(op));
-    }
-
-    /** {@link Operation#cancel()}: whether the receive was still posted, unmatched, and is taken out. */
-    boolean cancelPosted(Operation op) {
+    /**
+     * Takes a receive that has not matched yet out of the posted queue, where it never completes
+     * ({@link Operation#cancel()} completes it, cancelled); whether it was there. Owner thread.
+     */
+    public boolean cancel(Operation op) {
         enter();
         try {
             return matching.remove(op);

@@ -252,7 +252,7 @@ public final class Operation implements Request {
     /** A receive no message has matched yet leaves the posted queue and completes, cancelled. Owner thread. */
     @Override
     public boolean cancel() {
-        if (kind != RECV || done || !engine.cancelPosted(this)) {
+        if (kind != RECV || done || !engine.cancel(this)) {
             return false;
         }
         cancelled = true;
