@@ -2062,14 +2062,23 @@ public class Comm implements Freeable, Cloneable {
         }
         boolean loc = op.tutti == io.tutti.ReduceOp.MAXLOC || op.tutti == io.tutti.ReduceOp.MINLOC;
         boolean pair = type.kind >= Datatype.INT2 && type.kind <= Datatype.DOUBLE_INT;
-        if (loc && type.kind != Datatype.INT2 && pair) {
-            throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, call + ": " + op + " on " + type + " is not supported:"
-                    + " Tutti's MAXLOC and MINLOC take pairs of one type only (MPI.INT2 here); a (value, int index)"
-                    + " of another value type has no Tutti pair type");
-        }
         if (loc != pair) {
             throw Errors.error(MPI.ERR_OP, call + ": " + op + " does not apply to " + type
                     + (loc ? ": MAXLOC and MINLOC take the (value, index) types" : ""));
+        }
+        if (loc && type.kind != Datatype.INT2) {
+            // a (value, int index) struct of another value type: Tutti's pairs hold two of one type
+            if (type.base != type) {
+                throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, call + ": " + op + " on " + type + " is not"
+                        + " supported: pass " + type.base + " itself with a count of pairs");
+            }
+            io.tutti.Datatype value = switch (type.kind) {
+                case Datatype.SHORT_INT -> io.tutti.Datatype.SHORT;
+                case Datatype.LONG_INT -> io.tutti.Datatype.LONG;
+                case Datatype.FLOAT_INT -> io.tutti.Datatype.FLOAT;
+                default -> io.tutti.Datatype.DOUBLE;
+            };
+            return PairLocation.of(value, op.tutti == io.tutti.ReduceOp.MAXLOC);
         }
         if ((type.kind == Datatype.FLOAT_COMPLEX || type.kind == Datatype.DOUBLE_COMPLEX)
                 && op.tutti != io.tutti.ReduceOp.SUM) {

@@ -42,4 +42,10 @@ enum ComplexProduct implements io.tutti.UserOp {
             }
         }
     }
+
+    /** A number's two parts, which the collectives must not split. */
+    @Override
+    public int elementsPerItem() {
+        return 2;
+    }
 }

@@ -114,7 +114,8 @@ public final class Datatype implements Freeable {
         };
         this.collPer = extent == 0 ? 1 : extent / coll.extent();
         this.base = this;
-        this.map = new long[] {0, size};
+        // C's struct {short; int} has two bytes of padding inside its data: the int is at 4
+        this.map = kind == SHORT_INT ? new long[] {0, 2, 4, 4} : new long[] {0, size};
         this.lb = 0;
         this.trueLb = 0;
         this.dense = true;

@@ -129,5 +129,11 @@ public final class Op implements Freeable {
         public boolean commutative() {
             return commute;
         }
+
+        /** One item of the call's type: the collectives hand the function whole items only. */
+        @Override
+        public int elementsPerItem() {
+            return Math.max(1, type.collPer);
+        }
     }
 }

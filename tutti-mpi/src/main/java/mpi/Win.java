@@ -614,7 +614,8 @@ public final class Win implements Freeable {
         }
         if (!(Comm.reduction(op, type, call) instanceof io.tutti.ReduceOp predefined)) {
             throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, call + ": " + op + " on " + type + " cannot"
-                    + " accumulate: a window combines the real and imaginary parts one by one, right for SUM only");
+                    + " accumulate: a window runs Tutti's predefined operations only, which multiply complex numbers'"
+                    + " parts one by one and take MAXLOC and MINLOC on MPI.INT2 alone");
         }
         AccumulateOp a = ACCUMULATE[predefined.ordinal()];
         try {

@@ -33,4 +33,14 @@ public interface UserOp {
     default boolean commutative() {
         return true;
     }
+
+    /**
+     * Elements of the call's type that make one operand of this operation: 2 for a product of
+     * complex numbers held as (real, imaginary) pairs of {@code double}s, 16 for a 16-byte struct
+     * reduced as {@link Datatype#BYTE}s. The collectives split their vectors only between items, so
+     * {@link #apply} always gets whole ones, and a call's count must be a whole number of items.
+     */
+    default int elementsPerItem() {
+        return 1;
+    }
 }

@@ -203,10 +203,41 @@ public final class Collectives {
         return entry(call).schedule;
     }
 
+    /** Bytes of one item of the call's user operation, once the call's vectors are checked to hold whole items. */
+    private static int itemExtent(Invocation c) {
+        int per = c.userOp.elementsPerItem();
+        if (per < 1) {
+            throw new TuttiException.InvalidArgument("the user operation's elementsPerItem() is " + per
+                    + ": it must be at least 1");
+        }
+        long extent = (long) per * c.type.extent();
+        if (extent > Integer.MAX_VALUE) {
+            throw new TuttiException.InvalidArgument("the user operation's items of " + per + " elements of "
+                    + c.type + " exceed 2^31 - 1 bytes");
+        }
+        wholeItems(c.bytes, c.type, per);
+        if (c.blocks != null) {
+            for (long b : c.blocks) {
+                wholeItems(b, c.type, per);
+            }
+        }
+        return (int) extent;
+    }
+
+    /** Refuses a vector of {@code bytes} that is no whole number of a user operation's {@code per}-element items. */
+    public static void wholeItems(long bytes, Datatype type, int per) {
+        if (bytes % ((long) per * type.extent()) != 0) {
+            throw new TuttiException.InvalidArgument("a count of " + bytes / type.extent() + " " + type
+                    + " elements is no whole number of the user operation's items of " + per + " elements"
+                    + " (UserOp.elementsPerItem): pass a multiple of " + per);
+        }
+    }
+
     private Entry entry(Invocation c) {
         Kind kind = c.kind;
         long bytes = c.bytes;
-        int extent = c.type.extent();
+        // a user operation's item is the unit every split keeps whole (UserOp.elementsPerItem)
+        int extent = c.userOp == null ? c.type.extent() : itemExtent(c);
         int root = c.root;
         boolean inPlace = c.inPlace;
         boolean commutative = c.userOp == null || c.userOp.commutative();

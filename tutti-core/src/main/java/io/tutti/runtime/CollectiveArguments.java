@@ -4,6 +4,7 @@ import io.tutti.Datatype;
 import io.tutti.ReduceOp;
 import io.tutti.TuttiException;
 import io.tutti.UserOp;
+import io.tutti.coll.Collectives;
 import io.tutti.p2p.ArrayViews;
 import io.tutti.reduce.Reduction;
 import java.lang.foreign.MemorySegment;
@@ -158,6 +159,9 @@ final class CollectiveArguments {
     /** {@link io.tutti.Communicator#reduceLocal}: {@code inout = in op inout}, element by element. */
     void reduceLocal(Object in, Object inout, int count, Datatype type, ReduceOp op, UserOp userOp) {
         checkOp(op, userOp, type);
+        if (userOp != null && count >= 0) {
+            Collectives.wholeItems((long) count * type.extent(), type, Math.max(1, userOp.elementsPerItem()));
+        }
         MemorySegment dst = view(inout, count, type, "inout buffer");
         MemorySegment src = view(in, count, type, "in buffer");
         if (op != null) {

@@ -8,6 +8,7 @@ import io.tutti.Communicator;
 import io.tutti.Datatype;
 import io.tutti.Request;
 import io.tutti.Tutti;
+import io.tutti.TuttiException;
 import io.tutti.bootstrap.ThreadLauncher;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -154,6 +155,96 @@ class HostCollectivesTest {
                         assertArrayEquals(expected, r, "reduce to " + root + " in rank order");
                     }
                 }
+            }
+        });
+    }
+
+    /**
+     * Product of complex numbers held as (real, imaginary) pairs of longs (a commutative ring, so
+     * wrapping overflow keeps the result exact): an operand is two elements, which a split between
+     * them would pair wrongly.
+     */
+    static final UserOp COMPLEX_LONG = new UserOp() {
+        @Override
+        public void apply(MemorySegment inout, long inoutOffset, MemorySegment in, long inOffset, long count,
+                          Datatype type) {
+            assertEquals(0, count % 2, "a split inside an item");
+            ValueLayout.OfLong l = ValueLayout.JAVA_LONG_UNALIGNED;
+            for (long i = 0; i < count; i += 2) {
+                long a = in.get(l, inOffset + i * 8);
+                long b = in.get(l, inOffset + i * 8 + 8);
+                long c = inout.get(l, inoutOffset + i * 8);
+                long d = inout.get(l, inoutOffset + i * 8 + 8);
+                inout.set(l, inoutOffset + i * 8, a * c - b * d);
+                inout.set(l, inoutOffset + i * 8 + 8, a * d + b * c);
+            }
+        }
+
+        @Override
+        public int elementsPerItem() {
+            return 2;
+        }
+    };
+
+    static long[] complexInput(int rank, int items) {
+        long[] x = new long[2 * items];
+        for (int i = 0; i < items; i++) {
+            x[2 * i] = rank + i % 7 + 1;
+            x[2 * i + 1] = rank * 3 - i % 5;
+        }
+        return x;
+    }
+
+    static long[] complexProduct(int n, int items) {
+        long[] acc = complexInput(0, items);
+        for (int r = 1; r < n; r++) {
+            long[] x = complexInput(r, items);
+            for (int i = 0; i < 2 * items; i += 2) {
+                long re = x[i] * acc[i] - x[i + 1] * acc[i + 1];
+                acc[i + 1] = x[i] * acc[i + 1] + x[i + 1] * acc[i];
+                acc[i] = re;
+            }
+        }
+        return acc;
+    }
+
+    /**
+     * Vectors long enough for the splitting algorithms (ring and Rabenseifner allreduce, Rabenseifner
+     * reduce, ring reduce-scatter) at rank counts that split an odd number of elements: every split
+     * falls between items of a two-element user operation, and a count of half an item is refused.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {3, 4, 5})
+    void userOperationsGetWholeItems(int n) {
+        int items = 40_001;                                  // 640 KB of longs: past every split threshold
+        long[] expected = complexProduct(n, items);
+        job(n, rank -> {
+            try (Tutti t = Tutti.init(new String[0])) {
+                Communicator w = t.world();
+                long[] out = new long[2 * items];
+                w.allreduce(complexInput(rank, items), out, 2 * items, Datatype.LONG, COMPLEX_LONG);
+                assertArrayEquals(expected, out, "allreduce");
+                long[] root = new long[2 * items];
+                w.reduce(complexInput(rank, items), root, 2 * items, Datatype.LONG, COMPLEX_LONG, n - 1);
+                if (rank == n - 1) {
+                    assertArrayEquals(expected, root, "reduce");
+                }
+                int[] counts = new int[n];
+                int[] starts = new int[n + 1];
+                for (int r = 0; r < n; r++) {
+                    counts[r] = 2 * (items / n + (r < items % n ? 1 : 0));
+                    starts[r + 1] = starts[r] + counts[r];
+                }
+                long[] mine = new long[counts[rank]];
+                w.reduceScatter(complexInput(rank, items), mine, counts, Datatype.LONG, COMPLEX_LONG);
+                assertArrayEquals(Arrays.copyOfRange(expected, starts[rank], starts[rank + 1]), mine,
+                        "reduce-scatter");
+                TuttiException.InvalidArgument e = assertThrows(TuttiException.InvalidArgument.class,
+                        () -> w.allreduce(new long[3], new long[3], 3, Datatype.LONG, COMPLEX_LONG));
+                assertTrue(e.getMessage().contains("pass a multiple of 2"), e.getMessage());
+                long[] after = new long[2 * items];
+                w.allreduce(complexInput(rank, items), after, 2 * items, Datatype.LONG, COMPLEX_LONG);
+                assertArrayEquals(expected, after, "allreduce after the refused call");
             }
         });
     }

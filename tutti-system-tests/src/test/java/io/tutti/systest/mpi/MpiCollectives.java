@@ -7,15 +7,20 @@ import static io.tutti.systest.mpi.Check.that;
 import java.nio.ByteBuffer;
 import java.nio.DoubleBuffer;
 import java.nio.IntBuffer;
+import mpi.Datatype;
+import mpi.DoubleInt;
+import mpi.FloatInt;
 import mpi.Intracomm;
+import mpi.LongInt;
 import mpi.MPI;
 import mpi.MPIException;
+import mpi.ShortInt;
 
 /**
  * The blocking collectives in their array, buffer and in-place forms: barrier, bcast, gather(v),
  * scatter(v), allGather(v), allToAll(v/w), reduce, allReduce, reduceScatter(Block), scan, exScan;
- * with int[], double[], long[], boolean[], char[], slices, heap and direct buffers, MAXLOC on INT2,
- * complex sums and products, zero counts; and their errors (root, operation, unsupported combinations).
+ * with int[], double[], long[], boolean[], char[], slices, heap and direct buffers, MAXLOC and MINLOC on
+ * every pair type, complex sums and products (vectors long enough to be split), zero counts; and their errors (root, operation, unsupported combinations).
  */
 public final class MpiCollectives {
     private MpiCollectives() {
@@ -356,6 +361,24 @@ public final class MpiCollectives {
         float[][] powers = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
         that(f[0] == powers[n % 4][0] && f[1] == powers[n % 4][1],
                 "complex PROD in place, i to the power of the ranks: got " + java.util.Arrays.toString(f));
+        // a vector long enough to be split (in halves at 2 ranks: between a number's parts if split
+        // by doubles); every rank's odd numbers are i and its even ones 1, so the product is exact
+        int numbers = 40_001;
+        double[] many = new double[2 * numbers];
+        for (int i = 0; i < numbers; i++) {
+            many[2 * i] = i % 2 == 0 ? 1 : 0;
+            many[2 * i + 1] = i % 2 == 0 ? 0 : 1;
+        }
+        double[] product = new double[2 * numbers];
+        c.allReduce(many, product, numbers, MPI.DOUBLE_COMPLEX, MPI.PROD);
+        for (int i = 0; i < numbers; i++) {
+            double[] want = i % 2 == 0 ? new double[] {1, 0} : new double[] {powers[n % 4][0], powers[n % 4][1]};
+            if (product[2 * i] != want[0] || product[2 * i + 1] != want[1]) {
+                that(false, "complex PROD of " + numbers + " numbers, number " + i + ": expected " + want[0] + " + "
+                        + want[1] + "i, got " + product[2 * i] + " + " + product[2 * i + 1] + "i");
+            }
+        }
+        pairLocations(c, rank, n, root);
         c.allReduce(new int[0], new int[0], 0, MPI.INT, MPI.SUM);
 
         // reduceScatter: rank r gets r + 1 items of the sums
@@ -427,14 +450,122 @@ public final class MpiCollectives {
         long[] other = {4};
         mpi.Comm.reduceLocal(one, other, 1, MPI.LONG, MPI.PROD);
         equal(12L, other[0], "reduceLocal PROD");
+        // MAXLOC on two DOUBLE_INTs: a larger value wins, an equal one keeps the smaller index
+        ByteBuffer x = MPI.newByteBuffer(32);
+        ByteBuffer y = MPI.newByteBuffer(32);
+        putPair(MPI.DOUBLE_INT, x, 0, 2, 7);
+        putPair(MPI.DOUBLE_INT, x, 1, 1, 3);
+        putPair(MPI.DOUBLE_INT, y, 0, 1, 1);
+        putPair(MPI.DOUBLE_INT, y, 1, 1, 5);
+        mpi.Comm.reduceLocal(x, y, 2, MPI.DOUBLE_INT, MPI.MAXLOC);
+        that(java.util.Arrays.equals(pair(MPI.DOUBLE_INT, y, 0), new long[] {2, 7})
+                && java.util.Arrays.equals(pair(MPI.DOUBLE_INT, y, 1), new long[] {1, 3}),
+                "reduceLocal MAXLOC on DOUBLE_INT");
+    }
+
+    /**
+     * MAXLOC and MINLOC on SHORT_INT, LONG_INT, FLOAT_INT and DOUBLE_INT: values with ties between
+     * ranks (the smaller index wins) and indexes past 2^16, in a direct buffer and in byte arrays,
+     * vectors long enough to be split (mid-struct, if split by bytes).
+     */
+    private static void pairLocations(Intracomm c, int rank, int n, int root) throws MPIException {
+        int items = 20_001;
+        for (Datatype t : new Datatype[] {MPI.SHORT_INT, MPI.LONG_INT, MPI.FLOAT_INT, MPI.DOUBLE_INT}) {
+            int extent = t.getExtent();
+            ByteBuffer in = MPI.newByteBuffer(items * extent);
+            for (int i = 0; i < items; i++) {
+                putPair(t, in, i, pairValue(rank, i), (rank << 20) + i);
+            }
+            ByteBuffer max = MPI.newByteBuffer(items * extent);
+            c.allReduce(in, max, items, t, MPI.MAXLOC);
+            byte[] inBytes = new byte[items * extent];
+            in.get(0, inBytes);
+            byte[] min = new byte[items * extent];
+            c.reduce(inBytes, min, items, t, MPI.MINLOC, root);
+            ByteBuffer minView = ByteBuffer.wrap(min).order(java.nio.ByteOrder.nativeOrder());
+            for (int i = 0; i < items; i++) {
+                int hi = Integer.MIN_VALUE;
+                int lo = Integer.MAX_VALUE;
+                int hiRank = -1;
+                int loRank = -1;
+                for (int r = 0; r < n; r++) {
+                    int v = pairValue(r, i);
+                    if (v > hi) {
+                        hi = v;
+                        hiRank = r;
+                    }
+                    if (v < lo) {
+                        lo = v;
+                        loRank = r;
+                    }
+                }
+                long[] got = pair(t, max, i);
+                if (got[0] != hi || got[1] != (hiRank << 20) + i) {
+                    that(false, "MAXLOC on " + t + ", item " + i + ": expected (" + hi + ", " + ((hiRank << 20) + i)
+                            + "), got (" + got[0] + ", " + got[1] + ")");
+                }
+                if (rank == root) {
+                    got = pair(t, minView, i);
+                    if (got[0] != lo || got[1] != (loRank << 20) + i) {
+                        that(false, "MINLOC on " + t + " to the root, item " + i + ": expected (" + lo + ", "
+                                + ((loRank << 20) + i) + "), got (" + got[0] + ", " + got[1] + ")");
+                    }
+                }
+            }
+        }
+    }
+
+    /** Rank r's value at item i: from -2 to 2, so ranks tie. */
+    private static int pairValue(int r, int i) {
+        return (r * 7 + i) % 5 - 2;
+    }
+
+    /** Puts value {@code v} (scaled to use the type's range) and {@code index} at item {@code i}. */
+    private static void putPair(Datatype t, ByteBuffer b, int i, int v, int index) throws MPIException {
+        if (t == MPI.SHORT_INT) {
+            ShortInt.Data d = MPI.shortInt.getData(b, i);
+            d.putValue((short) v);
+            d.putIndex(index);
+        } else if (t == MPI.LONG_INT) {
+            LongInt.Data d = MPI.longInt.getData(b, i);
+            d.putValue((long) v << 40);
+            d.putIndex(index);
+        } else if (t == MPI.FLOAT_INT) {
+            FloatInt.Data d = MPI.floatInt.getData(b, i);
+            d.putValue(v * 0.5f);
+            d.putIndex(index);
+        } else {
+            DoubleInt.Data d = MPI.doubleInt.getData(b, i);
+            d.putValue(v * 0.25);
+            d.putIndex(index);
+        }
+    }
+
+    /** The (value, index) at item {@code i}, the value scaled back as {@link #putPair} scaled it. */
+    private static long[] pair(Datatype t, ByteBuffer b, int i) throws MPIException {
+        if (t == MPI.SHORT_INT) {
+            ShortInt.Data d = MPI.shortInt.getData(b, i);
+            return new long[] {d.getValue(), d.getIndex()};
+        } else if (t == MPI.LONG_INT) {
+            LongInt.Data d = MPI.longInt.getData(b, i);
+            return new long[] {d.getValue() >> 40, d.getIndex()};
+        } else if (t == MPI.FLOAT_INT) {
+            FloatInt.Data d = MPI.floatInt.getData(b, i);
+            return new long[] {(long) (d.getValue() * 2), d.getIndex()};
+        }
+        DoubleInt.Data d = MPI.doubleInt.getData(b, i);
+        return new long[] {(long) (d.getValue() * 4), d.getIndex()};
     }
 
     private static void errors(Intracomm c, int n) throws MPIException {
         fails(MPI.ERR_ROOT, "bcast from root n", () -> c.bcast(new int[1], 1, MPI.INT, n));
         fails(MPI.ERR_OP, "allReduce with REPLACE", () -> c.allReduce(new int[1], new int[1], 1, MPI.INT, MPI.REPLACE));
         fails(MPI.ERR_OP, "MAXLOC on plain ints", () -> c.allReduce(new int[2], new int[2], 1, MPI.INT, MPI.MAXLOC));
-        fails(MPI.ERR_UNSUPPORTED_OPERATION, "MINLOC on DOUBLE_INT",
-                () -> c.allReduce(MPI.newByteBuffer(16), MPI.newByteBuffer(16), 1, MPI.DOUBLE_INT, MPI.MINLOC));
+        Datatype twoPairs = Datatype.createContiguous(2, MPI.DOUBLE_INT);
+        twoPairs.commit();
+        fails(MPI.ERR_UNSUPPORTED_OPERATION, "MINLOC on a derived type of DOUBLE_INT",
+                () -> c.allReduce(MPI.newByteBuffer(32), MPI.newByteBuffer(32), 1, twoPairs, MPI.MINLOC));
+        twoPairs.free();
         fails(MPI.ERR_OP, "MAX of complex numbers",
                 () -> c.allReduce(new float[2], new float[2], 1, MPI.FLOAT_COMPLEX, MPI.MAX));
         fails(MPI.ERR_OP, "reduceLocal with REPLACE",

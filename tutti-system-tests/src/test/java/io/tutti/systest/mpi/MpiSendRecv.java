@@ -12,8 +12,10 @@ import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 import java.nio.ShortBuffer;
 import mpi.Comm;
+import mpi.Datatype;
 import mpi.MPI;
 import mpi.MPIException;
+import mpi.ShortInt;
 import mpi.Status;
 
 /**
@@ -240,11 +242,18 @@ public final class MpiSendRecv {
         }
     }
 
-    /** INT2 in an int[] and in a byte buffer, DOUBLE_INT in a byte buffer (C's layout), DOUBLE_COMPLEX. */
+    /**
+     * INT2 in an int[] and in a byte buffer, DOUBLE_INT in a byte buffer (C's layout), DOUBLE_COMPLEX,
+     * and a vector of SHORT_INTs with indexes past 2^16.
+     */
     private static void pairsAndComplex(Comm c, int peer, boolean sends, int from) throws MPIException {
         int[] pairs = new int[8];
         ByteBuffer di = MPI.newByteBuffer(16 * 3);
         double[] complex = new double[6];
+        // every other SHORT_INT: packed as C packs the struct, its two bytes of padding left out
+        Datatype everyOther = Datatype.createVector(3, 1, 2, MPI.SHORT_INT);
+        everyOther.commit();
+        ByteBuffer si = MPI.newByteBuffer(8 * 6);
         if (sends) {
             for (int i = 0; i < 8; i++) {
                 pairs[i] = value(from, i);
@@ -258,6 +267,12 @@ public final class MpiSendRecv {
             c.send(pairs, 3, MPI.INT2, peer, 41);
             c.send(di, 3, MPI.DOUBLE_INT, peer, 42);
             c.send(complex, 3, MPI.DOUBLE_COMPLEX, peer, 43);
+            for (int i = 0; i < 6; i++) {
+                ShortInt.Data d = MPI.shortInt.getData(si, i);
+                d.putValue((short) (i - 3));
+                d.putIndex((1 << 20) + i);
+            }
+            c.send(si, 1, everyOther, peer, 44);
         } else {
             Status s = c.recv(pairs, 4, MPI.INT2, peer, 41);
             status(s, peer, 41, MPI.INT2, 3, 6, "INT2 pairs");
@@ -275,7 +290,14 @@ public final class MpiSendRecv {
                 equal((double) i, complex[2 * i], "real " + i);
                 equal((double) -i, complex[2 * i + 1], "imaginary " + i);
             }
+            c.recv(si, 1, everyOther, peer, 44);
+            for (int i = 0; i < 6; i++) {
+                ShortInt.Data d = MPI.shortInt.getData(si, i);
+                equal(i % 2 == 0 ? i - 3 : 0, d.getValue(), "SHORT_INT value " + i);
+                equal(i % 2 == 0 ? (1 << 20) + i : 0, d.getIndex(), "SHORT_INT index " + i);
+            }
         }
+        everyOther.free();
     }
 
     /** Zero counts, with arrays, direct buffers and null buffers. */
