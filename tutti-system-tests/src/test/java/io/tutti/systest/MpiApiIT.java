@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -88,6 +89,20 @@ class MpiApiIT {
         try (Stream<Path> left = Files.list(files)) {
             assertEquals(List.of(), left.toList(), "files the program left behind");
         }
+        r.assertNoJobDirectory();
+    }
+
+    /**
+     * The MPI-IO program with every pair of ranks over the network ({@code --transport net}, as across
+     * hosts): the shared file pointer, a window at rank 0, moves by fetch-and-adds over the rails.
+     */
+    @Test
+    void filesShareTheirPointerAcrossHosts() throws Exception {
+        Path files = Files.createDirectory(work.resolve("files"));
+        Launch.Result r = Launch.run(work, Duration.ofSeconds(140), "run", "--verbose", "-n", "3", "--transport", "net",
+                "--timeout", "120s", "--cp", Launch.testClasses(), "io.tutti.systest.mpi.MpiFiles", files.toString());
+        assertExit(0, r);
+        assertEquals(3, r.stdout().lines().filter(l -> l.endsWith(": files ok")).count(), r::toString);
         r.assertNoJobDirectory();
     }
 
