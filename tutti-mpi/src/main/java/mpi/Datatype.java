@@ -84,6 +84,11 @@ public final class Datatype implements Freeable {
     final boolean dense;
     private boolean committed;
     private boolean freed;
+    /**
+     * Whether this is a struct (its base {@link MPI#BYTE}) with fields of wider elements: bytes to
+     * move, but no elements whose byte order external32 could turn.
+     */
+    boolean structOfWider;
 
     Datatype(int kind, String label, String name, int size, int extent, int trueExtent, int unit, int parts, int firstPart,
              Class<?> arrayType, Class<?> otherArrayType) {
@@ -163,6 +168,11 @@ public final class Datatype implements Freeable {
     /** A basic type: one element of {@code size} bytes per item. */
     static Datatype basic(int kind, String label, String name, int size, Class<?> arrayType) {
         return new Datatype(kind, label, name, size, size, size, size, 1, size, arrayType, null);
+    }
+
+    /** Bytes of one basic element of a predefined type: 8 for a double and for each half of a DOUBLE_COMPLEX. */
+    final int elementBytes() {
+        return firstPart;
     }
 
     /** Whether a Java array of {@code arrayClass} may hold items of this type. */
@@ -247,6 +257,7 @@ public final class Datatype implements Freeable {
         }
         Datatype d = new Datatype(base, map, lb, extent);
         d.committed = committed;
+        d.structOfWider = structOfWider;
         return d;
     }
 
@@ -360,7 +371,9 @@ public final class Datatype implements Freeable {
         if (extent < 0) {
             throw Errors.error(MPI.ERR_ARG, "Datatype.createResized: the extent " + extent + " is negative");
         }
-        return new Datatype(oldType.base, oldType.map, lb, extent);
+        Datatype d = new Datatype(oldType.base, oldType.map, lb, extent);
+        d.structOfWider = oldType.structOfWider;
+        return d;
     }
 
     private static void checkBlocks(int[] lengths, int[] displs, String call) throws MPIException {
@@ -386,8 +399,10 @@ public final class Datatype implements Freeable {
         long ub = Long.MIN_VALUE;
         int align = 1;
         Datatype base = old == null ? MPI.BYTE : old.base;
+        boolean wider = old != null && old.structOfWider;
         for (int b = 0; b < displs.length; b++) {
             Datatype t = types == null ? old : types[b];
+            wider |= t.structOfWider || types != null && t.base.firstPart > 1;
             if (lengths[b] == 0) {
                 continue;
             }
@@ -421,7 +436,9 @@ public final class Datatype implements Freeable {
         if (types != null && extent % align != 0) {
             extent += align - extent % align;
         }
-        return new Datatype(base, Arrays.copyOf(map, n), lb, extent);
+        Datatype d = new Datatype(base, Arrays.copyOf(map, n), lb, extent);
+        d.structOfWider = wider;
+        return d;
     }
 
     // ------------------------------------------------------------ packing

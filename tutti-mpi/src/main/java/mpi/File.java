@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.AccessDeniedException;
@@ -51,6 +52,8 @@ public final class File {
     private FileView view = new FileView(0, MPI.BYTE, MPI.BYTE, "native");
     private ViewTiling tiling = new ViewTiling(0, new long[] {0, 1}, 1);
     private long etypeBytes = 1;
+    /** Whether the view's data representation is external32 (big-endian) rather than native. */
+    private boolean external;
     /** The individual file pointer, in etypes of the view. */
     private long pointer;
     private boolean atomic;
@@ -373,7 +376,10 @@ public final class File {
         }
     }
 
-    /** The extent of {@code type} in the file, in units of its base element: as in memory, the representation being native. */
+    /**
+     * The extent of {@code type} in the file, in units of its base element: as in memory, in native
+     * and in external32 (whose types here have the sizes of Java's, and no padding to leave out).
+     */
     public int getTypeExtent(Datatype type) throws MPIException {
         live("File.getTypeExtent");
         checkType(type, "File.getTypeExtent");
@@ -414,7 +420,8 @@ public final class File {
      * Sets the view, collectively (MPI_FILE_SET_VIEW): the data starts at byte {@code disp}, offsets
      * count {@code etype}s, and {@code filetype} (made of etypes, displacements not negative and
      * increasing) tiles the file from there; {@code datarep} is {@code "native"} (or {@code
-     * "internal"}, the same here). Both file pointers go back to 0.
+     * "internal"}, the same here) or {@code "external32"} (each element big-endian, turned on every
+     * read and write). Both file pointers go back to 0.
      */
     public void setView(long disp, Datatype etype, Datatype filetype, String datarep, Info info)
             throws MPIException {
@@ -422,9 +429,14 @@ public final class File {
         live(call);
         checkType(etype, call);
         checkType(filetype, call);
-        if (!"native".equals(datarep) && !"internal".equals(datarep)) {
+        boolean ext = "external32".equals(datarep);
+        if (!ext && !"native".equals(datarep) && !"internal".equals(datarep)) {
             throw Errors.error(MPI.ERR_UNSUPPORTED_DATAREP, call + ": data representation \"" + datarep + "\" is not"
-                    + " supported: use \"native\"");
+                    + " supported: use \"native\" or \"external32\"");
+        }
+        if (ext) {
+            external32Unit(etype, call);
+            external32Unit(filetype, call);
         }
         if (disp < 0) {
             throw Errors.error(MPI.ERR_ARG, call + ": the displacement " + disp + " is negative"
@@ -448,6 +460,7 @@ public final class File {
         view = new FileView(disp, etype, filetype, datarep);
         tiling = new ViewTiling(disp, map, extent);
         etypeBytes = e;
+        external = ext;
         pointer = 0;
     }
 
@@ -891,7 +904,9 @@ public final class File {
         if (n == 0) {
             return 0;
         }
-        boolean inPlace = r.data instanceof MemorySegment s && s.isNative() && r.slice != null;
+        int unit = external ? external32Unit(type, call) : 1;
+        // external32 is turned in this file's buffer, never in the program's
+        boolean inPlace = unit == 1 && r.data instanceof MemorySegment s && s.isNative() && r.slice != null;
         ByteBuffer bb;
         if (inPlace) {
             bb = r.slice.asByteBuffer();
@@ -904,6 +919,7 @@ public final class File {
             bb = scratch;
             if (write) {
                 r.copyOut(scratchSegment, 0);
+                byteOrder(scratchSegment, n, unit);
             }
         }
         long done;
@@ -927,9 +943,39 @@ public final class File {
             }
         }
         if (!write && !inPlace) {
+            byteOrder(scratchSegment, done - done % unit, unit);
             r.copyIn(scratchSegment, done);
         }
         return done;
+    }
+
+    /**
+     * Bytes of the elements that external32 stores big-endian one by one for {@code type}'s base
+     * (2 for a short, 8 for a double or each half of a DOUBLE_COMPLEX); the pair types whose C struct
+     * has padding, which external32 leaves out, are refused.
+     */
+    private static int external32Unit(Datatype type, String call) throws MPIException {
+        int k = type.base.kind;
+        if (k == Datatype.SHORT_INT || k == Datatype.LONG_INT || k == Datatype.DOUBLE_INT) {
+            throw Errors.error(MPI.ERR_UNSUPPORTED_DATAREP, call + ": " + type + " in \"external32\" is not"
+                    + " supported: its C struct has padding, which external32 leaves out; use \"native\"");
+        }
+        if (type.structOfWider) {
+            throw Errors.error(MPI.ERR_UNSUPPORTED_DATAREP, call + ": a struct of wider elements than bytes in"
+                    + " \"external32\" is not supported: its fields travel as bytes, whose order cannot be turned"
+                    + " per element; write its fields' types one by one, or use \"native\"");
+        }
+        return type.base.elementBytes();
+    }
+
+    /** Turns {@code bytes} of {@code unit}-byte elements between the platform's byte order and big-endian. */
+    private static void byteOrder(MemorySegment s, long bytes, int unit) {
+        if (unit == 1 || ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN) {
+            return;
+        }
+        ValueLayout l = unit == 2 ? ValueLayout.JAVA_SHORT_UNALIGNED
+                : unit == 4 ? ValueLayout.JAVA_INT_UNALIGNED : ValueLayout.JAVA_LONG_UNALIGNED;
+        MemorySegment.copy(s, l, 0, s, l.withOrder(ByteOrder.BIG_ENDIAN), 0, bytes / unit);
     }
 
     /** The view's runs from data byte {@code data} for {@code n} bytes, moved to or from {@code bb} from its start. */

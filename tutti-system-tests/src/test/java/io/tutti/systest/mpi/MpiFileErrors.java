@@ -51,7 +51,16 @@ public final class MpiFileErrors {
         fails(MPI.ERR_TYPE, "an int[] as MPI.DOUBLE", () -> f.write(four, 1, MPI.DOUBLE));
         fails(MPI.ERR_ARG, "an unknown whence", () -> f.seek(0, 17));
         fails(MPI.ERR_ARG, "a seek before the start", () -> f.seek(-1, MPI.SEEK_SET));
-        fails(MPI.ERR_UNSUPPORTED_DATAREP, "external32", () -> f.setView(0, MPI.INT, MPI.INT, "external32"));
+        fails(MPI.ERR_UNSUPPORTED_DATAREP, "a representation of no one's",
+                () -> f.setView(0, MPI.INT, MPI.INT, "canonical"));
+        fails(MPI.ERR_UNSUPPORTED_DATAREP, "DOUBLE_INT (padded) in external32",
+                () -> f.setView(0, MPI.DOUBLE_INT, MPI.DOUBLE_INT, "external32"));
+        Datatype twoInts = Datatype.createStruct(new int[] {1, 1}, new int[] {0, 4}, new Datatype[] {MPI.INT, MPI.INT});
+        twoInts.commit();
+        f.setView(0, MPI.BYTE, MPI.BYTE, "external32");
+        fails(MPI.ERR_UNSUPPORTED_DATAREP, "a struct of ints in external32", () -> f.write(new byte[8], 1, twoInts));
+        f.setView(0, MPI.BYTE, MPI.BYTE, "native");
+        twoInts.free();
         Datatype backwards = Datatype.createIndexed(new int[] {1, 1}, new int[] {3, 0}, MPI.INT);
         backwards.commit();
         fails(MPI.ERR_TYPE, "a file type whose displacements decrease",

@@ -22,7 +22,8 @@ import mpi.Status;
  * MPI-IO (File) in the directory given: explicit offsets (arrays, heap and direct buffers, slices,
  * zero counts, reading past the end), a view whose vector file type interleaves the ranks' blocks,
  * individual and shared file pointers, ordered writes and reads in rank order, the nonblocking and
- * split collective forms, append, delete-on-close, sizes, atomicity, and a derived memory type.
+ * split collective forms, append, delete-on-close, sizes, atomicity, a derived memory type, and the
+ * external32 representation (big-endian in the file, read back by Java's own big-endian reader).
  */
 public final class MpiFiles {
     private MpiFiles() {
@@ -39,9 +40,70 @@ public final class MpiFiles {
         interleaved(c, rank, size, dir.resolve("interleaved.dat").toString());
         sharedPointer(c, rank, size, dir.resolve("shared.dat").toString());
         modes(c, rank, size, dir);
+        external32(c, rank, size, dir.resolve("external32.dat"));
 
         MPI.Finalize();
         System.out.println("rank " + rank + " of " + size + ": files ok");
+    }
+
+    /**
+     * external32: every rank writes an int, a long, a double, a char and a short at its own offset
+     * (a heap array and a direct buffer); the file holds them big-endian, as Java's {@code
+     * DataInputStream} reads them; read back through the view, and through a vector memory type,
+     * they are the values written.
+     */
+    private static void external32(Intracomm c, int rank, int size, Path path) throws Exception {
+        File f = new File(c, path.toString(), MPI.MODE_CREATE | MPI.MODE_RDWR);
+        f.setView(0, MPI.BYTE, MPI.BYTE, "external32");
+        equal("external32", f.getView().getDataRep(), "the view's representation");
+        long at = 32L * rank;
+        int[] ints = {0x01020304 + rank, -rank};
+        f.writeAt(at, ints, 2, MPI.INT);
+        java.nio.LongBuffer longs = MPI.newLongBuffer(1).put(0, 0x0102030405060708L * (rank + 1));
+        f.writeAt(at + 8, longs, 1, MPI.LONG);
+        f.writeAt(at + 16, new double[] {rank + 0.25}, 1, MPI.DOUBLE);
+        f.writeAt(at + 24, new char[] {(char) ('A' + rank)}, 1, MPI.CHAR);
+        f.writeAt(at + 26, new short[] {(short) (-300 - rank)}, 1, MPI.SHORT);
+        equal(0x0102030405060708L * (rank + 1), longs.get(0), "the direct buffer is left as it was");
+        f.sync();
+        c.barrier();
+        if (rank == 0) {
+            try (java.io.DataInputStream in = new java.io.DataInputStream(Files.newInputStream(path))) {
+                for (int r = 0; r < size; r++) {
+                    equal(0x01020304 + r, in.readInt(), "rank " + r + "'s first int, big-endian");
+                    equal(-r, in.readInt(), "rank " + r + "'s second int, big-endian");
+                    equal(0x0102030405060708L * (r + 1), in.readLong(), "rank " + r + "'s long, big-endian");
+                    equal(r + 0.25, in.readDouble(), "rank " + r + "'s double, big-endian");
+                    equal((long) ('A' + r), (long) in.readChar(), "rank " + r + "'s char, big-endian");
+                    equal(-300 - r, in.readShort(), "rank " + r + "'s short, big-endian");
+                    if (r < size - 1) {
+                        in.skipNBytes(4);      // the gap to the next rank's 32 bytes
+                    }
+                }
+            }
+        }
+        int right = (rank + 1) % size;
+        int[] back = new int[2];
+        f.readAt(32L * right, back, 2, MPI.INT);
+        equal(0x01020304 + right, back[0], "the neighbour's first int, read back");
+        equal(-right, back[1], "the neighbour's second int, read back");
+        java.nio.LongBuffer l = MPI.newLongBuffer(1);
+        f.readAt(32L * right + 8, l, 1, MPI.LONG);
+        equal(0x0102030405060708L * (right + 1), l.get(0), "the neighbour's long, read back into a direct buffer");
+        // two ints into every other int of an array: the memory type's gaps untouched
+        Datatype everyOther = Datatype.createVector(2, 1, 2, MPI.INT);
+        everyOther.commit();
+        int[] spread = {7, 7, 7, 7};
+        f.readAt(32L * right, spread, 1, everyOther);
+        that(Arrays.equals(spread, new int[] {0x01020304 + right, 7, -right, 7}),
+                "ints read through a vector: " + Arrays.toString(spread));
+        everyOther.free();
+        f.close();
+        c.barrier();
+        if (rank == 0) {
+            Files.delete(path);
+        }
+        c.barrier();
     }
 
     /** Every rank writes its block at an explicit offset and reads its right neighbour's. */
