@@ -32,8 +32,8 @@ import java.util.List;
  * <p>The shared file pointer is a counter in a Tutti window at rank 0 of the file's communicator,
  * moved with an atomic fetch-and-add, over the rails when the ranks span hosts (where no window
  * can be made, the shared-pointer calls fail with {@link MPI#ERR_UNSUPPORTED_OPERATION}). There is
- * no collective buffering: the
- * {@code All} forms are each rank's own I/O; the nonblocking forms complete before they return.
+ * no collective buffering: the {@code All} forms are each rank's own I/O; the nonblocking forms
+ * complete before they return.
  * With {@link #setAtomicity}(true) each access holds a POSIX lock over its byte range. Errors go to
  * the file's handler, {@link MPI#ERRORS_RETURN} unless set, as MPI says for files.
  */

@@ -31,14 +31,15 @@ enum PairLocation implements io.tutti.UserOp {
         this.max = max;
     }
 
-    /** The operation for {@code op} ({@link MPI#MAXLOC} or {@link MPI#MINLOC}) on the pair type {@code kind}. */
+    /** MAXLOC ({@code max}) or MINLOC of the pairs whose value is a {@code value}: SHORT, LONG, FLOAT or DOUBLE. */
     static PairLocation of(Datatype value, boolean max) {
-        for (PairLocation p : values()) {
-            if (p.value == value && p.max == max) {
-                return p;
-            }
-        }
-        throw new IllegalArgumentException("no pair type with " + value + " values");
+        return switch (value) {
+            case SHORT -> max ? SHORT_MAX : SHORT_MIN;
+            case LONG -> max ? LONG_MAX : LONG_MIN;
+            case FLOAT -> max ? FLOAT_MAX : FLOAT_MIN;
+            case DOUBLE -> max ? DOUBLE_MAX : DOUBLE_MIN;
+            default -> throw new IllegalArgumentException("no pair type with " + value + " values");
+        };
     }
 
     @Override
