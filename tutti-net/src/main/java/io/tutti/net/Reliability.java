@@ -362,11 +362,12 @@ final class Reliability {
      * while this rank read its rails (datagrams on different rails overtake each other by the
      * difference of their queues; a rail that carries nothing now never delivers a later one).
      * Again after a round trip for the same gap (the NAK or the retransmission may be lost too);
-     * while nothing has come from the sender since the last NAK, twice as long after each repeat
-     * up to the largest RTO: a constant repeat to a dead sender kept its wait spinning, never
-     * checking liveness (the chaos test's hang, docs/guide/fault-tolerance.md), but a sender that
-     * is heard is alive, and backing off from it cost 14 % of the bandwidth under 5 % loss
-     * (docs/perf/reliability.md, "The NAK back-off").
+     * once nothing has come from the sender for longer than the largest RTO, twice as long after
+     * each repeat up to that RTO: a constant repeat to a dead sender kept its wait spinning, never
+     * checking liveness (the chaos test's hang, docs/guide/fault-tolerance.md), but a live sender,
+     * even one whose window is full, resends on its own timer within the largest RTO, and backing
+     * off from it cost 14 % of the bandwidth under 5 % loss, and 30 % more when a sender not heard
+     * since the last NAK counted as silent (docs/perf/reliability.md, "The NAK back-off").
      */
     void gapCheck(Peer p, long now) {
         if (p.highest < p.contig || repairsLoss) {
@@ -386,7 +387,7 @@ final class Reliability {
         }
         boolean again = from == p.lastNakFrom;
         if (!again || now - p.nakAt > p.nakEvery) {
-            boolean silent = again && p.lastHeardAny <= p.nakAt;
+            boolean silent = again && now - p.lastHeardAny > maxRto;
             p.nakEvery = silent ? Math.min(2 * p.nakEvery, maxRto) : Math.max(p.srtt, rtoFloor / 4);
             long to = from + 1;
             while (to < p.highest && p.recvSeq[(int) to & mask] != to) {

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
  * after the reordering time otherwise, counted only while this rank reads its rails, so a pause of
  * the reader itself (descheduled on a busy machine) does not ask again for datagrams that wait
  * unread on its other rail. A gap its sender never fills (it died mid-repair) is asked for ever
- * less often, unless the sender is still heard from.
+ * less often once the sender has been silent longer than the largest RTO, not before: a live
+ * sender whose window is full is heard only when its own timer resends.
  */
 class GapCheckTest {
     private static final long MS = 1_000_000L;
@@ -74,11 +75,10 @@ class GapCheckTest {
 
     /**
      * The times of the NAKs for a gap that both rails have passed, over 3 s of polls every 0.1 ms,
-     * each NAK sent as acknowledge() sends it; the sender never fills the gap, and while
-     * {@code heard} its later datagrams keep arriving (its retransmission is lost, or waits in its
-     * queue).
+     * each NAK sent as acknowledge() sends it; the sender never fills the gap, and a datagram of its
+     * comes every {@code heardEvery} ns (0: never; its retransmission is lost, or waits in its queue).
      */
-    private static List<Long> naksOver3s(boolean heard) {
+    private static List<Long> naksOver3s(long heardEvery) {
         Reliability r = reliability();
         long t = 1_000 * MS;
         r.looked(t);
@@ -86,7 +86,7 @@ class GapCheckTest {
         p.railHighest[1] = 1;   // both rails passed the gap: a loss at once
         List<Long> naks = new ArrayList<>();
         for (long at = t; at <= t + 3_000 * MS; at += MS / 10) {
-            if (heard) {
+            if (heardEvery > 0 && (at - t) % heardEvery == 0) {
                 p.heard(0, at);
             }
             r.looked(at);
@@ -104,7 +104,7 @@ class GapCheckTest {
 
     @Test
     void aGapNeverFilledIsAskedForAgainEverLessOftenUpToTheLargestRto() {
-        List<Long> naks = naksOver3s(false);
+        List<Long> naks = naksOver3s(0);
         long lastInterval = 0;
         for (int i = 1; i < naks.size(); i++) {
             long interval = naks.get(i) - naks.get(i - 1);
@@ -119,7 +119,7 @@ class GapCheckTest {
 
     @Test
     void aGapToASenderThatIsHeardIsAskedForAgainEveryRoundTrip() {
-        List<Long> naks = naksOver3s(true);
+        List<Long> naks = naksOver3s(MS / 10);
         long longest = 0;
         for (int i = 1; i < naks.size(); i++) {
             longest = Math.max(longest, naks.get(i) - naks.get(i - 1));
@@ -127,6 +127,23 @@ class GapCheckTest {
         // a round trip here is the RTO floor / 4 (25 ms): about 120 NAKs in 3 s, none later than that
         assertTrue(longest <= 26 * MS, "a NAK came " + longest + " ns after the one before: it backed off from a"
                 + " sender that is heard");
+        assertTrue(naks.size() >= 100, naks.size() + " NAKs in 3 s");
+    }
+
+    /**
+     * A sender whose window is full sends nothing new; it is heard every half second here, when its
+     * own timer resends (below the 1 s largest RTO): it is alive, so the gap is asked for every round
+     * trip, not ever less often.
+     */
+    @Test
+    void aGapToASenderHeardOnlyByItsTimerIsAskedForAgainEveryRoundTrip() {
+        List<Long> naks = naksOver3s(500 * MS);
+        long longest = 0;
+        for (int i = 1; i < naks.size(); i++) {
+            longest = Math.max(longest, naks.get(i) - naks.get(i - 1));
+        }
+        assertTrue(longest <= 26 * MS, "a NAK came " + longest + " ns after the one before: it backed off from a"
+                + " sender that resends on its timer");
         assertTrue(naks.size() >= 100, naks.size() + " NAKs in 3 s");
     }
 }
