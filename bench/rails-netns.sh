@@ -4,7 +4,9 @@
 # Needs root and iproute2; only the namespaces' own addresses (10.100.0.x, 10.101.0.x) are used.
 # Usage: bench/rails-netns.sh [ROUNDS]   (environment: MTU for the veths, TBF_LATENCY for the tbf
 # queue, default 50ms, TUTTI_NET=tcp for the TCP rails, TUTTI_NET_* for their settings, BENCH=putbw
-# or getbw for the one-sided bandwidth of a window across the two hosts instead of bw)
+# or getbw for the one-sided bandwidth of a window across the two hosts instead of bw, RAILS for the
+# rail sets to run, default "r0 r0,r1", TUTTI_ROOT for the source tree whose ./tutti runs, default
+# this one: another build's checkout, for runs by turns)
 set -euo pipefail
 rounds="${1:-2}"
 id=$RANDOM; sw=tsw$id; h0=th${id}x0; h1=th${id}x1
@@ -25,9 +27,9 @@ for host in "$h0" "$h1"; do
     done
     h=$((h + 1))
 done
-cd "$(dirname "$0")/.."
+cd "${TUTTI_ROOT:-$(dirname "$0")/..}"
 for round in $(seq 1 "$rounds"); do
-    for rails in r0 r0,r1; do
+    for rails in ${RAILS:-r0 r0,r1}; do
         echo "round $round rails $rails: $(./tutti bench "${BENCH:-bw}" -n 2 --sizes 1m --hosts "$h0,$h1" --ppn 1 \
             --exec-prefix 'ip netns exec {host}' --rails "$rails" 2>&1 | tail -1)"
     done

@@ -2072,13 +2072,7 @@ public class Comm implements Freeable, Cloneable {
                 throw Errors.error(MPI.ERR_UNSUPPORTED_OPERATION, call + ": " + op + " on " + type + " is not"
                         + " supported: pass " + type.base + " itself with a count of pairs");
             }
-            io.tutti.Datatype value = switch (type.kind) {
-                case Datatype.SHORT_INT -> io.tutti.Datatype.SHORT;
-                case Datatype.LONG_INT -> io.tutti.Datatype.LONG;
-                case Datatype.FLOAT_INT -> io.tutti.Datatype.FLOAT;
-                default -> io.tutti.Datatype.DOUBLE;
-            };
-            return PairLocation.of(value, op.tutti == io.tutti.ReduceOp.MAXLOC);
+            return PairLocation.of(type.kind, op.tutti == io.tutti.ReduceOp.MAXLOC);
         }
         if ((type.kind == Datatype.FLOAT_COMPLEX || type.kind == Datatype.DOUBLE_COMPLEX)
                 && op.tutti != io.tutti.ReduceOp.SUM) {

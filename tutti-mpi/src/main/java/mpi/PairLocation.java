@@ -31,14 +31,14 @@ enum PairLocation implements io.tutti.UserOp {
         this.max = max;
     }
 
-    /** MAXLOC ({@code max}) or MINLOC of the pairs whose value is a {@code value}: SHORT, LONG, FLOAT or DOUBLE. */
-    static PairLocation of(Datatype value, boolean max) {
-        return switch (value) {
-            case SHORT -> max ? SHORT_MAX : SHORT_MIN;
-            case LONG -> max ? LONG_MAX : LONG_MIN;
-            case FLOAT -> max ? FLOAT_MAX : FLOAT_MIN;
-            case DOUBLE -> max ? DOUBLE_MAX : DOUBLE_MIN;
-            default -> throw new IllegalArgumentException("no pair type with " + value + " values");
+    /** MAXLOC ({@code max}) or MINLOC of the pair type {@code kind}: SHORT_INT, LONG_INT, FLOAT_INT or DOUBLE_INT. */
+    static PairLocation of(int kind, boolean max) {
+        return switch (kind) {
+            case mpi.Datatype.SHORT_INT -> max ? SHORT_MAX : SHORT_MIN;
+            case mpi.Datatype.LONG_INT -> max ? LONG_MAX : LONG_MIN;
+            case mpi.Datatype.FLOAT_INT -> max ? FLOAT_MAX : FLOAT_MIN;
+            case mpi.Datatype.DOUBLE_INT -> max ? DOUBLE_MAX : DOUBLE_MIN;
+            default -> throw new IllegalArgumentException("no (value, int index) pair type of kind " + kind);
         };
     }
 

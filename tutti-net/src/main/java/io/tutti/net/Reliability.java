@@ -366,8 +366,9 @@ final class Reliability {
      * each repeat up to that RTO: a constant repeat to a dead sender kept its wait spinning, never
      * checking liveness (the chaos test's hang, docs/guide/fault-tolerance.md), but a live sender,
      * even one whose window is full, resends on its own timer within the largest RTO, and backing
-     * off from it cost 14 % of the bandwidth under 5 % loss, and 30 % more when a sender not heard
-     * since the last NAK counted as silent (docs/perf/reliability.md, "The NAK back-off").
+     * off from it cost 14 % of the bandwidth under 5 % loss, and a fifth more while a sender not
+     * heard since the last NAK counted as silent (docs/perf/reliability.md, "The NAK back-off" and
+     * "The back-off only after silence").
      */
     void gapCheck(Peer p, long now) {
         if (p.highest < p.contig || repairsLoss) {

@@ -102,6 +102,14 @@ class GapCheckTest {
         return naks;
     }
 
+    private static long longestInterval(List<Long> naks) {
+        long longest = 0;
+        for (int i = 1; i < naks.size(); i++) {
+            longest = Math.max(longest, naks.get(i) - naks.get(i - 1));
+        }
+        return longest;
+    }
+
     @Test
     void aGapNeverFilledIsAskedForAgainEverLessOftenUpToTheLargestRto() {
         List<Long> naks = naksOver3s(0);
@@ -120,10 +128,7 @@ class GapCheckTest {
     @Test
     void aGapToASenderThatIsHeardIsAskedForAgainEveryRoundTrip() {
         List<Long> naks = naksOver3s(MS / 10);
-        long longest = 0;
-        for (int i = 1; i < naks.size(); i++) {
-            longest = Math.max(longest, naks.get(i) - naks.get(i - 1));
-        }
+        long longest = longestInterval(naks);
         // a round trip here is the RTO floor / 4 (25 ms): about 120 NAKs in 3 s, none later than that
         assertTrue(longest <= 26 * MS, "a NAK came " + longest + " ns after the one before: it backed off from a"
                 + " sender that is heard");
@@ -138,10 +143,7 @@ class GapCheckTest {
     @Test
     void aGapToASenderHeardOnlyByItsTimerIsAskedForAgainEveryRoundTrip() {
         List<Long> naks = naksOver3s(500 * MS);
-        long longest = 0;
-        for (int i = 1; i < naks.size(); i++) {
-            longest = Math.max(longest, naks.get(i) - naks.get(i - 1));
-        }
+        long longest = longestInterval(naks);
         assertTrue(longest <= 26 * MS, "a NAK came " + longest + " ns after the one before: it backed off from a"
                 + " sender that resends on its timer");
         assertTrue(naks.size() >= 100, naks.size() + " NAKs in 3 s");
