@@ -1,5 +1,6 @@
-// Times CompiledSchedules.build and Simulation.run apart for a 2^k-rank binomial broadcast (one rank per node, LogGP
-// defaults); saved as H.java and run with the assembly on the class path: javac -cp "tutti-cli/target/tutti/lib/*" H.java; java -cp ".:tutti-cli/target/tutti/lib/*" H 20 5
+// Times CompiledSchedules.build and Simulation.run apart for a 2^k-rank binomial broadcast, or another collective
+// and algorithm (one rank per node, LogGP defaults); saved as H.java and run with the assembly on the class path:
+// javac -cp "tutti-cli/target/tutti/lib/*" H.java; java -cp ".:tutti-cli/target/tutti/lib/*" H 20 5 [ALLREDUCE node-leaders]
 import io.tutti.sim.*;
 import io.tutti.coll.Selector;
 import io.tutti.coll.schedule.*;
@@ -17,9 +18,9 @@ public class H {
             int[] node = new int[ranks];
             for (int r = 0; r < ranks; r++) node[r] = r;
             topo = new Topology(node, new int[ranks], false);
-            CollectiveCall c = new CollectiveCall(CollectiveCall.Kind.BCAST, 8, 1, 0, false, true, null, null, null, null, false);
+            CollectiveCall c = new CollectiveCall(CollectiveCall.Kind.valueOf(a.length > 2 ? a[2] : "BCAST"), 8, 1, 0, false, true, null, null, null, null, false);
             Selector sel = new Selector(Map.of());
-            CompiledSchedules cs = CompiledSchedules.build(sel, c, ranks, topo, "binomial");
+            CompiledSchedules cs = CompiledSchedules.build(sel, c, ranks, topo, a.length > 3 ? a[3] : "binomial");
             long t1 = System.nanoTime();
             SimParams p = SimParams.defaults();
             SimResult r = Simulation.run(new HostModel(cs, p, null), new LogGPNetwork(p.L()), null);

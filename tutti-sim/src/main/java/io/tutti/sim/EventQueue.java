@@ -171,6 +171,31 @@ public final class EventQueue {
         freeChunk = c;
     }
 
+    /**
+     * Copies into {@code out} the payloads of up to {@code n} events of the earliest pending time,
+     * the next to pop first, without removing them; returns how many.
+     */
+    public int peek(long[] out, int n) {
+        if (heapSize == 0) {
+            return 0;
+        }
+        int b = heapBucket[0];
+        int c = bucketHead[b];
+        int pos = bucketHeadPos[b];
+        int tail = bucketTail[b];
+        int tailPos = bucketTailPos[b];
+        int k = 0;
+        while (k < n && (c != tail || pos != tailPos)) {
+            if (pos == CHUNK) {
+                c = chunkNext[c];
+                pos = 0;
+            } else {
+                out[k++] = chunkData[c * CHUNK + pos++];
+            }
+        }
+        return k;
+    }
+
     /** Time of the event last popped. */
     public long time() {
         return lastTime;

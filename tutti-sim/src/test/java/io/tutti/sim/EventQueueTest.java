@@ -93,4 +93,32 @@ class EventQueueTest {
             assertEquals(t ^ 0x5555, q.payload());
         }
     }
+
+    /** Peeking shows the next events of the earliest time in pop order, across chunks, and removes none. */
+    @Test
+    void peekShowsTheNextEventsOfTheEarliestTime() {
+        EventQueue q = new EventQueue(1);
+        long[] out = new long[64];
+        assertEquals(0, q.peek(out, out.length));
+        int n = 3 * EventQueue.CHUNK + 2;
+        for (int i = 0; i < n; i++) {
+            q.push(20, 200 + i);
+            q.push(10, 100 + i);
+        }
+        q.pop();
+        q.pop();
+        assertEquals(n - 2, q.peek(out, out.length));
+        for (int i = 0; i < n - 2; i++) {
+            assertEquals(102 + i, out[i]);
+        }
+        assertEquals(5, q.peek(out, 5));
+        assertEquals(2 * n - 2, q.size());
+        for (int i = 2; i < n; i++) {
+            q.pop();
+            assertEquals(100 + i, q.payload());
+        }
+        assertEquals(n, q.peek(out, out.length));
+        assertEquals(200, out[0]);
+        assertEquals(200 + n - 1, out[n - 1]);
+    }
 }
