@@ -128,8 +128,8 @@ public final class CompiledSchedules {
         if (xor[shapeOf[r]]) {
             return r ^ relPeer[j];
         }
-        // (r + offset) mod P with both in [0, P) and P at most 2^26: one compare, where the division
-        // cost forty cycles an event
+        // (r + offset) mod P with both in [0, P) and P at most 2^26: a compare instead of a division,
+        // as where the offsets are made
         int p = r + relPeer[j];
         return p < size ? p : p - size;
     }
