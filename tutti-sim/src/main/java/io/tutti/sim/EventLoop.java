@@ -90,14 +90,17 @@ public final class EventLoop {
         return processed;
     }
 
-    /** Lets the handlers of the next {@link #LOOK_AHEAD} events read their memory together; returns how many. */
+    /**
+     * Lets the handlers of the next {@link #LOOK_AHEAD} events read their memory together; returns how
+     * many (at least one: it is called with events pending).
+     */
     private int lookAhead(EventQueue q, Handler[] hs) {
         long[] a = ahead;
         int k = q.peek(a, LOOK_AHEAD);
         for (int i = 0; i < k; i++) {
             hs[(int) (a[i] >>> HANDLER_SHIFT)].prefetch(a[i] & PAYLOAD_MASK);
         }
-        return Math.max(k, 1);
+        return k;
     }
 
     /** At the end of an epoch: whether the next prefetches (its first in every {@link #TRIAL} does, its second not). */
